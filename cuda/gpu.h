@@ -1,0 +1,115 @@
+/* The plain C face of the CUDA code: device query, SoA inversion launchers and
+ * the GPU half of `ofdmsim bench`. C callers include this header only (no CUDA
+ * header needed); streams travel as void* (a cudaStream_t, NULL = default).
+ *
+ * Every int-returning function returns 0 on success and -1 on failure, after
+ * printing "file:line: call failed: name (message)" to stderr; the same line is
+ * kept for gpu_last_error(). */
+#ifndef OFDMSIM_CUDA_GPU_H
+#define OFDMSIM_CUDA_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/cplx.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- device ------------------------------------------------------------ */
+
+typedef struct gpu_info {
+  int device;
+  char name[256];
+  int cc_major, cc_minor;
+  int sm_count;
+  size_t l2_bytes;
+  size_t global_mem_bytes;
+  size_t free_mem_bytes;      /* at the time of the query */
+  double peak_mem_gbs;        /* datasheet: 2 * memory clock * bus width; 0 if unknown */
+  int driver_version;         /* e.g. 13000 */
+  int runtime_version;
+} gpu_info;
+
+/* Number of usable CUDA devices; 0 with the reason in `why` when there is none
+ * (no driver, no device, ...). Never prints. */
+int gpu_device_count(char *why, size_t whylen);
+/* Properties of `device`; -1 with the reason in `why` on failure. */
+int gpu_query(int device, gpu_info *info, char *why, size_t whylen);
+/* The last failure reported by any function of cuda/ ("" if none). */
+const char *gpu_last_error(void);
+
+/* ---- SoA inversion ----------------------------------------------------- */
+
+/* Largest matrix order the inversion kernels handle. */
+#define GPU_INVERT_MAX_N 8
+
+/* How the kernels read and invert. The stacks are those of DESIGN.md: element
+ * (r,c) of matrix m at base[(r*n + c)*M + m]. All variants write every element
+ * of every output matrix. Matrices must be Hermitian positive definite; the
+ * UPPER variants read only the upper triangle (r <= c) and take the lower one
+ * as its conjugate, which saves n(n-1)/2 of the n*n reads. */
+typedef enum gpu_invert_variant {
+  GPU_INV_AUTO = 0,      /* the fastest measured variant for n (see invert.cu) */
+  GPU_INV_FULL = 1,      /* read all n*n elements; 2x2 closed form, 4x4 block, else Cholesky */
+  GPU_INV_UPPER = 2,     /* read the upper triangle; same algorithms */
+  GPU_INV_UPPER_X2 = 3,  /* as UPPER, two matrices per thread with 16-byte loads;
+                            n <= 4 and M even, otherwise UPPER is used */
+  GPU_INV_GENERAL = 4    /* Cholesky (mat_inv_chol) for every n, upper triangle */
+} gpu_invert_variant;
+
+const char *gpu_invert_variant_name(gpu_invert_variant v);
+
+/* dGinv[m] = dG[m]^-1 for the M matrices of order n (1..GPU_INVERT_MAX_N) of
+ * two device SoA stacks (must not overlap). Asynchronous on `stream`; returns
+ * -1 on a bad argument or a launch error. */
+int gpu_invert_soa(int n, const cf32 *dG, cf32 *dGinv, size_t M, void *stream);
+/* The same through the general method (Cholesky) at every n: to compare the
+ * 2x2 closed form and the 4x4 block method with it. */
+int gpu_invert_soa_general(int n, const cf32 *dG, cf32 *dGinv, size_t M, void *stream);
+int gpu_invert_soa_variant(int n, gpu_invert_variant v, const cf32 *dG, cf32 *dGinv, size_t M,
+                           void *stream);
+
+/* ---- bench (the GPU half of `ofdmsim bench`) --------------------------- */
+
+/* Device-to-device copy bandwidth, GB/s counting bytes read + written, median
+ * of `reps` cudaMemcpyAsync of `bytes`. */
+int gpu_bench_copy(size_t bytes, int reps, double *gbs_out, double *ms_out);
+
+#define GPU_BENCH_VARIANTS 5   /* indexed by gpu_invert_variant */
+
+typedef struct gpu_invert_figures {
+  int n;
+  size_t matrices;
+  /* Our kernels, per variant (index gpu_invert_variant; NAN = not run). */
+  double ms[GPU_BENCH_VARIANTS];         /* median time of one launch over all matrices */
+  double ginv_s[GPU_BENCH_VARIANTS];     /* G inversions per second */
+  double bytes_moved[GPU_BENCH_VARIANTS];/* bytes the variant reads + writes per launch */
+  int variant_used[GPU_BENCH_VARIANTS];  /* what AUTO / UPPER_X2 resolved to */
+  /* cuBLAS on the same matrices (array-of-pointers layout), library calls only. */
+  double cublas_matinv_ginv_s;           /* cublasCmatinvBatched; NAN when n > 32 */
+  double cublas_getrf_getri_ginv_s;      /* cublasCgetrfBatched + cublasCgetriBatched */
+  /* Agreement of our AUTO output with cuBLAS getrf/getri over a sample:
+   * max |ours - theirs| / max |theirs| per matrix. */
+  double max_rel_diff_vs_cublas;
+  int cublas_singular;                   /* matrices getrf reported singular */
+} gpu_invert_figures;
+
+/* Times every variant and the cuBLAS baselines on `matrices` random Hermitian
+ * positive-definite matrices of order n (G = B^H B / n + 0.05 I, B with CN(0,1)
+ * entries, drawn on the device from `seed`), median of `reps` after warm-up,
+ * rotating between two input/output pairs. Fails (-1) when the device lacks
+ * the memory. */
+int gpu_bench_invert(int n, size_t matrices, int reps, uint64_t seed, gpu_invert_figures *out);
+
+/* The generator floor of the frequency-domain pipeline: Philox4x32-10 draws
+ * turned into the rx*tx channel and rx noise CN(0,1) samples of each RE (the
+ * draws.h conversions), summed so nothing is stored. G REs per second. */
+int gpu_bench_philox(int tx, int rx, size_t res, int reps, double *gres_s_out,
+                     double *ms_out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

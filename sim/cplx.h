@@ -1,0 +1,49 @@
+/* Complex float32 and the qualifiers that let one inline function serve the
+ * C host code and the CUDA kernels alike (included by .c and .cu files). */
+#ifndef OFDMSIM_CPLX_H
+#define OFDMSIM_CPLX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define OFDM_HD __host__ __device__ __forceinline__
+#define OFDM_UNROLL _Pragma("unroll")
+#define OFDM_ALIGN8 __align__(8)
+#else
+#define OFDM_HD static inline
+#define OFDM_UNROLL
+#define OFDM_ALIGN8 _Alignas(8)
+#endif
+
+/* Same layout as CUDA's float2: real and imaginary interleaved, 8-byte aligned,
+ * so a warp's loads of consecutive stack elements coalesce into 8-byte words. */
+typedef struct OFDM_ALIGN8 cf32 {
+  float re, im;
+} cf32;
+
+OFDM_HD cf32 cf_make(float re, float im) { cf32 z; z.re = re; z.im = im; return z; }
+OFDM_HD cf32 cf_add(cf32 a, cf32 b) { return cf_make(a.re + b.re, a.im + b.im); }
+OFDM_HD cf32 cf_sub(cf32 a, cf32 b) { return cf_make(a.re - b.re, a.im - b.im); }
+OFDM_HD cf32 cf_mul(cf32 a, cf32 b) {
+  return cf_make(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
+}
+/* conj(a) * b: the building block of H^H H and H^H y. */
+OFDM_HD cf32 cf_cmul(cf32 a, cf32 b) {
+  return cf_make(a.re * b.re + a.im * b.im, a.re * b.im - a.im * b.re);
+}
+OFDM_HD cf32 cf_conj(cf32 a) { return cf_make(a.re, -a.im); }
+OFDM_HD cf32 cf_scale(cf32 a, float s) { return cf_make(a.re * s, a.im * s); }
+OFDM_HD float cf_abs2(cf32 a) { return a.re * a.re + a.im * a.im; }
+/* acc + a*b and acc + conj(a)*b, written so the compiler emits FMAs. */
+OFDM_HD cf32 cf_fma(cf32 acc, cf32 a, cf32 b) {
+  return cf_make(acc.re + a.re * b.re - a.im * b.im, acc.im + a.re * b.im + a.im * b.re);
+}
+OFDM_HD cf32 cf_cfma(cf32 acc, cf32 a, cf32 b) {
+  return cf_make(acc.re + a.re * b.re + a.im * b.im, acc.im + a.re * b.im - a.im * b.re);
+}
+
+/* Element (r,c) of matrix m in a struct-of-arrays stack of M NxN matrices. */
+#define SOA_AT(base, N, r, c, M, m) ((base)[((size_t)(r) * (N) + (c)) * (M) + (m)])
+
+#endif

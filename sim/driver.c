@@ -1,0 +1,179 @@
+#include "sim/driver.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sim/report.h"
+#include "sim/theory.h"
+
+static volatile sig_atomic_t interrupted = 0;
+
+static void on_sigint(int sig) {
+  (void)sig;
+  interrupted = 1;
+  /* A second Ctrl-C stops at once. */
+  signal(SIGINT, SIG_DFL);
+}
+
+static double wall(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+uint64_t sim_point_max_frames(const sim_point *pt) {
+  const double bpf = (double)link_bits_per_frame(&pt->p);
+  const double f = ceil(pt->max_bits / bpf);
+  return f < 1 ? 1 : (uint64_t)f;
+}
+
+static void add_times(stage_times *a, const stage_times *b) {
+  a->draw += b->draw;
+  a->channel += b->channel;
+  a->gram += b->gram;
+  a->invert += b->invert;
+  a->equalize += b->equalize;
+  a->demap += b->demap;
+}
+
+static void progress(const sim_config *c, size_t i, const point_result *r, const sim_point *pt,
+                     double elapsed) {
+  const double ber = r->bits ? (double)r->bit_errors / (double)r->bits : 0.0;
+  const double mbps = elapsed > 0 ? (double)r->bits / elapsed / 1e6 : 0.0;
+  /* Whichever stopping rule is nearer decides the remaining time. */
+  double done = (double)r->bits / pt->max_bits;
+  const double by_errors = (double)r->bit_errors / (double)pt->target_errors;
+  if (by_errors > done) done = by_errors;
+  const double eta = done > 0 ? elapsed * (1.0 - done) / done : 0.0;
+  fprintf(stderr, "\r[%zu/%zu] snr %6.2f dB  bits %10.3e  errors %8llu  ber %9.3e  %9.2f Mbit/s  ETA %6.1f s ",
+          i + 1, c->n_points, pt->p.snr_db, (double)r->bits, (unsigned long long)r->bit_errors, ber,
+          mbps, eta);
+  fflush(stderr);
+}
+
+/* Simulates one point; 0, or 1 on a backend failure (message printed). */
+static int run_point(const sim_config *c, size_t i, const run_options *o, point_result *results,
+                     int show_progress) {
+  const sim_point *pt = &c->points[i];
+  point_result *r = &results[i];
+  memset(r, 0, sizeof *r);
+  r->stop = "running";
+  r->theory = theory_ber(&pt->p, &r->theory_kind);
+
+  char err[512] = "";
+  backend_options bo = {0};
+  bo.threads = c->threads;
+  bo.max_batch_frames = c->batch_frames;
+  bo.gpu_memory_mb = c->gpu_memory_mb;
+  link_backend *b = link_backend_create(c->backend, &pt->p, &bo, err, sizeof err);
+  if (!b) {
+    fprintf(stderr, "ofdmsim: error: point %zu: %s\n", i, err);
+    return 1;
+  }
+  r->backend = link_backend_name(b);
+
+  const int tx = pt->p.tx;
+  const uint64_t bpf = link_bits_per_frame(&pt->p), frames_max = sim_point_max_frames(pt);
+  uint64_t cap = b->ops->max_frames(b);
+  if (c->batch_frames && c->batch_frames < cap) cap = c->batch_frames;
+  uint32_t *errors = malloc(sizeof(uint32_t) * (size_t)cap * (size_t)tx);
+  if (!errors) {
+    fprintf(stderr, "ofdmsim: error: point %zu: out of memory\n", i);
+    link_backend_destroy(b);
+    return 1;
+  }
+  batch_result br = {.errors = errors};
+  const double t0 = wall();
+  double last_shown = 0, last_saved = t0;
+  uint64_t next = 1; /* batches grow from one frame, so easy points stop early */
+  int rc = 0;
+  while (!rc) {
+    uint64_t n = next < cap ? next : cap;
+    if (n > frames_max - r->frames) n = frames_max - r->frames;
+    if (link_backend_run(b, r->frames, n, &br)) {
+      fprintf(stderr, "\nofdmsim: error: point %zu: the %s backend failed\n", i, r->backend);
+      rc = 1;
+      break;
+    }
+    r->inversions += br.inversions;
+    add_times(&r->t, &br.t);
+    /* Count frame by frame and stop at the exact frame where a rule fires, so
+     * the result does not depend on the batch size. */
+    for (uint64_t f = 0; f < n && !strcmp(r->stop, "running"); f++) {
+      for (int t = 0; t < tx; t++) {
+        r->stream_errors[t] += errors[f * (uint64_t)tx + (uint64_t)t];
+        r->bit_errors += errors[f * (uint64_t)tx + (uint64_t)t];
+      }
+      r->bits += bpf;
+      r->frames++;
+      if (r->bit_errors >= pt->target_errors) r->stop = "target_errors";
+      else if (r->frames >= frames_max) r->stop = "max_bits";
+    }
+    const double now = wall();
+    r->seconds = now - t0;
+    if (strcmp(r->stop, "running")) break;
+    if (interrupted) {
+      r->stop = "interrupted";
+      break;
+    }
+    if (show_progress && now - last_shown > 0.2) {
+      progress(c, i, r, pt, r->seconds);
+      last_shown = now;
+    }
+    /* A long point is saved as it goes, so a crash keeps what was computed. */
+    if (o->csv_path && now - last_saved > 5.0) {
+      report_write_csv(o->csv_path, c, results, i + 1);
+      last_saved = now;
+    }
+    if (next < cap) next *= 2;
+  }
+  if (show_progress) fprintf(stderr, "\r%*s\r", 120, "");
+  free(errors);
+  link_backend_destroy(b);
+  return rc;
+}
+
+int sim_run(const sim_config *c, const run_options *o) {
+  point_result *results = calloc(c->n_points, sizeof *results);
+  if (!results) {
+    fprintf(stderr, "ofdmsim: error: out of memory\n");
+    return 1;
+  }
+  char json_path[2048] = "";
+  if (o->csv_path) report_sidecar_path(o->csv_path, json_path, sizeof json_path);
+  const int show_progress = !o->quiet && (isatty(STDERR_FILENO) || getenv("OFDMSIM_PROGRESS"));
+  interrupted = 0;
+  void (*old)(int) = signal(SIGINT, on_sigint);
+
+  int rc = 0;
+  size_t done = 0;
+  for (size_t i = 0; i < c->n_points && !rc; i++) {
+    rc = run_point(c, i, o, results, show_progress);
+    if (rc) break;
+    if (i == 0) report_table_head(stdout);
+    report_table_row(stdout, &c->points[i], &results[i]);
+    fflush(stdout);
+    done = i + 1;
+    if (o->csv_path) {
+      if (report_write_csv(o->csv_path, c, results, done) ||
+          report_write_json(json_path, c, results, done, o->command_line)) {
+        fprintf(stderr, "ofdmsim: error: cannot write %s: %s\n", o->csv_path, strerror(errno));
+        rc = 1;
+      }
+    }
+    if (!strcmp(results[i].stop, "interrupted")) {
+      fprintf(stderr, "ofdmsim: interrupted: %zu of %zu points saved (the last one partial)\n",
+              done, c->n_points);
+      rc = 130;
+    }
+  }
+  signal(SIGINT, old);
+  free(results);
+  return rc;
+}

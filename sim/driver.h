@@ -1,0 +1,32 @@
+/* Runs every point of a config through a backend: batches, the per-point
+ * stopping rules, the live progress line, and results after each point. */
+#ifndef OFDMSIM_DRIVER_H
+#define OFDMSIM_DRIVER_H
+
+#include "sim/config.h"
+#include "sim/link.h"
+
+typedef struct point_result {
+  uint64_t bits, bit_errors, frames, inversions;
+  uint64_t stream_errors[LINK_MAX_TX];
+  double seconds;         /* wall time of the point */
+  stage_times t;          /* summed over its batches */
+  const char *stop;       /* "target_errors" | "max_bits" | "interrupted" | "running" */
+  double theory;          /* NAN where no closed form */
+  const char *theory_kind;
+  const char *backend;    /* what actually ran it */
+} point_result;
+
+typedef struct run_options {
+  const char *csv_path;   /* NULL: no files */
+  int quiet;              /* no progress line */
+  const char *command_line;
+} run_options;
+
+/* 0 when every point finished, 1 on a runtime error, 130 when interrupted. */
+int sim_run(const sim_config *c, const run_options *o);
+
+/* Frames the stopping rules allow at most for one point. */
+uint64_t sim_point_max_frames(const sim_point *pt);
+
+#endif

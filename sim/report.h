@@ -1,0 +1,21 @@
+/* Output of results: the header echo and table on stdout, the CSV of DESIGN.md
+ * and the JSON sidecar. Files are written whole to a temporary name and
+ * renamed, so a reader never sees a half-written file. */
+#ifndef OFDMSIM_REPORT_H
+#define OFDMSIM_REPORT_H
+
+#include <stdio.h>
+
+#include "sim/driver.h"
+
+void report_header(FILE *f, const sim_config *c, const char *backend, const char *command_line);
+void report_table_head(FILE *f);
+void report_table_row(FILE *f, const sim_point *pt, const point_result *r);
+/* Rewrites the CSV with the first n results. 0, or -1 with errno set. */
+int report_write_csv(const char *path, const sim_config *c, const point_result *r, size_t n);
+/* The sidecar next to the CSV: results.csv -> results.json. */
+void report_sidecar_path(const char *csv_path, char *out, size_t outlen);
+int report_write_json(const char *path, const sim_config *c, const point_result *r, size_t n,
+                      const char *command_line);
+
+#endif

@@ -1,0 +1,34 @@
+/* A minimal check harness: CHECK records a failure with file and line and goes
+ * on; test_finish prints "N passed, N failed" and returns the exit code. */
+#ifndef OFDMSIM_TESTUTIL_H
+#define OFDMSIM_TESTUTIL_H
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+extern int test_passed, test_failed;
+
+#define CHECK(cond, ...)                                                   \
+  do {                                                                     \
+    if (cond) {                                                            \
+      test_passed++;                                                       \
+    } else {                                                               \
+      test_failed++;                                                       \
+      fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond);   \
+      fprintf(stderr, __VA_ARGS__);                                        \
+      fputc('\n', stderr);                                                 \
+    }                                                                      \
+  } while (0)
+
+/* Prints the summary line; returns 0 when nothing failed and something passed. */
+int test_finish(const char *name);
+/* Exit code a test uses when it cannot run here (no GPU): ctest's skip. */
+#define TEST_SKIP 77
+
+#ifdef __cplusplus
+}
+#endif
+#endif
