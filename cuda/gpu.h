@@ -46,17 +46,18 @@ const char *gpu_last_error(void);
 #define GPU_INVERT_MAX_N 8
 
 /* How the kernels read and invert. The stacks are those of DESIGN.md: element
- * (r,c) of matrix m at base[(r*n + c)*M + m]. All variants write every element
- * of every output matrix. Matrices must be Hermitian positive definite; the
- * UPPER variants read only the upper triangle (r <= c) and take the lower one
- * as its conjugate, which saves n(n-1)/2 of the n*n reads. */
+ * (r,c) of matrix m at base[(r*n + c)*M + m]. Matrices must be Hermitian
+ * positive definite: every variant reads only the upper triangle (r <= c, the
+ * real part of the diagonal) and writes every element of every output matrix,
+ * exactly Hermitian. A matrix too close to singular for float (cond >~ 1e6,
+ * see equalizer/smallmat.h) or not positive definite comes out all NaN. */
 typedef enum gpu_invert_variant {
-  GPU_INV_AUTO = 0,      /* the fastest measured variant for n (see invert.cu) */
-  GPU_INV_FULL = 1,      /* read all n*n elements; 2x2 closed form, 4x4 block, else Cholesky */
-  GPU_INV_UPPER = 2,     /* read the upper triangle; same algorithms */
-  GPU_INV_UPPER_X2 = 3,  /* as UPPER, two matrices per thread with 16-byte loads;
-                            n <= 4 and M even, otherwise UPPER is used */
-  GPU_INV_GENERAL = 4    /* Cholesky (mat_inv_chol) for every n, upper triangle */
+  GPU_INV_AUTO = 0,     /* the fastest measured variant for n (see invert.cu) */
+  GPU_INV_ONE = 1,      /* one matrix per thread, 8-byte accesses; 2x2 closed
+                           form, 4x4 block (Schur complement), else Cholesky */
+  GPU_INV_PAIR = 2,     /* as ONE, two matrices per thread with 16-byte accesses;
+                           n <= 4, M even and 16-byte aligned stacks, else ONE */
+  GPU_INV_GENERAL = 3   /* as ONE but Cholesky (mat_inv_chol) for every n */
 } gpu_invert_variant;
 
 const char *gpu_invert_variant_name(gpu_invert_variant v);
@@ -70,6 +71,10 @@ int gpu_invert_soa(int n, const cf32 *dG, cf32 *dGinv, size_t M, void *stream);
 int gpu_invert_soa_general(int n, const cf32 *dG, cf32 *dGinv, size_t M, void *stream);
 int gpu_invert_soa_variant(int n, gpu_invert_variant v, const cf32 *dG, cf32 *dGinv, size_t M,
                            void *stream);
+/* The variant a request runs as for these arguments (AUTO and fallbacks
+ * resolved); -1 for an n out of range. */
+int gpu_invert_resolved_variant(int n, gpu_invert_variant v, const cf32 *dG, const cf32 *dGinv,
+                                size_t M);
 
 /* ---- bench (the GPU half of `ofdmsim bench`) --------------------------- */
 
@@ -77,7 +82,7 @@ int gpu_invert_soa_variant(int n, gpu_invert_variant v, const cf32 *dG, cf32 *dG
  * of `reps` cudaMemcpyAsync of `bytes`. */
 int gpu_bench_copy(size_t bytes, int reps, double *gbs_out, double *ms_out);
 
-#define GPU_BENCH_VARIANTS 5   /* indexed by gpu_invert_variant */
+#define GPU_BENCH_VARIANTS 4   /* indexed by gpu_invert_variant */
 
 typedef struct gpu_invert_figures {
   int n;
@@ -86,7 +91,7 @@ typedef struct gpu_invert_figures {
   double ms[GPU_BENCH_VARIANTS];         /* median time of one launch over all matrices */
   double ginv_s[GPU_BENCH_VARIANTS];     /* G inversions per second */
   double bytes_moved[GPU_BENCH_VARIANTS];/* bytes the variant reads + writes per launch */
-  int variant_used[GPU_BENCH_VARIANTS];  /* what AUTO / UPPER_X2 resolved to */
+  int variant_used[GPU_BENCH_VARIANTS];  /* what AUTO / PAIR resolved to */
   /* cuBLAS on the same matrices (array-of-pointers layout), library calls only. */
   double cublas_matinv_ginv_s;           /* cublasCmatinvBatched; NAN when n > 32 */
   double cublas_getrf_getri_ginv_s;      /* cublasCgetrfBatched + cublasCgetriBatched */

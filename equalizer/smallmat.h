@@ -69,7 +69,10 @@ OFDM_HD float mat_inv2_parts_(float a, cf32 b, float d, float sa, float sd,
   float bb = fmaf(b.re, b.re, b.im * b.im);
   float det = fmaf(a, d, -bb);
   int ok = (a > MAT_SINGULAR_TOL * sa) & (det > MAT_SINGULAR_TOL * a * sd);
-  float inv_det = ok ? 1.0f / det : MAT_NAN;
+  /* divide unconditionally, then select: a conditional division is a branch
+   * that keeps GCC from vectorising the item loop */
+  float inv_det = 1.0f / det;
+  inv_det = ok ? inv_det : MAT_NAN;
   *ia = d * inv_det;
   *id = a * inv_det;
   *ib = cf_make(-b.re * inv_det, -b.im * inv_det);
@@ -80,7 +83,8 @@ OFDM_HD float mat_inv2_parts_(float a, cf32 b, float d, float sa, float sd,
 OFDM_HD float mat_inv1(const cf32 *a, cf32 *out) {
   float x = a[0].re;
   int ok = (x > 0.0f) & (x < INFINITY);
-  out[0] = cf_make(ok ? 1.0f / x : MAT_NAN, 0.0f);
+  float inv = 1.0f / x;
+  out[0] = cf_make(ok ? inv : MAT_NAN, 0.0f);
   return ok ? 1.0f : 0.0f;
 }
 
@@ -168,7 +172,8 @@ OFDM_HD float mat_inv_chol(int n, const cf32 *a, cf32 *out) {
     MAT_UNROLL
     for (int k = 0; k < j; k++) d -= cf_abs2(l[j * n + k]);
     int ok = (d > MAT_SINGULAR_TOL * ajj) & (ajj < INFINITY);
-    il[j] = ok ? 1.0f / sqrtf(d) : MAT_NAN;
+    float inv = 1.0f / sqrtf(d);
+    il[j] = ok ? inv : MAT_NAN;
     ratio = fminf(ratio, d / ajj);
     MAT_UNROLL
     for (int i = j + 1; i < n; i++) {

@@ -73,9 +73,9 @@ double theory_ber_gamma(int bps, double mean_esn0, int L) {
   double w[THEORY_MAX_TERMS], c2[THEORY_MAX_TERMS];
   const int n = theory_erfc_terms(bps, w, c2, THEORY_MAX_TERMS);
   if (n == 0 || !(mean_esn0 >= 0.0) || L < 1 || L > THEORY_MAX_L) return NAN;
-  /* erfc(sqrt(c2 X)) = 2 Q(sqrt(2 (c2/2) X)) */
+  /* erfc(y) = 2 Q(y sqrt(2)), so erfc(sqrt(c2 X)) = 2 Q(sqrt(2 c2 X)): g = c2. */
   double ber = 0.0;
-  for (int i = 0; i < n; i++) ber += w[i] * 2.0 * gamma_avg_q(0.5 * c2[i], mean_esn0, L);
+  for (int i = 0; i < n; i++) ber += w[i] * 2.0 * gamma_avg_q(c2[i], mean_esn0, L);
   return ber;
 }
 

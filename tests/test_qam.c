@@ -93,6 +93,12 @@ static void test_decision_regions(int bps) {
         if (qam_demap(bps, z) != lab) bad++;
       }
     }
+    /* Any direction: the disc of radius s fits inside the decision square. */
+    for (int a = 0; a < 24; a++) {
+      const float th = 6.2831853f * (float)a / 24.0f;
+      const cf32 z = cf_make(x.re + 0.99f * s * cosf(th), x.im + 0.99f * s * sinf(th));
+      if (qam_demap(bps, z) != lab) bad++;
+    }
     /* A step of 1.01 s to the right lands on the right-hand neighbour, found
      * by searching the map, or stays on an edge point that has none. */
     const cf32 right = cf_make(x.re + 1.01f * s, x.im);

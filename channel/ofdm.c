@@ -1,0 +1,172 @@
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "channel/fft_plan.h"
+#include "channel/ofdm.h"
+#include "channel/rng.h"
+
+struct ofdm_modem {
+  int tx, rx, K, symbols, cp;
+  size_t frame_samples; /* N_f = symbols*(K + cp) */
+  channel_model model;
+  tdl_pdp pdp;
+  uint64_t seed;
+  uint32_t point;
+  float scale; /* 1/sqrt(K): both transforms unitary */
+  fftwf_complex *buf;
+  fftwf_plan ifft, fft; /* in place on an aligned K-sample block */
+};
+
+ofdm_modem *ofdm_modem_create(const link_params *p, char *err, size_t errlen) {
+  if (!p) {
+    snprintf(err, errlen, "ofdm_modem_create: NULL parameters");
+    return NULL;
+  }
+  if (p->tx < 1 || p->tx > LINK_MAX_TX || p->rx < 1 || p->rx > LINK_MAX_RX) {
+    snprintf(err, errlen, "ofdm modem: antennas %d x %d outside 1..%d transmit, 1..%d receive",
+             p->tx, p->rx, LINK_MAX_TX, LINK_MAX_RX);
+    return NULL;
+  }
+  if (p->subcarriers < 1 || p->subcarriers > (1 << 24) || p->symbols < 1 ||
+      p->symbols > (1 << 16)) {
+    snprintf(err, errlen, "ofdm modem: %d subcarriers x %d symbols, need 1..%d x 1..%d",
+             p->subcarriers, p->symbols, 1 << 24, 1 << 16);
+    return NULL;
+  }
+  if (p->cp_length < 0 || p->cp_length > p->subcarriers) {
+    snprintf(err, errlen, "ofdm modem: cyclic prefix %d outside 0..%d (the subcarriers)",
+             p->cp_length, p->subcarriers);
+    return NULL;
+  }
+  if (p->model != CH_AWGN && p->model != CH_TDL) {
+    snprintf(err, errlen,
+             "ofdm modem: the time-domain link needs channel model tdl or awgn (rayleigh is "
+             "i.i.d. per resource element and has no time-domain form)");
+    return NULL;
+  }
+  if (p->model == CH_TDL) {
+    if (p->pdp.taps < 1 || p->pdp.taps > TDL_MAX_TAPS) {
+      snprintf(err, errlen, "ofdm modem: profile with %d taps, need 1..%d", p->pdp.taps,
+               TDL_MAX_TAPS);
+      return NULL;
+    }
+    for (int l = 0; l < p->pdp.taps; l++) {
+      if (p->pdp.delay[l] < 0) {
+        snprintf(err, errlen, "ofdm modem: tap %d has negative delay %d", l, p->pdp.delay[l]);
+        return NULL;
+      }
+    }
+  }
+  ofdm_modem *m = calloc(1, sizeof *m);
+  if (!m) {
+    snprintf(err, errlen, "ofdm modem: out of memory");
+    return NULL;
+  }
+  m->tx = p->tx;
+  m->rx = p->rx;
+  m->K = p->subcarriers;
+  m->symbols = p->symbols;
+  m->cp = p->cp_length;
+  m->frame_samples = (size_t)p->symbols * (size_t)(p->subcarriers + p->cp_length);
+  m->model = p->model;
+  m->pdp = p->pdp;
+  m->seed = p->seed;
+  m->point = p->point_id;
+  m->scale = (float)(1.0 / sqrt((double)p->subcarriers));
+  m->buf = fftwf_malloc(sizeof(fftwf_complex) * (size_t)m->K);
+  if (m->buf) {
+    m->ifft = fft_plan_1d(m->K, m->buf, FFTW_BACKWARD, 0);
+    m->fft = fft_plan_1d(m->K, m->buf, FFTW_FORWARD, 0);
+  }
+  if (!m->buf || !m->ifft || !m->fft) {
+    snprintf(err, errlen, "ofdm modem: FFTW could not plan a %d-point transform", m->K);
+    ofdm_modem_destroy(m);
+    return NULL;
+  }
+  return m;
+}
+
+/* Modulates antenna t's symbols into its stream: per symbol, CP then body. */
+static void transmit(const ofdm_modem *m, const cf32 *x, cf32 *block, cf32 *stream) {
+  const int K = m->K, cp = m->cp;
+  for (int sym = 0; sym < m->symbols; sym++) {
+    memcpy(block, x + (size_t)sym * K, sizeof *block * (size_t)K);
+    fftwf_execute_dft(m->ifft, (fftwf_complex *)block, (fftwf_complex *)block);
+    cf32 *out = stream + (size_t)sym * (K + cp);
+    for (int i = 0; i < cp; i++) out[i] = cf_scale(block[K - cp + i], m->scale);
+    for (int i = 0; i < K; i++) out[cp + i] = cf_scale(block[i], m->scale);
+  }
+}
+
+/* z += h * s delayed by d samples (zeros before the frame; what spills past
+ * its end belongs to the next frame, which is not modelled). */
+static void add_delayed(size_t N, cf32 h, int d, const cf32 *s, cf32 *z) {
+  if ((size_t)d >= N) return;
+  for (size_t n = (size_t)d; n < N; n++) z[n] = cf_fma(z[n], h, s[n - d]);
+}
+
+/* Strips each symbol's CP from receive antenna r's stream and demodulates. */
+static void receive(const ofdm_modem *m, const cf32 *stream, cf32 *block, cf32 *y) {
+  const int K = m->K, cp = m->cp;
+  for (int sym = 0; sym < m->symbols; sym++) {
+    memcpy(block, stream + (size_t)sym * (K + cp) + cp, sizeof *block * (size_t)K);
+    fftwf_execute_dft(m->fft, (fftwf_complex *)block, (fftwf_complex *)block);
+    cf32 *out = y + (size_t)sym * K;
+    for (int k = 0; k < K; k++) out[k] = cf_scale(block[k], m->scale);
+  }
+}
+
+int ofdm_modem_frame(ofdm_modem *m, uint64_t frame, const cf32 *x, size_t ldx, const cf32 *taps,
+                     float noise_std, cf32 *y, size_t ldy) {
+  if (!m || !x || !y || (m->model == CH_TDL && !taps) || !(noise_std >= 0.0f) ||
+      !isfinite(noise_std))
+    return -1;
+  const size_t N = m->frame_samples;
+  const int tx = m->tx, rx = m->rx;
+  /* One allocation: an aligned block for the transforms, then the streams
+   * (each a multiple of 8 bytes, so the block stays the aligned start). */
+  cf32 *block = fftwf_malloc(sizeof(cf32) * ((size_t)m->K + (size_t)(tx + rx) * N));
+  if (!block) return -1;
+  cf32 *sent = block + m->K, *got = sent + (size_t)tx * N;
+
+  for (int t = 0; t < tx; t++) transmit(m, x + (size_t)t * ldx, block, sent + (size_t)t * N);
+
+  memset(got, 0, sizeof *got * (size_t)rx * N);
+  for (int r = 0; r < rx; r++) {
+    cf32 *z = got + (size_t)r * N;
+    if (m->model == CH_AWGN) {
+      if (r < tx) memcpy(z, sent + (size_t)r * N, sizeof *z * N);
+      continue;
+    }
+    const int L = m->pdp.taps;
+    for (int t = 0; t < tx; t++)
+      for (int l = 0; l < L; l++)
+        add_delayed(N, taps[(r * tx + t) * L + l], m->pdp.delay[l], sent + (size_t)t * N, z);
+  }
+
+  if (noise_std > 0.0f) { /* RNG_TDNOISE: index (r/2)*N_f + n, words by r's parity */
+    for (int r = 0; r < rx; r += 2) {
+      cf32 *z0 = got + (size_t)r * N, *z1 = r + 1 < rx ? z0 + N : NULL;
+      for (size_t n = 0; n < N; n++) {
+        const rng_words w =
+            rng_draw(m->seed, m->point, RNG_TDNOISE, frame, (uint64_t)(r / 2) * N + n);
+        z0[n] = cf_add(z0[n], cf_scale(rng_cnormal_of(w, 0), noise_std));
+        if (z1) z1[n] = cf_add(z1[n], cf_scale(rng_cnormal_of(w, 1), noise_std));
+      }
+    }
+  }
+
+  for (int r = 0; r < rx; r++) receive(m, got + (size_t)r * N, block, y + (size_t)r * ldy);
+  fftwf_free(block);
+  return 0;
+}
+
+void ofdm_modem_destroy(ofdm_modem *m) {
+  if (!m) return;
+  fft_plan_destroy(m->ifft);
+  fft_plan_destroy(m->fft);
+  fftwf_free(m->buf);
+  free(m);
+}

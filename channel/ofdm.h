@@ -1,0 +1,41 @@
+/* The time-domain link of one frame: OFDM modulation with a cyclic prefix,
+ * linear convolution with the frame's multipath taps, noise, CP removal and
+ * demodulation, all per antenna. */
+#ifndef OFDMSIM_OFDM_H
+#define OFDMSIM_OFDM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/link.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ofdm_modem ofdm_modem;
+
+/* Takes tx, rx, subcarriers, symbols, cp_length (0..subcarriers), model (tdl
+ * or awgn: rayleigh is i.i.d. per RE and has no time-domain form), pdp, seed
+ * and point_id from p; makes the FFTW plans once. NULL with a message on error. */
+ofdm_modem *ofdm_modem_create(const link_params *p, char *err, size_t errlen);
+
+/* One frame. x: frequency-domain symbols [tx] (stride ldx) of the frame's
+ * symbols*subcarriers REs, RE m = symbol*K + k. Per tx antenna and symbol:
+ * unitary IFFT (1/sqrt(K)) and a cyclic prefix of cp_length; the frame's whole
+ * stream of N_f = symbols*(K+cp) samples (zeros before it) convolved linearly
+ * with taps[(r*tx + t)*L + l] at delay pdp.delay[l] (awgn: taps is ignored and
+ * may be NULL, y_r = x_r for r < tx), plus noise_std * w, w ~ CN(0,1) from
+ * RNG_TDNOISE (index (r/2)*N_f + n), CP removal and a unitary FFT -> y [rx]
+ * (stride ldy). The caller passes noise_std = sqrt(n0). Safe to call
+ * concurrently (scratch is per call). 0, or -1 on a bad argument or when
+ * scratch memory cannot be had. */
+int ofdm_modem_frame(ofdm_modem *m, uint64_t frame, const cf32 *x, size_t ldx, const cf32 *taps,
+                     float noise_std, cf32 *y, size_t ldy);
+
+void ofdm_modem_destroy(ofdm_modem *m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,78 @@
+/* ZF / MMSE equalisation of struct-of-arrays stacks on the CPU.
+ *
+ * Layout (DESIGN.md): element (r,c) of matrix i of a stack of M matrices sits
+ * at base[(r*N + c)*M + i]; vectors the same with c = 0.  Every function takes
+ * base pointers already offset to its first item, the element stride ld (the
+ * M of the whole stack) and a count n of consecutive items, and runs serially:
+ * the caller parallelises by handing each OpenMP thread its own chunk.
+ *
+ * The per-item arithmetic is equalizer/smallmat.h, the same inline functions
+ * the CUDA kernels call, instantiated per size so that the item loops
+ * vectorise.  Sizes: 1 <= nt <= MAT_MAX_N (8), 1 <= nr <= EQ_MAX_RX (16);
+ * the functions do not check them (hot loops: the caller validated the
+ * configuration once).
+ *
+ * Singular Gram matrices (ZF with a rank-deficient H, cond >~ 1e6) come out of
+ * eq_invert as all-NaN matrices and so give NaN estimates; see smallmat.h. */
+#ifndef OFDMSIM_EQUALIZER_H
+#define OFDMSIM_EQUALIZER_H
+
+#include <stddef.h>
+
+#include "equalizer/smallmat.h"
+#include "sim/cplx.h"
+#include "sim/link.h"
+
+#define EQ_MAX_RX LINK_MAX_RX
+
+/* On the item loops of the stack kernels: the stores of one item to the
+ * different element arrays (base + e*ld) never overlap another item's, as ld
+ * >= n, but with ld unknown at compile time GCC would need more run-time
+ * alias checks than it is willing to emit and leave the loop scalar. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define EQ_ITEMS_INDEPENDENT _Pragma("GCC ivdep")
+#elif defined(__clang__)
+#define EQ_ITEMS_INDEPENDENT _Pragma("clang loop vectorize(assume_safety)")
+#else
+#define EQ_ITEMS_INDEPENDENT
+#endif
+
+/* Element access for the stack loops, member by member: GCC's loop vectoriser
+ * gives up on a loop containing a whole-struct copy of a cf32. */
+static inline cf32 eq_load(const cf32 *base, size_t idx) {
+  return cf_make(base[idx].re, base[idx].im);
+}
+static inline void eq_store(cf32 *base, size_t idx, cf32 v) {
+  base[idx].re = v.re;
+  base[idx].im = v.im;
+}
+
+/* G = H^H H + diag*I (full G, both triangles, real diagonal) and z = H^H y.
+ * H is nr x nt (element r*nt + t), y has nr elements, z nt. */
+void eq_gram(int nr, int nt, const cf32 *H, size_t ldh, const cf32 *y, size_t ldy, float diag,
+             cf32 *G, size_t ldg, cf32 *z, size_t ldz, size_t n);
+
+/* Ginv = G^-1 for Hermitian positive-definite G (reads its upper triangle):
+ * nt = 1 -> mat_inv1, 2 -> mat_inv2_herm, 4 -> mat_inv4_block, else
+ * mat_inv_chol.  The output is the full matrix. */
+void eq_invert(int nt, const cf32 *G, size_t ldg, cf32 *Ginv, size_t ldi, size_t n);
+
+/* Always mat_inv_chol: the reference the fast paths are tested and benchmarked
+ * against. */
+void eq_invert_general(int nt, const cf32 *G, size_t ldg, cf32 *Ginv, size_t ldi, size_t n);
+
+/* x_hat = Ginv z, then with n0_bias > 0 the MMSE bias correction
+ * x_hat_t /= 1 - n0_bias Re(Ginv_tt) (for G = H^H H + N0 I, W H = I - N0 G^-1);
+ * ZF passes 0. */
+void eq_apply(int nt, const cf32 *Ginv, size_t ldi, const cf32 *z, size_t ldz, float n0_bias,
+              cf32 *xhat, size_t ldx, size_t n);
+
+/* Error variance E|x_hat_t - x_t|^2 predicted for one stream of one RE from the
+ * diagonal entry Ginv_tt of its inverted Gram matrix and the noise variance n0:
+ *   EQ_ZF:   n0 Re(Ginv_tt)                       (G = H^H H)
+ *   EQ_MMSE: (1 - mu)/mu, mu = 1 - n0 Re(Ginv_tt) (G = H^H H + n0 I), for the
+ *            bias-corrected estimate of eq_apply.
+ * For unit-energy symbols; the per-stream post-equalisation SINR is 1/value. */
+float eq_predicted_error_var(eq_kind kind, float n0, cf32 ginv_tt);
+
+#endif
