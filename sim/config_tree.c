@@ -1,0 +1,401 @@
+/* Reading config files and --set values, editing the tree at dotted paths,
+ * locating settings, and suggesting names. */
+#include "sim/config_tree.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* ---- integer literals ---------------------------------------------------- */
+
+static int is_name_start(int c) { return isalpha(c) || c == '*'; }
+static int is_name_char(int c) { return isalnum(c) || c == '-' || c == '_' || c == '*'; }
+
+/* Classifies one number token. Returns 1 when it needs an L suffix, 0 when it
+ * is fine as it is, -1 when no libconfig integer type can hold it. */
+static int int_literal_needs_l(const char *tok, size_t len) {
+  char t[64];
+  if (len >= sizeof t) len = sizeof t - 1;
+  memcpy(t, tok, len);
+  t[len] = '\0';
+  int has_l = 0;
+  while (len > 0 && (t[len - 1] == 'L' || t[len - 1] == 'l')) {
+    t[--len] = '\0';
+    has_l = 1;
+  }
+  if (len == 0) return 0;
+  const char *p = t;
+  const int hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+  if (hex) {
+    if (!p[2]) return 0;
+    for (const char *q = p + 2; *q; q++)
+      if (!isxdigit((unsigned char)*q)) return 0;
+    errno = 0;
+    const unsigned long long v = strtoull(p, NULL, 16);
+    if (errno == ERANGE || v > (unsigned long long)INT64_MAX) return -1;
+    return !has_l && v > (unsigned long long)INT32_MAX;
+  }
+  const char *digits = (*p == '-' || *p == '+') ? p + 1 : p;
+  if (!*digits) return 0;
+  for (const char *q = digits; *q; q++)
+    if (!isdigit((unsigned char)*q)) return 0; /* a float or not a number at all */
+  errno = 0;
+  const long long v = strtoll(p, NULL, 10);
+  if (errno == ERANGE) return -1;
+  return !has_l && (v > INT32_MAX || v < INT32_MIN);
+}
+
+/* Copies src, giving every decimal or hex integer literal beyond 32 bits the L
+ * suffix. Strings and comments pass untouched. NULL on a literal beyond 64
+ * bits (its line in *bad_line, its text in bad) or out of memory. */
+static char *widen_int_literals(const char *src, int *bad_line, char *bad, size_t badlen) {
+  const size_t n = strlen(src);
+  char *out = malloc(n + n / 8 + 2); /* an L per literal of at least 10 characters */
+  if (!out) return NULL;
+  size_t i = 0, o = 0;
+  int line = 1;
+  *bad_line = 0;
+  while (i < n) {
+    const char c = src[i];
+    if (c == '#' || (c == '/' && src[i + 1] == '/')) {
+      while (i < n && src[i] != '\n') out[o++] = src[i++];
+    } else if (c == '/' && src[i + 1] == '*') {
+      out[o++] = src[i++];
+      out[o++] = src[i++];
+      while (i < n && !(src[i] == '*' && src[i + 1] == '/')) {
+        if (src[i] == '\n') line++;
+        out[o++] = src[i++];
+      }
+      if (i < n) {
+        out[o++] = src[i++];
+        out[o++] = src[i++];
+      }
+    } else if (c == '"') {
+      out[o++] = src[i++];
+      while (i < n && src[i] != '"') {
+        if (src[i] == '\\' && i + 1 < n) out[o++] = src[i++];
+        if (src[i] == '\n') line++;
+        out[o++] = src[i++];
+      }
+      if (i < n) out[o++] = src[i++];
+    } else if (is_name_start((unsigned char)c)) {
+      while (i < n && is_name_char((unsigned char)src[i])) out[o++] = src[i++];
+    } else if (isdigit((unsigned char)c) ||
+               ((c == '-' || c == '+' || c == '.') && isdigit((unsigned char)src[i + 1]))) {
+      size_t j = i + 1;
+      const int hex = c == '0' && (src[j] == 'x' || src[j] == 'X');
+      while (j < n && (isalnum((unsigned char)src[j]) || src[j] == '.' || src[j] == '_' ||
+                       (!hex && (src[j] == '+' || src[j] == '-') &&
+                        (src[j - 1] == 'e' || src[j - 1] == 'E'))))
+        j++;
+      const int need = int_literal_needs_l(src + i, j - i);
+      if (need < 0) {
+        *bad_line = line;
+        snprintf(bad, badlen, "%.*s", (int)(j - i > 40 ? 40 : j - i), src + i);
+        free(out);
+        return NULL;
+      }
+      memcpy(out + o, src + i, j - i);
+      o += j - i;
+      i = j;
+      if (need) out[o++] = 'L';
+    } else {
+      if (c == '\n') line++;
+      out[o++] = src[i++];
+    }
+  }
+  out[o] = '\0';
+  return out;
+}
+
+/* ---- reading --------------------------------------------------------------- */
+
+static char *slurp(FILE *f, size_t *len) {
+  size_t cap = 4096, n = 0;
+  char *buf = malloc(cap);
+  if (!buf) return NULL;
+  for (;;) {
+    if (cap - n < 2) {
+      char *nb = realloc(buf, cap * 2);
+      if (!nb) {
+        free(buf);
+        return NULL;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+    const size_t got = fread(buf + n, 1, cap - n - 1, f);
+    n += got;
+    if (got == 0) break;
+  }
+  if (ferror(f)) {
+    free(buf);
+    return NULL;
+  }
+  buf[n] = '\0';
+  *len = n;
+  return buf;
+}
+
+/* Line `line` (1-based) of text, trimmed, into buf; 0 when there is none. */
+static int line_text(const char *text, int line, char *buf, size_t n) {
+  const char *p = text;
+  for (int l = 1; l < line && p; l++) {
+    p = strchr(p, '\n');
+    if (p) p++;
+  }
+  if (!p || !*p) return 0;
+  while (*p == ' ' || *p == '\t') p++;
+  size_t len = strcspn(p, "\r\n");
+  while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t')) len--;
+  if (len == 0) return 0;
+  if (len > 60) snprintf(buf, n, "%.57s...", p);
+  else snprintf(buf, n, "%.*s", (int)len, p);
+  return 1;
+}
+
+int cfg_read_file(config_t *c, const char *path, char *err, size_t errlen) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    return 2;
+  }
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+    fclose(f);
+    snprintf(err, errlen, "%s: cannot read: %s", path, strerror(EISDIR));
+    return 2;
+  }
+  size_t len = 0;
+  errno = 0;
+  char *text = slurp(f, &len);
+  const int read_errno = errno ? errno : ENOMEM;
+  fclose(f);
+  if (!text) {
+    snprintf(err, errlen, "%s: cannot read: %s", path, strerror(read_errno));
+    return 2;
+  }
+  if (strlen(text) != len) {
+    /* libconfig would stop reading there without a word */
+    int line = 1;
+    for (const char *q = text; *q; q++) line += *q == '\n';
+    snprintf(err, errlen, "%s:%d: syntax error: a NUL byte (is this a text file?)", path, line);
+    free(text);
+    return 2;
+  }
+  int bad_line = 0;
+  char bad[64];
+  char *wide = widen_int_literals(text, &bad_line, bad, sizeof bad);
+  if (!wide) {
+    if (bad_line)
+      snprintf(err, errlen, "%s:%d: syntax error: integer %s does not fit in 64 bits", path,
+               bad_line, bad);
+    else
+      snprintf(err, errlen, "%s: cannot read: %s", path, strerror(ENOMEM));
+    free(text);
+    return 2;
+  }
+  /* @include "x.cfg" means next to this file, not next to the working folder */
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (slash) {
+    slash[slash == dir ? 1 : 0] = '\0';
+    config_set_include_dir(c, dir);
+  }
+  const int ok = config_read_string(c, wide);
+  free(wide);
+  if (!ok) {
+    const char *efile = config_error_file(c);
+    const int eline = config_error_line(c);
+    const char *etext = config_error_text(c) ? config_error_text(c) : "unknown error";
+    char near[80];
+    if (!efile && line_text(text, eline, near, sizeof near))
+      snprintf(err, errlen, "%s:%d: syntax error: %s, in: %s", path, eline, etext, near);
+    else
+      snprintf(err, errlen, "%s:%d: syntax error: %s", efile ? efile : path, eline, etext);
+    free(text);
+    return 2;
+  }
+  free(text);
+  return 0;
+}
+
+/* ---- values from the command line ----------------------------------------- */
+
+static const config_setting_t *single_v(config_t *scratch) {
+  const config_setting_t *root = config_root_setting(scratch);
+  if (config_setting_length(root) != 1) return NULL;
+  const config_setting_t *v = config_setting_get_elem(root, 0);
+  return strcmp(config_setting_name(v), "v") ? NULL : v;
+}
+
+static void put_escaped(char *dst, const char *s) {
+  char *o = dst;
+  for (; *s; s++) {
+    const unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\') {
+      *o++ = '\\';
+      *o++ = (char)ch;
+    } else if (ch < 0x20 || ch == 0x7f) {
+      o += sprintf(o, "\\x%02x", ch);
+    } else {
+      *o++ = (char)ch;
+    }
+  }
+  *o = '\0';
+}
+
+const config_setting_t *cfg_parse_value(config_t *scratch, const char *text) {
+  const size_t n = strlen(text);
+  int bad_line;
+  char bad[64];
+  char *wide = widen_int_literals(text, &bad_line, bad, sizeof bad);
+  if (wide) {
+    char *src = malloc(strlen(wide) + 8);
+    if (src) {
+      /* the newline keeps a trailing # comment from swallowing the ';' */
+      sprintf(src, "v = %s\n;", wide);
+      const int ok = config_read_string(scratch, src);
+      free(src);
+      if (ok && single_v(scratch)) {
+        free(wide);
+        return single_v(scratch);
+      }
+    }
+    free(wide);
+    config_destroy(scratch);
+    config_init(scratch);
+  }
+  /* not one libconfig value: a bare word, so a string */
+  char *src = malloc(4 * n + 8);
+  if (!src) return NULL;
+  strcpy(src, "v = \"");
+  put_escaped(src + 5, text);
+  strcat(src, "\";");
+  const int ok = config_read_string(scratch, src);
+  free(src);
+  return ok ? single_v(scratch) : NULL;
+}
+
+/* ---- editing ------------------------------------------------------------------ */
+
+int cfg_valid_name(const char *name) {
+  if (!is_name_start((unsigned char)name[0])) return 0;
+  for (const char *p = name; *p; p++)
+    if (!is_name_char((unsigned char)*p)) return 0;
+  return 1;
+}
+
+static config_setting_t *copy_into(config_setting_t *parent, const char *name,
+                                   const config_setting_t *src, void *hook) {
+  config_setting_t *d = config_setting_add(parent, name, config_setting_type(src));
+  if (!d) return NULL;
+  d->line = src->line;
+  config_setting_set_hook(d, hook);
+  switch (config_setting_type(src)) {
+    case CONFIG_TYPE_INT: config_setting_set_int(d, config_setting_get_int(src)); break;
+    case CONFIG_TYPE_INT64: config_setting_set_int64(d, config_setting_get_int64(src)); break;
+    case CONFIG_TYPE_FLOAT: config_setting_set_float(d, config_setting_get_float(src)); break;
+    case CONFIG_TYPE_BOOL: config_setting_set_bool(d, config_setting_get_bool(src)); break;
+    case CONFIG_TYPE_STRING: config_setting_set_string(d, config_setting_get_string(src)); break;
+    default: /* aggregates */
+      for (int i = 0; i < config_setting_length(src); i++) {
+        const config_setting_t *e = config_setting_get_elem(src, (unsigned)i);
+        if (!copy_into(d, config_setting_name(e), e, hook)) return NULL;
+      }
+  }
+  return d;
+}
+
+int cfg_set_path(config_t *c, const char *path, const config_setting_t *value, void *hook,
+                 const config_setting_t **blocker) {
+  *blocker = NULL;
+  config_setting_t *g = config_root_setting(c);
+  char comp[256];
+  const char *p = path;
+  for (;;) {
+    const size_t len = strcspn(p, ".");
+    if (len == 0 || len >= sizeof comp) return -1;
+    memcpy(comp, p, len);
+    comp[len] = '\0';
+    if (!cfg_valid_name(comp)) return -1;
+    if (p[len] == '\0') break;
+    config_setting_t *m = config_setting_get_member(g, comp);
+    if (!m) {
+      m = config_setting_add(g, comp, CONFIG_TYPE_GROUP);
+      if (!m) return -1;
+      config_setting_set_hook(m, hook);
+    } else if (!config_setting_is_group(m)) {
+      *blocker = m;
+      return -1;
+    }
+    g = m;
+    p += len + 1;
+  }
+  if (config_setting_get_member(g, comp)) config_setting_remove(g, comp);
+  return copy_into(g, comp, value, hook) ? 0 : -1;
+}
+
+void cfg_where(const config_setting_t *s, const char *file, char *buf, size_t n) {
+  const char *origin = config_setting_get_hook(s);
+  if (origin) {
+    snprintf(buf, n, "--set %s", origin);
+  } else if (s->file) {
+    const char *dir = s->config ? config_get_include_dir(s->config) : NULL;
+    if (dir && s->file[0] != '/') snprintf(buf, n, "%s/%s:%u", dir, s->file, s->line);
+    else snprintf(buf, n, "%s:%u", s->file, s->line);
+  } else {
+    snprintf(buf, n, "%s:%u", file, s->line);
+  }
+}
+
+/* ---- suggestions -------------------------------------------------------------- */
+
+static size_t edit_distance(const char *a, const char *b) {
+  const size_t la = strlen(a), lb = strlen(b);
+  if (la > 127 || lb > 127) return SIZE_MAX;
+  size_t prev[128], cur[128];
+  for (size_t j = 0; j <= lb; j++) prev[j] = j;
+  for (size_t i = 1; i <= la; i++) {
+    cur[0] = i;
+    for (size_t j = 1; j <= lb; j++) {
+      const size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+      const size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+      cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+    }
+    memcpy(prev, cur, (lb + 1) * sizeof *prev);
+  }
+  return prev[lb];
+}
+
+static const char *last_component(const char *path) {
+  const char *dot = strrchr(path, '.');
+  return dot ? dot + 1 : path;
+}
+
+const char *cfg_suggest(const char *name, const char *const *candidates, size_t n) {
+  const char *best = NULL;
+  size_t best_score = SIZE_MAX, best_full = SIZE_MAX;
+  const char *nl = last_component(name);
+  for (size_t i = 0; i < n; i++) {
+    const size_t full = edit_distance(name, candidates[i]);
+    const char *cl = last_component(candidates[i]);
+    const size_t last = edit_distance(nl, cl);
+    const size_t longest = strlen(nl) > strlen(cl) ? strlen(nl) : strlen(cl);
+    /* a typo changes a character or two, or leaves at least half the name */
+    const int plausible = full <= 2 || (last != SIZE_MAX && 2 * last <= longest);
+    if (!plausible) continue;
+    const size_t score = full < last ? full : last;
+    if (score < best_score || (score == best_score && full < best_full)) {
+      best = candidates[i];
+      best_score = score;
+      best_full = full;
+    }
+  }
+  return best;
+}
