@@ -16,7 +16,7 @@ static void add_pair_draws(const link_params *p, uint32_t purpose, uint64_t fram
   for (int e = 0; e < count; e += 2) {
     const int pair = e + 1 < count;
     const uint64_t first = (uint64_t)(e / 2) * res + m0;
-    cf32 *o0 = out + (size_t)e * ld, *o1 = out + (size_t)(e + 1) * ld;
+    cf32 *o0 = out + (size_t)e * ld, *o1 = pair ? out + (size_t)(e + 1) * ld : NULL;
     const cf32 *b0 = base ? base + (size_t)e * ldb : NULL;
     const cf32 *b1 = base && pair ? base + (size_t)(e + 1) * ldb : NULL;
     for (size_t i = 0; i < n; i++) {
@@ -41,8 +41,8 @@ static void fill_identity(const link_params *p, size_t n, cf32 *H, size_t ldh) {
   }
 }
 
-static void fill_rayleigh(const link_params *p, const chan_spatial *s, uint64_t frame,
-                          uint64_t m0, size_t n, cf32 *H, size_t ldh) {
+static void fill_rayleigh(const link_params *p, const chan_spatial *s, uint64_t frame, uint64_t m0,
+                          size_t n, cf32 *H, size_t ldh) {
   const int links = p->rx * p->tx;
   add_pair_draws(p, RNG_CHANNEL, frame, m0, n, links, 1.0f, NULL, 0, H, ldh);
   if (!s->correlated && !s->rician) return;
@@ -63,10 +63,16 @@ static void fill_tdl(const link_params *p, const chan_spatial *s, uint64_t frame
   const size_t distinct = n < (size_t)K ? n : (size_t)K;
   cf32 taps[LINK_MAX_RX * LINK_MAX_TX * TDL_MAX_TAPS];
   tdl_draw_taps(p, s, frame, taps);
+  cf32 tw[TDL_MAX_TAPS];
   for (size_t j = 0; j < distinct; j++) {
     const int k = (int)((m0 + j) % (uint64_t)K);
-    for (int e = 0; e < links; e++)
-      H[(size_t)e * ldh + j] = tdl_freq_at(taps + (size_t)e * L, p->pdp.delay, L, k, K);
+    /* tdl_freq_at's sum, with the twiddles shared by all links */
+    for (int l = 0; l < L; l++) tw[l] = tdl_twiddle(k, p->pdp.delay[l], K);
+    for (int e = 0; e < links; e++) {
+      cf32 acc = cf_make(0.0f, 0.0f);
+      for (int l = 0; l < L; l++) acc = cf_fma(acc, taps[e * L + l], tw[l]);
+      H[(size_t)e * ldh + j] = acc;
+    }
   }
   for (int e = 0; e < links; e++) {
     cf32 *row = H + (size_t)e * ldh;
@@ -74,8 +80,8 @@ static void fill_tdl(const link_params *p, const chan_spatial *s, uint64_t frame
   }
 }
 
-void chan_fill(const link_params *p, const chan_spatial *s, uint64_t frame, uint64_t m0,
-               size_t n, cf32 *H, size_t ldh) {
+void chan_fill(const link_params *p, const chan_spatial *s, uint64_t frame, uint64_t m0, size_t n,
+               cf32 *H, size_t ldh) {
   switch (p->model) {
     case CH_AWGN: fill_identity(p, n, H, ldh); break;
     case CH_RAYLEIGH: fill_rayleigh(p, s, frame, m0, n, H, ldh); break;
@@ -86,13 +92,21 @@ void chan_fill(const link_params *p, const chan_spatial *s, uint64_t frame, uint
 void chan_apply(const link_params *p, uint64_t frame, uint64_t m0, size_t n, const cf32 *H,
                 size_t ldh, const cf32 *x, size_t ldx, cf32 *y, size_t ldy) {
   const int tx = p->tx, rx = p->rx;
+  /* Accumulated in double: products of floats are exact there, so the sum
+   * rounds the same whether or not the compiler fuses it. GCC 12 vectorises
+   * float complex products with vfmaddsub even under -ffp-contract=off, which
+   * made a RE's y depend on whether it fell in the vector body or the scalar
+   * tail of the loop, i.e. on how the frame was split into calls. */
   for (int r = 0; r < rx; r++) {
     cf32 *yr = y + (size_t)r * ldy;
-    const cf32 *h0 = H + (size_t)(r * tx) * ldh;
-    for (size_t i = 0; i < n; i++) yr[i] = cf_mul(h0[i], x[i]);
-    for (int t = 1; t < tx; t++) {
-      const cf32 *ht = H + (size_t)(r * tx + t) * ldh, *xt = x + (size_t)t * ldx;
-      for (size_t i = 0; i < n; i++) yr[i] = cf_fma(yr[i], ht[i], xt[i]);
+    for (size_t i = 0; i < n; i++) {
+      double re = 0.0, im = 0.0;
+      for (int t = 0; t < tx; t++) {
+        const cf32 h = H[(size_t)(r * tx + t) * ldh + i], v = x[(size_t)t * ldx + i];
+        re += (double)h.re * v.re - (double)h.im * v.im;
+        im += (double)h.re * v.im + (double)h.im * v.re;
+      }
+      yr[i] = cf_make((float)re, (float)im);
     }
   }
   if (p->n0 > 0.0)
@@ -103,8 +117,8 @@ void chan_csi_error(const link_params *p, uint64_t frame, uint64_t m0, size_t n,
                     size_t ldh, cf32 *Hhat, size_t ldhh) {
   const int links = p->rx * p->tx;
   if (p->csi_error_var > 0.0) {
-    add_pair_draws(p, RNG_CSI, frame, m0, n, links, (float)sqrt(p->csi_error_var), H, ldh,
-                   Hhat, ldhh);
+    add_pair_draws(p, RNG_CSI, frame, m0, n, links, (float)sqrt(p->csi_error_var), H, ldh, Hhat,
+                   ldhh);
     return;
   }
   for (int e = 0; e < links; e++) {

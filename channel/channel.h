@@ -29,8 +29,8 @@ int chan_spatial_init(const link_params *p, chan_spatial *s, char *err, size_t e
  *  tdl:      the frame's taps (tdl_draw_taps, p->pdp) on each RE's subcarrier,
  *            the same for every symbol of the frame (block fading); the direct
  *            form of tdl_freq_response. */
-void chan_fill(const link_params *p, const chan_spatial *s, uint64_t frame, uint64_t m0,
-               size_t n, cf32 *H, size_t ldh);
+void chan_fill(const link_params *p, const chan_spatial *s, uint64_t frame, uint64_t m0, size_t n,
+               cf32 *H, size_t ldh);
 
 /* y = H x + sqrt(n0) w, w ~ CN(0,1) from RNG_NOISE. x: [tx] with stride ldx,
  * y: [rx] with stride ldy. */

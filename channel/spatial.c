@@ -25,8 +25,8 @@ int chan_spatial_init(const link_params *p, chan_spatial *s, char *err, size_t e
     return -1;
   }
   if (p->tx < 1 || p->tx > LINK_MAX_TX || p->rx < 1 || p->rx > LINK_MAX_RX) {
-    snprintf(err, errlen, "antennas %d x %d outside 1..%d transmit and 1..%d receive", p->tx,
-             p->rx, LINK_MAX_TX, LINK_MAX_RX);
+    snprintf(err, errlen, "antennas %d x %d outside 1..%d transmit and 1..%d receive", p->tx, p->rx,
+             LINK_MAX_TX, LINK_MAX_RX);
     return -1;
   }
   if (!(fabs(p->rho_tx) < 1.0) || !(fabs(p->rho_rx) < 1.0)) {

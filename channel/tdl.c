@@ -47,8 +47,7 @@ tdl_freq *tdl_freq_create(int subcarriers, char *err, size_t errlen) {
    * plan for all of them keeps the result independent of where they sit. */
   if (f->buf) f->plan = fft_plan_1d(subcarriers, f->buf, FFTW_FORWARD, FFTW_UNALIGNED);
   if (!f->buf || !f->plan) {
-    snprintf(err, errlen, "tdl_freq_create: FFTW could not plan a %d-point transform",
-             subcarriers);
+    snprintf(err, errlen, "tdl_freq_create: FFTW could not plan a %d-point transform", subcarriers);
     tdl_freq_destroy(f);
     return NULL;
   }
@@ -61,7 +60,8 @@ void tdl_freq_response(tdl_freq *f, const tdl_pdp *pdp, int links, const cf32 *t
     cf32 *row = Hk + (size_t)e * K;
     memset(row, 0, sizeof *row * (size_t)K);
     /* Delays beyond K alias onto d mod K, exactly as in the DFT sum. */
-    for (int l = 0; l < L; l++) row[pdp->delay[l] % K] = cf_add(row[pdp->delay[l] % K], taps[e * L + l]);
+    for (int l = 0; l < L; l++)
+      row[pdp->delay[l] % K] = cf_add(row[pdp->delay[l] % K], taps[e * L + l]);
     fftwf_execute_dft(f->plan, (fftwf_complex *)row, (fftwf_complex *)row);
   }
 }

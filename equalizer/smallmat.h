@@ -23,8 +23,9 @@
  * rounding of its own computation), or a NaN/Inf input -- EVERY output element
  * is NaN; a result is either an inverse or all NaN, never finite garbage.
  * Matrices with cond(A) < 1/MAT_SINGULAR_TOL (about 1.05e6) are never flagged.
- * The returned r is advisory (it costs divisions a caller that ignores it does
- * not pay: inlining drops it); test the outputs with isnan to detect failure. */
+ * A flagged matrix returns r <= 0 instead (so r > 0 means "inverted"); the
+ * divisions behind r cost nothing to a caller that ignores it: inlining drops
+ * them. */
 #ifndef OFDMSIM_SMALLMAT_H
 #define OFDMSIM_SMALLMAT_H
 
@@ -52,9 +53,18 @@
 #elif defined(__clang__)
 #define MAT_UNROLL _Pragma("clang loop unroll(full)")
 #elif defined(__GNUC__)
-#define MAT_UNROLL _Pragma("GCC unroll 16")
+#define MAT_UNROLL _Pragma("GCC unroll 64")
 #else
 #define MAT_UNROLL
+#endif
+
+/* OFDM_HD, and on the host forced inline: GCC otherwise may keep a large
+ * function like mat_inv_chol out of line for some sizes, and a call in the
+ * item loop stops it vectorising.  (nvcc's OFDM_HD already forces inlining.) */
+#if defined(__GNUC__) && !defined(__CUDACC__)
+#define MAT_HD OFDM_HD __attribute__((always_inline))
+#else
+#define MAT_HD OFDM_HD
 #endif
 
 /* ------------------------------------------------------------------------ */
@@ -62,7 +72,7 @@
  * the same shape.  sa and sd are the original diagonal entries the pivots are
  * judged against (a and d themselves for a plain 2x2, the untouched S entries
  * when [a b; b* d] is a Schur complement).  Returns min(a/sa, det/(a*sd)). */
-OFDM_HD float mat_inv2_parts_(float a, cf32 b, float d, float sa, float sd,
+MAT_HD float mat_inv2_parts_(float a, cf32 b, float d, float sa, float sd,
                               float *ia, cf32 *ib, float *id) {
   /* det = ad - |b|^2: the positive terms of |b|^2 summed first, then one fused
    * subtraction, so the cancellation happens once, with ad unrounded. */
@@ -76,11 +86,13 @@ OFDM_HD float mat_inv2_parts_(float a, cf32 b, float d, float sa, float sd,
   *ia = d * inv_det;
   *id = a * inv_det;
   *ib = cf_make(-b.re * inv_det, -b.im * inv_det);
-  return fminf(a / sa, det / (a * sd));
+  float r = fminf(a / sa, det / (a * sd));
+  return ok ? r : fminf(r, 0.0f);
 }
 
-/* 1x1: 1/a for a > 0, NaN otherwise (also for a NaN or infinite a). */
-OFDM_HD float mat_inv1(const cf32 *a, cf32 *out) {
+/* 1x1: 1/a for a > 0, NaN otherwise (also for a NaN or infinite a); returns
+ * 1 or 0. */
+MAT_HD float mat_inv1(const cf32 *a, cf32 *out) {
   float x = a[0].re;
   int ok = (x > 0.0f) & (x < INFINITY);
   float inv = 1.0f / x;
@@ -89,7 +101,7 @@ OFDM_HD float mat_inv1(const cf32 *a, cf32 *out) {
 }
 
 /* 2x2 closed form: [a b; b* d]^-1 = [d -b; -b* a] / (ad - |b|^2). */
-OFDM_HD float mat_inv2_herm(const cf32 *a, cf32 *out) {
+MAT_HD float mat_inv2_herm(const cf32 *a, cf32 *out) {
   float ia, id;
   cf32 ib;
   float r = mat_inv2_parts_(a[0].re, a[1], a[3].re, a[0].re, a[3].re, &ia, &ib, &id);
@@ -107,7 +119,7 @@ OFDM_HD float mat_inv2_herm(const cf32 *a, cf32 *out) {
  * top-left block) are computed on their upper half only and mirrored.  This is
  * block LDL^H without pivoting, stable for HPD matrices: its pivots are P's and
  * C's, exactly the Cholesky pivots. */
-OFDM_HD float mat_inv4_block(const cf32 *a, cf32 *out) {
+MAT_HD float mat_inv4_block(const cf32 *a, cf32 *out) {
   /* P^-1 = [i0 i1; i1* i3] */
   float i0, i3;
   cf32 i1;
@@ -161,10 +173,14 @@ OFDM_HD float mat_inv4_block(const cf32 *a, cf32 *out) {
  * over L, column by column), A^-1 = W^H W.  A failed pivot makes 1/L_jj NaN;
  * every later row of L and W inherits it and every (A^-1)_pq contains the term
  * of W's last row, so the whole output is NaN without a separate check. */
-OFDM_HD float mat_inv_chol(int n, const cf32 *a, cf32 *out) {
+MAT_HD float mat_inv_chol(int n, const cf32 *a, cf32 *out) {
   cf32 l[MAT_MAX_N * MAT_MAX_N]; /* strictly lower part of L, then of W */
   float il[MAT_MAX_N];           /* 1 / L_jj = W_jj */
   float ratio = 1.0f;
+  int ok_all = 1;
+  /* never read before written; cleared so compilers need not prove it */
+  MAT_UNROLL
+  for (int e = 0; e < n * n; e++) l[e] = cf_make(0.0f, 0.0f);
   MAT_UNROLL
   for (int j = 0; j < n; j++) {
     float ajj = a[j * n + j].re;
@@ -175,6 +191,7 @@ OFDM_HD float mat_inv_chol(int n, const cf32 *a, cf32 *out) {
     float inv = 1.0f / sqrtf(d);
     il[j] = ok ? inv : MAT_NAN;
     ratio = fminf(ratio, d / ajj);
+    ok_all &= ok;
     MAT_UNROLL
     for (int i = j + 1; i < n; i++) {
       cf32 s = cf_conj(a[j * n + i]); /* a_ij from the upper triangle */
@@ -183,12 +200,13 @@ OFDM_HD float mat_inv_chol(int n, const cf32 *a, cf32 *out) {
       l[i * n + j] = cf_scale(s, il[j]);
     }
   }
-  /* W = L^-1: W_ij = -W_ii sum_{k=j}^{i-1} L_ik W_kj.  Column j of L is last
-   * read while computing column j of W, so W overwrites it top-down. */
+  /* W = L^-1: W_ij = -W_ii sum_{k=j}^{i-1} L_ik W_kj, row by row.  Row i of W
+   * needs rows k < i of W (done) and L_ik for k >= j, so W_ij overwrites L_ij
+   * as j ascends. */
   MAT_UNROLL
-  for (int j = 0; j < n; j++) {
+  for (int i = 1; i < n; i++) {
     MAT_UNROLL
-    for (int i = j + 1; i < n; i++) {
+    for (int j = 0; j < i; j++) {
       cf32 s = cf_scale(l[i * n + j], il[j]); /* k = j: W_jj = il[j] */
       MAT_UNROLL
       for (int k = j + 1; k < i; k++) s = cf_fma(s, l[i * n + k], l[k * n + j]);
@@ -211,12 +229,12 @@ OFDM_HD float mat_inv_chol(int n, const cf32 *a, cf32 *out) {
       out[q * n + p] = cf_conj(x);
     }
   }
-  return ratio;
+  return ok_all ? ratio : fminf(ratio, 0.0f);
 }
 
 /* ------------------------------------------------------------------------ */
 /* G = H^H H + diag*I (nt x nt, both triangles, real diagonal), H nr x nt. */
-OFDM_HD void mat_gram(int nr, int nt, const cf32 *h, float diag, cf32 *g) {
+MAT_HD void mat_gram(int nr, int nt, const cf32 *h, float diag, cf32 *g) {
   MAT_UNROLL
   for (int i = 0; i < nt; i++) {
     float s = diag;
@@ -235,7 +253,7 @@ OFDM_HD void mat_gram(int nr, int nt, const cf32 *h, float diag, cf32 *g) {
 }
 
 /* z = H^H y (z has nt entries, y has nr). */
-OFDM_HD void mat_herm_mulvec(int nr, int nt, const cf32 *h, const cf32 *y, cf32 *z) {
+MAT_HD void mat_herm_mulvec(int nr, int nt, const cf32 *h, const cf32 *y, cf32 *z) {
   MAT_UNROLL
   for (int t = 0; t < nt; t++) {
     cf32 s = cf_make(0.0f, 0.0f);
@@ -246,7 +264,7 @@ OFDM_HD void mat_herm_mulvec(int nr, int nt, const cf32 *h, const cf32 *y, cf32 
 }
 
 /* y = A x, A n x n. */
-OFDM_HD void mat_mulvec(int n, const cf32 *a, const cf32 *x, cf32 *y) {
+MAT_HD void mat_mulvec(int n, const cf32 *a, const cf32 *x, cf32 *y) {
   MAT_UNROLL
   for (int r = 0; r < n; r++) {
     cf32 s = cf_make(0.0f, 0.0f);
@@ -259,13 +277,13 @@ OFDM_HD void mat_mulvec(int n, const cf32 *a, const cf32 *x, cf32 *y) {
 /* MMSE with G = H^H H + N0 I gives W H = I - N0 G^-1, so stream t's estimate is
  * mu_t x_t + interference + noise with mu_t = 1 - N0 Re(G^-1)_tt; dividing by
  * mu_t removes the bias.  ZF passes n0_bias = 0 and gets gain 1 exactly. */
-OFDM_HD float mat_unbias_gain(float n0_bias, cf32 ginv_tt) {
+MAT_HD float mat_unbias_gain(float n0_bias, cf32 ginv_tt) {
   return 1.0f / (1.0f - n0_bias * ginv_tt.re);
 }
 
 /* x_hat = diag(gain) G^-1 z: the equaliser output of one RE (the CPU stack
  * loop and the CUDA kernel share it, so both round the same way). */
-OFDM_HD void mat_equalize(int n, const cf32 *ginv, const cf32 *z, float n0_bias, cf32 *xhat) {
+MAT_HD void mat_equalize(int n, const cf32 *ginv, const cf32 *z, float n0_bias, cf32 *xhat) {
   mat_mulvec(n, ginv, z, xhat);
   MAT_UNROLL
   for (int t = 0; t < n; t++) xhat[t] = cf_scale(xhat[t], mat_unbias_gain(n0_bias, ginv[t * n + t]));

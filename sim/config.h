@@ -56,6 +56,6 @@ const char *equalizer_name(eq_kind e);         /* "zf" | "mmse" */
 const char *channel_model_name(channel_model m); /* "awgn" | "rayleigh" | "tdl" */
 const char *pdp_kind_name(pdp_kind k);         /* "exp" | "tdl-a" | "tdl-b" | "tdl-c" */
 const char *ofdm_domain_name(ofdm_domain d);   /* "frequency" | "time" */
-const char *snr_kind_name(snr_kind k);         /* "ebno" | "esno" | "snr" */
+const char *snr_kind_name(snr_def k);         /* "ebno" | "esno" | "snr" */
 
 #endif

@@ -10,15 +10,71 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* ---- integer literals ---------------------------------------------------- */
+/* ---- source fix-ups ------------------------------------------------------------
+ * libconfig 1.5 has two traps this code steps around before parsing, keeping
+ * every line where it was:
+ *  - an integer literal beyond 32 bits without an L suffix silently wraps
+ *    (seed = 5000000000 reads as 705032704): such literals get their L;
+ *  - an array must hold one type, so [0, 2.5, 5] does not parse: an array
+ *    that mixes integers and floats becomes the list (0, 2.5, 5). */
 
 static int is_name_start(int c) { return isalpha(c) || c == '*'; }
 static int is_name_char(int c) { return isalnum(c) || c == '-' || c == '_' || c == '*'; }
 
-/* Classifies one number token. Returns 1 when it needs an L suffix, 0 when it
- * is fine as it is, -1 when no libconfig integer type can hold it. */
-static int int_literal_needs_l(const char *tok, size_t len) {
+typedef enum { TOK_END, TOK_SPACE, TOK_COMMENT, TOK_STRING, TOK_NAME, TOK_NUMBER, TOK_CHAR } tok_kind;
+
+/* The token at src[i]: its kind, and its end in *end. */
+static tok_kind next_token(const char *src, size_t i, size_t *end) {
+  const char c = src[i];
+  size_t j = i + 1;
+  if (c == '\0') {
+    *end = i;
+    return TOK_END;
+  }
+  if (isspace((unsigned char)c)) {
+    *end = j;
+    return TOK_SPACE;
+  }
+  if (c == '#' || (c == '/' && src[j] == '/')) {
+    while (src[j] && src[j] != '\n') j++;
+    *end = j;
+    return TOK_COMMENT;
+  }
+  if (c == '/' && src[j] == '*') {
+    j++;
+    while (src[j] && !(src[j] == '*' && src[j + 1] == '/')) j++;
+    *end = src[j] ? j + 2 : j;
+    return TOK_COMMENT;
+  }
+  if (c == '"') {
+    while (src[j] && src[j] != '"') j += (src[j] == '\\' && src[j + 1]) ? 2 : 1;
+    *end = src[j] ? j + 1 : j;
+    return TOK_STRING;
+  }
+  if (is_name_start((unsigned char)c)) {
+    while (is_name_char((unsigned char)src[j])) j++;
+    *end = j;
+    return TOK_NAME;
+  }
+  if (isdigit((unsigned char)c) || ((c == '-' || c == '+' || c == '.') && isdigit((unsigned char)src[j]))) {
+    const int hex = c == '0' && (src[j] == 'x' || src[j] == 'X');
+    while (isalnum((unsigned char)src[j]) || src[j] == '.' ||
+           (!hex && (src[j] == '+' || src[j] == '-') && (src[j - 1] == 'e' || src[j - 1] == 'E')))
+      j++;
+    *end = j;
+    return TOK_NUMBER;
+  }
+  *end = j;
+  return TOK_CHAR;
+}
+
+typedef enum { NUM_OTHER, NUM_INT, NUM_FLOAT } num_kind;
+
+/* What a number token is; for integers, *needs_l: 1 when it needs an L, -1
+ * when no libconfig integer type holds it. */
+static num_kind number_kind(const char *tok, size_t len, int *needs_l) {
   char t[64];
+  *needs_l = 0;
   if (len >= sizeof t) len = sizeof t - 1;
   memcpy(t, tok, len);
   t[len] = '\0';
@@ -27,86 +83,78 @@ static int int_literal_needs_l(const char *tok, size_t len) {
     t[--len] = '\0';
     has_l = 1;
   }
-  if (len == 0) return 0;
-  const char *p = t;
-  const int hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
-  if (hex) {
-    if (!p[2]) return 0;
-    for (const char *q = p + 2; *q; q++)
-      if (!isxdigit((unsigned char)*q)) return 0;
+  if (len == 0) return NUM_OTHER;
+  if (t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
+    if (!t[2] || strspn(t + 2, "0123456789abcdefABCDEF") != len - 2) return NUM_OTHER;
     errno = 0;
-    const unsigned long long v = strtoull(p, NULL, 16);
-    if (errno == ERANGE || v > (unsigned long long)INT64_MAX) return -1;
-    return !has_l && v > (unsigned long long)INT32_MAX;
+    const unsigned long long v = strtoull(t, NULL, 16);
+    if (errno == ERANGE || v > (unsigned long long)INT64_MAX) *needs_l = -1;
+    else *needs_l = !has_l && v > (unsigned long long)INT32_MAX;
+    return NUM_INT;
   }
-  const char *digits = (*p == '-' || *p == '+') ? p + 1 : p;
-  if (!*digits) return 0;
-  for (const char *q = digits; *q; q++)
-    if (!isdigit((unsigned char)*q)) return 0; /* a float or not a number at all */
-  errno = 0;
-  const long long v = strtoll(p, NULL, 10);
-  if (errno == ERANGE) return -1;
-  return !has_l && (v > INT32_MAX || v < INT32_MIN);
+  const char *digits = (t[0] == '-' || t[0] == '+') ? t + 1 : t;
+  if (*digits && strspn(digits, "0123456789") == strlen(digits)) {
+    errno = 0;
+    const long long v = strtoll(t, NULL, 10);
+    if (errno == ERANGE) *needs_l = -1;
+    else *needs_l = !has_l && (v > INT32_MAX || v < INT32_MIN);
+    return NUM_INT;
+  }
+  char *stop;
+  strtod(t, &stop);
+  return !has_l && *stop == '\0' ? NUM_FLOAT : NUM_OTHER;
 }
 
-/* Copies src, giving every decimal or hex integer literal beyond 32 bits the L
- * suffix. Strings and comments pass untouched. NULL on a literal beyond 64
- * bits (its line in *bad_line, its text in bad) or out of memory. */
-static char *widen_int_literals(const char *src, int *bad_line, char *bad, size_t badlen) {
+/* For the '[' at src[i]: 1 when its array mixes integers and floats, with the
+ * matching ']' in *close. */
+static int array_is_mixed(const char *src, size_t i, size_t *close) {
+  int ints = 0, floats = 0, dummy;
+  size_t j = i + 1, end;
+  for (tok_kind k; (k = next_token(src, j, &end)) != TOK_END; j = end) {
+    if (k == TOK_NUMBER) {
+      const num_kind nk = number_kind(src + j, end - j, &dummy);
+      ints += nk == NUM_INT;
+      floats += nk == NUM_FLOAT;
+    } else if (k == TOK_CHAR && src[j] == ']') {
+      *close = j;
+      return ints && floats;
+    } else if (k == TOK_STRING || k == TOK_NAME || (k == TOK_CHAR && strchr("[({;=:", src[j]))) {
+      return 0; /* not a plain numeric array: leave it to libconfig */
+    }
+  }
+  return 0;
+}
+
+/* src with the fix-ups above. NULL on an integer beyond 64 bits (its line in
+ * *bad_line, its text in bad) or when out of memory (*bad_line == 0). */
+static char *fix_source(const char *src, int *bad_line, char *bad, size_t badlen) {
   const size_t n = strlen(src);
   char *out = malloc(n + n / 8 + 2); /* an L per literal of at least 10 characters */
   if (!out) return NULL;
-  size_t i = 0, o = 0;
+  size_t o = 0, end, list_close = SIZE_MAX;
   int line = 1;
   *bad_line = 0;
-  while (i < n) {
-    const char c = src[i];
-    if (c == '#' || (c == '/' && src[i + 1] == '/')) {
-      while (i < n && src[i] != '\n') out[o++] = src[i++];
-    } else if (c == '/' && src[i + 1] == '*') {
-      out[o++] = src[i++];
-      out[o++] = src[i++];
-      while (i < n && !(src[i] == '*' && src[i + 1] == '/')) {
-        if (src[i] == '\n') line++;
-        out[o++] = src[i++];
-      }
-      if (i < n) {
-        out[o++] = src[i++];
-        out[o++] = src[i++];
-      }
-    } else if (c == '"') {
-      out[o++] = src[i++];
-      while (i < n && src[i] != '"') {
-        if (src[i] == '\\' && i + 1 < n) out[o++] = src[i++];
-        if (src[i] == '\n') line++;
-        out[o++] = src[i++];
-      }
-      if (i < n) out[o++] = src[i++];
-    } else if (is_name_start((unsigned char)c)) {
-      while (i < n && is_name_char((unsigned char)src[i])) out[o++] = src[i++];
-    } else if (isdigit((unsigned char)c) ||
-               ((c == '-' || c == '+' || c == '.') && isdigit((unsigned char)src[i + 1]))) {
-      size_t j = i + 1;
-      const int hex = c == '0' && (src[j] == 'x' || src[j] == 'X');
-      while (j < n && (isalnum((unsigned char)src[j]) || src[j] == '.' || src[j] == '_' ||
-                       (!hex && (src[j] == '+' || src[j] == '-') &&
-                        (src[j - 1] == 'e' || src[j - 1] == 'E'))))
-        j++;
-      const int need = int_literal_needs_l(src + i, j - i);
-      if (need < 0) {
-        *bad_line = line;
-        snprintf(bad, badlen, "%.*s", (int)(j - i > 40 ? 40 : j - i), src + i);
-        free(out);
-        return NULL;
-      }
-      memcpy(out + o, src + i, j - i);
-      o += j - i;
-      i = j;
-      if (need) out[o++] = 'L';
-    } else {
-      if (c == '\n') line++;
-      out[o++] = src[i++];
+  for (size_t i = 0; next_token(src, i, &end) != TOK_END; i = end) {
+    const tok_kind k = next_token(src, i, &end);
+    int needs_l = 0;
+    if (k == TOK_NUMBER && number_kind(src + i, end - i, &needs_l) == NUM_INT && needs_l < 0) {
+      *bad_line = line;
+      snprintf(bad, badlen, "%.*s", (int)(end - i > 40 ? 40 : end - i), src + i);
+      free(out);
+      return NULL;
     }
+    size_t close;
+    if (k == TOK_CHAR && src[i] == '[' && array_is_mixed(src, i, &close)) {
+      list_close = close;
+      out[o++] = '(';
+    } else if (k == TOK_CHAR && i == list_close) {
+      out[o++] = ')';
+    } else {
+      memcpy(out + o, src + i, end - i);
+      o += end - i;
+      if (needs_l > 0) out[o++] = 'L';
+    }
+    for (size_t q = i; q < end; q++) line += src[q] == '\n';
   }
   out[o] = '\0';
   return out;
@@ -158,6 +206,15 @@ static int line_text(const char *text, int line, char *buf, size_t n) {
   return 1;
 }
 
+/* libconfig's complaint, with a hint where its words are cryptic. */
+static void syntax_text(const config_t *c, char *buf, size_t n) {
+  const char *text = config_error_text(c) ? config_error_text(c) : "unknown error";
+  if (!strcmp(text, "mismatched element type in array"))
+    snprintf(buf, n, "%s (an array holds one type: write [0.0, 10.0] or use a list (0, 10.5))", text);
+  else
+    snprintf(buf, n, "%s", text);
+}
+
 int cfg_read_file(config_t *c, const char *path, char *err, size_t errlen) {
   FILE *f = fopen(path, "rb");
   if (!f) {
@@ -189,7 +246,7 @@ int cfg_read_file(config_t *c, const char *path, char *err, size_t errlen) {
   }
   int bad_line = 0;
   char bad[64];
-  char *wide = widen_int_literals(text, &bad_line, bad, sizeof bad);
+  char *wide = fix_source(text, &bad_line, bad, sizeof bad);
   if (!wide) {
     if (bad_line)
       snprintf(err, errlen, "%s:%d: syntax error: integer %s does not fit in 64 bits", path,
@@ -213,7 +270,9 @@ int cfg_read_file(config_t *c, const char *path, char *err, size_t errlen) {
     const char *efile = config_error_file(c);
     const int eline = config_error_line(c);
     const char *etext = config_error_text(c) ? config_error_text(c) : "unknown error";
-    char near[80];
+    char near[80], what[200];
+    syntax_text(c, what, sizeof what);
+    etext = what;
     if (!efile && line_text(text, eline, near, sizeof near))
       snprintf(err, errlen, "%s:%d: syntax error: %s, in: %s", path, eline, etext, near);
     else
@@ -250,11 +309,18 @@ static void put_escaped(char *dst, const char *s) {
   *o = '\0';
 }
 
-const config_setting_t *cfg_parse_value(config_t *scratch, const char *text) {
+const config_setting_t *cfg_parse_value(config_t *scratch, const char *text, char *why, size_t whylen) {
   const size_t n = strlen(text);
   int bad_line;
   char bad[64];
-  char *wide = widen_int_literals(text, &bad_line, bad, sizeof bad);
+  snprintf(why, whylen, "out of memory");
+  char *wide = fix_source(text, &bad_line, bad, sizeof bad);
+  const char *first = text + strspn(text, " \t");
+  const int structured = *first && strchr("[({\"", *first);
+  if (!wide && bad_line) {
+    snprintf(why, whylen, "integer %s does not fit in 64 bits", bad);
+    if (structured) return NULL;
+  }
   if (wide) {
     char *src = malloc(strlen(wide) + 8);
     if (src) {
@@ -266,10 +332,13 @@ const config_setting_t *cfg_parse_value(config_t *scratch, const char *text) {
         free(wide);
         return single_v(scratch);
       }
+      if (!ok) syntax_text(scratch, why, whylen);
+      else snprintf(why, whylen, "more than one value");
     }
     free(wide);
     config_destroy(scratch);
     config_init(scratch);
+    if (structured) return NULL;
   }
   /* not one libconfig value: a bare word, so a string */
   char *src = malloc(4 * n + 8);

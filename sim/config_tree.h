@@ -42,16 +42,22 @@ int cfg_is_number(const config_setting_t *s);
 void cfg_where(const config_setting_t *s, const char *file, char *buf, size_t n);
 
 /* ---- reading ---------------------------------------------------------------
- * Reads `path` into c (freshly config_init'ed). Integer literals too large for
- * 32 bits get libconfig's L suffix first: libconfig 1.5 silently wraps them
- * otherwise (seed = 5000000000 would become 705032704). @include is resolved
+ * Reads `path` into c (freshly config_init'ed), stepping around two libconfig
+ * 1.5 traps first (lines stay where they were): integer literals beyond 32
+ * bits get the L suffix (libconfig silently wraps them: seed = 5000000000
+ * would read as 705032704), and an array mixing integers and floats, which
+ * libconfig rejects ([0, 2.5, 5]), becomes a list. @include is resolved
  * relative to the file's folder. 0, or 2 with "FILE: cannot read: ..." or
  * "FILE:LINE: syntax error: ..." in err. */
 int cfg_read_file(config_t *c, const char *path, char *err, size_t errlen);
 
 /* Parses one value in libconfig syntax into `scratch` (config_init'ed) and
- * returns it; a text that is not one valid value becomes a string. */
-const config_setting_t *cfg_parse_value(config_t *scratch, const char *text);
+ * returns it, with the fix-ups of cfg_read_file. A text that is not one
+ * valid value is a string (a bare word:
+ * 16qam, tdl), unless it starts like an array, list, group or quoted string:
+ * then NULL with libconfig's complaint in why. */
+const config_setting_t *cfg_parse_value(config_t *scratch, const char *text, char *why,
+                                        size_t whylen);
 
 /* Sets the dotted `path` of c to a copy of `value`, creating missing groups
  * and replacing whatever was there. Every setting it creates gets `hook`.

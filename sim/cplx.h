@@ -13,7 +13,7 @@
 #else
 #define OFDM_HD static inline
 #define OFDM_UNROLL
-#define OFDM_ALIGN8 _Alignas(8)
+#define OFDM_ALIGN8 __attribute__((aligned(8)))
 #endif
 
 /* Same layout as CUDA's float2: real and imaginary interleaved, 8-byte aligned,

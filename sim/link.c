@@ -11,7 +11,7 @@
 #include "cuda/backend_cuda.h"
 #endif
 
-double link_noise_variance(snr_kind kind, double snr_db, int tx, int bps) {
+double link_noise_variance(snr_def kind, double snr_db, int tx, int bps) {
   const double lin = pow(10.0, snr_db / 10.0);
   switch (kind) {
     case SNR_ESNO: return 1.0 / lin;                 /* Es/N0 per stream */

@@ -16,7 +16,7 @@ typedef enum { EQ_ZF = 0, EQ_MMSE = 1 } eq_kind;
 typedef enum { CH_AWGN = 0, CH_RAYLEIGH = 1, CH_TDL = 2 } channel_model;
 typedef enum { PDP_EXP = 0, PDP_TDL_A = 1, PDP_TDL_B = 2, PDP_TDL_C = 3 } pdp_kind;
 typedef enum { DOMAIN_FREQUENCY = 0, DOMAIN_TIME = 1 } ofdm_domain;
-typedef enum { SNR_EBNO = 0, SNR_ESNO = 1, SNR_SNR = 2 } snr_kind;
+typedef enum { SNR_EBNO = 0, SNR_ESNO = 1, SNR_SNR = 2 } snr_def;
 
 /* A multipath power-delay profile on the sample grid: tap l arrives delay[l]
  * samples late with mean power power[l]; the powers sum to 1. */
@@ -39,7 +39,7 @@ typedef struct link_params {
   double csi_error_var;    /* the equalizer sees H + E, E ~ CN(0, var) */
   ofdm_domain domain;
   int subcarriers, symbols, cp_length;
-  snr_kind snr_kind;
+  snr_def snr_kind;         
   double snr_db;
   double n0;               /* noise variance per receive antenna and RE */
   uint64_t seed;
@@ -55,7 +55,7 @@ static inline uint64_t link_bits_per_frame(const link_params *p) {
 }
 
 /* N0 from the SNR definitions of DESIGN.md (unit-energy symbols, E|h|^2 = 1). */
-double link_noise_variance(snr_kind kind, double snr_db, int tx, int bps);
+double link_noise_variance(snr_def kind, double snr_db, int tx, int bps);
 
 /* Wall time spent in each stage of a batch, seconds (device time on a GPU). */
 typedef struct stage_times {

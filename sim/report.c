@@ -11,15 +11,6 @@
 #include "sim/stats.h"
 #include "version.h"
 
-static const char *equalizer_name(eq_kind e) { return e == EQ_ZF ? "zf" : "mmse"; }
-static const char *model_name(channel_model m) {
-  return m == CH_AWGN ? "awgn" : m == CH_RAYLEIGH ? "rayleigh" : "tdl";
-}
-static const char *domain_name(ofdm_domain d) { return d == DOMAIN_TIME ? "time" : "frequency"; }
-static const char *snr_kind_name(snr_kind k) {
-  return k == SNR_EBNO ? "ebno" : k == SNR_ESNO ? "esno" : "snr";
-}
-
 static double ber_of(const point_result *r) {
   return r->bits ? (double)r->bit_errors / (double)r->bits : NAN;
 }
@@ -80,8 +71,8 @@ static void csv_row(FILE *f, const sim_point *pt, const point_result *r) {
   double lo, hi;
   wilson_interval(r->bit_errors, r->bits, 0.95, &lo, &hi);
   fprintf(f, "%u,%d,%d,%s,%s,%s,%s,%s,%.17g,%.17g,%llu,%llu,%.10g,%.10g,%.10g,", p->point_id, p->tx,
-          p->rx, modulation_name_of_bps(p->bps), equalizer_name(p->equalizer), model_name(p->model),
-          domain_name(p->domain), snr_kind_name(p->snr_kind), p->snr_db, p->n0,
+          p->rx, modulation_name_of_bps(p->bps), equalizer_name(p->equalizer), channel_model_name(p->model),
+          ofdm_domain_name(p->domain), snr_kind_name(p->snr_kind), p->snr_db, p->n0,
           (unsigned long long)r->bits, (unsigned long long)r->bit_errors, r->bits ? ber_of(r) : 0.0,
           lo, hi);
   if (isnan(r->theory)) fputs(",,", f);

@@ -5,7 +5,7 @@
 #include <math.h>
 
 #define THEORY_MAX_TERMS 15 /* L - 1 for 256-QAM's 16 levels a dimension */
-#define THEORY_MAX_L 64     /* plenty for LINK_MAX_RX; keeps the binomials exact */
+#define THEORY_MAX_L 64     /* well past LINK_MAX_RX; the binomials stay far from overflow */
 
 int theory_erfc_terms(int bps, double *w, double *c2, int max_terms) {
   if (bps == 1) {
@@ -21,7 +21,7 @@ int theory_erfc_terms(int bps, double *w, double *c2, int max_terms) {
   const double m = (double)(1 << bps);
   const int terms = levels - 1;
   if (max_terms < terms) return 0;
-  /* Cho & Yoon, eq. (14)/(16): bit k of a dimension (k = 1 is the MSB) errs
+  /* Cho & Yoon: bit k of a dimension (k = 1 is the MSB) errs
    * with probability (1/L) sum_i (-1)^floor(i 2^(k-1)/L)
    *   * (2^(k-1) - floor(i 2^(k-1)/L + 1/2)) * erfc((2i+1) sqrt(3 Es/N0 / (2(M-1)))),
    * i < (1 - 2^-k) L; the BER is the mean over the log2(L) bits. Collecting
@@ -51,7 +51,8 @@ double theory_ber_awgn(int bps, double esn0) {
   return ber;
 }
 
-/* E[Q(sqrt(2 g X))] for X ~ Gamma(L, mean): Proakis (14.4-15),
+/* E[Q(sqrt(2 g X))] for X ~ Gamma(L, mean), the classic MRC-over-Rayleigh
+ * result (Proakis, Digital Communications, sec. 14.4):
  *   ((1-mu)/2)^L sum_{k<L} C(L-1+k, k) ((1+mu)/2)^k,  mu = sqrt(g mean / (1 + g mean)).
  * 1 - mu is formed as (1 - mu^2)/(1 + mu) so that high SNR keeps its digits. */
 static double gamma_avg_q(double g, double mean, int L) {

@@ -236,12 +236,16 @@ static void test_rayleigh_textbook(void) {
     if (rel_err(theory_ber_gamma(1, g, 2), bpsk2) > tol * (1.0 + g)) bad++;
   }
   CHECK(bad == 0, "%d textbook Rayleigh values missed", bad);
-  /* High SNR slope: BPSK L=1 -> 1/(4g), L=2 -> 3/(16 g^2). */
-  const double g = 1e8;
-  CHECK(rel_err(theory_ber_gamma(1, g, 1), 1.0 / (4.0 * g)) < 1e-6, "bpsk L=1 asymptote %.6e",
-        theory_ber_gamma(1, g, 1));
-  CHECK(rel_err(theory_ber_gamma(1, g, 2), 3.0 / (16.0 * g * g)) < 1e-6,
-        "bpsk L=2 asymptote %.6e", theory_ber_gamma(1, g, 2));
+  /* High SNR slope: BPSK L=1 -> 1/(4g), L=2 -> 3/(16 g^2), also far beyond
+   * where a naive 1 - mu would have lost its digits. */
+  static const double gs[] = {1e8, 1e14};
+  for (int i = 0; i < 2; i++) {
+    const double g = gs[i];
+    CHECK(rel_err(theory_ber_gamma(1, g, 1), 1.0 / (4.0 * g)) < 1e-6,
+          "bpsk L=1 asymptote at %g: %.6e", g, theory_ber_gamma(1, g, 1));
+    CHECK(rel_err(theory_ber_gamma(1, g, 2), 3.0 / (16.0 * g * g)) < 1e-6,
+          "bpsk L=2 asymptote at %g: %.6e", g, theory_ber_gamma(1, g, 2));
+  }
 }
 
 /* ---- model selection ----------------------------------------------------- */

@@ -1,0 +1,33 @@
+/* The command line:
+ *   ofdmsim CONFIG.cfg [--set KEY=VALUE]... [-o results.csv] [-q]
+ *   ofdmsim bench [...]
+ *   ofdmsim --help | -h,  ofdmsim --version | -V */
+#ifndef OFDMSIM_CLI_H
+#define OFDMSIM_CLI_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef enum { CLI_RUN, CLI_BENCH, CLI_HELP, CLI_VERSION } cli_command;
+
+typedef struct cli_args {
+  cli_command command;
+  const char *config_path;      /* CLI_RUN */
+  const char **overrides;       /* "KEY=VALUE" strings from --set, in order (point into argv) */
+  int n_overrides;
+  const char *output_csv;       /* -o / --output, NULL if absent */
+  int quiet;                    /* -q: no progress line */
+  int bench_argc;
+  char **bench_argv;            /* CLI_BENCH: everything after "bench" */
+} cli_args;
+
+/* 0 on success; 2 with a one-line message in err on a usage error (unknown
+ * flag, missing value, --set without '=', two config files, no config file).
+ * --help and --version win wherever they appear (before a "--"). */
+int cli_parse(int argc, char **argv, cli_args *out, char *err, size_t errlen);
+/* Safe after a failed parse and twice. */
+void cli_free(cli_args *a);
+/* Usage, every flag, and every config key with type, default and allowed values. */
+void cli_print_help(FILE *f);
+
+#endif

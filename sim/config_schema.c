@@ -1,0 +1,282 @@
+/* The config schema table and the checks of single values against it. */
+#include "sim/config_schema.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "sim/config.h"
+#include "sim/config_tree.h"
+#include "sim/link.h"
+
+static const char *const backend_names[] = {"auto", "cpu", "cuda", NULL};
+static const char *const snr_kind_names[] = {"ebno", "esno", "snr", NULL};
+static const int snr_kind_values[] = {SNR_EBNO, SNR_ESNO, SNR_SNR};
+static const char *const modulation_names[] = {"bpsk", "qpsk", "16qam", "64qam", "256qam", NULL};
+static const int modulation_bps[] = {1, 2, 4, 6, 8};
+static const char *const equalizer_names[] = {"zf", "mmse", NULL};
+static const int equalizer_values[] = {EQ_ZF, EQ_MMSE};
+static const char *const model_names[] = {"awgn", "rayleigh", "tdl", NULL};
+static const int model_values[] = {CH_AWGN, CH_RAYLEIGH, CH_TDL};
+static const char *const profile_names[] = {"exp", "tdl-a", "tdl-b", "tdl-c", NULL};
+static const int profile_values[] = {PDP_EXP, PDP_TDL_A, PDP_TDL_B, PDP_TDL_C};
+static const char *const domain_names[] = {"frequency", "time", NULL};
+static const int domain_values[] = {DOMAIN_FREQUENCY, DOMAIN_TIME};
+
+#define INT_KEY(p, def, lo, hi, run, h) \
+  {.path = p, .type = KT_INT, .default_text = def, .imin = lo, .imax = hi, .per_run = run, .follows = -1, .help = h}
+#define NUM_KEY(p, def, l, lopen, h_, hopen, h) \
+  {.path = p, .type = KT_NUMBER, .default_text = def, .lo = l, .lo_open = lopen, .hi = h_, .hi_open = hopen, .follows = -1, .help = h}
+#define CHOICE_KEY(p, def, names, values, run, h) \
+  {.path = p, .type = KT_CHOICE, .default_text = def, .choices = names, .choice_values = values, .per_run = run, .follows = -1, .help = h}
+
+const config_key config_keys[KEY_COUNT] = {
+  [KEY_BACKEND] = CHOICE_KEY("simulation.backend", "\"auto\"", backend_names, NULL, 1,
+                             "where the points run; auto picks cuda when a GPU is usable"),
+  [KEY_SEED] = INT_KEY("simulation.seed", "1", 0, INT64_MAX, 0,
+                       "key of the random streams: same seed, same bits, channels and noise on every backend"),
+  [KEY_SNR_DB] = {.path = "simulation.snr_db", .type = KT_NUMBERS, .default_text = "[0.0, 5.0, 10.0]",
+                  .lo = -50, .hi = 100, .follows = -1,
+                  .help = "SNR points in dB, the innermost sweep (a bare number is one point)"},
+  [KEY_SNR_KIND] = CHOICE_KEY("simulation.snr_kind", "\"ebno\"", snr_kind_names, snr_kind_values, 0,
+                              "what snr_db means: Eb/N0, Es/N0 per stream, or total received SNR per antenna"),
+  [KEY_TARGET_ERRORS] = INT_KEY("simulation.target_errors", "1000", 1, INT64_MAX, 0,
+                                "stop a point after this many bit errors"),
+  [KEY_MAX_BITS] = NUM_KEY("simulation.max_bits", "1.0e8", 1, 0, 1e15, 0,
+                           "... or after this many simulated bits"),
+  [KEY_THREADS] = INT_KEY("simulation.threads", "0", 0, INT32_MAX, 1, "CPU threads (0 = all cores)"),
+  [KEY_BATCH_FRAMES] = INT_KEY("simulation.batch_frames", "0", 0, INT64_MAX, 1,
+                               "frames per batch (0 = the backend chooses)"),
+  [KEY_GPU_MEMORY_MB] = INT_KEY("simulation.gpu_memory_mb", "0", 0, INT64_MAX, 1,
+                                "cap on the GPU memory used, MiB (0 = the free device memory)"),
+  [KEY_TX] = INT_KEY("mimo.tx", "2", 1, LINK_MAX_TX, 0, "transmit streams Nt"),
+  [KEY_RX] = INT_KEY("mimo.rx", "2", 1, LINK_MAX_RX, 0, "receive antennas Nr"),
+  [KEY_MODULATION] = CHOICE_KEY("modulation", "\"qpsk\"", modulation_names, modulation_bps, 0,
+                                "Gray-mapped QAM with unit mean energy (1, 2, 4, 6, 8 bits per symbol)"),
+  [KEY_EQUALIZER] = CHOICE_KEY("equalizer", "\"mmse\"", equalizer_names, equalizer_values, 0,
+                               "zero forcing, or MMSE with bias correction; zf needs rx >= tx"),
+  [KEY_MODEL] = CHOICE_KEY("channel.model", "\"rayleigh\"", model_names, model_values, 0,
+                           "awgn: H = I (needs rx = tx); rayleigh: i.i.d. CN(0,1) per RE; tdl: multipath taps per frame"),
+  [KEY_PROFILE] = {.path = "channel.profile", .type = KT_CHOICE, .default_text = "\"exp\"",
+                   .choices = profile_names, .choice_values = profile_values,
+                   .follows = KEY_MODEL, .only_with = "tdl",
+                   .help = "power-delay profile: exponential, or 3GPP TR 38.901 TDL-A/B/C"},
+  [KEY_DELAY_SPREAD] = {.path = "channel.delay_spread", .type = KT_NUMBER, .default_text = "4.0",
+                        .lo = 0, .lo_open = 1, .hi = INFINITY, .follows = KEY_MODEL,
+                        .only_with = "tdl",
+                        .help = "RMS delay spread in samples; the longest tap must stay below subcarriers"},
+  [KEY_RHO_TX] = NUM_KEY("channel.rho_tx", "0.0", 0, 0, 1, 1,
+                         "exponential correlation of adjacent transmit antennas (not with awgn)"),
+  [KEY_RHO_RX] = NUM_KEY("channel.rho_rx", "0.0", 0, 0, 1, 1,
+                         "exponential correlation of adjacent receive antennas (not with awgn)"),
+  [KEY_K_FACTOR] = NUM_KEY("channel.k_factor", "0.0", 0, 0, INFINITY, 0,
+                           "Rician K factor, linear; 0 is Rayleigh (not with awgn)"),
+  [KEY_CSI_ERROR_VAR] = NUM_KEY("channel.csi_error_var", "0.0", 0, 0, INFINITY, 0,
+                                "variance of the channel estimation error E: the equalizer sees H + E"),
+  [KEY_SUBCARRIERS] = INT_KEY("ofdm.subcarriers", "1024", 1, 65536, 0,
+                              "subcarriers per OFDM symbol (the FFT size)"),
+  [KEY_SYMBOLS] = INT_KEY("ofdm.symbols", "14", 1, 1000, 0, "OFDM symbols per frame"),
+  [KEY_DOMAIN] = CHOICE_KEY("ofdm.domain", "\"frequency\"", domain_names, domain_values, 0,
+                            "frequency: y = Hx + n per subcarrier; time: IFFT, cyclic prefix, taps, FFT "
+                            "(awgn or tdl)"),
+  [KEY_CP_LENGTH] = {.path = "ofdm.cp_length", .type = KT_INT, .default_note = "subcarriers/8",
+                     .imin = 0, .imax = 65535, .follows = KEY_SUBCARRIERS,
+                     .help = "cyclic prefix in samples, below subcarriers"},
+};
+
+int config_key_find(const char *path) {
+  for (int k = 0; k < KEY_COUNT; k++)
+    if (!strcmp(config_keys[k].path, path)) return k;
+  return -1;
+}
+
+int config_key_is_group(const char *path) {
+  const size_t n = strlen(path);
+  for (int k = 0; k < KEY_COUNT; k++)
+    if (!strncmp(config_keys[k].path, path, n) && config_keys[k].path[n] == '.') return 1;
+  return 0;
+}
+
+/* 1e15, not 1e+15: bounds as a person writes them */
+static void format_bound(double v, char *buf, size_t n) {
+  char tmp[40];
+  snprintf(tmp, sizeof tmp, "%g", v);
+  char *e = strchr(tmp, 'e');
+  if (e) {
+    char *d = e + 1;
+    const int neg = *d == '-';
+    if (*d == '+' || *d == '-') d++;
+    while (*d == '0' && d[1]) d++;
+    snprintf(buf, n, "%.*se%s%s", (int)(e - tmp), tmp, neg ? "-" : "", d);
+  } else {
+    snprintf(buf, n, "%s", tmp);
+  }
+}
+
+static void number_expected(const config_key *key, char *buf, size_t n) {
+  char lo[40], hi[40];
+  format_bound(key->lo, lo, sizeof lo);
+  format_bound(key->hi, hi, sizeof hi);
+  const int has_lo = isfinite(key->lo), has_hi = isfinite(key->hi);
+  if (has_lo && has_hi)
+    snprintf(buf, n, "a number in %c%s, %s%c", key->lo_open ? '(' : '[', lo, hi, key->hi_open ? ')' : ']');
+  else if (has_lo)
+    snprintf(buf, n, "a number %s %s", key->lo_open ? ">" : ">=", lo);
+  else if (has_hi)
+    snprintf(buf, n, "a number %s %s", key->hi_open ? "<" : "<=", hi);
+  else
+    snprintf(buf, n, "a number");
+}
+
+void config_key_expected(config_key_id k, char *buf, size_t n) {
+  const config_key *key = &config_keys[k];
+  switch (key->type) {
+    case KT_INT:
+      if (key->imax == INT64_MAX) snprintf(buf, n, "an integer >= %lld", (long long)key->imin);
+      else snprintf(buf, n, "an integer in [%lld, %lld]", (long long)key->imin, (long long)key->imax);
+      break;
+    case KT_NUMBER: number_expected(key, buf, n); break;
+    case KT_NUMBERS: {
+      char one[96];
+      number_expected(key, one, sizeof one);
+      snprintf(buf, n, "%s or a non-empty list of them", one);
+      break;
+    }
+    case KT_CHOICE: {
+      size_t len = (size_t)snprintf(buf, n, "one of ");
+      for (int i = 0; key->choices[i] && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : "", key->choices[i]);
+      break;
+    }
+  }
+}
+
+static int number_ok(const config_key *key, const config_setting_t *s) {
+  if (!cfg_is_number(s)) return 0;
+  const double x = cfg_number(s);
+  if (!isfinite(x)) return 0;
+  if (key->lo_open ? !(x > key->lo) : !(x >= key->lo)) return 0;
+  if (key->hi_open ? !(x < key->hi) : !(x <= key->hi)) return 0;
+  return 1;
+}
+
+static int choice_index(const config_key *key, const config_setting_t *s) {
+  if (config_setting_type(s) != CONFIG_TYPE_STRING) return -1;
+  const char *v = config_setting_get_string(s);
+  for (int i = 0; key->choices[i]; i++)
+    if (!strcmp(key->choices[i], v)) return i;
+  return -1;
+}
+
+int config_key_check(config_key_id k, const config_setting_t *s, char *msg, size_t n,
+                     const config_setting_t **bad) {
+  const config_key *key = &config_keys[k];
+  char expected[160], got[96];
+  *bad = s;
+  switch (key->type) {
+    case KT_INT: {
+      const int type = config_setting_type(s);
+      if (type == CONFIG_TYPE_INT || type == CONFIG_TYPE_INT64) {
+        const long long v = config_setting_get_int64(s);
+        if (v >= key->imin && v <= key->imax) return 0;
+      }
+      break;
+    }
+    case KT_NUMBER:
+      if (number_ok(key, s)) return 0;
+      break;
+    case KT_NUMBERS:
+      if (cfg_is_number(s)) {
+        if (number_ok(key, s)) return 0;
+        number_expected(key, expected, sizeof expected);
+        cfg_describe(s, got, sizeof got);
+        snprintf(msg, n, "%s: expected %s, got %s", key->path, expected, got);
+        return -1;
+      }
+      if ((config_setting_is_array(s) || config_setting_is_list(s)) && config_setting_length(s) > 0) {
+        for (int i = 0; i < config_setting_length(s); i++) {
+          const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+          if (number_ok(key, e)) continue;
+          *bad = e;
+          number_expected(key, expected, sizeof expected);
+          cfg_describe(e, got, sizeof got);
+          snprintf(msg, n, "%s[%d]: expected %s, got %s", key->path, i, expected, got);
+          return -1;
+        }
+        return 0;
+      }
+      break;
+    case KT_CHOICE:
+      if (choice_index(key, s) >= 0) return 0;
+      if (config_setting_type(s) == CONFIG_TYPE_STRING) {
+        size_t count = 0;
+        while (key->choices[count]) count++;
+        const char *near = cfg_suggest(config_setting_get_string(s), key->choices, count);
+        config_key_expected(k, expected, sizeof expected);
+        cfg_describe(s, got, sizeof got);
+        if (near)
+          snprintf(msg, n, "%s: expected %s, got %s (did you mean \"%s\"?)", key->path, expected, got, near);
+        else
+          snprintf(msg, n, "%s: expected %s, got %s", key->path, expected, got);
+        return -1;
+      }
+      break;
+  }
+  config_key_expected(k, expected, sizeof expected);
+  cfg_describe(s, got, sizeof got);
+  snprintf(msg, n, "%s: expected %s, got %s", key->path, expected, got);
+  return -1;
+}
+
+int64_t config_key_int(const config_setting_t *s) { return (int64_t)config_setting_get_int64(s); }
+
+double config_key_number(const config_setting_t *s) { return cfg_number(s); }
+
+int config_key_choice(config_key_id k, const config_setting_t *s) {
+  const config_key *key = &config_keys[k];
+  const int i = choice_index(key, s);
+  if (i < 0) return -1;
+  return key->choice_values ? key->choice_values[i] : i;
+}
+
+const char *config_key_choice_name(config_key_id k, int value) {
+  const config_key *key = &config_keys[k];
+  for (int i = 0; key->choices[i]; i++)
+    if ((key->choice_values ? key->choice_values[i] : i) == value) return key->choices[i];
+  return NULL;
+}
+
+static const char *name_or_unknown(config_key_id k, int value) {
+  const char *name = config_key_choice_name(k, value);
+  return name ? name : "unknown";
+}
+
+const char *modulation_name_of_bps(int bps) { return name_or_unknown(KEY_MODULATION, bps); }
+const char *equalizer_name(eq_kind e) { return name_or_unknown(KEY_EQUALIZER, (int)e); }
+const char *channel_model_name(channel_model m) { return name_or_unknown(KEY_MODEL, (int)m); }
+const char *pdp_kind_name(pdp_kind k) { return name_or_unknown(KEY_PROFILE, (int)k); }
+const char *ofdm_domain_name(ofdm_domain d) { return name_or_unknown(KEY_DOMAIN, (int)d); }
+const char *snr_kind_name(snr_def k) { return name_or_unknown(KEY_SNR_KIND, (int)k); }
+
+void sim_config_print_keys(FILE *f) {
+  static const char *const type_names[] = {
+      [KT_INT] = "integer", [KT_NUMBER] = "number", [KT_NUMBERS] = "number(s)", [KT_CHOICE] = "string"};
+  fprintf(f, "Config keys (libconfig syntax; from the command line: --set KEY=VALUE):\n");
+  for (int k = 0; k < KEY_COUNT; k++) {
+    const config_key *key = &config_keys[k];
+    char expected[160];
+    config_key_expected((config_key_id)k, expected, sizeof expected);
+    fprintf(f, "  %-25s %-9s default %-18s %s\n", key->path, type_names[key->type],
+            key->default_text ? key->default_text : key->default_note, expected);
+    fprintf(f, "  %-25s %s", "", key->help);
+    if (key->only_with)
+      fprintf(f, "; only with %s = \"%s\"", config_keys[key->follows].path, key->only_with);
+    if (key->per_run) fprintf(f, "; one value per run, not swept");
+    fprintf(f, "\n");
+  }
+  fprintf(f,
+          "  %-25s %-9s default %-18s %s\n"
+          "  %-25s %s\n",
+          "sweep", "list", "()", "({ key = \"KEY\"; values = [V1, V2, ...]; }, ...)", "",
+          "points: the cartesian product of the entries, the first outermost, times "
+          "simulation.snr_db innermost");
+}

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# The bad-input catalogue. Every bad config in tests/bad/ and every bad command
+# line below must make ofdmsim exit 2, print one "ofdmsim: error: ..." line
+# holding the promised parts (file:line or --set, the key, what was expected),
+# and create no output file (neither the CSV nor its JSON sidecar).
+#
+# A config in tests/bad/ states its expectations in its first lines:
+#   # expect: TEXT      (TEXT must appear in the error line; FILE stands for
+#                        the path the config was given by)
+#   # args: ARGS        (optional extra arguments, split on blanks)
+set -u
+
+: "${OFDMSIM:?set OFDMSIM to the ofdmsim binary}"
+SRC="${OFDMSIM_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}"
+BAD="$SRC/tests/bad"
+if [ ! -x "$OFDMSIM" ]; then
+  echo "test_config_errors: $OFDMSIM is not an executable" >&2
+  exit 1
+fi
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+passed=0
+failed=0
+
+# expect_error NAME EXPECTED... -- ARGS...
+expect_error() {
+  local name=$1
+  shift
+  local expected=()
+  while [ "$1" != "--" ]; do
+    expected+=("$1")
+    shift
+  done
+  shift
+  rm -f "$TMP/out.csv" "$TMP/out.json"
+  "$OFDMSIM" "$@" -o "$TMP/out.csv" >"$TMP/stdout" 2>"$TMP/stderr" </dev/null
+  local rc=$? why="" line
+  line=$(grep -m1 '^ofdmsim: error: ' "$TMP/stderr")
+  [ "$rc" -eq 2 ] || why+="exit code $rc, expected 2; "
+  [ -n "$line" ] || why+="no 'ofdmsim: error: ' line on stderr; "
+  local e
+  for e in "${expected[@]}"; do
+    case "$line" in
+      *"$e"*) ;;
+      *) why+="the error line lacks [$e]; " ;;
+    esac
+  done
+  [ -e "$TMP/out.csv" ] && why+="out.csv was created; "
+  [ -e "$TMP/out.json" ] && why+="out.json was created; "
+  if [ -z "$why" ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAILED $name: $why" >&2
+    echo "  command: ofdmsim $* -o $TMP/out.csv" >&2
+    sed 's/^/  stderr: /' "$TMP/stderr" >&2
+  fi
+}
+
+# --- the bad configs ----------------------------------------------------------
+n_files=0
+for cfg in "$BAD"/*.cfg; do
+  n_files=$((n_files + 1))
+  expected=()
+  extra=()
+  while IFS= read -r l; do
+    case "$l" in
+      "# expect: "*) e=${l#"# expect: "}; expected+=("${e//FILE/$cfg}") ;;
+      "# args: "*) read -r -a more <<<"${l#"# args: "}"; extra+=("${more[@]}") ;;
+      "#"*) ;;
+      *) break ;;
+    esac
+  done <"$cfg"
+  if [ ${#expected[@]} -eq 0 ]; then
+    failed=$((failed + 1))
+    echo "FAILED $(basename "$cfg"): no '# expect:' line" >&2
+    continue
+  fi
+  expect_error "$(basename "$cfg")" "${expected[@]}" -- "$cfg" ${extra[@]+"${extra[@]}"}
+done
+if [ "$n_files" -lt 20 ]; then
+  failed=$((failed + 1))
+  echo "FAILED: only $n_files bad configs in $BAD" >&2
+fi
+
+# --- bad command lines, around a config that is fine ------------------------
+good="$TMP/good.cfg"
+cat >"$good" <<'EOF'
+simulation = { snr_db = [0.0, 10.0]; max_bits = 1.0e4; target_errors = 10; };
+mimo = { tx = 2; rx = 2; };
+modulation = "qpsk";
+ofdm = { subcarriers = 64; symbols = 2; };
+EOF
+cp "$good" "$TMP/other.cfg"
+
+expect_error set_without_equals "--set mimo.tx: expected KEY=VALUE" -- "$good" --set mimo.tx
+expect_error set_without_key "--set =4: expected KEY=VALUE" -- "$good" --set =4
+expect_error set_without_value "option --set needs a value" -- "$good" --set
+expect_error unknown_flag "unknown option '--bogus'" -- "$good" --bogus
+expect_error misspelt_flag "unknown option '--sett' (did you mean '--set'?)" -- "$good" --sett mimo.tx=2
+expect_error two_configs "two config files given: '$good' and '$TMP/other.cfg'" -- "$good" "$TMP/other.cfg"
+expect_error no_config "no config file given" --
+expect_error output_without_value "option -o needs a value" -- "$good" -o
+expect_error missing_file "$TMP/absent.cfg: cannot read: No such file or directory" -- "$TMP/absent.cfg"
+expect_error folder_as_config "$BAD: cannot read: Is a directory" -- "$BAD"
+expect_error set_out_of_range "--set mimo.tx=9: mimo.tx: expected an integer in [1, 8], got 9" -- \
+  "$good" --set mimo.tx=9
+expect_error set_eq_form_out_of_range "--set mimo.rx=0: mimo.rx: expected an integer in [1, 16], got 0" -- \
+  "$good" --set=mimo.rx=0
+expect_error set_unknown_key "--set mimo.txx=2: unknown key 'mimo.txx' (did you mean 'mimo.tx'?)" -- \
+  "$good" --set mimo.txx=2
+expect_error set_bad_enum \
+  '--set modulation=qpsq: modulation: expected one of bpsk, qpsk, 16qam, 64qam, 256qam, got "qpsq"' -- \
+  "$good" --set modulation=qpsq
+expect_error set_bad_list "--set simulation.snr_db=[0,: simulation.snr_db: syntax error" -- \
+  "$good" "--set" "simulation.snr_db=[0,"
+expect_error set_string_for_list \
+  '--set simulation.snr_db=high: simulation.snr_db: expected a number in [-50, 100] or a non-empty list of them, got "high"' -- \
+  "$good" --set simulation.snr_db=high
+expect_error set_combination '--set equalizer=zf: equalizer: "zf" needs mimo.rx >= mimo.tx, got tx = 2, rx = 1' -- \
+  "$good" --set equalizer=zf --set mimo.rx=1
+expect_error set_bad_sweep \
+  '--set sweep=({key="mimo.tx"; values=[2, 10];}): mimo.tx: expected an integer in [1, 8], got 10 (sweep[0].values[1])' -- \
+  "$good" '--set' 'sweep=({key="mimo.tx"; values=[2, 10];})'
+expect_error set_last_one_wins "--set mimo.tx=12: mimo.tx: expected an integer in [1, 8], got 12" -- \
+  "$good" --set mimo.tx=4 --set mimo.tx=12
+
+# --- and the flags that must work, so that the failures above mean something -
+if "$OFDMSIM" --help >"$TMP/help" 2>&1 && grep -q -- '--set KEY=VALUE' "$TMP/help" &&
+  grep -q 'channel.delay_spread' "$TMP/help" && grep -q 'ofdm.cp_length' "$TMP/help"; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+  echo "FAILED help: ofdmsim --help did not exit 0 with the flags and the keys" >&2
+fi
+if "$OFDMSIM" --version >"$TMP/version" 2>&1 && [ -s "$TMP/version" ]; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+  echo "FAILED version: ofdmsim --version did not exit 0 with a version" >&2
+fi
+
+echo "test_config_errors: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
