@@ -13,19 +13,26 @@
  * real part of the diagonal; they write the full matrix, exactly Hermitian
  * (lower = conj(upper), diagonal imaginary parts exactly 0).
  *
- * Singular inputs.  The inverses are LDL^H eliminations in disguise: pivot k is
- * d_k = 1 / ((A_k)^-1)_kk for the leading k x k block A_k, and for an HPD A
- * 1/cond(A) <= d_k / a_kk <= 1.  Each function returns
- *     r = min_k d_k / a_kk,
- * a scale-free conditioning measure (1 for a diagonal matrix, >= 1/cond(A)).
- * When a pivot fails d_k > MAT_SINGULAR_TOL * a_kk -- a non-PD input, an exactly
- * or numerically singular one (cond >~ 1e6: the pivot is then below the float
- * rounding of its own computation), or a NaN/Inf input -- EVERY output element
- * is NaN; a result is either an inverse or all NaN, never finite garbage.
- * Matrices with cond(A) < 1/MAT_SINGULAR_TOL (about 1.05e6) are never flagged.
- * A flagged matrix returns r <= 0 instead (so r > 0 means "inverted"); the
- * divisions behind r cost nothing to a caller that ignores it: inlining drops
- * them. */
+ * Conditioning and singular inputs.  Each inverse returns
+ *     r = 1 / max_i (a_ii (A^-1)_ii),
+ * a reciprocal condition estimate that costs n multiplications: for Hermitian
+ * positive definite A, 1 <= a_ii (A^-1)_ii <= cond(A), so 1/cond(A) <= r <= 1;
+ * it is invariant under diagonal scaling (r = 1 for any diagonal matrix), as
+ * the accuracy of the elimination is, and it is the reciprocal of the largest
+ * diagonal entry of the inverse of the unit-diagonal scaling of A, so it goes
+ * to 0 exactly when A approaches a singular matrix.  When a pivot of the
+ * elimination is not positive (a non-PD or exactly singular input, NaN or Inf
+ * entries) or r <= MAT_SINGULAR_TOL, the input is taken as singular: EVERY
+ * output value (real and imaginary parts) is NaN and the return value is 0.  A
+ * result is either an inverse or all NaN, never finite garbage.
+ *   - Matrices with cond(A) < 1/MAT_SINGULAR_TOL (2.6e5) are never flagged.
+ *   - An exactly singular input whose singularity the rounding hides (the
+ *     computed last pivot comes out as small positive noise) is inverted as a
+ *     matrix within about n^2 u of it: its r is of order n^2 u, below the
+ *     tolerance by an order of magnitude (measured: r <= 4e-7 for 10^5
+ *     integer rank-deficient matrices of each size).
+ * The divisions behind r cost nothing to a caller that ignores it: inlining
+ * drops them. */
 #ifndef OFDMSIM_SMALLMAT_H
 #define OFDMSIM_SMALLMAT_H
 
@@ -36,11 +43,11 @@
 /* Largest matrix the general method handles (LINK_MAX_TX). */
 #define MAT_MAX_N 8
 
-/* A pivot is computed from a_kk by subtracting at most n-1 <= 7 non-negative
- * terms, each rounded once: its absolute rounding error is at most about
- * n * 2^-24 * a_kk.  Twice the worst case (16 ulps of a_kk) means a pivot that
- * passes is at least half made of signal, not rounding. */
-#define MAT_SINGULAR_TOL (16.0f / 16777216.0f)
+/* Reciprocal condition estimate r (see above) at or below which a matrix is
+ * singular for float arithmetic: 2^-18, i.e. cond >~ 2.6e5, where the float
+ * inverse keeps at most one or two correct digits (cond * 2^-24 >~ 0.016); ten
+ * times above what the rounding of an exactly singular matrix produces. */
+#define MAT_SINGULAR_TOL (1.0f / 262144.0f)
 
 /* NaN that host and device code both accept (math.h's NAN is a builtin). */
 #define MAT_NAN ((float)NAN)
@@ -68,116 +75,143 @@
 #endif
 
 /* ------------------------------------------------------------------------ */
-/* 2x2 Hermitian kernel of the closed forms: [a b; b* d]^-1 as (ia, ib, id) with
- * the same shape.  sa and sd are the original diagonal entries the pivots are
- * judged against (a and d themselves for a plain 2x2, the untouched S entries
- * when [a b; b* d] is a Schur complement).  Returns min(a/sa, det/(a*sd)). */
-MAT_HD float mat_inv2_parts_(float a, cf32 b, float d, float sa, float sd,
-                              float *ia, cf32 *ib, float *id) {
-  /* det = ad - |b|^2: the positive terms of |b|^2 summed first, then one fused
-   * subtraction, so the cancellation happens once, with ad unrounded. */
-  float bb = fmaf(b.re, b.re, b.im * b.im);
-  float det = fmaf(a, d, -bb);
-  int ok = (a > MAT_SINGULAR_TOL * sa) & (det > MAT_SINGULAR_TOL * a * sd);
-  /* divide unconditionally, then select: a conditional division is a branch
-   * that keeps GCC from vectorising the item loop */
-  float inv_det = 1.0f / det;
-  inv_det = ok ? inv_det : MAT_NAN;
-  *ia = d * inv_det;
-  *id = a * inv_det;
-  *ib = cf_make(-b.re * inv_det, -b.im * inv_det);
-  float r = fminf(a / sa, det / (a * sd));
-  return ok ? r : fminf(r, 0.0f);
+/* The flag of the contract above, from ax = max_i a_ii (A^-1)_ii as computed
+ * (NaN when a pivot failed, which the comparison rejects as well): adding 0
+ * leaves the finished n x n output as it is, adding NaN makes every real and
+ * imaginary part NaN.  Returns r = 1/ax, or 0 when flagged. */
+MAT_HD float mat_finish_(int n, float ax, cf32 *out) {
+  int ok = ax * MAT_SINGULAR_TOL < 1.0f;
+  float poison = ok ? 0.0f : MAT_NAN;
+  MAT_UNROLL
+  for (int e = 0; e < n * n; e++) out[e] = cf_make(out[e].re + poison, out[e].im + poison);
+  float r = 1.0f / ax;
+  return ok ? r : 0.0f;
 }
 
-/* 1x1: 1/a for a > 0, NaN otherwise (also for a NaN or infinite a); returns
- * 1 or 0. */
+/* 1x1: 1/a. */
 MAT_HD float mat_inv1(const cf32 *a, cf32 *out) {
   float x = a[0].re;
-  int ok = (x > 0.0f) & (x < INFINITY);
   float inv = 1.0f / x;
-  out[0] = cf_make(ok ? inv : MAT_NAN, 0.0f);
+  int ok = (x > 0.0f) & (x < INFINITY);
+  out[0] = ok ? cf_make(inv, 0.0f) : cf_make(MAT_NAN, MAT_NAN);
   return ok ? 1.0f : 0.0f;
 }
 
 /* 2x2 closed form: [a b; b* d]^-1 = [d -b; -b* a] / (ad - |b|^2). */
-MAT_HD float mat_inv2_herm(const cf32 *a, cf32 *out) {
-  float ia, id;
-  cf32 ib;
-  float r = mat_inv2_parts_(a[0].re, a[1], a[3].re, a[0].re, a[3].re, &ia, &ib, &id);
-  out[0] = cf_make(ia, 0.0f);
-  out[1] = ib;
-  out[2] = cf_conj(ib);
-  out[3] = cf_make(id, 0.0f);
-  return r;
+MAT_HD float mat_inv2_herm(const cf32 *m, cf32 *out) {
+  float a = m[0].re, d = m[3].re;
+  cf32 b = m[1];
+  /* det = ad - |b|^2: the positive terms of |b|^2 summed first, then one fused
+   * subtraction, so the cancellation happens once, with ad unrounded. */
+  float det = fmaf(a, d, -fmaf(b.re, b.re, b.im * b.im));
+  /* a x_00 = d x_11 = ad / det, tested without dividing */
+  float ad = a * d;
+  int ok = (a > 0.0f) & (det > 0.0f) & (ad * MAT_SINGULAR_TOL < det);
+  /* divide unconditionally, then select: a conditional division is a branch
+   * that keeps GCC from vectorising the item loop */
+  float inv_det = 1.0f / det;
+  inv_det = ok ? inv_det : MAT_NAN;
+  out[0] = cf_make(d * inv_det, 0.0f * inv_det);
+  out[1] = cf_make(-b.re * inv_det, -b.im * inv_det);
+  out[2] = cf_conj(out[1]);
+  out[3] = cf_make(a * inv_det, 0.0f * inv_det);
+  float r = det / ad;
+  return ok ? r : 0.0f;
 }
 
-/* 4x4 as 2x2 blocks, A = [P Q; Q^H S]:
- *   T  = P^-1 Q,  C = S - Q^H T  (the Schur complement, Hermitian)
- *   A^-1 = [P^-1 + T C^-1 T^H   -T C^-1;  (-T C^-1)^H   C^-1]
- * Both 2x2 inverses use the closed form; the Hermitian blocks (C, C^-1, the
- * top-left block) are computed on their upper half only and mirrored.  This is
- * block LDL^H without pivoting, stable for HPD matrices: its pivots are P's and
- * C's, exactly the Cholesky pivots. */
+/* 4x4 as 2x2 blocks, A = [P Q; Q^H S], by block LDL^H:
+ *   P = L_P D_P L_P^H,  U = D_P^-1 L_P^-1 Q,  C = S - Q^H P^-1 Q = S - V^H U
+ *   (V = L_P^-1 Q),  C = L_C D_C L_C^H,
+ *   A = L D L^H with L = [L_P 0; U^H L_C],  A^-1 = W^H D^-1 W,  W = L^-1 =
+ *   [L_P^-1 0; Z L_C^-1],  Z = -L_C^-1 U^H L_P^-1.
+ * Every 2x2 factor is the closed form of its block (L_P = [1 0; l 1] with
+ * l = p01^* / p00, the second pivot det P / p00; the same for C); the blocks of
+ * A^-1 come out Hermitian-by-construction, upper half computed and mirrored.
+ * Why not the textbook assembly P^-1 + T C^-1 T^H, -T C^-1 with T = P^-1 Q
+ * and explicit 2x2 inverses: its rounding is amplified by cond(P) on top of
+ * cond(A) (C = S - Q^H P^-1 Q loses cond(P) digits when formed with the
+ * explicit P^-1, and the assembly's residual grows like cond(P) cond(A)):
+ * measured on matrices of cond 1e5, residuals up to 1.5e4 (explicit C) and
+ * 13 (stable C, explicit assembly) times the Cholesky method's.  The W^H D^-1 W
+ * form is the Cholesky inverse's and inherits its cond(A)-only accuracy. */
 MAT_HD float mat_inv4_block(const cf32 *a, cf32 *out) {
-  /* P^-1 = [i0 i1; i1* i3] */
-  float i0, i3;
-  cf32 i1;
-  float r1 = mat_inv2_parts_(a[0].re, a[1], a[5].re, a[0].re, a[5].re, &i0, &i1, &i3);
+  float p0 = a[0].re, p3 = a[5].re, s0 = a[10].re, s3 = a[15].re;
+  cf32 pb = a[1], sb = a[11];
   cf32 q00 = a[2], q01 = a[3], q10 = a[6], q11 = a[7];
-  cf32 i1c = cf_conj(i1);
-  /* T = P^-1 Q */
-  cf32 t00 = cf_fma(cf_scale(q00, i0), i1, q10);
-  cf32 t01 = cf_fma(cf_scale(q01, i0), i1, q11);
-  cf32 t10 = cf_fma(cf_scale(q10, i3), i1c, q00);
-  cf32 t11 = cf_fma(cf_scale(q11, i3), i1c, q01);
-  /* C = S - Q^H T, upper half; Re(conj(q) t) for the real diagonal */
-  float c0 = a[10].re - (q00.re * t00.re + q00.im * t00.im + q10.re * t10.re + q10.im * t10.im);
-  float c3 = a[15].re - (q01.re * t01.re + q01.im * t01.im + q11.re * t11.re + q11.im * t11.im);
-  cf32 c1 = cf_sub(a[11], cf_cfma(cf_cmul(q00, t01), q10, t11));
-  /* C^-1 = [j0 j1; j1* j3]: the bottom-right block */
-  float j0, j3;
-  cf32 j1;
-  float r2 = mat_inv2_parts_(c0, c1, c3, a[10].re, a[15].re, &j0, &j1, &j3);
-  cf32 j1c = cf_conj(j1);
-  /* B = -T C^-1: the top-right block */
-  cf32 b00 = cf_scale(cf_fma(cf_scale(t00, j0), t01, j1c), -1.0f);
-  cf32 b01 = cf_scale(cf_fma(cf_scale(t01, j3), t00, j1), -1.0f);
-  cf32 b10 = cf_scale(cf_fma(cf_scale(t10, j0), t11, j1c), -1.0f);
-  cf32 b11 = cf_scale(cf_fma(cf_scale(t11, j3), t10, j1), -1.0f);
-  /* top-left = P^-1 - B T^H, upper half: (B T^H)_ij = sum_k B_ik conj(T_jk) */
-  float e0 = i0 - (b00.re * t00.re + b00.im * t00.im + b01.re * t01.re + b01.im * t01.im);
-  float e3 = i3 - (b10.re * t10.re + b10.im * t10.im + b11.re * t11.re + b11.im * t11.im);
-  cf32 e1 = cf_sub(i1, cf_add(cf_mul(b00, cf_conj(t10)), cf_mul(b01, cf_conj(t11))));
+  /* P = L_P D_P L_P^H, D_P = diag(p0, d1) */
+  float id0 = 1.0f / p0;
+  cf32 l = cf_scale(cf_conj(pb), id0);
+  float d1 = fmaf(-cf_abs2(pb), id0, p3);
+  float id1 = 1.0f / d1;
+  /* a pivot that is not positive poisons everything computed from it */
+  id1 = (p0 > 0.0f) & (d1 > 0.0f) ? id1 : MAT_NAN;
+  /* V = L_P^-1 Q (row 0 is Q's), U = D_P^-1 V */
+  cf32 v10 = cf_sub(q10, cf_mul(l, q00)), v11 = cf_sub(q11, cf_mul(l, q01));
+  cf32 u00 = cf_scale(q00, id0), u01 = cf_scale(q01, id0);
+  cf32 u10 = cf_scale(v10, id1), u11 = cf_scale(v11, id1);
+  /* C = S - V^H U, upper half: non-negative terms off the diagonal of S */
+  float c0 = s0 - (cf_abs2(q00) * id0 + cf_abs2(v10) * id1);
+  float c3 = s3 - (cf_abs2(q01) * id0 + cf_abs2(v11) * id1);
+  cf32 c1 = cf_sub(sb, cf_cfma(cf_cmul(q00, u01), v10, u11));
+  /* C = L_C D_C L_C^H, D_C = diag(c0, e1) */
+  float ie0 = 1.0f / c0;
+  cf32 m = cf_scale(cf_conj(c1), ie0);
+  float e1 = fmaf(-cf_abs2(c1), ie0, c3);
+  float ie1 = 1.0f / e1;
+  ie1 = (c0 > 0.0f) & (e1 > 0.0f) ? ie1 : MAT_NAN;
+  /* K = U^H L_P^-1, L_P^-1 = [1 0; -l 1]: K_i0 = conj(U_0i) - conj(U_1i) l, K_i1 = conj(U_1i) */
+  cf32 k00 = cf_sub(cf_conj(u00), cf_mul(cf_conj(u10), l)), k01 = cf_conj(u10);
+  cf32 k10 = cf_sub(cf_conj(u01), cf_mul(cf_conj(u11), l)), k11 = cf_conj(u11);
+  /* Z = -L_C^-1 K, L_C^-1 = [1 0; -m 1] */
+  cf32 z00 = cf_scale(k00, -1.0f), z01 = cf_scale(k01, -1.0f);
+  cf32 z10 = cf_sub(cf_mul(m, k00), k10), z11 = cf_sub(cf_mul(m, k01), k11);
+  /* Rows of W: [1 0 0 0], [-l 1 0 0], [z00 z01 1 0], [z10 z11 -m 1], weighted
+   * by D^-1 = (id0, id1, ie0, ie1): X_pq = sum_k conj(W_kp) W_kq / D_k. */
+  cf32 ml = cf_scale(l, -1.0f), mm = cf_scale(m, -1.0f);
+  cf32 g10 = cf_scale(ml, id1);                            /* row 1 / d1, col 0 */
+  cf32 g20 = cf_scale(z00, ie0), g21 = cf_scale(z01, ie0); /* row 2 / e0 */
+  cf32 g30 = cf_scale(z10, ie1), g31 = cf_scale(z11, ie1), g32 = cf_scale(mm, ie1); /* row 3 / e1 */
+  float x00 = id0 + (ml.re * g10.re + ml.im * g10.im) + (z00.re * g20.re + z00.im * g20.im) +
+              (z10.re * g30.re + z10.im * g30.im);
+  float x11 = id1 + (z01.re * g21.re + z01.im * g21.im) + (z11.re * g31.re + z11.im * g31.im);
+  float x22 = ie0 + (mm.re * g32.re + mm.im * g32.im);
+  float x33 = ie1;
+  cf32 x01 = cf_cfma(cf_cfma(cf_scale(cf_conj(ml), id1), z00, g21), z10, g31);
+  cf32 x02 = cf_cfma(cf_conj(g20), z10, g32);
+  cf32 x03 = cf_conj(g30);
+  cf32 x12 = cf_cfma(cf_conj(g21), z11, g32);
+  cf32 x13 = cf_conj(g31);
+  cf32 x23 = cf_conj(g32);
 
-  out[0] = cf_make(e0, 0.0f);
-  out[1] = e1;
-  out[2] = b00;
-  out[3] = b01;
-  out[4] = cf_conj(e1);
-  out[5] = cf_make(e3, 0.0f);
-  out[6] = b10;
-  out[7] = b11;
-  out[8] = cf_conj(b00);
-  out[9] = cf_conj(b10);
-  out[10] = cf_make(j0, 0.0f);
-  out[11] = j1;
-  out[12] = cf_conj(b01);
-  out[13] = cf_conj(b11);
-  out[14] = j1c;
-  out[15] = cf_make(j3, 0.0f);
-  return fminf(r1, r2);
+  out[0] = cf_make(x00, 0.0f);
+  out[1] = x01;
+  out[2] = x02;
+  out[3] = x03;
+  out[4] = cf_conj(x01);
+  out[5] = cf_make(x11, 0.0f);
+  out[6] = x12;
+  out[7] = x13;
+  out[8] = cf_conj(x02);
+  out[9] = cf_conj(x12);
+  out[10] = cf_make(x22, 0.0f);
+  out[11] = x23;
+  out[12] = cf_conj(x03);
+  out[13] = cf_conj(x13);
+  out[14] = cf_conj(x23);
+  out[15] = cf_make(x33, 0.0f);
+  float ax = fmaxf(fmaxf(p0 * x00, p3 * x11), fmaxf(s0 * x22, s3 * x33));
+  /* fmaxf drops a NaN operand: a failed pivot must not hide in ax */
+  ax = ie1 == ie1 ? ax : MAT_NAN;
+  return mat_finish_(4, ax, out);
 }
 
 /* General n = 1..MAT_MAX_N: Cholesky A = L L^H, W = L^-1 (computed in place
- * over L, column by column), A^-1 = W^H W.  A failed pivot makes 1/L_jj NaN;
- * every later row of L and W inherits it and every (A^-1)_pq contains the term
- * of W's last row, so the whole output is NaN without a separate check. */
+ * over L), A^-1 = W^H W.  A pivot that is not positive makes 1/L_jj NaN. */
 MAT_HD float mat_inv_chol(int n, const cf32 *a, cf32 *out) {
   cf32 l[MAT_MAX_N * MAT_MAX_N]; /* strictly lower part of L, then of W */
   float il[MAT_MAX_N];           /* 1 / L_jj = W_jj */
-  float ratio = 1.0f;
-  int ok_all = 1;
+  float ax = 0.0f;
+  n = n < MAT_MAX_N ? n : MAT_MAX_N; /* lets compilers see the array bounds */
   /* never read before written; cleared so compilers need not prove it */
   MAT_UNROLL
   for (int e = 0; e < n * n; e++) l[e] = cf_make(0.0f, 0.0f);
@@ -187,11 +221,8 @@ MAT_HD float mat_inv_chol(int n, const cf32 *a, cf32 *out) {
     float d = ajj;
     MAT_UNROLL
     for (int k = 0; k < j; k++) d -= cf_abs2(l[j * n + k]);
-    int ok = (d > MAT_SINGULAR_TOL * ajj) & (ajj < INFINITY);
     float inv = 1.0f / sqrtf(d);
-    il[j] = ok ? inv : MAT_NAN;
-    ratio = fminf(ratio, d / ajj);
-    ok_all &= ok;
+    il[j] = d > 0.0f ? inv : MAT_NAN;
     MAT_UNROLL
     for (int i = j + 1; i < n; i++) {
       cf32 s = cf_conj(a[j * n + i]); /* a_ij from the upper triangle */
@@ -220,6 +251,7 @@ MAT_HD float mat_inv_chol(int n, const cf32 *a, cf32 *out) {
     MAT_UNROLL
     for (int k = p + 1; k < n; k++) xpp += cf_abs2(l[k * n + p]);
     out[p * n + p] = cf_make(xpp, 0.0f);
+    ax = fmaxf(ax, a[p * n + p].re * xpp);
     MAT_UNROLL
     for (int q = p + 1; q < n; q++) {
       cf32 x = cf_scale(cf_conj(l[q * n + p]), il[q]); /* k = q: W_qq = il[q] */
@@ -229,7 +261,10 @@ MAT_HD float mat_inv_chol(int n, const cf32 *a, cf32 *out) {
       out[q * n + p] = cf_conj(x);
     }
   }
-  return ok_all ? ratio : fminf(ratio, 0.0f);
+  /* fmaxf drops a NaN operand: a failed pivot (il[n-1] is NaN when any pivot
+   * failed: every later row inherits it) must not hide in ax */
+  ax = il[n - 1] == il[n - 1] ? ax : MAT_NAN;
+  return mat_finish_(n, ax, out);
 }
 
 /* ------------------------------------------------------------------------ */

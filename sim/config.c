@@ -1,6 +1,6 @@
 /* Loading a config: file, --set overrides, key-by-key validation against the
  * schema, the sweep, and every point resolved and checked as a combination
- * before anything runs. Also the effective-config echoes. */
+ * before anything runs. */
 #include "sim/config.h"
 
 #include <libconfig.h>
@@ -12,20 +12,11 @@
 #include "channel/draws.h"
 #include "channel/tdl.h"
 #include "sim/config_schema.h"
+#include "sim/config_state.h"
 #include "sim/config_sweep.h"
 #include "sim/config_tree.h"
 
 #define MAX_RES_PER_FRAME (1u << 24)
-
-typedef struct config_state {
-  config_t tree;        /* the file with the overrides applied */
-  config_t defaults;    /* k<id> = <default of key id> */
-  config_t computed;    /* cp_length of the base config, for the echo */
-  char **origins;       /* the override texts, hooks of the settings they made */
-  int n_origins;
-  const config_setting_t *given[KEY_COUNT]; /* the base config's settings, NULL: default */
-  sweep_plan sweep;
-} config_state;
 
 static void state_free(config_state *st) {
   if (!st) return;
@@ -59,14 +50,14 @@ static int known_path(const char *path) {
   return config_key_find(path) >= 0 || config_key_is_group(path) || !strcmp(path, "sweep");
 }
 
-/* Every name a config may use: keys, their groups, sweep. */
-static size_t known_names(const char **names) {
+/* Every name a config may use: the keys, their groups (spelt into groups),
+ * and sweep. */
+static size_t known_names(const char **names, char (*groups)[32]) {
   size_t n = 0;
   for (int k = 0; k < KEY_COUNT; k++) {
     names[n++] = config_keys[k].path;
     const char *dot = strchr(config_keys[k].path, '.');
     if (!dot) continue;
-    static char groups[KEY_COUNT][32];
     snprintf(groups[k], sizeof groups[k], "%.*s", (int)(dot - config_keys[k].path), config_keys[k].path);
     int seen = 0;
     for (size_t j = 0; j < n; j++) seen |= !strcmp(names[j], groups[k]);
@@ -78,7 +69,8 @@ static size_t known_names(const char **names) {
 
 static void unknown_key_message(const char *path, char *msg, size_t n) {
   const char *names[2 * KEY_COUNT + 1];
-  const char *near = cfg_suggest(path, names, known_names(names));
+  char groups[KEY_COUNT][32];
+  const char *near = cfg_suggest(path, names, known_names(names, groups));
   if (near) snprintf(msg, n, "unknown key '%s' (did you mean '%s'?)", path, near);
   else snprintf(msg, n, "unknown key '%s'", path);
 }
@@ -187,7 +179,7 @@ static int build_defaults(config_t *d) {
   return len < sizeof text && config_read_string(d, text) ? 0 : -1;
 }
 
-static const config_setting_t *default_of(const config_state *st, int k) {
+const config_setting_t *config_state_default(const config_state *st, int k) {
   char name[16];
   snprintf(name, sizeof name, "k%d", k);
   return config_lookup(&st->defaults, name);
@@ -201,7 +193,7 @@ typedef struct point_view {
 } point_view;
 
 static const config_setting_t *value_of(const point_view *v, int k) {
-  return v->set[k] ? v->set[k] : default_of(v->st, k);
+  return v->set[k] ? v->set[k] : config_state_default(v->st, k);
 }
 static int64_t int_of(const point_view *v, int k) { return config_key_int(value_of(v, k)); }
 static double number_of(const point_view *v, int k) { return config_key_number(value_of(v, k)); }
@@ -239,7 +231,7 @@ static int resolve_point(const point_view *v, const char *label, const char *fil
   p->subcarriers = (int)int_of(v, KEY_SUBCARRIERS);
   p->symbols = (int)int_of(v, KEY_SYMBOLS);
   p->cp_length = v->set[KEY_CP_LENGTH] ? (int)int_of(v, KEY_CP_LENGTH) : p->subcarriers / 8;
-  p->snr_kind = (snr_kind)choice_of(v, KEY_SNR_KIND);
+  p->snr_kind = (snr_def)choice_of(v, KEY_SNR_KIND);
   p->seed = (uint64_t)int_of(v, KEY_SEED);
   pt->target_errors = (uint64_t)int_of(v, KEY_TARGET_ERRORS);
   pt->max_bits = number_of(v, KEY_MAX_BITS);
@@ -300,11 +292,12 @@ static int resolve_point(const point_view *v, const char *label, const char *fil
   }
   const double bpf = (double)link_bits_per_frame(p);
   if (pt->max_bits / bpf >= (double)RNG_MAX_FRAMES) {
-    char got[96];
+    char got[96], limit[40];
     cfg_describe(value_of(v, KEY_MAX_BITS), got, sizeof got);
+    snprintf(limit, sizeof limit, "%.4g", (double)RNG_MAX_FRAMES * bpf);
     return fail_at(first_given(v, KEY_MAX_BITS, -1), file, err, errlen,
-                   "simulation.max_bits: expected fewer than 2^%d frames of %.0f bits, got %s (%.3g frames)%s",
-                   RNG_FRAME_BITS, bpf, got, pt->max_bits / bpf, at);
+                   "simulation.max_bits: expected a number below 2^%d frames x %.0f bits per frame = %s, got %s%s",
+                   RNG_FRAME_BITS, bpf, limit, got, at);
   }
   return 0;
 }
@@ -410,135 +403,4 @@ void sim_config_free(sim_config *c) {
   state_free(c->priv);
   free(c->points);
   memset(c, 0, sizeof *c);
-}
-
-/* ---- the effective config ------------------------------------------------------------ */
-
-/* The setting the echo shows for key k, or NULL to leave it out: keys that
- * follow a swept key, or whose condition does not hold, would change the
- * points if written down with their default. */
-static const config_setting_t *effective(const config_state *st, int k) {
-  if (st->given[k]) return st->given[k];
-  const config_key *key = &config_keys[k];
-  if (key->follows >= 0) {
-    if (sweep_plan_sweeps(&st->sweep, key->follows)) return NULL;
-    if (key->only_with) {
-      const config_setting_t *f = st->given[key->follows] ? st->given[key->follows] : default_of(st, key->follows);
-      if (strcmp(config_setting_get_string(f), key->only_with)) return NULL;
-    }
-  }
-  if (k == KEY_CP_LENGTH) return config_lookup(&st->computed, "cp_length");
-  return default_of(st, k);
-}
-
-/* Walks the keys in schema order, opening and closing groups. */
-typedef struct echo_ops {
-  void (*open_group)(cfg_out *o, const char *name, int first, const char *prefix);
-  void (*close_group)(cfg_out *o, const char *prefix);
-  void (*key)(cfg_out *o, const char *name, const config_setting_t *s, int first, int in_group,
-              const char *prefix);
-  void (*sweep)(cfg_out *o, const config_setting_t *s, int first, const char *prefix);
-} echo_ops;
-
-static void echo(const config_state *st, const echo_ops *ops, cfg_out *o, const char *prefix) {
-  char group[32] = "";
-  int first = 1, first_in_group = 1;
-  for (int k = 0; k < KEY_COUNT; k++) {
-    const config_setting_t *s = effective(st, k);
-    if (!s) continue;
-    const char *path = config_keys[k].path, *dot = strchr(path, '.');
-    char g[32];
-    snprintf(g, sizeof g, "%.*s", dot ? (int)(dot - path) : 0, path);
-    if (strcmp(g, group)) {
-      if (*group) ops->close_group(o, prefix);
-      if (*g) {
-        ops->open_group(o, g, first, prefix);
-        first = 0;
-        first_in_group = 1;
-      }
-      snprintf(group, sizeof group, "%s", g);
-    }
-    ops->key(o, dot ? dot + 1 : path, s, *g ? first_in_group : first, *g != 0, prefix);
-    if (*g) first_in_group = 0;
-    else first = 0;
-  }
-  if (*group) ops->close_group(o, prefix);
-  if (st->sweep.n > 0) ops->sweep(o, st->sweep.setting, first, prefix);
-}
-
-static void cfg_open(cfg_out *o, const char *name, int first, const char *prefix) {
-  (void)first;
-  cfg_printf(o, "%s%s = {\n", prefix, name);
-}
-static void cfg_close(cfg_out *o, const char *prefix) { cfg_printf(o, "%s};\n", prefix); }
-static void cfg_key(cfg_out *o, const char *name, const config_setting_t *s, int first, int in_group,
-                    const char *prefix) {
-  (void)first;
-  cfg_printf(o, "%s%s%s = ", prefix, in_group ? "  " : "", name);
-  cfg_write_value(o, s);
-  cfg_printf(o, ";\n");
-}
-static void cfg_sweep(cfg_out *o, const config_setting_t *s, int first, const char *prefix) {
-  (void)first;
-  cfg_printf(o, "%ssweep = (\n", prefix);
-  for (int i = 0; i < config_setting_length(s); i++) {
-    const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
-    cfg_printf(o, "%s  { key = ", prefix);
-    cfg_write_value(o, config_setting_get_member(e, "key"));
-    cfg_printf(o, "; values = ");
-    cfg_write_value(o, config_setting_get_member(e, "values"));
-    cfg_printf(o, "; }%s\n", i + 1 < config_setting_length(s) ? "," : "");
-  }
-  cfg_printf(o, "%s);\n", prefix);
-}
-
-static void json_open(cfg_out *o, const char *name, int first, const char *prefix) {
-  (void)prefix;
-  cfg_printf(o, "%s\n  ", first ? "" : ",");
-  cfg_write_json_string(o, name);
-  cfg_printf(o, ": {");
-}
-static void json_close(cfg_out *o, const char *prefix) {
-  (void)prefix;
-  cfg_printf(o, "\n  }");
-}
-static void json_key(cfg_out *o, const char *name, const config_setting_t *s, int first, int in_group,
-                     const char *prefix) {
-  (void)prefix;
-  cfg_printf(o, "%s\n%s", first ? "" : ",", in_group ? "    " : "  ");
-  cfg_write_json_string(o, name);
-  cfg_printf(o, ": ");
-  cfg_write_json(o, s);
-}
-static void json_sweep(cfg_out *o, const config_setting_t *s, int first, const char *prefix) {
-  (void)prefix;
-  cfg_printf(o, "%s\n  \"sweep\": [", first ? "" : ",");
-  for (int i = 0; i < config_setting_length(s); i++) {
-    const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
-    cfg_printf(o, "%s\n    {\"key\": ", i ? "," : "");
-    cfg_write_json(o, config_setting_get_member(e, "key"));
-    cfg_printf(o, ", \"values\": ");
-    cfg_write_json(o, config_setting_get_member(e, "values"));
-    cfg_printf(o, "}");
-  }
-  cfg_printf(o, "\n  ]");
-}
-
-void sim_config_print(const sim_config *c, FILE *f, const char *prefix) {
-  if (!c || !c->priv) return;
-  static const echo_ops ops = {cfg_open, cfg_close, cfg_key, cfg_sweep};
-  cfg_out o = cfg_out_file(f);
-  echo(c->priv, &ops, &o, prefix ? prefix : "");
-}
-
-void sim_config_print_json(const sim_config *c, FILE *f) {
-  if (!c || !c->priv) {
-    fprintf(f, "{}\n");
-    return;
-  }
-  static const echo_ops ops = {json_open, json_close, json_key, json_sweep};
-  cfg_out o = cfg_out_file(f);
-  cfg_printf(&o, "{");
-  echo(c->priv, &ops, &o, "");
-  cfg_printf(&o, "\n}\n");
 }

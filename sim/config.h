@@ -42,7 +42,8 @@ void sim_config_free(sim_config *c);
  * key, grouped, in libconfig syntax that re-reads to the same points; every line
  * starts with `prefix` (main uses "# "). */
 void sim_config_print(const sim_config *c, FILE *f, const char *prefix);
-/* The same effective config as one JSON object, nested like the groups. */
+/* The same effective config as one JSON object, nested like the groups (no
+ * newline after the closing brace, so that it embeds as a value). */
 void sim_config_print_json(const sim_config *c, FILE *f);
 
 /* Every config key with its type, default, allowed values and meaning: the
@@ -56,6 +57,6 @@ const char *equalizer_name(eq_kind e);         /* "zf" | "mmse" */
 const char *channel_model_name(channel_model m); /* "awgn" | "rayleigh" | "tdl" */
 const char *pdp_kind_name(pdp_kind k);         /* "exp" | "tdl-a" | "tdl-b" | "tdl-c" */
 const char *ofdm_domain_name(ofdm_domain d);   /* "frequency" | "time" */
-const char *snr_kind_name(snr_def k);         /* "ebno" | "esno" | "snr" */
+const char *snr_kind_name(snr_def k);          /* "ebno" | "esno" | "snr" */
 
 #endif

@@ -425,6 +425,7 @@ void cfg_where(const config_setting_t *s, const char *file, char *buf, size_t n)
 
 /* ---- suggestions -------------------------------------------------------------- */
 
+/* Levenshtein distance, blind to case (QPSK is a plausible typo of qpsk). */
 static size_t edit_distance(const char *a, const char *b) {
   const size_t la = strlen(a), lb = strlen(b);
   if (la > 127 || lb > 127) return SIZE_MAX;
@@ -433,7 +434,7 @@ static size_t edit_distance(const char *a, const char *b) {
   for (size_t i = 1; i <= la; i++) {
     cur[0] = i;
     for (size_t j = 1; j <= lb; j++) {
-      const size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+      const size_t sub = prev[j - 1] + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
       const size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
       cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
     }
@@ -455,9 +456,11 @@ const char *cfg_suggest(const char *name, const char *const *candidates, size_t 
     const size_t full = edit_distance(name, candidates[i]);
     const char *cl = last_component(candidates[i]);
     const size_t last = edit_distance(nl, cl);
-    const size_t longest = strlen(nl) > strlen(cl) ? strlen(nl) : strlen(cl);
-    /* a typo changes a character or two, or leaves at least half the name */
-    const int plausible = full <= 2 || (last != SIZE_MAX && 2 * last <= longest);
+    const size_t nlen = strlen(nl), clen = strlen(cl), longest = nlen > clen ? nlen : clen;
+    /* a typo changes a character or two of a longer name, or leaves more than
+     * half of it; or the name is the start of the candidate (rho -> rho_tx) */
+    const int plausible = (full <= 2 && 2 * full < strlen(name)) || (last != SIZE_MAX && 2 * last < longest) ||
+                          (nlen >= 2 && !strncmp(cl, nl, nlen));
     if (!plausible) continue;
     const size_t score = full < last ? full : last;
     if (score < best_score || (score == best_score && full < best_full)) {

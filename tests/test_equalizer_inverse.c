@@ -275,15 +275,15 @@ static void test_size_family(int n, int family) {
       if (d > 2.0 * bound) bad_cmp++, fail = 1;
     }
     if (!exactly_hermitian(n, Xf, ld, i) || !exactly_hermitian(n, Xc, ld, i)) bad_herm++, fail = 1;
-    /* the returned pivot ratio: in [1/kappa_2, 1] (family 1 knows kappa_2) */
+    /* the returned estimate r of 1/cond: 1/kappa_2 <= r <= 1 in exact
+     * arithmetic (family 1 knows kappa_2); the computed diagonal of X is off
+     * by at most ~kappa u < 1%, so half that lower bound must hold */
     if (family == 1) {
       cf32 f[MAT_MAX_N * MAT_MAX_N], x[MAT_MAX_N * MAT_MAX_N];
       for (int e = 0; e < n * n; e++) f[e] = G[(size_t)e * ld + i];
-      float r = direct_inverse(n, f, x);
-      float rc = mat_inv_chol(n, f, x);
-      if (!(r >= 0.5 / kap2[k] && r <= 1.0f + 1e-6f) || !(rc >= 0.5 / kap2[k] && rc <= 1.0f + 1e-6f) ||
-          fabsf(r - rc) > 1e-3f * rc + 1e-6f)
-        bad_flag++, fail = 1;
+      double lo = 0.5 / kap2[k], hi = 1.0 + 1e-6;
+      float r = direct_inverse(n, f, x), rc = mat_inv_chol(n, f, x);
+      if (!(r >= lo && r <= hi) || !(rc >= lo && rc <= hi)) bad_flag++, fail = 1;
     }
     if (fail && first == (size_t)-1) first = k;
   }
@@ -301,7 +301,7 @@ static void test_size_family(int n, int family) {
   CHECK(bad_cmp == 0, "n=%d %s: %zu fast-path results differ from Cholesky (first item %zu)", n, fam,
         bad_cmp, first);
   CHECK(bad_herm == 0, "n=%d %s: %zu outputs not exactly Hermitian", n, fam, bad_herm);
-  CHECK(bad_flag == 0, "n=%d %s: %zu pivot ratios outside [1/(2 kappa), 1] or fast != chol", n, fam,
+  CHECK(bad_flag == 0, "n=%d %s: %zu condition estimates outside [1/(2 kappa), 1]", n, fam,
         bad_flag);
   CHECK(untouched(n, Xf, ld) && untouched(n, Xc, ld), "n=%d: items outside the range were written", n);
   CHECK(same_upper_only, "n=%d %s: the result depends on the lower triangle", n, fam);
@@ -340,8 +340,11 @@ static void test_wide_diagonal(void) {
   }
 }
 
-/* Singular and non-PD inputs.  The chosen contract (smallmat.h): the whole
- * output is NaN, and the returned pivot ratio is <= 0. */
+/* Singular and non-PD inputs.  The chosen contract (smallmat.h): every output
+ * value is NaN and the returned estimate is 0.  The rank-deficient integer
+ * matrices are exactly singular in float, but the rounding of the elimination
+ * usually hides it (the last pivot comes out as small positive noise): they
+ * test the condition-estimate half of the flag. */
 enum { SING_RANK1, SING_RANK_DEFICIENT, SING_SCHUR, SING_ZERO, SING_INDEFINITE, SING_NAN, SING_KINDS };
 static const char *sing_name[SING_KINDS] = {"rank 1", "rank n-1 (integer B^H B)", "singular Schur complement",
                                             "zero", "indefinite", "NaN entry"};
@@ -388,7 +391,7 @@ static void test_singular(void) {
   const size_t m = 1000;
   for (int n = 1; n <= MAT_MAX_N; n++) {
     for (int kind = 0; kind < SING_KINDS; kind++) {
-      if (n == 1 && (kind == SING_RANK_DEFICIENT || kind == SING_SCHUR)) continue; /* rank 0 = zero */
+      if (n == 1 && kind != SING_ZERO && kind != SING_INDEFINITE && kind != SING_NAN) continue; /* rank 1 is full */
       const size_t total = (size_t)n * n * m;
       cf32 *G = malloc(total * sizeof *G), *X = malloc(total * sizeof *X), *Xc = malloc(total * sizeof *X);
       size_t bad_ratio = 0;
@@ -397,7 +400,7 @@ static void test_singular(void) {
         make_singular(n, kind, f);
         for (int e = 0; e < n * n; e++) G[(size_t)e * m + i] = f[e];
         float r1 = direct_inverse(n, f, x), r2 = mat_inv_chol(n, f, x);
-        if (r1 > 0.0f || r2 > 0.0f) bad_ratio++;
+        if (r1 != 0.0f || r2 != 0.0f) bad_ratio++;
       }
       poison(X, total);
       poison(Xc, total);
@@ -412,7 +415,7 @@ static void test_singular(void) {
       for (size_t k = 0; k < total; k++) not_written += !isnan(X[k].re) || !isnan(X[k].im);
       CHECK(not_nan == 0 && not_written == 0, "n=%d %s: %zu output values are not NaN", n, sing_name[kind],
             not_nan + not_written);
-      CHECK(bad_ratio == 0, "n=%d %s: %zu returned pivot ratios above 0", n, sing_name[kind],
+      CHECK(bad_ratio == 0, "n=%d %s: %zu returned estimates not 0", n, sing_name[kind],
             bad_ratio);
       free(G);
       free(X);

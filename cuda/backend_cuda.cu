@@ -1,0 +1,527 @@
+/* The CUDA backend object: sizes the batch to the device's memory, owns the
+ * buffers, the stream, the events and the cuFFT plans, and runs a batch as
+ * either
+ *   staged: one kernel per stage, every intermediate in device memory (the
+ *           CPU backend's stages and buffers, each timed with events and each
+ *           fetchable after the batch), or
+ *   fused:  (tdl) the taps and their response, (time domain) the modem, then
+ *           one kernel from the draws to the error counters, which are all
+ *           that leaves the device.
+ * Only the per-frame, per-stream error counters are copied back, once a batch. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/backend_cuda.h"
+#include "cuda/check.h"
+#include "cuda/gpu.h"
+#include "cuda/link_gpu.cuh"
+
+#include "channel/channel.h"
+
+namespace {
+
+/* REs a batch holds at most: beyond this a batch brings no more speed, only
+ * longer waits between progress updates (staged batches are smaller: they
+ * keep every intermediate). */
+constexpr uint64_t kFusedBatchRes = 1ull << 25;
+constexpr uint64_t kStagedBatchRes = 1ull << 23;
+/* Frames a batch holds at most: the counters copied back stay small. */
+constexpr uint64_t kMaxBatchFrames = 1ull << 20;
+/* Share of the free device memory a backend takes when no cap is given. */
+constexpr double kFreeMemoryShare = 0.7;
+constexpr size_t kAlign = 256;
+
+enum { EV_START, EV_DRAW, EV_CHANNEL, EV_GRAM, EV_INVERT, EV_EQUALIZE, EV_DEMAP, EV_COUNT };
+
+struct cuda_state {
+  gpu_link g;               /* the link; the batch fields are set per run */
+  int staged;
+  uint64_t cap_frames;
+  cudaStream_t stream;
+  cudaEvent_t ev[EV_COUNT];
+  int events_made;
+  void *pool;               /* one allocation, carved into the buffers below */
+  size_t pool_bytes;
+  gpu_consts *consts;
+  uint32_t *errors;         /* [frames][tx] */
+  uint8_t *labels;          /* staged: [tx][R] */
+  cf32 *x, *H, *Hhat, *y, *G, *Ginv, *z, *xhat; /* staged SoA stacks */
+  cf32 *taps, *Hk;          /* tdl: [f][links][L], [f][links][K] */
+  cf32 *xt, *yt;            /* time domain: [f][tx][R_f], [f][rx][R_f] */
+  void *fft_work;
+  gpu_fft_set fft_hk, fft_tx, fft_rx;
+  int have_fft_hk, have_fft_td;
+};
+
+/* The buffer plan of a batch of `frames` frames: byte offsets into the pool. */
+struct layout {
+  size_t consts, errors, labels, x, H, Hhat, y, G, Ginv, z, xhat, taps, Hk, xt, yt, work, total;
+};
+
+size_t take(size_t *at, size_t bytes) {
+  const size_t off = *at;
+  *at += (bytes + kAlign - 1) / kAlign * kAlign;
+  return bytes ? off : (size_t)-1;
+}
+
+layout plan_layout(const link_params *p, int staged, uint64_t frames, size_t work_bytes) {
+  const size_t rf = (size_t)link_res_per_frame(p), R = frames * rf, c8 = sizeof(cf32);
+  const size_t tx = (size_t)p->tx, rx = (size_t)p->rx, links = tx * rx;
+  const int tdl = p->model == CH_TDL, td = p->domain == DOMAIN_TIME;
+  layout l;
+  size_t at = 0;
+  l.consts = take(&at, sizeof(gpu_consts));
+  l.errors = take(&at, sizeof(uint32_t) * frames * tx);
+  l.labels = take(&at, staged ? tx * R : 0);
+  l.x = take(&at, staged ? c8 * tx * R : 0);
+  l.H = take(&at, staged ? c8 * links * R : 0);
+  l.Hhat = take(&at, staged && p->csi_error_var > 0 ? c8 * links * R : 0);
+  l.y = take(&at, staged ? c8 * rx * R : 0);
+  l.G = take(&at, staged ? c8 * tx * tx * R : 0);
+  l.Ginv = take(&at, staged ? c8 * tx * tx * R : 0);
+  l.z = take(&at, staged ? c8 * tx * R : 0);
+  l.xhat = take(&at, staged ? c8 * tx * R : 0);
+  l.taps = take(&at, tdl ? c8 * frames * links * (size_t)p->pdp.taps : 0);
+  l.Hk = take(&at, tdl ? c8 * frames * links * (size_t)p->subcarriers : 0);
+  l.xt = take(&at, td ? c8 * tx * R : 0);
+  l.yt = take(&at, td ? c8 * rx * R : 0);
+  l.work = take(&at, work_bytes);
+  l.total = at;
+  return l;
+}
+
+template <typename T>
+T *carve(void *pool, size_t off) {
+  return off == (size_t)-1 ? NULL : reinterpret_cast<T *>(static_cast<char *>(pool) + off);
+}
+
+void state_free(cuda_state *s) {
+  if (!s) return;
+  if (s->have_fft_hk) gpu_fft_set_destroy(&s->fft_hk);
+  if (s->have_fft_td) {
+    gpu_fft_set_destroy(&s->fft_tx);
+    gpu_fft_set_destroy(&s->fft_rx);
+  }
+  for (int i = 0; i < s->events_made; i++) cudaEventDestroy(s->ev[i]);
+  if (s->pool) cudaFree(s->pool);
+  if (s->stream) cudaStreamDestroy(s->stream);
+  cudaGetLastError(); /* teardown failures have no one left to report to */
+  free(s);
+}
+
+/* ---- the interface --------------------------------------------------------- */
+
+uint64_t cuda_max_frames(link_backend *b) { return static_cast<cuda_state *>(b->impl)->cap_frames; }
+
+void cuda_destroy(link_backend *b) {
+  state_free(static_cast<cuda_state *>(b->impl));
+  free(b);
+}
+
+int bad_run(int line, const char *why) {
+  gpu_report_failure(__FILE__, line, "backend cuda run", "invalid argument", why);
+  return -1;
+}
+
+/* The staged batch: the CPU backend's stages, one or more kernels each. */
+int run_staged(cuda_state *s, const gpu_link &g) {
+  cudaStream_t st = s->stream;
+  const int tdl = g.model == CH_TDL;
+  CUDA_TRY(cudaEventRecord(s->ev[EV_START], st));
+  if (tdl) {
+    if (gpu_launch_taps(g, s->consts, s->taps, s->Hk, st)) return -1;
+    if (gpu_fft_set_exec(&s->fft_hk, s->Hk, g.frames)) return -1;
+  }
+  if (gpu_launch_draw_stage(g, s->consts, s->Hk, s->labels, s->x, s->H, s->Hhat, st)) return -1;
+  CUDA_TRY(cudaEventRecord(s->ev[EV_DRAW], st));
+  if (s->have_fft_td) {
+    if (gpu_launch_modem_prepare(g, s->x, s->xt, st)) return -1;
+    if (gpu_fft_set_exec(&s->fft_tx, s->xt, g.frames)) return -1;
+    if (gpu_launch_modem_channel(g, s->consts, s->xt, s->taps, s->yt, st)) return -1;
+    if (gpu_fft_set_exec(&s->fft_rx, s->yt, g.frames)) return -1;
+    if (gpu_launch_frame_to_soa(g, g.rx, s->yt, s->y, st)) return -1;
+  } else {
+    if (gpu_launch_channel_stage(g, s->H, s->x, s->y, st)) return -1;
+  }
+  CUDA_TRY(cudaEventRecord(s->ev[EV_CHANNEL], st));
+  if (gpu_launch_gram(g, s->Hhat ? s->Hhat : s->H, s->y, s->G, s->z, st)) return -1;
+  CUDA_TRY(cudaEventRecord(s->ev[EV_GRAM], st));
+  if (gpu_invert_soa(g.tx, s->G, s->Ginv, (size_t)g.R, st)) return -1;
+  CUDA_TRY(cudaEventRecord(s->ev[EV_INVERT], st));
+  if (gpu_launch_equalize(g, s->Ginv, s->z, s->xhat, st)) return -1;
+  CUDA_TRY(cudaEventRecord(s->ev[EV_EQUALIZE], st));
+  if (gpu_launch_demap(g, s->xhat, s->labels, s->errors, st)) return -1;
+  CUDA_TRY(cudaEventRecord(s->ev[EV_DEMAP], st));
+  return 0;
+}
+
+/* The fused batch. Events: draw = the taps and their response (tdl), channel
+ * = the time-domain modem, invert = the fused kernel (draws, channel, Gram,
+ * inverse, equalisation, decisions and counting all in one); the other stages
+ * take no separate time. */
+int run_fused(cuda_state *s, gpu_link g) {
+  cudaStream_t st = s->stream;
+  const int tdl = g.model == CH_TDL;
+  CUDA_TRY(cudaEventRecord(s->ev[EV_START], st));
+  if (tdl) {
+    if (gpu_launch_taps(g, s->consts, s->taps, s->Hk, st)) return -1;
+    if (gpu_fft_set_exec(&s->fft_hk, s->Hk, g.frames)) return -1;
+  }
+  CUDA_TRY(cudaEventRecord(s->ev[EV_DRAW], st));
+  if (s->have_fft_td) {
+    if (gpu_launch_modem_prepare(g, NULL, s->xt, st)) return -1;
+    if (gpu_fft_set_exec(&s->fft_tx, s->xt, g.frames)) return -1;
+    if (gpu_launch_modem_channel(g, s->consts, s->xt, s->taps, s->yt, st)) return -1;
+    if (gpu_fft_set_exec(&s->fft_rx, s->yt, g.frames)) return -1;
+  }
+  CUDA_TRY(cudaEventRecord(s->ev[EV_CHANNEL], st));
+  g.hsrc = tdl ? HSRC_TABLE : HSRC_DRAW;
+  g.ysrc = s->have_fft_td ? YSRC_BUFFER : YSRC_COMPUTE;
+  if (gpu_launch_fused(g, s->consts, s->Hk, s->yt, s->errors, st)) return -1;
+  CUDA_TRY(cudaEventRecord(s->ev[EV_INVERT], st));
+  return 0;
+}
+
+double elapsed_s(cuda_state *s, int from, int to) {
+  float ms = 0.0f;
+  if (cudaEventElapsedTime(&ms, s->ev[from], s->ev[to]) != cudaSuccess) {
+    cudaGetLastError();
+    return 0.0;
+  }
+  return ms * 1e-3;
+}
+
+int cuda_run(link_backend *b, uint64_t first_frame, uint64_t frames, batch_result *out) {
+  cuda_state *s = static_cast<cuda_state *>(b->impl);
+  char why[160];
+  if (frames == 0 || frames > s->cap_frames) {
+    snprintf(why, sizeof why, "batch of %llu frames, this backend takes 1..%llu",
+             (unsigned long long)frames, (unsigned long long)s->cap_frames);
+    return bad_run(__LINE__, why);
+  }
+  if (first_frame + frames > RNG_MAX_FRAMES) {
+    snprintf(why, sizeof why, "frames up to %llu, the random streams end at 2^%d",
+             (unsigned long long)(first_frame + frames), RNG_FRAME_BITS);
+    return bad_run(__LINE__, why);
+  }
+  gpu_link g = s->g;
+  g.first_frame = first_frame;
+  g.frames = frames;
+  g.R = frames * g.rf;
+  const size_t counters = sizeof(uint32_t) * (size_t)frames * (size_t)g.tx;
+  CUDA_TRY(cudaMemsetAsync(s->errors, 0, counters, s->stream));
+  if (s->staged ? run_staged(s, g) : run_fused(s, g)) return -1;
+  CUDA_TRY(cudaMemcpyAsync(out->errors, s->errors, counters, cudaMemcpyDeviceToHost, s->stream));
+  CUDA_TRY(cudaStreamSynchronize(s->stream));
+  if (s->staged) {
+    out->t.draw = elapsed_s(s, EV_START, EV_DRAW);
+    out->t.channel = elapsed_s(s, EV_DRAW, EV_CHANNEL);
+    out->t.gram = elapsed_s(s, EV_CHANNEL, EV_GRAM);
+    out->t.invert = elapsed_s(s, EV_GRAM, EV_INVERT);
+    out->t.equalize = elapsed_s(s, EV_INVERT, EV_EQUALIZE);
+    out->t.demap = elapsed_s(s, EV_EQUALIZE, EV_DEMAP);
+  } else {
+    out->t.draw = elapsed_s(s, EV_START, EV_DRAW);
+    out->t.channel = elapsed_s(s, EV_DRAW, EV_CHANNEL);
+    out->t.invert = elapsed_s(s, EV_CHANNEL, EV_INVERT);
+  }
+  out->inversions = g.R;
+  return 0;
+}
+
+int cuda_fetch(link_backend *b, link_buffer which, cf32 *dst, size_t count) {
+  cuda_state *s = static_cast<cuda_state *>(b->impl);
+  const size_t R = (size_t)(b->last_frames * link_res_per_frame(&b->p));
+  const size_t tx = (size_t)b->p.tx, rx = (size_t)b->p.rx;
+  const cf32 *src = NULL;
+  size_t need = 0;
+  switch (which) {
+    case LINK_BUF_X: src = s->x; need = tx * R; break;
+    case LINK_BUF_H: src = s->H; need = rx * tx * R; break;
+    case LINK_BUF_Y: src = s->y; need = rx * R; break;
+    case LINK_BUF_XHAT: src = s->xhat; need = tx * R; break;
+    case LINK_BUF_GINV: src = s->Ginv; need = tx * tx * R; break;
+  }
+  /* Fused batches materialise none of these: src is NULL there. */
+  if (!src || !dst || count != need || R == 0) return -1;
+  CUDA_TRY(cudaMemcpyAsync(dst, src, sizeof(cf32) * need, cudaMemcpyDeviceToHost, s->stream));
+  CUDA_TRY(cudaStreamSynchronize(s->stream));
+  return 0;
+}
+
+const struct link_backend_ops cuda_ops = {"cuda", cuda_max_frames, cuda_run, cuda_fetch,
+                                          cuda_destroy};
+
+/* ---- creation ---------------------------------------------------------------- */
+
+int check_params(const link_params *p, char *err, size_t errlen) {
+  if (p->tx < 1 || p->tx > LINK_MAX_TX || p->rx < 1 || p->rx > LINK_MAX_RX) {
+    snprintf(err, errlen, "cuda backend: antennas %d x %d outside 1..%d transmit, 1..%d receive",
+             p->tx, p->rx, LINK_MAX_TX, LINK_MAX_RX);
+    return -1;
+  }
+  if (!qam_bps_valid(p->bps)) {
+    snprintf(err, errlen, "cuda backend: %d bits per symbol (need 1, 2, 4, 6 or 8)", p->bps);
+    return -1;
+  }
+  if (p->subcarriers < 1 || p->subcarriers > (1 << 24) || p->symbols < 1 ||
+      p->symbols > (1 << 16)) {
+    snprintf(err, errlen, "cuda backend: %d subcarriers x %d symbols, need 1..%d x 1..%d",
+             p->subcarriers, p->symbols, 1 << 24, 1 << 16);
+    return -1;
+  }
+  if (!(p->n0 >= 0.0) || !isfinite(p->n0) || !(p->csi_error_var >= 0.0) ||
+      !isfinite(p->csi_error_var)) {
+    snprintf(err, errlen, "cuda backend: noise variance %g and CSI error variance %g must be "
+             "finite and >= 0", p->n0, p->csi_error_var);
+    return -1;
+  }
+  if (p->model == CH_TDL) {
+    if (p->pdp.taps < 1 || p->pdp.taps > TDL_MAX_TAPS) {
+      snprintf(err, errlen, "cuda backend: profile with %d taps, need 1..%d", p->pdp.taps,
+               TDL_MAX_TAPS);
+      return -1;
+    }
+    for (int l = 0; l < p->pdp.taps; l++) {
+      if (p->pdp.delay[l] < 0) {
+        snprintf(err, errlen, "cuda backend: tap %d has negative delay %d", l, p->pdp.delay[l]);
+        return -1;
+      }
+    }
+  }
+  if (p->domain == DOMAIN_TIME) {
+    if (p->model != CH_TDL && p->model != CH_AWGN) {
+      snprintf(err, errlen, "cuda backend: the time-domain link needs channel model tdl or awgn "
+               "(rayleigh is i.i.d. per resource element and has no time-domain form)");
+      return -1;
+    }
+    if (p->cp_length < 0 || p->cp_length > p->subcarriers) {
+      snprintf(err, errlen, "cuda backend: cyclic prefix %d outside 0..%d (the subcarriers)",
+               p->cp_length, p->subcarriers);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+gpu_link make_link(const link_params *p, const chan_spatial *sp) {
+  gpu_link g;
+  memset(&g, 0, sizeof g);
+  g.tx = p->tx;
+  g.rx = p->rx;
+  g.links = p->tx * p->rx;
+  g.bps = p->bps;
+  g.K = p->subcarriers;
+  g.S = p->symbols;
+  g.cp = p->domain == DOMAIN_TIME ? p->cp_length : 0;
+  g.L = p->model == CH_TDL ? p->pdp.taps : 0;
+  g.model = p->model;
+  g.spatial_active = sp->correlated || sp->rician;
+  g.point = p->point_id;
+  g.key = make_uint2((uint32_t)p->seed, (uint32_t)(p->seed >> 32));
+  g.rf = link_res_per_frame(p);
+  g.nf = (uint64_t)p->symbols * (uint64_t)(p->subcarriers + g.cp);
+  /* The CPU's conversions: float of the double square roots. */
+  g.noise_std = p->n0 > 0.0 ? (float)sqrt(p->n0) : 0.0f;
+  g.diag = p->equalizer == EQ_MMSE ? (float)p->n0 : 0.0f;
+  g.csi_std = p->csi_error_var > 0.0 ? (float)sqrt(p->csi_error_var) : 0.0f;
+  g.td_scale = (float)(1.0 / sqrt((double)p->subcarriers));
+  return g;
+}
+
+/* The transforms of `frames` frames; their shared work-area need in *work. */
+int make_ffts(cuda_state *s, const link_params *p, uint64_t frames, size_t *work) {
+  size_t w = 0;
+  *work = 0;
+  if (p->model == CH_TDL) {
+    s->have_fft_hk = 1;
+    if (gpu_fft_set_create(&s->fft_hk, p->subcarriers, p->tx * p->rx, CUFFT_FORWARD, frames, &w))
+      return -1;
+    if (w > *work) *work = w;
+  }
+  if (p->domain == DOMAIN_TIME) {
+    s->have_fft_td = 1;
+    if (gpu_fft_set_create(&s->fft_tx, p->subcarriers, p->tx * p->symbols, CUFFT_INVERSE, frames,
+                           &w))
+      return -1;
+    if (w > *work) *work = w;
+    if (gpu_fft_set_create(&s->fft_rx, p->subcarriers, p->rx * p->symbols, CUFFT_FORWARD, frames,
+                           &w))
+      return -1;
+    if (w > *work) *work = w;
+  }
+  return 0;
+}
+
+void drop_ffts(cuda_state *s) {
+  if (s->have_fft_hk) gpu_fft_set_destroy(&s->fft_hk);
+  if (s->have_fft_td) {
+    gpu_fft_set_destroy(&s->fft_tx);
+    gpu_fft_set_destroy(&s->fft_rx);
+  }
+  s->have_fft_hk = s->have_fft_td = 0;
+}
+
+/* Copies the library's last failure line into err. */
+void failed(char *err, size_t errlen, const char *what) {
+  snprintf(err, errlen, "cuda backend: %s: %s", what, gpu_last_error());
+}
+
+}  // namespace
+
+extern "C" int backend_cuda_available(char *why, size_t whylen) {
+  if (gpu_device_count(why, whylen) < 1) return 0;
+  return gpu_link_kernels_loadable(why, whylen) == 0;
+}
+
+extern "C" link_backend *backend_cuda_create(const link_params *p, const backend_options *opt,
+                                             char *err, size_t errlen) {
+  if (!p || !opt) {
+    snprintf(err, errlen, "cuda backend: NULL parameters or options");
+    return NULL;
+  }
+  if (check_params(p, err, errlen)) return NULL;
+  chan_spatial sp;
+  char why[256];
+  if (chan_spatial_init(p, &sp, why, sizeof why)) {
+    snprintf(err, errlen, "cuda backend: %s", why);
+    return NULL;
+  }
+  link_backend *b = static_cast<link_backend *>(calloc(1, sizeof *b));
+  cuda_state *s = static_cast<cuda_state *>(calloc(1, sizeof *s));
+  if (!b || !s) {
+    free(b);
+    free(s);
+    snprintf(err, errlen, "cuda backend: out of host memory");
+    return NULL;
+  }
+  b->ops = &cuda_ops;
+  b->p = *p;
+  b->opt = *opt;
+  b->impl = s;
+  s->staged = opt->staged != 0;
+  s->g = make_link(p, &sp);
+
+  /* --- how many frames fit: the memory budget, then the caps ---------------- */
+  size_t free_b = 0, total_b = 0;
+  if (gpu_cuda_failed(cudaMemGetInfo(&free_b, &total_b), __FILE__, __LINE__,
+                      "cudaMemGetInfo(&free_b, &total_b)")) {
+    failed(err, errlen, "cannot query device memory");
+    goto fail;
+  }
+  {
+    double budget = kFreeMemoryShare * (double)free_b;
+    char budget_src[96];
+    snprintf(budget_src, sizeof budget_src, "%.0f%% of the %.1f MB free", 100 * kFreeMemoryShare,
+             free_b / 1048576.0);
+    if (opt->gpu_memory_mb && (double)opt->gpu_memory_mb * 1048576.0 < budget) {
+      budget = (double)opt->gpu_memory_mb * 1048576.0;
+      snprintf(budget_src, sizeof budget_src, "gpu_memory_mb = %llu",
+               (unsigned long long)opt->gpu_memory_mb);
+    }
+    const uint64_t rf = link_res_per_frame(p);
+    const uint64_t batch_res = s->staged ? kStagedBatchRes : kFusedBatchRes;
+    uint64_t frames = batch_res / rf ? batch_res / rf : 1;
+    if (frames > kMaxBatchFrames) frames = kMaxBatchFrames;
+    if (opt->max_batch_frames && frames > opt->max_batch_frames) frames = opt->max_batch_frames;
+    /* Per-frame bytes from two layouts, then the transforms' work area, which
+     * only planning tells; shrink until everything fits. */
+    const size_t fixed = plan_layout(p, s->staged, 0, 0).total;
+    const double per_frame = (double)(plan_layout(p, s->staged, 1, 0).total - fixed);
+    const double fit = floor((budget - (double)fixed) / per_frame);
+    if (fit < (double)frames) frames = fit > 0 ? (uint64_t)fit : 0;
+    size_t work = 0;
+    for (;;) {
+      if (frames < 1) {
+        snprintf(err, errlen,
+                 "cuda backend: one frame of %llu REs (%d x %d, %s mode) needs %.1f MB of device "
+                 "memory, more than the %.1f MB allowed (%s)",
+                 (unsigned long long)rf, p->tx, p->rx, s->staged ? "staged" : "fused",
+                 (per_frame + fixed + work) / 1048576.0, budget / 1048576.0, budget_src);
+        goto fail;
+      }
+      if (make_ffts(s, p, frames, &work)) {
+        failed(err, errlen, "cannot plan the batched FFTs");
+        goto fail;
+      }
+      const layout l = plan_layout(p, s->staged, frames, work);
+      if ((double)l.total <= budget) break;
+      drop_ffts(s);
+      const double refit = floor((budget - (double)fixed - (double)work) / per_frame);
+      const uint64_t next = refit > 0 ? (uint64_t)refit : 0;
+      frames = next < frames ? next : frames - 1;
+    }
+    s->cap_frames = frames;
+
+    /* --- the device resources --------------------------------------------- */
+    const layout l = plan_layout(p, s->staged, frames, work);
+    if (gpu_cuda_failed(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking), __FILE__,
+                        __LINE__, "cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking)")) {
+      failed(err, errlen, "cannot create a stream");
+      goto fail;
+    }
+    for (; s->events_made < EV_COUNT; s->events_made++) {
+      if (gpu_cuda_failed(cudaEventCreate(&s->ev[s->events_made]), __FILE__, __LINE__,
+                          "cudaEventCreate(&s->ev[s->events_made])")) {
+        failed(err, errlen, "cannot create the timing events");
+        goto fail;
+      }
+    }
+    if (gpu_cuda_failed(cudaMalloc(&s->pool, l.total), __FILE__, __LINE__,
+                        "cudaMalloc(&s->pool, l.total)")) {
+      char what[160];
+      snprintf(what, sizeof what, "cannot allocate %.1f MB for a batch of %llu frames",
+               l.total / 1048576.0, (unsigned long long)frames);
+      failed(err, errlen, what);
+      goto fail;
+    }
+    s->pool_bytes = l.total;
+    s->consts = carve<gpu_consts>(s->pool, l.consts);
+    s->errors = carve<uint32_t>(s->pool, l.errors);
+    s->labels = carve<uint8_t>(s->pool, l.labels);
+    s->x = carve<cf32>(s->pool, l.x);
+    s->H = carve<cf32>(s->pool, l.H);
+    s->Hhat = carve<cf32>(s->pool, l.Hhat);
+    s->y = carve<cf32>(s->pool, l.y);
+    s->G = carve<cf32>(s->pool, l.G);
+    s->Ginv = carve<cf32>(s->pool, l.Ginv);
+    s->z = carve<cf32>(s->pool, l.z);
+    s->xhat = carve<cf32>(s->pool, l.xhat);
+    s->taps = carve<cf32>(s->pool, l.taps);
+    s->Hk = carve<cf32>(s->pool, l.Hk);
+    s->xt = carve<cf32>(s->pool, l.xt);
+    s->yt = carve<cf32>(s->pool, l.yt);
+    s->fft_work = carve<void>(s->pool, l.work);
+    if ((s->have_fft_hk && gpu_fft_set_attach(&s->fft_hk, s->fft_work, s->stream)) ||
+        (s->have_fft_td && (gpu_fft_set_attach(&s->fft_tx, s->fft_work, s->stream) ||
+                            gpu_fft_set_attach(&s->fft_rx, s->fft_work, s->stream)))) {
+      failed(err, errlen, "cannot attach the FFT work area");
+      goto fail;
+    }
+
+    gpu_consts hc;
+    memset(&hc, 0, sizeof hc);
+    hc.spatial = sp;
+    if (p->model == CH_TDL) {
+      for (int i = 0; i < p->pdp.taps; i++) {
+        hc.delay[i] = p->pdp.delay[i];
+        hc.amp[i] = sqrtf(p->pdp.power[i]);
+      }
+    }
+    if (gpu_cuda_failed(cudaMemcpyAsync(s->consts, &hc, sizeof hc, cudaMemcpyHostToDevice,
+                                        s->stream), __FILE__, __LINE__,
+                        "cudaMemcpyAsync(s->consts, &hc, sizeof hc, cudaMemcpyHostToDevice, s->stream)") ||
+        gpu_cuda_failed(cudaStreamSynchronize(s->stream), __FILE__, __LINE__,
+                        "cudaStreamSynchronize(s->stream)")) {
+      failed(err, errlen, "cannot upload the link's tables");
+      goto fail;
+    }
+  }
+  return b;
+fail:
+  state_free(s);
+  free(b);
+  return NULL;
+}

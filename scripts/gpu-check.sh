@@ -1,0 +1,239 @@
+#!/usr/bin/env bash
+# The one script to run on a GPU machine: build, GPU tests, compute-sanitizer,
+# bench, and a compact summary table at the end.
+#
+#   bash scripts/gpu-check.sh [DEPS_PREFIX]
+#
+# DEPS_PREFIX (default "$PWD/.deps") holds what the machine lacks (libconfig,
+# Random123) as unpacked Debian packages: <prefix>/usr/include, <prefix>/usr/lib/...
+# Environment:
+#   OUT=dir            also leave the logs, the ptxas report and bench.json there
+#   GPU_CHECK_ALL=1    also run the CPU test suite (ctest -LE gpu)
+#   GPU_CHECK_NO_BENCH=1, GPU_CHECK_NO_SANITIZER=1   skip those steps
+#   BENCH_ARGS="..."   extra arguments for `ofdmsim bench`
+# Exit status: 0 when every step passed, 1 otherwise.
+set -u -o pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root" || exit 1
+prefix=${1:-$root/.deps}
+prefix=$(cd "$prefix" 2>/dev/null && pwd || echo "$prefix")
+build=$root/build-gpu
+logs=$build/gpu-check-logs
+rm -rf "$logs"
+mkdir -p "$logs"
+out=${OUT:-}
+[ -n "$out" ] && mkdir -p "$out"
+jobs=$(nproc 2>/dev/null || echo 4)
+t_start=$(date +%s)
+
+export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu:$prefix/usr/lib:$prefix/lib/x86_64-linux-gnu:$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PATH="$PATH:/usr/local/cuda/bin"
+# Never touch NVLink multicast on shared machines (the bench does not use NCCL,
+# but keep the workplace's defaults for anything that might).
+export NCCL_NVLS_ENABLE=0
+
+# ---- bookkeeping: one summary row per check ---------------------------------
+rows=()
+failures=0
+row() { rows+=("$(printf '%-34s %-8s %s' "$1" "$2" "${3:-}")"); }
+pass() { row "$1" PASS "${2:-}"; }
+fail() { row "$1" FAIL "${2:-}"; failures=$((failures + 1)); }
+note() { row "$1" "${2:-info}" "${3:-}"; }
+banner() { printf '\n==== %s ====\n' "$*"; }
+elapsed() { echo "$(( $(date +%s) - $1 ))s"; }
+
+print_summary() {
+  banner "gpu-check summary ($(elapsed "$t_start"))"
+  printf '%-34s %-8s %s\n' "check" "result" "detail"
+  printf '%s\n' "${rows[@]}"
+  if [ "$failures" -eq 0 ]; then echo "OVERALL: PASS"; else echo "OVERALL: FAIL ($failures failed)"; fi
+}
+
+copy_out() {
+  [ -n "$out" ] || return 0
+  # At most a few files come back from a device run: one combined log (each
+  # step's last 3000 lines), the ptxas report, bench.json, the summary.
+  {
+    for f in "$logs"/*.log; do
+      [ -f "$f" ] || continue
+      echo "######## $(basename "$f")"
+      tail -n 3000 "$f"
+    done
+  } > "$out/gpu-check.log" 2>/dev/null
+  [ -f "$logs/ptxas.txt" ] && cp "$logs/ptxas.txt" "$out/ptxas.txt"
+  print_summary > "$out/summary.txt"
+}
+
+finish() {
+  copy_out
+  print_summary
+  [ "$failures" -eq 0 ] && exit 0 || exit 1
+}
+
+# ---- device ---------------------------------------------------------------------
+banner "device"
+if nvidia-smi -L 2>&1 | tee "$logs/00-nvidia-smi.log"; then
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
+    --format=csv 2>&1 | tee -a "$logs/00-nvidia-smi.log"
+  note "device" info "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+else
+  fail "nvidia-smi -L" "no GPU visible"
+fi
+[ -d "$prefix" ] || note "deps prefix" warn "$prefix does not exist: the system must have libconfig and Random123"
+
+# ---- build ------------------------------------------------------------------------
+banner "configure + build (build-gpu, Release, sm_90)"
+t0=$(date +%s)
+if cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+     -DOFDMSIM_CUDA=ON -DOFDMSIM_DEPS_PREFIX="$prefix" > "$logs/01-configure.log" 2>&1 &&
+   cmake --build "$build" -j "$jobs" > "$logs/02-build.log" 2>&1; then
+  warnings=$(grep -c -i 'warning' "$logs/02-build.log" || true)
+  pass "build" "$(elapsed "$t0"), $warnings warning line(s)"
+else
+  echo "build failed; last lines:"
+  tail -n 40 "$logs/01-configure.log" "$logs/02-build.log" 2>/dev/null
+  fail "build" "see 01-configure.log / 02-build.log"
+  finish
+fi
+ofdmsim=$build/ofdmsim
+
+# ---- ptxas resource report of every kernel -----------------------------------------------
+banner "ptxas resource report (nvcc -Xptxas -v, sm_90)"
+{
+  printf '%-70s %5s %7s %8s %8s\n' "kernel" "regs" "stack" "spill_st" "spill_ld"
+  for cu in "$root"/cuda/*.cu; do
+    nvcc -std=c++17 -O3 -DNDEBUG -arch=sm_90 -lineinfo -I"$root" -I"$build/generated" \
+      -c "$cu" -o /dev/null -Xptxas -v 2>&1 |
+      awk -v file="$(basename "$cu")" '
+        /Function properties for/ { name = $NF }
+        /bytes stack frame/ { stack = $1; sst = $5; sld = $9 }
+        /Used [0-9]+ registers/ {
+          for (i = 1; i <= NF; i++) if ($i == "Used") regs = $(i + 1)
+          if (name != "") printf "%s %s %s %s %s %s\n", file, name, regs, stack, sst, sld
+          name = ""
+        }'
+  done | while read -r file name regs stack sst sld; do
+    # Demangled, without the parameter list, namespaces and spaces (one column).
+    pretty=$(echo "$name" | c++filt 2>/dev/null || echo "$name")
+    pretty=$(echo "$pretty" | sed -e 's/(anonymous namespace):://g' -e 's/([^()]*)$//' \
+               -e 's/^void //' | tr -d ' ')
+    printf '%-70s %5s %7s %8s %8s\n' "${file}:${pretty:0:60}" "$regs" "$stack" "$sst" "$sld"
+  done
+} > "$logs/ptxas.txt" 2> "$logs/03-ptxas.log"
+cat "$logs/ptxas.txt"
+nk=$(($(wc -l < "$logs/ptxas.txt") - 1))
+spilling=$(awk 'NR > 1 && ($3 > 0 || $4 > 0 || $5 > 0) { n++ } END { print n + 0 }' "$logs/ptxas.txt")
+inv_line=$(awk 'NR > 1 && $1 ~ /^invert.cu:/ { if ($2 > m) m = $2; s += $3 + $4 + $5; k++ }
+               END { printf "invert.cu: %d kernels, max %d regs, %d B stack+spill", k, m, s }' "$logs/ptxas.txt")
+if [ "$nk" -gt 0 ]; then
+  note "ptxas" info "$nk kernels, $spilling with stack/spill; $inv_line"
+else
+  note "ptxas" warn "no report (see 03-ptxas.log)"
+fi
+
+# ---- GPU tests ------------------------------------------------------------------------
+banner "ctest -L gpu"
+(cd "$build" && ctest -L gpu --output-on-failure --timeout 600) 2>&1 | tee "$logs/04-ctest-gpu.log"
+while read -r line; do
+  name=$(echo "$line" | sed -E 's/.*Test +#[0-9]+: ([^ ]+) .*/\1/')
+  secs=$(echo "$line" | grep -oE '[0-9.]+ sec' || true)
+  if echo "$line" | grep -q ' Passed'; then pass "$name" "$secs"
+  elif echo "$line" | grep -q 'Not Run\|Skipped'; then fail "$name" "skipped: no usable GPU? ($secs)"
+  else fail "$name" "$(echo "$line" | grep -oE '\*\*\*[A-Za-z ]+|Failed' | head -1) $secs"
+  fi
+done < <(grep -E 'Test +#[0-9]+: ' "$logs/04-ctest-gpu.log")
+grep -qE 'Test +#[0-9]+: ' "$logs/04-ctest-gpu.log" || fail "ctest -L gpu" "no GPU test ran"
+
+if [ "${GPU_CHECK_ALL:-0}" != 0 ]; then
+  banner "ctest -LE gpu (CPU suite, with the GPU present)"
+  if (cd "$build" && ctest -LE gpu -j "$jobs" --output-on-failure --timeout 900) > "$logs/05-ctest-cpu.log" 2>&1; then
+    pass "ctest -LE gpu" "$(grep -E 'tests passed' "$logs/05-ctest-cpu.log" | tail -1)"
+  else
+    fail "ctest -LE gpu" "$(grep -E 'tests passed|tests failed' "$logs/05-ctest-cpu.log" | tail -1)"
+  fi
+  tail -n 15 "$logs/05-ctest-cpu.log"
+fi
+
+# ---- compute-sanitizer on small runs of every kernel -------------------------------------
+if [ "${GPU_CHECK_NO_SANITIZER:-0}" = 0 ]; then
+  banner "compute-sanitizer (memcheck, racecheck) on small runs"
+  cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  if [ ! -x "$cs" ]; then
+    fail "compute-sanitizer" "not found"
+  else
+    targets=()
+    for t in "$build"/tests/gpu_test_*; do [ -x "$t" ] && targets+=("$t"); done
+    targets+=("$ofdmsim")
+    for tool in memcheck racecheck; do
+      for t in "${targets[@]}"; do
+        base=$(basename "$t")
+        args=()
+        [ "$base" = ofdmsim ] && args=(bench --small --reps 2 --json "$logs/bench-small.json")
+        log="$logs/06-${tool}-${base}.log"
+        t0=$(date +%s)
+        OFDMSIM_SMALL=1 timeout 600 "$cs" --tool "$tool" --error-exitcode 99 \
+          "$t" "${args[@]}" > "$log" 2>&1
+        rc=$?
+        label="$tool ${base}${args:+ bench --small}"
+        if [ "$tool" = memcheck ]; then
+          errs=$(grep -oE 'ERROR SUMMARY: [0-9]+' "$log" | grep -oE '[0-9]+' | tail -1)
+        else
+          errs=$(grep -oE 'RACECHECK SUMMARY: [0-9]+ hazard' "$log" | grep -oE '[0-9]+' | tail -1)
+          [ -z "$errs" ] && errs=$(grep -oE 'ERROR SUMMARY: [0-9]+' "$log" | grep -oE '[0-9]+' | tail -1)
+        fi
+        errs=${errs:-?}
+        if [ "$rc" -eq 0 ] && [ "$errs" = 0 ]; then
+          pass "$label" "0 errors ($(elapsed "$t0"))"
+        elif [ "$rc" -eq 77 ]; then
+          fail "$label" "skipped: no GPU"
+        else
+          fail "$label" "$errs error(s), exit $rc ($(elapsed "$t0")); see $(basename "$log")"
+          grep -m 5 -E '=========  (Invalid|Race|Error|Program hit)|=========     at ' "$log" || true
+        fi
+      done
+    done
+  fi
+fi
+
+# ---- bench ---------------------------------------------------------------------------------
+if [ "${GPU_CHECK_NO_BENCH:-0}" = 0 ]; then
+  banner "ofdmsim bench"
+  json=${out:+$out/bench.json}
+  json=${json:-$build/bench.json}
+  t0=$(date +%s)
+  # shellcheck disable=SC2086
+  if timeout 900 "$ofdmsim" bench --json "$json" ${BENCH_ARGS:-} 2>&1 | tee "$logs/07-bench.log"; then
+    pass "ofdmsim bench" "$(elapsed "$t0"), $json"
+  else
+    fail "ofdmsim bench" "exit status non-zero; see 07-bench.log"
+  fi
+  cp "$json" "$logs/bench.json" 2>/dev/null
+  if [ -f "$json" ] && command -v python3 > /dev/null; then
+    python3 - "$json" > "$logs/bench-headline.txt" 2>&1 <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+g = j.get("gpu", {})
+def f(x, spec):
+    return "-" if x is None else format(x, spec)
+if g.get("present"):
+    print("copy D2D %s GB/s" % f(g["copy"]["gbs_read_plus_write"], ".0f"))
+    for r in g["invert"]:
+        a = r["variants"]["auto"]
+        print("%dx%d %s Ginv/s, %s%% copy, %sx matinv, %sx getrf+getri" % (
+            r["n"], r["n"], f(a["ginv_s"], ".2f"), f(a["pct_copy_moved"], ".0f"),
+            f(r["x_cublas_matinv"], ".1f"), f(r["x_cublas_getrf_getri"], ".1f")))
+    for p in g.get("philox_floor", []):
+        print("philox floor %dx%d %s G REs/s" % (p["tx"], p["rx"], f(p["gres_s"], ".1f")))
+for p in j.get("pipeline", []):
+    if p["available"] and p["ok"]:
+        print("pipeline %s %s %s %s Gbit/s" % (p["link"], p["backend"], p["mode"],
+                                              f(p["gbit_s"]["wall"], ".3f")))
+    else:
+        print("pipeline %s %s %s unavailable: %s" % (p["link"], p["backend"], p["mode"], p["why"][:60]))
+PY
+    while read -r l; do note "  bench" "" "$l"; done < "$logs/bench-headline.txt"
+  fi
+fi
+
+finish

@@ -1,0 +1,24 @@
+/* What a loaded sim_config keeps behind its priv pointer: the effective tree
+ * and what the echoes need to print it. Private to sim/config_*.c. */
+#ifndef OFDMSIM_CONFIG_STATE_H
+#define OFDMSIM_CONFIG_STATE_H
+
+#include <libconfig.h>
+
+#include "sim/config_schema.h"
+#include "sim/config_sweep.h"
+
+typedef struct config_state {
+  config_t tree;        /* the file with the overrides applied */
+  config_t defaults;    /* k<id> = <default of key id>, parsed from the schema */
+  config_t computed;    /* cp_length = subcarriers/8 of the base config, for the echo */
+  char **origins;       /* the override texts: hooks of the settings they made */
+  int n_origins;
+  const config_setting_t *given[KEY_COUNT]; /* the base config's settings; NULL: default */
+  sweep_plan sweep;
+} config_state;
+
+/* The schema default of key k as a setting; NULL for a computed default. */
+const config_setting_t *config_state_default(const config_state *st, int k);
+
+#endif
