@@ -75,6 +75,11 @@
 #endif
 
 /* ------------------------------------------------------------------------ */
+/* max for the condition estimate: unlike fmaxf (whose NaN rule x86 has no
+ * vector instruction for) a plain select vectorises.  NaN operands are dealt
+ * with separately. */
+MAT_HD float mat_max_(float a, float b) { return a > b ? a : b; }
+
 /* The flag of the contract above, from ax = max_i a_ii (A^-1)_ii as computed
  * (NaN when a pivot failed, which the comparison rejects as well): adding 0
  * leaves the finished n x n output as it is, adding NaN makes every real and
@@ -199,8 +204,8 @@ MAT_HD float mat_inv4_block(const cf32 *a, cf32 *out) {
   out[13] = cf_conj(x13);
   out[14] = cf_conj(x23);
   out[15] = cf_make(x33, 0.0f);
-  float ax = fmaxf(fmaxf(p0 * x00, p3 * x11), fmaxf(s0 * x22, s3 * x33));
-  /* fmaxf drops a NaN operand: a failed pivot must not hide in ax */
+  float ax = mat_max_(mat_max_(p0 * x00, p3 * x11), mat_max_(s0 * x22, s3 * x33));
+  /* mat_max_ may drop a NaN operand: a failed pivot must not hide in ax */
   ax = ie1 == ie1 ? ax : MAT_NAN;
   return mat_finish_(4, ax, out);
 }
@@ -251,7 +256,7 @@ MAT_HD float mat_inv_chol(int n, const cf32 *a, cf32 *out) {
     MAT_UNROLL
     for (int k = p + 1; k < n; k++) xpp += cf_abs2(l[k * n + p]);
     out[p * n + p] = cf_make(xpp, 0.0f);
-    ax = fmaxf(ax, a[p * n + p].re * xpp);
+    ax = mat_max_(ax, a[p * n + p].re * xpp);
     MAT_UNROLL
     for (int q = p + 1; q < n; q++) {
       cf32 x = cf_scale(cf_conj(l[q * n + p]), il[q]); /* k = q: W_qq = il[q] */
@@ -261,7 +266,7 @@ MAT_HD float mat_inv_chol(int n, const cf32 *a, cf32 *out) {
       out[q * n + p] = cf_conj(x);
     }
   }
-  /* fmaxf drops a NaN operand: a failed pivot (il[n-1] is NaN when any pivot
+  /* mat_max_ may drop a NaN operand: a failed pivot (il[n-1] is NaN when any pivot
    * failed: every later row inherits it) must not hide in ax */
   ax = il[n - 1] == il[n - 1] ? ax : MAT_NAN;
   return mat_finish_(n, ax, out);
