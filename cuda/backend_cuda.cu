@@ -432,24 +432,34 @@ extern "C" link_backend *backend_cuda_create(const link_params *p, const backend
     const double per_frame = (double)(plan_layout(p, s->staged, 1, 0).total - fixed);
     const double fit = floor((budget - (double)fixed) / per_frame);
     if (fit < (double)frames) frames = fit > 0 ? (uint64_t)fit : 0;
-    size_t work = 0;
+    /* plan_bytes: what the plans take themselves (tables; the library's code
+     * the first time), read off the free memory around their creation. */
+    size_t work = 0, plan_bytes = 0;
     for (;;) {
       if (frames < 1) {
         snprintf(err, errlen,
                  "cuda backend: one frame of %llu REs (%d x %d, %s mode) needs %.1f MB of device "
                  "memory, more than the %.1f MB allowed (%s)",
                  (unsigned long long)rf, p->tx, p->rx, s->staged ? "staged" : "fused",
-                 (per_frame + fixed + work) / 1048576.0, budget / 1048576.0, budget_src);
+                 (per_frame + fixed + work + plan_bytes) / 1048576.0, budget / 1048576.0,
+                 budget_src);
         goto fail;
       }
-      if (make_ffts(s, p, frames, &work)) {
+      size_t free_before = 0, free_after = 0;
+      if (gpu_cuda_failed(cudaMemGetInfo(&free_before, &total_b), __FILE__, __LINE__,
+                          "cudaMemGetInfo(&free_before, &total_b)") ||
+          make_ffts(s, p, frames, &work) ||
+          gpu_cuda_failed(cudaMemGetInfo(&free_after, &total_b), __FILE__, __LINE__,
+                          "cudaMemGetInfo(&free_after, &total_b)")) {
         failed(err, errlen, "cannot plan the batched FFTs");
         goto fail;
       }
+      plan_bytes = free_before > free_after ? free_before - free_after : 0;
       const layout l = plan_layout(p, s->staged, frames, work);
-      if ((double)l.total <= budget) break;
+      if ((double)l.total + (double)plan_bytes <= budget) break;
       drop_ffts(s);
-      const double refit = floor((budget - (double)fixed - (double)work) / per_frame);
+      const double refit =
+          floor((budget - (double)fixed - (double)work - (double)plan_bytes) / per_frame);
       const uint64_t next = refit > 0 ? (uint64_t)refit : 0;
       frames = next < frames ? next : frames - 1;
     }

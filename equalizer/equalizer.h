@@ -12,8 +12,12 @@
  * the functions do not check them (hot loops: the caller validated the
  * configuration once).
  *
- * Singular Gram matrices (ZF with a rank-deficient H, cond >~ 1e6) come out of
- * eq_invert as all-NaN matrices and so give NaN estimates; see smallmat.h. */
+ * Singular Gram matrices (non-PD, or numerically singular for float: the
+ * reciprocal condition estimate r <= MAT_SINGULAR_TOL = 2^-18; for 2x2 ZF
+ * r = det G / (g00 g11), uniform on (0,1) under i.i.d. Rayleigh, so 4e-6 of
+ * the REs) come out of eq_invert as all-NaN
+ * matrices and so give NaN estimates; whatever decides symbols from x_hat must
+ * treat NaN deterministically.  See smallmat.h. */
 #ifndef OFDMSIM_EQUALIZER_H
 #define OFDMSIM_EQUALIZER_H
 
@@ -23,7 +27,10 @@
 #include "sim/cplx.h"
 #include "sim/link.h"
 
-#define EQ_MAX_RX LINK_MAX_RX
+#define EQ_MAX_RX MAT_MAX_RX
+#ifndef __cplusplus
+_Static_assert(MAT_MAX_RX == LINK_MAX_RX && MAT_MAX_N == LINK_MAX_TX, "smallmat.h sizes follow link.h");
+#endif
 
 /* On the item loops of the stack kernels: the stores of one item to the
  * different element arrays (base + e*ld) never overlap another item's, as ld
@@ -47,6 +54,10 @@ static inline void eq_store(cf32 *base, size_t idx, cf32 v) {
   base[idx].im = v.im;
 }
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* G = H^H H + diag*I (full G, both triangles, real diagonal) and z = H^H y.
  * H is nr x nt (element r*nt + t), y has nr elements, z nt. */
 void eq_gram(int nr, int nt, const cf32 *H, size_t ldh, const cf32 *y, size_t ldy, float diag,
@@ -58,7 +69,8 @@ void eq_gram(int nr, int nt, const cf32 *H, size_t ldh, const cf32 *y, size_t ld
 void eq_invert(int nt, const cf32 *G, size_t ldg, cf32 *Ginv, size_t ldi, size_t n);
 
 /* Always mat_inv_chol: the reference the fast paths are tested and benchmarked
- * against. */
+ * against.  (GCC 12/13 leave its nt = 2 instance scalar; the others
+ * vectorise.) */
 void eq_invert_general(int nt, const cf32 *G, size_t ldg, cf32 *Ginv, size_t ldi, size_t n);
 
 /* x_hat = Ginv z, then with n0_bias > 0 the MMSE bias correction
@@ -74,5 +86,9 @@ void eq_apply(int nt, const cf32 *Ginv, size_t ldi, const cf32 *z, size_t ldz, f
  *            bias-corrected estimate of eq_apply.
  * For unit-energy symbols; the per-stream post-equalisation SINR is 1/value. */
 float eq_predicted_error_var(eq_kind kind, float n0, cf32 ginv_tt);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -27,10 +27,11 @@
  * result is either an inverse or all NaN, never finite garbage.
  *   - Matrices with cond(A) < 1/MAT_SINGULAR_TOL (2.6e5) are never flagged.
  *   - An exactly singular input whose singularity the rounding hides (the
- *     computed last pivot comes out as small positive noise) is inverted as a
- *     matrix within about n^2 u of it: its r is of order n^2 u, below the
- *     tolerance by an order of magnitude (measured: r <= 4e-7 for 10^5
- *     integer rank-deficient matrices of each size).
+ *     computed last pivot comes out as small positive noise instead of 0) is
+ *     in effect inverted as a matrix within about n^2 u of it, so its r is of
+ *     order n^2 u and it is flagged all the same: measured over 10^5 integer
+ *     rank-deficient matrices of each size, r <= 4e-7 before the flag, ten
+ *     times below the tolerance.
  * The divisions behind r cost nothing to a caller that ignores it: inlining
  * drops them. */
 #ifndef OFDMSIM_SMALLMAT_H
@@ -40,8 +41,11 @@
 
 #include "sim/cplx.h"
 
-/* Largest matrix the general method handles (LINK_MAX_TX). */
+/* Largest sizes: nt <= MAT_MAX_N (LINK_MAX_TX), nr <= MAT_MAX_RX (LINK_MAX_RX).
+ * The functions clamp larger arguments to these, which is what lets a compiler
+ * see the bounds of the local arrays when a size is not a constant. */
 #define MAT_MAX_N 8
+#define MAT_MAX_RX 16
 
 /* Reciprocal condition estimate r (see above) at or below which a matrix is
  * singular for float arithmetic: 2^-18, i.e. cond >~ 2.6e5, where the float
@@ -136,9 +140,10 @@ MAT_HD float mat_inv2_herm(const cf32 *m, cf32 *out) {
  * and explicit 2x2 inverses: its rounding is amplified by cond(P) on top of
  * cond(A) (C = S - Q^H P^-1 Q loses cond(P) digits when formed with the
  * explicit P^-1, and the assembly's residual grows like cond(P) cond(A)):
- * measured on matrices of cond 1e5, residuals up to 1.5e4 (explicit C) and
- * 13 (stable C, explicit assembly) times the Cholesky method's.  The W^H D^-1 W
- * form is the Cholesky inverse's and inherits its cond(A)-only accuracy. */
+ * measured on 10^5 matrices of cond 1e2..1e5, max ||AX - I|| / (n cond u) was
+ * 1.5e4 (explicit C) and 13 (stable C, explicit assembly), against 1.0 for
+ * this form and 0.5 for mat_inv_chol.  The W^H D^-1 W form is the Cholesky
+ * inverse's and inherits its cond(A)-only accuracy. */
 MAT_HD float mat_inv4_block(const cf32 *a, cf32 *out) {
   float p0 = a[0].re, p3 = a[5].re, s0 = a[10].re, s3 = a[15].re;
   cf32 pb = a[1], sb = a[11];
@@ -154,7 +159,8 @@ MAT_HD float mat_inv4_block(const cf32 *a, cf32 *out) {
   cf32 v10 = cf_sub(q10, cf_mul(l, q00)), v11 = cf_sub(q11, cf_mul(l, q01));
   cf32 u00 = cf_scale(q00, id0), u01 = cf_scale(q01, id0);
   cf32 u10 = cf_scale(v10, id1), u11 = cf_scale(v11, id1);
-  /* C = S - V^H U, upper half: non-negative terms off the diagonal of S */
+  /* C = S - V^H U, upper half; its diagonal subtracts non-negative terms only,
+   * as Cholesky's pivots do */
   float c0 = s0 - (cf_abs2(q00) * id0 + cf_abs2(v10) * id1);
   float c3 = s3 - (cf_abs2(q01) * id0 + cf_abs2(v11) * id1);
   cf32 c1 = cf_sub(sb, cf_cfma(cf_cmul(q00, u01), v10, u11));
@@ -216,7 +222,7 @@ MAT_HD float mat_inv_chol(int n, const cf32 *a, cf32 *out) {
   cf32 l[MAT_MAX_N * MAT_MAX_N]; /* strictly lower part of L, then of W */
   float il[MAT_MAX_N];           /* 1 / L_jj = W_jj */
   float ax = 0.0f;
-  n = n < MAT_MAX_N ? n : MAT_MAX_N; /* lets compilers see the array bounds */
+  n = n < MAT_MAX_N ? n : MAT_MAX_N;
   /* never read before written; cleared so compilers need not prove it */
   MAT_UNROLL
   for (int e = 0; e < n * n; e++) l[e] = cf_make(0.0f, 0.0f);
@@ -275,6 +281,8 @@ MAT_HD float mat_inv_chol(int n, const cf32 *a, cf32 *out) {
 /* ------------------------------------------------------------------------ */
 /* G = H^H H + diag*I (nt x nt, both triangles, real diagonal), H nr x nt. */
 MAT_HD void mat_gram(int nr, int nt, const cf32 *h, float diag, cf32 *g) {
+  nr = nr < MAT_MAX_RX ? nr : MAT_MAX_RX;
+  nt = nt < MAT_MAX_N ? nt : MAT_MAX_N;
   MAT_UNROLL
   for (int i = 0; i < nt; i++) {
     float s = diag;
@@ -294,6 +302,8 @@ MAT_HD void mat_gram(int nr, int nt, const cf32 *h, float diag, cf32 *g) {
 
 /* z = H^H y (z has nt entries, y has nr). */
 MAT_HD void mat_herm_mulvec(int nr, int nt, const cf32 *h, const cf32 *y, cf32 *z) {
+  nr = nr < MAT_MAX_RX ? nr : MAT_MAX_RX;
+  nt = nt < MAT_MAX_N ? nt : MAT_MAX_N;
   MAT_UNROLL
   for (int t = 0; t < nt; t++) {
     cf32 s = cf_make(0.0f, 0.0f);
@@ -305,6 +315,7 @@ MAT_HD void mat_herm_mulvec(int nr, int nt, const cf32 *h, const cf32 *y, cf32 *
 
 /* y = A x, A n x n. */
 MAT_HD void mat_mulvec(int n, const cf32 *a, const cf32 *x, cf32 *y) {
+  n = n < MAT_MAX_N ? n : MAT_MAX_N;
   MAT_UNROLL
   for (int r = 0; r < n; r++) {
     cf32 s = cf_make(0.0f, 0.0f);
@@ -324,6 +335,7 @@ MAT_HD float mat_unbias_gain(float n0_bias, cf32 ginv_tt) {
 /* x_hat = diag(gain) G^-1 z: the equaliser output of one RE (the CPU stack
  * loop and the CUDA kernel share it, so both round the same way). */
 MAT_HD void mat_equalize(int n, const cf32 *ginv, const cf32 *z, float n0_bias, cf32 *xhat) {
+  n = n < MAT_MAX_N ? n : MAT_MAX_N;
   mat_mulvec(n, ginv, z, xhat);
   MAT_UNROLL
   for (int t = 0; t < n; t++) xhat[t] = cf_scale(xhat[t], mat_unbias_gain(n0_bias, ginv[t * n + t]));

@@ -8,6 +8,7 @@
 # Random123) as unpacked Debian packages: <prefix>/usr/include, <prefix>/usr/lib/...
 # Environment:
 #   OUT=dir            also leave the logs, the ptxas report and bench.json there
+#   GPU_CHECK_BUILD_DIR=dir   build folder (default build-gpu)
 #   GPU_CHECK_ALL=1    also run the CPU test suite (ctest -LE gpu)
 #   GPU_CHECK_NO_BENCH=1, GPU_CHECK_NO_SANITIZER=1   skip those steps
 #   BENCH_ARGS="..."   extra arguments for `ofdmsim bench`
@@ -18,7 +19,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root" || exit 1
 prefix=${1:-$root/.deps}
 prefix=$(cd "$prefix" 2>/dev/null && pwd || echo "$prefix")
-build=$root/build-gpu
+build=${GPU_CHECK_BUILD_DIR:-$root/build-gpu}
 logs=$build/gpu-check-logs
 rm -rf "$logs"
 mkdir -p "$logs"
@@ -83,7 +84,7 @@ fi
 [ -d "$prefix" ] || note "deps prefix" warn "$prefix does not exist: the system must have libconfig and Random123"
 
 # ---- build ------------------------------------------------------------------------
-banner "configure + build (build-gpu, Release, sm_90)"
+banner "configure + build ($(basename "$build"), Release, sm_90)"
 t0=$(date +%s)
 if cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
      -DOFDMSIM_CUDA=ON -DOFDMSIM_DEPS_PREFIX="$prefix" > "$logs/01-configure.log" 2>&1 &&

@@ -144,7 +144,7 @@ static int parse_opts(int argc, char **argv, bench_opts *o) {
   o->seed = 1;
   o->pipeline_seconds = 2.0;
   int reps_given = 0;
-  for (int i = 1; i < argc; i++) {
+  for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     const char *v = (i + 1 < argc) ? argv[i + 1] : NULL;
     size_t z = 0;
@@ -720,7 +720,7 @@ static void print_tables(const bench_results *R) {
 }
 
 static void join_args(int argc, char **argv, char *out, size_t n) {
-  size_t used = (size_t)snprintf(out, n, "ofdmsim");
+  size_t used = (size_t)snprintf(out, n, "ofdmsim bench");
   for (int i = 0; i < argc && used + 1 < n; i++) {
     const int w = snprintf(out + used, n - used, " %s", argv[i]);
     if (w < 0) break;
@@ -729,6 +729,8 @@ static void join_args(int argc, char **argv, char *out, size_t n) {
 }
 
 int bench_main(int argc, char **argv) {
+  /* Callers pass either the options alone or "bench" first (sim/bench.h). */
+  if (argc > 0 && !strcmp(argv[0], "bench")) argc--, argv++;
   bench_opts o;
   const int prc = parse_opts(argc, argv, &o);
   if (prc > 0) return 0; /* --help */

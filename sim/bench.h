@@ -5,7 +5,7 @@
 #ifndef OFDMSIM_BENCH_H
 #define OFDMSIM_BENCH_H
 
-/* argv[0] is "bench"; the options follow (see `ofdmsim bench --help`).
+/* The options of `ofdmsim bench --help`, with or without "bench" in argv[0].
  * Returns the exit code: 0 success, 1 a measurement failed, 2 usage error. */
 int bench_main(int argc, char **argv);
 
