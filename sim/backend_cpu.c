@@ -98,6 +98,24 @@ static void fill_tdl_frame(const link_params *p, cpu_state *s, uint64_t frame, c
 
 static double now(void) { return omp_get_wtime(); }
 
+/* Work item `it` of a batch: a chunk of one frame, covering the frame-local
+ * REs [m0, m0+n) at offset o of the batch. Chunks never cross a frame, so a
+ * RE's place in its chunk depends on its frame-local index alone: every RE's
+ * arithmetic (vector body or scalar tail) is the same for any batch size. */
+typedef struct frame_chunk {
+  uint64_t f, m0;
+  size_t n, o;
+} frame_chunk;
+
+static frame_chunk chunk_of(long it, uint64_t rf, uint64_t chunks_per_frame) {
+  frame_chunk c;
+  c.f = (uint64_t)it / chunks_per_frame;
+  c.m0 = ((uint64_t)it % chunks_per_frame) * CPU_CHUNK;
+  c.n = (size_t)((rf - c.m0) < CPU_CHUNK ? (rf - c.m0) : CPU_CHUNK);
+  c.o = (size_t)(c.f * rf + c.m0);
+  return c;
+}
+
 static int cpu_run(link_backend *b, uint64_t first_frame, uint64_t frames, batch_result *out) {
   cpu_state *s = (cpu_state *)b->impl;
   const link_params *p = &b->p;
@@ -112,11 +130,9 @@ static int cpu_run(link_backend *b, uint64_t first_frame, uint64_t frames, batch
   /* --- draws: labels and symbols, channel (and its estimate) --------------- */
 #pragma omp parallel for schedule(dynamic, 4)
   for (long it = 0; it < items; it++) {
-    const uint64_t f = (uint64_t)it / chunks_per_frame, m0 = ((uint64_t)it % chunks_per_frame) * CPU_CHUNK;
-    const size_t n = (size_t)((rf - m0) < CPU_CHUNK ? (rf - m0) : CPU_CHUNK);
-    const size_t o = (size_t)(f * rf + m0);
-    draw_symbols(p, first_frame + f, m0, n, s->labels + o, s->x + o, R);
-    if (p->model != CH_TDL) chan_fill(p, &s->spatial, first_frame + f, m0, n, s->H + o, R);
+    const frame_chunk c = chunk_of(it, rf, chunks_per_frame);
+    draw_symbols(p, first_frame + c.f, c.m0, c.n, s->labels + c.o, s->x + c.o, R);
+    if (p->model != CH_TDL) chan_fill(p, &s->spatial, first_frame + c.f, c.m0, c.n, s->H + c.o, R);
   }
   if (p->model == CH_TDL) {
 #pragma omp parallel for schedule(dynamic, 1)
@@ -129,10 +145,8 @@ static int cpu_run(link_backend *b, uint64_t first_frame, uint64_t frames, batch
   if (s->Hhat != s->H) {
 #pragma omp parallel for schedule(dynamic, 4)
     for (long it = 0; it < items; it++) {
-      const uint64_t f = (uint64_t)it / chunks_per_frame, m0 = ((uint64_t)it % chunks_per_frame) * CPU_CHUNK;
-      const size_t n = (size_t)((rf - m0) < CPU_CHUNK ? (rf - m0) : CPU_CHUNK);
-      const size_t o = (size_t)(f * rf + m0);
-      chan_csi_error(p, first_frame + f, m0, n, s->H + o, R, s->Hhat + o, R);
+      const frame_chunk c = chunk_of(it, rf, chunks_per_frame);
+      chan_csi_error(p, first_frame + c.f, c.m0, c.n, s->H + c.o, R, s->Hhat + c.o, R);
     }
   }
   double t1 = now();
@@ -152,10 +166,8 @@ static int cpu_run(link_backend *b, uint64_t first_frame, uint64_t frames, batch
   } else {
 #pragma omp parallel for schedule(dynamic, 4)
     for (long it = 0; it < items; it++) {
-      const uint64_t f = (uint64_t)it / chunks_per_frame, m0 = ((uint64_t)it % chunks_per_frame) * CPU_CHUNK;
-      const size_t n = (size_t)((rf - m0) < CPU_CHUNK ? (rf - m0) : CPU_CHUNK);
-      const size_t o = (size_t)(f * rf + m0);
-      chan_apply(p, first_frame + f, m0, n, s->H + o, R, s->x + o, R, s->y + o, R);
+      const frame_chunk c = chunk_of(it, rf, chunks_per_frame);
+      chan_apply(p, first_frame + c.f, c.m0, c.n, s->H + c.o, R, s->x + c.o, R, s->y + c.o, R);
     }
   }
   if (modem_rc) return -1;
@@ -166,20 +178,20 @@ static int cpu_run(link_backend *b, uint64_t first_frame, uint64_t frames, batch
   const long rchunks = (long)((R + CPU_CHUNK - 1) / CPU_CHUNK);
   const float diag = p->equalizer == EQ_MMSE ? (float)p->n0 : 0.0f;
 #pragma omp parallel for schedule(static)
-  for (long c = 0; c < rchunks; c++) {
-    const size_t i0 = (size_t)c * CPU_CHUNK, n = R - i0 < CPU_CHUNK ? R - i0 : CPU_CHUNK;
+  for (long k = 0; k < rchunks; k++) {
+    const size_t i0 = (size_t)k * CPU_CHUNK, n = R - i0 < CPU_CHUNK ? R - i0 : CPU_CHUNK;
     eq_gram(rx, tx, s->Hhat + i0, R, s->y + i0, R, diag, s->G + i0, R, s->z + i0, R, n);
   }
   double t3 = now();
 #pragma omp parallel for schedule(static)
-  for (long c = 0; c < rchunks; c++) {
-    const size_t i0 = (size_t)c * CPU_CHUNK, n = R - i0 < CPU_CHUNK ? R - i0 : CPU_CHUNK;
+  for (long k = 0; k < rchunks; k++) {
+    const size_t i0 = (size_t)k * CPU_CHUNK, n = R - i0 < CPU_CHUNK ? R - i0 : CPU_CHUNK;
     eq_invert(tx, s->G + i0, R, s->Ginv + i0, R, n);
   }
   double t4 = now();
 #pragma omp parallel for schedule(static)
-  for (long c = 0; c < rchunks; c++) {
-    const size_t i0 = (size_t)c * CPU_CHUNK, n = R - i0 < CPU_CHUNK ? R - i0 : CPU_CHUNK;
+  for (long k = 0; k < rchunks; k++) {
+    const size_t i0 = (size_t)k * CPU_CHUNK, n = R - i0 < CPU_CHUNK ? R - i0 : CPU_CHUNK;
     eq_apply(tx, s->Ginv + i0, R, s->z + i0, R, diag, s->xhat + i0, R, n);
   }
   double t5 = now();
@@ -187,17 +199,15 @@ static int cpu_run(link_backend *b, uint64_t first_frame, uint64_t frames, batch
   /* --- hard decisions and error counts per frame and stream ---------------- */
 #pragma omp parallel for schedule(dynamic, 4)
   for (long it = 0; it < items; it++) {
-    const uint64_t f = (uint64_t)it / chunks_per_frame, m0 = ((uint64_t)it % chunks_per_frame) * CPU_CHUNK;
-    const size_t n = (size_t)((rf - m0) < CPU_CHUNK ? (rf - m0) : CPU_CHUNK);
-    const size_t o = (size_t)(f * rf + m0);
+    const frame_chunk c = chunk_of(it, rf, chunks_per_frame);
     for (int t = 0; t < tx; t++) {
       uint32_t errors = 0;
-      const cf32 *xh = s->xhat + (size_t)t * R + o;
-      const uint8_t *lab = s->labels + (size_t)t * R + o;
-      for (size_t i = 0; i < n; i++)
+      const cf32 *xh = s->xhat + (size_t)t * R + c.o;
+      const uint8_t *lab = s->labels + (size_t)t * R + c.o;
+      for (size_t i = 0; i < c.n; i++)
         errors += (uint32_t)__builtin_popcount(qam_demap(p->bps, xh[i]) ^ lab[i]);
 #pragma omp atomic
-      out->errors[f * (uint64_t)tx + (uint64_t)t] += errors;
+      out->errors[c.f * (uint64_t)tx + (uint64_t)t] += errors;
     }
   }
   double t6 = now();
