@@ -43,7 +43,6 @@ struct cuda_state {
   cudaEvent_t ev[EV_COUNT];
   int events_made;
   void *pool;               /* one allocation, carved into the buffers below */
-  size_t pool_bytes;
   gpu_consts *consts;
   uint32_t *errors;         /* [frames][tx] */
   uint8_t *labels;          /* staged: [tx][R] */
@@ -369,6 +368,116 @@ void failed(char *err, size_t errlen, const char *what) {
   snprintf(err, errlen, "cuda backend: %s: %s", what, gpu_last_error());
 }
 
+/* The largest batch that fits the memory budget (70% of the free device
+ * memory, or gpu_memory_mb when smaller) and the caps, with its transforms
+ * planned: sets s->cap_frames and *work (the shared work area). 0, or -1 with
+ * a message in err. */
+int size_batch(cuda_state *s, const link_params *p, const backend_options *opt, size_t *work,
+               char *err, size_t errlen) {
+  size_t free_b = 0, total_b = 0;
+  if (gpu_cuda_failed(cudaMemGetInfo(&free_b, &total_b), __FILE__, __LINE__,
+                      "cudaMemGetInfo(&free_b, &total_b)")) {
+    failed(err, errlen, "cannot query device memory");
+    return -1;
+  }
+  double budget = kFreeMemoryShare * (double)free_b;
+  char budget_src[96];
+  snprintf(budget_src, sizeof budget_src, "%.0f%% of the %.1f MB free", 100 * kFreeMemoryShare,
+           free_b / 1048576.0);
+  if (opt->gpu_memory_mb && (double)opt->gpu_memory_mb * 1048576.0 < budget) {
+    budget = (double)opt->gpu_memory_mb * 1048576.0;
+    snprintf(budget_src, sizeof budget_src, "gpu_memory_mb = %llu",
+             (unsigned long long)opt->gpu_memory_mb);
+  }
+  const uint64_t rf = link_res_per_frame(p);
+  const uint64_t batch_res = s->staged ? kStagedBatchRes : kFusedBatchRes;
+  uint64_t frames = batch_res / rf ? batch_res / rf : 1;
+  if (frames > kMaxBatchFrames) frames = kMaxBatchFrames;
+  if (opt->max_batch_frames && frames > opt->max_batch_frames) frames = opt->max_batch_frames;
+  /* Bytes a frame from two layouts; the transforms' work area and the plans'
+   * own tables (read off the free memory around their creation: the
+   * library's code too, the first time) only planning tells, so plan, check,
+   * and shrink until everything fits. */
+  const size_t fixed = plan_layout(p, s->staged, 0, 0).total;
+  const double per_frame = (double)(plan_layout(p, s->staged, 1, 0).total - fixed);
+  const double fit = floor((budget - (double)fixed) / per_frame);
+  if (fit < (double)frames) frames = fit > 0 ? (uint64_t)fit : 0;
+  size_t plan_bytes = 0;
+  *work = 0;
+  for (;;) {
+    if (frames < 1) {
+      snprintf(err, errlen,
+               "cuda backend: one frame of %llu REs (%d x %d, %s mode) needs %.1f MB of device "
+               "memory, more than the %.1f MB allowed (%s)",
+               (unsigned long long)rf, p->tx, p->rx, s->staged ? "staged" : "fused",
+               (per_frame + (double)(fixed + *work + plan_bytes)) / 1048576.0,
+               budget / 1048576.0, budget_src);
+      return -1;
+    }
+    size_t free_before = 0, free_after = 0;
+    if (gpu_cuda_failed(cudaMemGetInfo(&free_before, &total_b), __FILE__, __LINE__,
+                        "cudaMemGetInfo(&free_before, &total_b)") ||
+        make_ffts(s, p, frames, work) ||
+        gpu_cuda_failed(cudaMemGetInfo(&free_after, &total_b), __FILE__, __LINE__,
+                        "cudaMemGetInfo(&free_after, &total_b)")) {
+      failed(err, errlen, "cannot plan the batched FFTs");
+      return -1;
+    }
+    plan_bytes = free_before > free_after ? free_before - free_after : 0;
+    const layout l = plan_layout(p, s->staged, frames, *work);
+    if ((double)l.total + (double)plan_bytes <= budget) break;
+    drop_ffts(s);
+    const double refit =
+        floor((budget - (double)(fixed + *work + plan_bytes)) / per_frame);
+    const uint64_t next = refit > 0 ? (uint64_t)refit : 0;
+    frames = next < frames ? next : frames - 1;
+  }
+  s->cap_frames = frames;
+  return 0;
+}
+
+/* The stream, the events, one allocation carved into the batch's buffers, the
+ * transforms' work area and the link's tables. 0, or -1 after reporting. */
+int allocate(cuda_state *s, const link_params *p, const chan_spatial *sp, size_t work) {
+  const layout l = plan_layout(p, s->staged, s->cap_frames, work);
+  CUDA_TRY(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+  for (; s->events_made < EV_COUNT; s->events_made++)
+    CUDA_TRY(cudaEventCreate(&s->ev[s->events_made]));
+  CUDA_TRY(cudaMalloc(&s->pool, l.total));
+  s->consts = carve<gpu_consts>(s->pool, l.consts);
+  s->errors = carve<uint32_t>(s->pool, l.errors);
+  s->labels = carve<uint8_t>(s->pool, l.labels);
+  s->x = carve<cf32>(s->pool, l.x);
+  s->H = carve<cf32>(s->pool, l.H);
+  s->Hhat = carve<cf32>(s->pool, l.Hhat);
+  s->y = carve<cf32>(s->pool, l.y);
+  s->G = carve<cf32>(s->pool, l.G);
+  s->Ginv = carve<cf32>(s->pool, l.Ginv);
+  s->z = carve<cf32>(s->pool, l.z);
+  s->xhat = carve<cf32>(s->pool, l.xhat);
+  s->taps = carve<cf32>(s->pool, l.taps);
+  s->Hk = carve<cf32>(s->pool, l.Hk);
+  s->xt = carve<cf32>(s->pool, l.xt);
+  s->yt = carve<cf32>(s->pool, l.yt);
+  s->fft_work = carve<void>(s->pool, l.work);
+  if (s->have_fft_hk && gpu_fft_set_attach(&s->fft_hk, s->fft_work, s->stream)) return -1;
+  if (s->have_fft_td && (gpu_fft_set_attach(&s->fft_tx, s->fft_work, s->stream) ||
+                         gpu_fft_set_attach(&s->fft_rx, s->fft_work, s->stream)))
+    return -1;
+  gpu_consts hc;
+  memset(&hc, 0, sizeof hc);
+  hc.spatial = *sp;
+  if (p->model == CH_TDL) {
+    for (int i = 0; i < p->pdp.taps; i++) {
+      hc.delay[i] = p->pdp.delay[i];
+      hc.amp[i] = sqrtf(p->pdp.power[i]);
+    }
+  }
+  CUDA_TRY(cudaMemcpyAsync(s->consts, &hc, sizeof hc, cudaMemcpyHostToDevice, s->stream));
+  CUDA_TRY(cudaStreamSynchronize(s->stream));
+  return 0;
+}
+
 }  // namespace
 
 extern "C" int backend_cuda_available(char *why, size_t whylen) {
@@ -403,135 +512,19 @@ extern "C" link_backend *backend_cuda_create(const link_params *p, const backend
   b->impl = s;
   s->staged = opt->staged != 0;
   s->g = make_link(p, &sp);
-
-  /* --- how many frames fit: the memory budget, then the caps ---------------- */
-  size_t free_b = 0, total_b = 0;
-  if (gpu_cuda_failed(cudaMemGetInfo(&free_b, &total_b), __FILE__, __LINE__,
-                      "cudaMemGetInfo(&free_b, &total_b)")) {
-    failed(err, errlen, "cannot query device memory");
-    goto fail;
+  size_t work = 0;
+  if (size_batch(s, p, opt, &work, err, errlen)) {
+    cuda_destroy(b);
+    return NULL;
   }
-  {
-    double budget = kFreeMemoryShare * (double)free_b;
-    char budget_src[96];
-    snprintf(budget_src, sizeof budget_src, "%.0f%% of the %.1f MB free", 100 * kFreeMemoryShare,
-             free_b / 1048576.0);
-    if (opt->gpu_memory_mb && (double)opt->gpu_memory_mb * 1048576.0 < budget) {
-      budget = (double)opt->gpu_memory_mb * 1048576.0;
-      snprintf(budget_src, sizeof budget_src, "gpu_memory_mb = %llu",
-               (unsigned long long)opt->gpu_memory_mb);
-    }
-    const uint64_t rf = link_res_per_frame(p);
-    const uint64_t batch_res = s->staged ? kStagedBatchRes : kFusedBatchRes;
-    uint64_t frames = batch_res / rf ? batch_res / rf : 1;
-    if (frames > kMaxBatchFrames) frames = kMaxBatchFrames;
-    if (opt->max_batch_frames && frames > opt->max_batch_frames) frames = opt->max_batch_frames;
-    /* Per-frame bytes from two layouts, then the transforms' work area, which
-     * only planning tells; shrink until everything fits. */
-    const size_t fixed = plan_layout(p, s->staged, 0, 0).total;
-    const double per_frame = (double)(plan_layout(p, s->staged, 1, 0).total - fixed);
-    const double fit = floor((budget - (double)fixed) / per_frame);
-    if (fit < (double)frames) frames = fit > 0 ? (uint64_t)fit : 0;
-    /* plan_bytes: what the plans take themselves (tables; the library's code
-     * the first time), read off the free memory around their creation. */
-    size_t work = 0, plan_bytes = 0;
-    for (;;) {
-      if (frames < 1) {
-        snprintf(err, errlen,
-                 "cuda backend: one frame of %llu REs (%d x %d, %s mode) needs %.1f MB of device "
-                 "memory, more than the %.1f MB allowed (%s)",
-                 (unsigned long long)rf, p->tx, p->rx, s->staged ? "staged" : "fused",
-                 (per_frame + fixed + work + plan_bytes) / 1048576.0, budget / 1048576.0,
-                 budget_src);
-        goto fail;
-      }
-      size_t free_before = 0, free_after = 0;
-      if (gpu_cuda_failed(cudaMemGetInfo(&free_before, &total_b), __FILE__, __LINE__,
-                          "cudaMemGetInfo(&free_before, &total_b)") ||
-          make_ffts(s, p, frames, &work) ||
-          gpu_cuda_failed(cudaMemGetInfo(&free_after, &total_b), __FILE__, __LINE__,
-                          "cudaMemGetInfo(&free_after, &total_b)")) {
-        failed(err, errlen, "cannot plan the batched FFTs");
-        goto fail;
-      }
-      plan_bytes = free_before > free_after ? free_before - free_after : 0;
-      const layout l = plan_layout(p, s->staged, frames, work);
-      if ((double)l.total + (double)plan_bytes <= budget) break;
-      drop_ffts(s);
-      const double refit =
-          floor((budget - (double)fixed - (double)work - (double)plan_bytes) / per_frame);
-      const uint64_t next = refit > 0 ? (uint64_t)refit : 0;
-      frames = next < frames ? next : frames - 1;
-    }
-    s->cap_frames = frames;
-
-    /* --- the device resources --------------------------------------------- */
-    const layout l = plan_layout(p, s->staged, frames, work);
-    if (gpu_cuda_failed(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking), __FILE__,
-                        __LINE__, "cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking)")) {
-      failed(err, errlen, "cannot create a stream");
-      goto fail;
-    }
-    for (; s->events_made < EV_COUNT; s->events_made++) {
-      if (gpu_cuda_failed(cudaEventCreate(&s->ev[s->events_made]), __FILE__, __LINE__,
-                          "cudaEventCreate(&s->ev[s->events_made])")) {
-        failed(err, errlen, "cannot create the timing events");
-        goto fail;
-      }
-    }
-    if (gpu_cuda_failed(cudaMalloc(&s->pool, l.total), __FILE__, __LINE__,
-                        "cudaMalloc(&s->pool, l.total)")) {
-      char what[160];
-      snprintf(what, sizeof what, "cannot allocate %.1f MB for a batch of %llu frames",
-               l.total / 1048576.0, (unsigned long long)frames);
-      failed(err, errlen, what);
-      goto fail;
-    }
-    s->pool_bytes = l.total;
-    s->consts = carve<gpu_consts>(s->pool, l.consts);
-    s->errors = carve<uint32_t>(s->pool, l.errors);
-    s->labels = carve<uint8_t>(s->pool, l.labels);
-    s->x = carve<cf32>(s->pool, l.x);
-    s->H = carve<cf32>(s->pool, l.H);
-    s->Hhat = carve<cf32>(s->pool, l.Hhat);
-    s->y = carve<cf32>(s->pool, l.y);
-    s->G = carve<cf32>(s->pool, l.G);
-    s->Ginv = carve<cf32>(s->pool, l.Ginv);
-    s->z = carve<cf32>(s->pool, l.z);
-    s->xhat = carve<cf32>(s->pool, l.xhat);
-    s->taps = carve<cf32>(s->pool, l.taps);
-    s->Hk = carve<cf32>(s->pool, l.Hk);
-    s->xt = carve<cf32>(s->pool, l.xt);
-    s->yt = carve<cf32>(s->pool, l.yt);
-    s->fft_work = carve<void>(s->pool, l.work);
-    if ((s->have_fft_hk && gpu_fft_set_attach(&s->fft_hk, s->fft_work, s->stream)) ||
-        (s->have_fft_td && (gpu_fft_set_attach(&s->fft_tx, s->fft_work, s->stream) ||
-                            gpu_fft_set_attach(&s->fft_rx, s->fft_work, s->stream)))) {
-      failed(err, errlen, "cannot attach the FFT work area");
-      goto fail;
-    }
-
-    gpu_consts hc;
-    memset(&hc, 0, sizeof hc);
-    hc.spatial = sp;
-    if (p->model == CH_TDL) {
-      for (int i = 0; i < p->pdp.taps; i++) {
-        hc.delay[i] = p->pdp.delay[i];
-        hc.amp[i] = sqrtf(p->pdp.power[i]);
-      }
-    }
-    if (gpu_cuda_failed(cudaMemcpyAsync(s->consts, &hc, sizeof hc, cudaMemcpyHostToDevice,
-                                        s->stream), __FILE__, __LINE__,
-                        "cudaMemcpyAsync(s->consts, &hc, sizeof hc, cudaMemcpyHostToDevice, s->stream)") ||
-        gpu_cuda_failed(cudaStreamSynchronize(s->stream), __FILE__, __LINE__,
-                        "cudaStreamSynchronize(s->stream)")) {
-      failed(err, errlen, "cannot upload the link's tables");
-      goto fail;
-    }
+  if (allocate(s, p, &sp, work)) {
+    char what[160];
+    snprintf(what, sizeof what, "cannot set up %.1f MB for a batch of %llu frames",
+             plan_layout(p, s->staged, s->cap_frames, work).total / 1048576.0,
+             (unsigned long long)s->cap_frames);
+    failed(err, errlen, what);
+    cuda_destroy(b);
+    return NULL;
   }
   return b;
-fail:
-  state_free(s);
-  free(b);
-  return NULL;
 }

@@ -20,6 +20,7 @@
 #include "channel/draws.h"
 #include "channel/spatial.h"
 #include "sim/cplx.h"
+#include "equalizer/smallmat.h"
 #include "sim/qam.h"
 
 /* Where the fused receiver takes its channel and its received symbols. */
@@ -167,6 +168,58 @@ __device__ __forceinline__ void gpu_store(cf32 *p, cf32 v) {
   *reinterpret_cast<float2 *>(p) = make_float2(v.re, v.im);
 }
 
+/* ---- the receiver's per-RE pieces (staged and fused kernels) -------------- */
+
+/* G^-1 of an NT x NT Hermitian G, by size as eq_invert and gpu_invert_soa:
+ * closed form (1, 2), 2x2 blocks (4), else Cholesky. Reads the upper half. */
+template <int NT>
+__device__ __forceinline__ void gpu_invert_by_size(const cf32 *a, cf32 *x) {
+  if (NT == 1) {
+    mat_inv1(a, x);
+  } else if (NT == 2) {
+    mat_inv2_herm(a, x);
+  } else if (NT == 4) {
+    mat_inv4_block(a, x);
+  } else {
+    mat_inv_chol(NT, a, x);
+  }
+}
+
+/* Frame-aligned grids: the blocks of a frame never hold another frame's REs,
+ * so a block's error counts belong to one frame. Block b covers REs
+ * [(b mod bpf)*blockDim, ...) of frame b / bpf, bpf = ceil(R_f / blockDim). */
+__device__ __forceinline__ void gpu_frame_position(const gpu_link &g, uint64_t *f, uint64_t *m) {
+  const uint64_t bpf = (g.rf + blockDim.x - 1) / blockDim.x;
+  *f = blockIdx.x / bpf;
+  *m = (blockIdx.x - *f * bpf) * blockDim.x + threadIdx.x;
+}
+
+/* Adds each thread's per-stream error counts to errors[f*tx + t]: a warp
+ * reduction, one shared-memory atomic a warp, one global atomic a block and
+ * stream. Every thread of the block must call it (inactive ones with zeros). */
+template <int NT>
+__device__ __forceinline__ void gpu_count_errors(const uint32_t *err, uint32_t *errors_frame) {
+  __shared__ uint32_t block_err[NT];
+  if (threadIdx.x < NT) block_err[threadIdx.x] = 0;
+  __syncthreads();
+  OFDM_UNROLL
+  for (int t = 0; t < NT; t++) {
+    const uint32_t v = __reduce_add_sync(0xffffffffu, err[t]);
+    if ((threadIdx.x & 31) == 0 && v) atomicAdd(&block_err[t], v);
+  }
+  __syncthreads();
+  if (threadIdx.x < NT && block_err[threadIdx.x])
+    atomicAdd(&errors_frame[threadIdx.x], block_err[threadIdx.x]);
+}
+
+/* Bit errors of one RE's NT streams. */
+template <int NT>
+__device__ __forceinline__ void gpu_re_errors(int bps, const cf32 *xhat, const uint32_t *lab,
+                                              uint32_t *err) {
+  OFDM_UNROLL
+  for (int t = 0; t < NT; t++) err[t] = (uint32_t)__popc(qam_demap(bps, xhat[t]) ^ lab[t]);
+}
+
 /* Calls K<NT, NR>::launch(args...) for NT = tx and the smallest power of two
  * NR >= rx: the register-array instantiations every per-RE kernel comes in. */
 template <template <int, int> class K, int NT, typename... A>
@@ -199,7 +252,7 @@ static inline unsigned gpu_blocks(uint64_t n, int block) {
 /* ---- launchers (each returns 0, or -1 after reporting the failing call) ---- */
 
 /* Threads a block for kernels whose blocks never span two frames: the frame's
- * REs rounded up to whole warps, at most 256. */
+ * REs rounded up to whole warps, at most 256 (receiver_gpu.cu). */
 int gpu_frame_block(uint64_t rf);
 
 /* draws_gpu.cu */
@@ -255,12 +308,13 @@ int gpu_launch_equalize(const gpu_link &g, const cf32 *Ginv, const cf32 *z, cf32
                         cudaStream_t s);
 int gpu_launch_demap(const gpu_link &g, const cf32 *xhat, const uint8_t *labels,
                      uint32_t *errors, cudaStream_t s);
-/* Everything from the draws (or the modem's output) to the error counters,
- * one thread per RE, nothing stored on the way. Hk: tdl's response table
- * (hsrc = HSRC_TABLE); yt: the modem's output (ysrc = YSRC_BUFFER). */
-int gpu_launch_fused(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
-                     uint32_t *errors, cudaStream_t s);
 /* 0 when this binary holds kernels the current device can run. */
 int gpu_link_kernels_loadable(char *why, size_t whylen);
+
+/* fused_gpu.cu: everything from the draws (or the modem's output) to the error
+ * counters, one thread per RE, nothing stored on the way. Hk: tdl's response
+ * table (hsrc = HSRC_TABLE); yt: the modem's output (ysrc = YSRC_BUFFER). */
+int gpu_launch_fused(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
+                     uint32_t *errors, cudaStream_t s);
 
 #endif

@@ -140,7 +140,8 @@ int gpu_fft_set_create(gpu_fft_set *f, int K, int per_frame, int direction, uint
   f->per_frame = per_frame;
   f->direction = direction;
   *work_bytes = 0;
-  if (K < 1 || per_frame < 1 || max_frames < 1) return fft_bad_argument(__LINE__, "empty transform set");
+  if (K < 1 || per_frame < 1 || max_frames < 1)
+    return fft_bad_argument(__LINE__, "empty transform set");
   while (f->levels < 40 && (1ull << f->levels) <= max_frames) f->levels++;
   long long n = K;
   for (int j = 0; j < f->levels; j++) {

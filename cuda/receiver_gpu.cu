@@ -1,68 +1,17 @@
-/* The receiver: Gram matrices, equalisation, hard decisions and per-frame,
- * per-stream bit-error counters, as separate stages (staged mode) and as one
- * fused kernel that runs the whole link of an RE in registers. All matrix
+/* The staged receiver: Gram matrices, equalisation, hard decisions and
+ * per-frame, per-stream bit-error counters, one kernel a stage over the SoA
+ * stacks (the inversion stage between them is gpu_invert_soa). All matrix
  * algebra is equalizer/smallmat.h and the mapping sim/qam.h, the functions the
- * CPU backend runs. (The inversion stage of staged mode is gpu_invert_soa.) */
+ * CPU backend runs. */
 #include <stdio.h>
 
 #include "cuda/check.h"
 #include "cuda/gpu.h"
 #include "cuda/link_gpu.cuh"
-#include "equalizer/smallmat.h"
 
 namespace {
 
 constexpr int kBlock = 256;
-
-/* G^-1 of an NT x NT Hermitian G, by size as eq_invert and gpu_invert_soa:
- * closed form (1, 2), 2x2 blocks (4), else Cholesky. Reads the upper half. */
-template <int NT>
-__device__ __forceinline__ void invert_by_size(const cf32 *a, cf32 *x) {
-  if (NT == 1) {
-    mat_inv1(a, x);
-  } else if (NT == 2) {
-    mat_inv2_herm(a, x);
-  } else if (NT == 4) {
-    mat_inv4_block(a, x);
-  } else {
-    mat_inv_chol(NT, a, x);
-  }
-}
-
-/* Frame-aligned grids: the blocks of a frame never hold another frame's REs,
- * so a block's error counts belong to one frame. Block b covers REs
- * [(b mod bpf)*blockDim, ...) of frame b / bpf, bpf = ceil(R_f / blockDim). */
-__device__ __forceinline__ void frame_block_position(const gpu_link &g, uint64_t *f, uint64_t *m) {
-  const uint64_t bpf = (g.rf + blockDim.x - 1) / blockDim.x;
-  *f = blockIdx.x / bpf;
-  *m = (blockIdx.x - *f * bpf) * blockDim.x + threadIdx.x;
-}
-
-/* Adds each thread's per-stream error counts to errors[f*tx + t]: a warp
- * reduction, one shared-memory atomic a warp, one global atomic a block and
- * stream. Every thread of the block must call it (inactive ones with zeros). */
-template <int NT>
-__device__ __forceinline__ void count_errors(const uint32_t *err, uint32_t *errors_frame) {
-  __shared__ uint32_t block_err[NT];
-  if (threadIdx.x < NT) block_err[threadIdx.x] = 0;
-  __syncthreads();
-  OFDM_UNROLL
-  for (int t = 0; t < NT; t++) {
-    const uint32_t v = __reduce_add_sync(0xffffffffu, err[t]);
-    if ((threadIdx.x & 31) == 0 && v) atomicAdd(&block_err[t], v);
-  }
-  __syncthreads();
-  if (threadIdx.x < NT && block_err[threadIdx.x])
-    atomicAdd(&errors_frame[threadIdx.x], block_err[threadIdx.x]);
-}
-
-/* Bit errors of one RE's NT streams. */
-template <int NT>
-__device__ __forceinline__ void re_errors(int bps, const cf32 *xhat, const uint32_t *lab,
-                                          uint32_t *err) {
-  OFDM_UNROLL
-  for (int t = 0; t < NT; t++) err[t] = (uint32_t)__popc(qam_demap(bps, xhat[t]) ^ lab[t]);
-}
 
 /* ---- staged ---------------------------------------------------------------- */
 
@@ -77,7 +26,8 @@ __global__ void __launch_bounds__(kBlock)
   for (int e = 0; e < NR * NT; e++)
     h[e] = e < g.links ? gpu_load(Hhat + (size_t)e * g.R + i) : cf_make(0.0f, 0.0f);
   OFDM_UNROLL
-  for (int r = 0; r < NR; r++) yv[r] = r < g.rx ? gpu_load(y + (size_t)r * g.R + i) : cf_make(0.0f, 0.0f);
+  for (int r = 0; r < NR; r++)
+    yv[r] = r < g.rx ? gpu_load(y + (size_t)r * g.R + i) : cf_make(0.0f, 0.0f);
   mat_gram(NR, NT, h, g.diag, gm);
   mat_herm_mulvec(NR, NT, h, yv, zv);
   OFDM_UNROLL
@@ -107,7 +57,7 @@ __global__ void __launch_bounds__(kBlock)
     demap_kernel(gpu_link g, const cf32 *__restrict__ xhat, const uint8_t *__restrict__ labels,
                  uint32_t *__restrict__ errors) {
   uint64_t f, m;
-  frame_block_position(g, &f, &m);
+  gpu_frame_position(g, &f, &m);
   uint32_t err[NT];
   OFDM_UNROLL
   for (int t = 0; t < NT; t++) err[t] = 0;
@@ -120,59 +70,9 @@ __global__ void __launch_bounds__(kBlock)
       xv[t] = gpu_load(xhat + (size_t)t * g.R + i);
       lab[t] = labels[(size_t)t * g.R + i];
     }
-    re_errors<NT>(g.bps, xv, lab, err);
+    gpu_re_errors<NT>(g.bps, xv, lab, err);
   }
-  count_errors<NT>(err, errors + f * NT);
-}
-
-/* ---- fused ----------------------------------------------------------------- */
-
-/* One RE from its draws to its error counts. The channel is drawn here
- * (rayleigh, awgn) or read from the frame's response table (tdl); y is
- * computed here (frequency domain) or read from the modem's output (time
- * domain); the labels are always redrawn, never stored. */
-template <int NT, int NR>
-__global__ void __launch_bounds__(kBlock)
-    fused_kernel(gpu_link g, const gpu_consts *__restrict__ c, const cf32 *__restrict__ Hk,
-                 const cf32 *__restrict__ yt, uint32_t *__restrict__ errors) {
-  uint64_t f, m;
-  frame_block_position(g, &f, &m);
-  uint32_t err[NT];
-  OFDM_UNROLL
-  for (int t = 0; t < NT; t++) err[t] = 0;
-  if (m < g.rf) {
-    const uint64_t frame = g.first_frame + f;
-    uint32_t lab[NT];
-    gpu_labels<NT>(g, frame, m, lab);
-    cf32 h[NR * NT], yv[NR];
-    if (g.hsrc == HSRC_TABLE) {
-      const cf32 *row = Hk + f * (uint64_t)g.links * g.K + m % (uint64_t)g.K;
-      OFDM_UNROLL
-      for (int e = 0; e < NR * NT; e++)
-        h[e] = e < g.links ? gpu_load(row + (size_t)e * g.K) : cf_make(0.0f, 0.0f);
-    } else {
-      gpu_channel_re<NT, NR>(g, c, frame, m, h);
-    }
-    if (g.ysrc == YSRC_BUFFER) {
-      const cf32 *col = yt + f * (uint64_t)g.rx * g.rf + m;
-      OFDM_UNROLL
-      for (int r = 0; r < NR; r++)
-        yv[r] = r < g.rx ? gpu_load(col + (size_t)r * g.rf) : cf_make(0.0f, 0.0f);
-    } else {
-      cf32 xv[NT];
-      OFDM_UNROLL
-      for (int t = 0; t < NT; t++) xv[t] = qam_map(g.bps, lab[t]);
-      gpu_apply_re<NT, NR>(g, frame, m, h, xv, yv);
-    }
-    gpu_csi_re<NR * NT>(g, frame, m, h);
-    cf32 gm[NT * NT], zv[NT], gi[NT * NT], xv[NT];
-    mat_gram(NR, NT, h, g.diag, gm);
-    mat_herm_mulvec(NR, NT, h, yv, zv);
-    invert_by_size<NT>(gm, gi);
-    mat_equalize(NT, gi, zv, g.diag, xv);
-    re_errors<NT>(g.bps, xv, lab, err);
-  }
-  count_errors<NT>(err, errors + f * NT);
+  gpu_count_errors<NT>(err, errors + f * NT);
 }
 
 template <int NT, int NR>
@@ -181,18 +81,6 @@ struct Gram {
                     cudaStream_t s) {
     gram_kernel<NT, NR><<<gpu_blocks(g.R, kBlock), kBlock, 0, s>>>(g, Hhat, y, G, z);
     CUDA_TRY_LAUNCH("gram_kernel");
-    return 0;
-  }
-};
-
-template <int NT, int NR>
-struct Fused {
-  static int launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
-                    uint32_t *errors, cudaStream_t s) {
-    const int block = gpu_frame_block(g.rf);
-    const uint64_t blocks = g.frames * ((g.rf + block - 1) / block);
-    fused_kernel<NT, NR><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, errors);
-    CUDA_TRY_LAUNCH("fused_kernel");
     return 0;
   }
 };
@@ -225,11 +113,6 @@ int gpu_frame_block(uint64_t rf) {
 int gpu_launch_gram(const gpu_link &g, const cf32 *Hhat, const cf32 *y, cf32 *G, cf32 *z,
                     cudaStream_t s) {
   return gpu_dispatch<Gram>(g.tx, g.rx, g, Hhat, y, G, z, s);
-}
-
-int gpu_launch_fused(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
-                     uint32_t *errors, cudaStream_t s) {
-  return gpu_dispatch<Fused>(g.tx, g.rx, g, c, Hk, yt, errors, s);
 }
 
 int gpu_launch_equalize(const gpu_link &g, const cf32 *Ginv, const cf32 *z, cf32 *xhat,

@@ -157,8 +157,8 @@ void check_max_batch(void) {
 }
 
 /* Per-frame errors of frames [first, first+n) in batches of the given sizes. */
-int run_batches(const link_params &p, int staged, uint64_t first, const std::vector<uint64_t> &sizes,
-                std::vector<uint32_t> *out) {
+int run_batches(const link_params &p, int staged, uint64_t first,
+                const std::vector<uint64_t> &sizes, std::vector<uint32_t> *out) {
   uint64_t total = 0, biggest = 0;
   for (uint64_t s : sizes) {
     total += s;

@@ -86,9 +86,10 @@ const char *model_name(const link_params &p) {
 }
 
 void describe(const link_params &p, const spec &s, char *out, size_t n) {
-  snprintf(out, n, "%dx%d bps=%d %s %s%s%s%s", p.tx, p.rx, p.bps, p.equalizer == EQ_MMSE ? "mmse" : "zf",
-           model_name(p), s.rho_tx != 0 || s.rho_rx != 0 ? " correlated" : "",
-           s.k_factor > 0 ? " rician" : "", s.csi > 0 ? " csi-error" : "");
+  snprintf(out, n, "%dx%d bps=%d %s %s%s%s%s", p.tx, p.rx, p.bps,
+           p.equalizer == EQ_MMSE ? "mmse" : "zf", model_name(p),
+           s.rho_tx != 0 || s.rho_rx != 0 ? " correlated" : "", s.k_factor > 0 ? " rician" : "",
+           s.csi > 0 ? " csi-error" : "");
 }
 
 /* Runs frames [0, kFrames) through one backend; fetches every buffer when
@@ -139,7 +140,8 @@ cd to_cd(cf32 z) { return cd(z.re, z.im); }
 double cabs_f(cf32 a, cf32 b) { return std::abs(to_cd(a) - to_cd(b)); }
 
 /* Largest |a-b| / (tol * max(floor, |b|)) over two buffers (> 1: out of tolerance). */
-double worst_rel(const std::vector<cf32> &a, const std::vector<cf32> &b, double tol, double floor_) {
+double worst_rel(const std::vector<cf32> &a, const std::vector<cf32> &b, double tol,
+                 double floor_) {
   double worst = 0;
   for (size_t i = 0; i < a.size(); i++) {
     const double d = cabs_f(a[i], b[i]);
@@ -376,7 +378,8 @@ int main(void) {
          (unsigned long long)g_tot.conditioned, (unsigned long long)g_tot.unchecked,
          kUncheckedKappa, (unsigned long long)g_tot.one_sided_nan, g_tot.worst_plain,
          g_tot.worst_ratio);
-  CHECK(g_tot.unchecked <= g_tot.streams / 100, "%llu of %llu estimates too ill-conditioned to compare",
+  CHECK(g_tot.unchecked <= g_tot.streams / 100,
+        "%llu of %llu estimates too ill-conditioned to compare",
         (unsigned long long)g_tot.unchecked, (unsigned long long)g_tot.streams);
   /* Measured on an H200: 99.3% within 1e-4, 0.7% (ZF, mostly 4x4 and 8x8)
    * within their conditioning bound only, at most 0.21 of it. */

@@ -1,0 +1,81 @@
+/* The fused link: one thread per RE from its draws (or the modem's output) to
+ * its bit-error counts, everything in registers and nothing stored on the way
+ * but the per-frame, per-stream counters. The per-RE formulas are those of
+ * link_gpu.cuh, shared with the staged kernels, and the algebra is
+ * equalizer/smallmat.h. */
+#include <stdio.h>
+
+#include "cuda/check.h"
+#include "cuda/link_gpu.cuh"
+
+namespace {
+
+constexpr int kBlock = 256;
+
+/* One RE from its draws to its error counts. The channel is drawn here
+ * (rayleigh, awgn) or read from the frame's response table (tdl); y is
+ * computed here (frequency domain) or read from the modem's output (time
+ * domain); the labels are always redrawn, never stored. */
+template <int NT, int NR>
+__global__ void __launch_bounds__(kBlock)
+    fused_kernel(gpu_link g, const gpu_consts *__restrict__ c, const cf32 *__restrict__ Hk,
+                 const cf32 *__restrict__ yt, uint32_t *__restrict__ errors) {
+  uint64_t f, m;
+  gpu_frame_position(g, &f, &m);
+  uint32_t err[NT];
+  OFDM_UNROLL
+  for (int t = 0; t < NT; t++) err[t] = 0;
+  if (m < g.rf) {
+    const uint64_t frame = g.first_frame + f;
+    uint32_t lab[NT];
+    gpu_labels<NT>(g, frame, m, lab);
+    cf32 h[NR * NT], yv[NR];
+    if (g.hsrc == HSRC_TABLE) {
+      const cf32 *row = Hk + f * (uint64_t)g.links * g.K + m % (uint64_t)g.K;
+      OFDM_UNROLL
+      for (int e = 0; e < NR * NT; e++)
+        h[e] = e < g.links ? gpu_load(row + (size_t)e * g.K) : cf_make(0.0f, 0.0f);
+    } else {
+      gpu_channel_re<NT, NR>(g, c, frame, m, h);
+    }
+    if (g.ysrc == YSRC_BUFFER) {
+      const cf32 *col = yt + f * (uint64_t)g.rx * g.rf + m;
+      OFDM_UNROLL
+      for (int r = 0; r < NR; r++)
+        yv[r] = r < g.rx ? gpu_load(col + (size_t)r * g.rf) : cf_make(0.0f, 0.0f);
+    } else {
+      cf32 xv[NT];
+      OFDM_UNROLL
+      for (int t = 0; t < NT; t++) xv[t] = qam_map(g.bps, lab[t]);
+      gpu_apply_re<NT, NR>(g, frame, m, h, xv, yv);
+    }
+    gpu_csi_re<NR * NT>(g, frame, m, h);
+    cf32 gm[NT * NT], zv[NT], gi[NT * NT], xv[NT];
+    mat_gram(NR, NT, h, g.diag, gm);
+    mat_herm_mulvec(NR, NT, h, yv, zv);
+    gpu_invert_by_size<NT>(gm, gi);
+    mat_equalize(NT, gi, zv, g.diag, xv);
+    gpu_re_errors<NT>(g.bps, xv, lab, err);
+  }
+  gpu_count_errors<NT>(err, errors + f * NT);
+}
+
+template <int NT, int NR>
+struct Fused {
+  static int launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
+                    uint32_t *errors, cudaStream_t s) {
+    const int block = gpu_frame_block(g.rf);
+    const uint64_t blocks = g.frames * ((g.rf + block - 1) / block);
+    fused_kernel<NT, NR><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, errors);
+    CUDA_TRY_LAUNCH("fused_kernel");
+    return 0;
+  }
+};
+
+}  // namespace
+
+int gpu_launch_fused(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
+                     uint32_t *errors, cudaStream_t s) {
+  return gpu_dispatch<Fused>(g.tx, g.rx, g, c, Hk, yt, errors, s);
+}
+
