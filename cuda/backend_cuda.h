@@ -20,10 +20,26 @@ extern "C" {
 /* 1 when a CUDA device is present and usable; else 0 with the reason in why. */
 int backend_cuda_available(char *why, size_t whylen);
 
-/* Allocates the device buffers of the largest batch that fits (see max_frames)
- * and creates the cuFFT plans. opt->staged = 1 runs one kernel per stage with
- * every intermediate in device memory (per-stage timing, fetch of every
- * buffer); 0 runs the fused kernels. NULL with a message in err on failure. */
+/* Sizes the batch (max_frames: what fits in 70% of the free device memory, or
+ * in opt->gpu_memory_mb when that is smaller, cuFFT work area and plans
+ * included; at most 2^25 REs fused, 2^23 staged, 2^20 frames, and
+ * opt->max_batch_frames), allocates its buffers in one piece and plans the
+ * batched FFTs, all once. NULL with a message in err on failure, e.g. when not
+ * even one frame fits.
+ *
+ * opt->staged = 1: one kernel per stage, every intermediate in device memory;
+ *   batch_result.t holds each stage's device time (cudaEvent) and fetch
+ *   returns LINK_BUF_X, H, Y, XHAT and GINV of the last batch, in the CPU
+ *   backend's layout and count rules (keep_buffers is implied).
+ * opt->staged = 0 (fused, the default): the taps and their per-subcarrier
+ *   response (tdl, timed as draw), the time-domain modem (timed as channel),
+ *   then one kernel from the draws to the error counters (timed as invert: its
+ *   Gram, inverse, equalisation and decisions are not separable), so the
+ *   driver's inversions/s is the whole receiver's rate. No per-RE buffer
+ *   exists: fetch returns -1 for every buffer.
+ * run returns -1 after printing the failing call, file, line and the CUDA,
+ * cuFFT or cuRAND message; only the per-frame counters come back to the host,
+ * one copy a batch. */
 link_backend *backend_cuda_create(const link_params *p, const backend_options *opt, char *err,
                                   size_t errlen);
 

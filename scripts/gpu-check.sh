@@ -11,15 +11,15 @@
 #   GPU_CHECK_BUILD_DIR=dir   build folder (default build-gpu)
 #   GPU_CHECK_ALL=1    also run the CPU test suite (ctest -LE gpu)
 #   GPU_CHECK_NO_BENCH=1, GPU_CHECK_NO_SANITIZER=1   skip those steps
-#   GPU_CHECK_SANITIZER_SECONDS=300   time budget of all sanitizer runs together
+#   GPU_CHECK_SANITIZER_SECONDS=240   time budget of all sanitizer runs together
 #   BENCH_ARGS="..."   extra arguments for `ofdmsim bench`
 # Exit status: 0 when every step passed, 1 otherwise.
 set -u -o pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$root" || exit 1
-prefix=${1:-$root/.deps}
+prefix=${1:-$PWD/.deps}
 prefix=$(cd "$prefix" 2>/dev/null && pwd || echo "$prefix")
+cd "$root" || exit 1
 build=${GPU_CHECK_BUILD_DIR:-$root/build-gpu}
 logs=$build/gpu-check-logs
 rm -rf "$logs"
@@ -176,7 +176,7 @@ if [ "${GPU_CHECK_NO_SANITIZER:-0}" = 0 ]; then
     targets+=("$ofdmsim")
     # A budget for the whole section: the test binaries of other modules may
     # not all honour OFDMSIM_SMALL, and the sanitizers slow kernels 10-100x.
-    budget=${GPU_CHECK_SANITIZER_SECONDS:-300}
+    budget=${GPU_CHECK_SANITIZER_SECONDS:-240}
     t_san=$(date +%s)
     for tool in memcheck racecheck; do
       for t in "${targets[@]}"; do

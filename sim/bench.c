@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,18 @@ static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* One line per step on stderr, so a hang or a crash on a remote machine says
+ * where it happened. */
+static void progress(const char *fmt_, ...) {
+  va_list ap;
+  va_start(ap, fmt_);
+  fputs("[bench] ", stderr);
+  vfprintf(stderr, fmt_, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  fflush(stderr);
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -325,6 +338,7 @@ static void pipeline_params(int tx, int rx, int bps, int small, link_params *p) 
 /* Runs batches until `seconds` have passed (one timed batch at least), after
  * one warm-up batch. */
 static void bench_pipeline(pipeline_fig *f, int small, double seconds) {
+  progress("pipeline %s on %s (%s)", f->label, f->backend, f->staged ? "staged" : "fused");
   link_params p;
   pipeline_params(f->tx, f->rx, f->bps, small, &p);
   backend_options o;
@@ -434,11 +448,13 @@ static int bench_gpu(const bench_opts *o, gpu_part *g) {
   }
   g->copy_bytes = o->small ? ((size_t)16 << 20) : 4 * g->info.l2_bytes;
   if (g->copy_bytes < ((size_t)1 << 30) && !o->small) g->copy_bytes = (size_t)1 << 30;
+  progress("GPU %s: copy bandwidth, %.2f GB", g->info.name, g->copy_bytes / 1e9);
   g->copy_ok = gpu_bench_copy(g->copy_bytes, o->reps, &g->copy_gbs, &g->copy_ms) == 0;
   if (!g->copy_ok) failures++;
   for (int i = 0; i < o->n_sizes; i++) {
     const int n = o->sizes[i];
     const size_t M = o->matrices ? o->matrices : gpu_default_matrices(n, g->info.l2_bytes);
+    progress("GPU %dx%d inversion: %zu matrices, our variants and cuBLAS", n, n, M);
     g->inv_ok[i] = gpu_bench_invert(n, M, o->reps, o->seed, &g->inv[i]) == 0;
     if (!g->inv_ok[i]) {
       fprintf(stderr, "ofdmsim bench: GPU %dx%d inversion bench failed: %s\n", n, n,
@@ -453,6 +469,8 @@ static int bench_gpu(const bench_opts *o, gpu_part *g) {
   }
   g->philox_res = o->small ? ((size_t)1 << 14) : ((size_t)1 << 26);
   for (int k = 0; k < 2; k++) {
+    progress("GPU Philox floor %dx%d: %zu REs", k_philox_links[k][0], k_philox_links[k][1],
+             g->philox_res);
     g->philox_ok[k] = gpu_bench_philox(k_philox_links[k][0], k_philox_links[k][1], g->philox_res,
                                        o->reps, &g->philox_gres[k], &g->philox_ms[k]) == 0;
     if (!g->philox_ok[k]) failures++;
@@ -761,6 +779,7 @@ int bench_main(int argc, char **argv) {
     size_t M = o.matrices ? o.matrices : BENCH_MIN_MATRICES;
     const size_t cap = BENCH_CPU_STACK_BYTES / ((size_t)n * n * sizeof(cf32));
     if (!o.matrices && M > cap) M = cap;
+    progress("CPU %dx%d inversion: %zu matrices, %d threads", n, n, M, omp_get_max_threads());
     if (bench_cpu_invert(n, M, o.reps, o.seed, &R.cpu[i])) failures++;
   }
 

@@ -8,6 +8,10 @@
 
 #include "sim/cplx.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define LINK_MAX_TX 8
 #define LINK_MAX_RX 16
 #define TDL_MAX_TAPS 64
@@ -125,4 +129,7 @@ const char *link_backend_name(const link_backend *b);
 /* 1 when this build has the CUDA backend and a device is usable. */
 int link_cuda_available(char *why, size_t whylen);
 
+#ifdef __cplusplus
+}
+#endif
 #endif
