@@ -4,7 +4,11 @@
 #define OFDMSIM_RNG_H
 
 #include <math.h>
+/* cuRAND's curand_kernel.h also defines a global mulhilo32: Random123's is
+ * renamed while its header is read, so a .cu file may include both. */
+#define mulhilo32 r123_mulhilo32
 #include <Random123/philox.h>
+#undef mulhilo32
 
 #include "channel/draws.h"
 

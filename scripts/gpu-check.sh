@@ -100,45 +100,63 @@ else
 fi
 ofdmsim=$build/ofdmsim
 
-# ---- ptxas resource report of every kernel -----------------------------------------------
-banner "ptxas resource report (nvcc -Xptxas -v, sm_90)"
-# One nvcc a file, all at once: the report must not add minutes to the run.
-mkdir -p "$logs/ptxas-raw"
-for cu in "$root"/cuda/*.cu; do
-  nvcc -std=c++17 -O3 -DNDEBUG -arch=sm_90 -lineinfo -I"$root" -I"$build/generated" \
-    -I"$prefix/usr/include" -I"$prefix/include" -c "$cu" -o /dev/null -Xptxas -v > "$logs/ptxas-raw/$(basename "$cu").txt" 2>&1 &
-done
-wait
+# ---- resource report of every kernel ----------------------------------------------------
+# All kernels from the built binary (cuobjdump: no recompilation), and the
+# spill detail of our inversion kernels from ptxas itself.
+banner "kernel resources (cuobjdump -res-usage; nvcc -Xptxas -v for cuda/invert.cu)"
+demangle() {
+  # Demangled, without the parameter list, namespaces and spaces (one column).
+  local pretty
+  pretty=$(echo "$1" | c++filt 2>/dev/null || echo "$1")
+  echo "$pretty" | sed -e 's/(anonymous namespace):://g' -e 's/([^()]*)$//' -e 's/^void //' |
+    tr -d ' ' | cut -c1-64
+}
 {
-  printf '%-70s %5s %7s %8s %8s\n' "kernel" "regs" "stack" "spill_st" "spill_ld"
-  for raw in "$logs"/ptxas-raw/*.txt; do
-    awk -v file="$(basename "$raw" .txt)" '
+  printf '%-66s %5s %6s %6s %7s\n' "kernel (all, from the ofdmsim binary)" "regs" "stack" "local" "shared"
+  cuobjdump -res-usage "$ofdmsim" 2>&1 | awk '
+    /Function [^ ]+:$/ { name = $2; sub(/:$/, "", name); next }
+    name != "" && /REG:/ {
+      reg = stack = local = shared = 0
+      for (i = 1; i <= NF; i++) {
+        split($i, kv, ":")
+        if (kv[1] == "REG") reg = kv[2]
+        if (kv[1] == "STACK") stack = kv[2]
+        if (kv[1] == "LOCAL") local = kv[2]
+        if (kv[1] == "SHARED") shared = kv[2]
+      }
+      print name, reg, stack, local, shared
+      name = ""
+    }' | sort -u | while read -r name reg stack local shared; do
+    printf '%-66s %5s %6s %6s %7s\n' "$(demangle "$name")" "$reg" "$stack" "$local" "$shared"
+  done
+} > "$logs/resources.txt" 2>&1
+{
+  printf '%-66s %5s %6s %8s %8s\n' "kernel (cuda/invert.cu, ptxas)" "regs" "stack" "spill_st" "spill_ld"
+  nvcc -std=c++17 -O3 -DNDEBUG -arch=sm_90 -lineinfo -I"$root" -I"$build/generated" \
+    -c "$root/cuda/invert.cu" -o /dev/null -Xptxas -v 2>&1 | tee "$logs/03-ptxas-invert.log" | awk '
       /Function properties for/ { name = $NF }
       /bytes stack frame/ { stack = $1; sst = $5; sld = $9 }
       /Used [0-9]+ registers/ {
         for (i = 1; i <= NF; i++) if ($i == "Used") regs = $(i + 1)
-        if (name != "") printf "%s %s %s %s %s %s\n", file, name, regs, stack, sst, sld
+        if (name != "") print name, regs, stack, sst, sld
         name = ""
-      }' "$raw"
-  done | while read -r file name regs stack sst sld; do
-    # Demangled, without the parameter list, namespaces and spaces (one column).
-    pretty=$(echo "$name" | c++filt 2>/dev/null || echo "$name")
-    pretty=$(echo "$pretty" | sed -e 's/(anonymous namespace):://g' -e 's/([^()]*)$//' \
-               -e 's/^void //' | tr -d ' ')
-    printf '%-70s %5s %7s %8s %8s\n' "${file}:${pretty:0:60}" "$regs" "$stack" "$sst" "$sld"
+      }' | while read -r name regs stack sst sld; do
+    printf '%-66s %5s %6s %8s %8s\n' "$(demangle "$name")" "$regs" "$stack" "$sst" "$sld"
   done
-} > "$logs/ptxas.txt"
-cat "$logs"/ptxas-raw/*.txt | grep -iE 'error|warning' > "$logs/03-ptxas.log"
-# On screen: our inversion kernels and anything with a stack frame or spills.
-awk 'NR == 1 || $1 ~ /^invert.cu:/ || $3 > 0 || $4 > 0 || $5 > 0' "$logs/ptxas.txt"
-nk=$(($(wc -l < "$logs/ptxas.txt") - 1))
-spilling=$(awk 'NR > 1 && ($3 > 0 || $4 > 0 || $5 > 0) { n++ } END { print n + 0 }' "$logs/ptxas.txt")
-inv_line=$(awk 'NR > 1 && $1 ~ /^invert.cu:/ { if ($2 > m) m = $2; s += $3 + $4 + $5; k++ }
-               END { printf "invert.cu: %d kernels, max %d regs, %d B stack+spill", k, m, s }' "$logs/ptxas.txt")
+} > "$logs/ptxas.txt" 2>&1
+cat "$logs/ptxas.txt"
+echo "kernels with a stack frame or local memory:"
+awk 'NR > 1 && ($3 > 0 || $4 > 0)' "$logs/resources.txt"
+cat "$logs/resources.txt" >> "$logs/ptxas.txt"
+nk=$(($(wc -l < "$logs/resources.txt") - 1))
+withstack=$(awk 'NR > 1 && ($3 > 0 || $4 > 0) { n++ } END { print n + 0 }' "$logs/resources.txt")
+inv=$(awk 'NR > 1 && NF == 5 && $2 ~ /^[0-9]+$/ { if ($2 > m) m = $2; s += $3 + $4 + $5; k++ }
+           END { printf "invert.cu: %d kernels, max %d regs, %d B stack+spill", k, m, s }' \
+      <(sed -n '1,/^kernel (all/p' "$logs/ptxas.txt" | sed '$d'))
 if [ "$nk" -gt 0 ]; then
-  note "ptxas" info "$nk kernels, $spilling with stack/spill; $inv_line"
+  note "kernel resources" info "$nk kernels, $withstack with stack/local memory; $inv"
 else
-  note "ptxas" warn "no report (see 03-ptxas.log)"
+  note "kernel resources" warn "no cuobjdump report; $inv"
 fi
 
 # ---- GPU tests ------------------------------------------------------------------------
@@ -217,6 +235,27 @@ if [ "${GPU_CHECK_NO_SANITIZER:-0}" = 0 ]; then
   fi
 fi
 
+# ---- the CLI on both backends: same config and seed, same counts ------------------------
+banner "ofdmsim CLI: cpu vs cuda on the same configs"
+ofdmsim_bin="$build/ofdmsim"
+for cfg in default tdl_time correlated_rician; do
+  ok=1
+  for be in cpu cuda; do
+    "$ofdmsim_bin" "configs/$cfg.cfg" --set simulation.backend=$be --set simulation.max_bits=2e7 -q \
+      -o "$logs/xc-$cfg-$be.csv" > "$logs/08-xc-$cfg-$be.log" 2>&1 || ok=0
+  done
+  tail -n 8 "$logs/08-xc-$cfg-cuda.log"
+  if [ $ok = 1 ]; then
+    # Equal bits per point; bit errors within 0.1% + 2 (float rounding differs).
+    verdict=$(paste -d, <(cut -d, -f11,12 "$logs/xc-$cfg-cpu.csv") <(cut -d, -f11,12 "$logs/xc-$cfg-cuda.csv") |
+      awk -F, 'NR > 1 { d = $2 - $4; if (d < 0) d = -d; if ($1 != $3 || d > 0.001 * $2 + 2) bad++; n++ }
+               END { printf "%d of %d points agree", n - bad, n; exit bad > 0 }')
+    if [ $? -eq 0 ]; then pass "cli cpu vs cuda: $cfg" "$verdict"; else fail "cli cpu vs cuda: $cfg" "$verdict"; fi
+  else
+    fail "cli cpu vs cuda: $cfg" "a run failed; see 08-xc-$cfg-*.log"
+  fi
+done
+
 # ---- bench ---------------------------------------------------------------------------------
 if [ "${GPU_CHECK_NO_BENCH:-0}" = 0 ]; then
   banner "ofdmsim bench"
@@ -241,6 +280,9 @@ if g.get("present"):
     print("copy D2D %s GB/s" % f(g["copy"]["gbs_read_plus_write"], ".0f"))
     for r in g["invert"]:
         a = r["variants"]["auto"]
+        if not r["ok"]:
+            print("%dx%d FAILED (see 07-bench.log)" % (r["n"], r["n"]))
+            continue
         print("%dx%d %s Ginv/s, %s%% copy, %sx matinv, %sx getrf+getri" % (
             r["n"], r["n"], f(a["ginv_s"], ".2f"), f(a["pct_copy_moved"], ".0f"),
             f(r["x_cublas_matinv"], ".1f"), f(r["x_cublas_getrf_getri"], ".1f")))
@@ -251,7 +293,8 @@ for p in j.get("pipeline", []):
         print("pipeline %s %s %s %s Gbit/s" % (p["link"], p["backend"], p["mode"],
                                               f(p["gbit_s"]["wall"], ".3f")))
     else:
-        print("pipeline %s %s %s unavailable: %s" % (p["link"], p["backend"], p["mode"], p["why"][:60]))
+        print("pipeline %s %s %s %s: %s" % (p["link"], p["backend"], p["mode"],
+              "FAILED" if p["available"] else "unavailable", p["why"][:60]))
 PY
     while read -r l; do note "  bench" "" "$l"; done < "$logs/bench-headline.txt"
   fi

@@ -338,7 +338,8 @@ static void pipeline_params(int tx, int rx, int bps, int small, link_params *p) 
 /* Runs batches until `seconds` have passed (one timed batch at least), after
  * one warm-up batch. */
 static void bench_pipeline(pipeline_fig *f, int small, double seconds) {
-  progress("pipeline %s on %s (%s)", f->label, f->backend, f->staged ? "staged" : "fused");
+  progress("pipeline %s on %s%s", f->label, f->backend,
+           strcmp(f->backend, "cpu") ? (f->staged ? " (staged)" : " (fused)") : "");
   link_params p;
   pipeline_params(f->tx, f->rx, f->bps, small, &p);
   backend_options o;

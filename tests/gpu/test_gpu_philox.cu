@@ -22,14 +22,11 @@
 #include "cuda/check.h"
 #include "testutil.h"
 
-/* cuRAND's Philox (curand_kernel.h) and Random123's, behind channel/rng.h,
- * both define a global mulhilo32. Random123's is renamed while its header is
- * read, so the kernel gets cuRAND's and the host reference gets exactly the
- * rng_draw of rng.h, as the CPU backend compiles it. */
+/* The kernel gets cuRAND's Philox and the host reference exactly the rng_draw
+ * of rng.h, as the CPU backend compiles it (rng.h renames Random123's
+ * mulhilo32, which would clash with cuRAND's). */
 #include <curand_kernel.h>
-#define mulhilo32 r123_mulhilo32
 #include <Random123/philox.h> /* C++ headers: outside the C-linkage block */
-#undef mulhilo32
 extern "C" {
 #include "channel/rng.h"
 }
