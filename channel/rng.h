@@ -12,8 +12,14 @@
 
 #include "channel/draws.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
 /* One Philox4x32-10 evaluation: the raw generator, exposed for tests. */
 rng_words philox4x32_10(const uint32_t ctr[4], const uint32_t key[2]);
+#ifdef __cplusplus
+}
+#endif
 
 /* The four words of draw `index` of (point, purpose, frame). Inline: it sits
  * in the innermost loop of every draw. */

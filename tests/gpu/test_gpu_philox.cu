@@ -26,10 +26,8 @@
  * of rng.h, as the CPU backend compiles it (rng.h renames Random123's
  * mulhilo32, which would clash with cuRAND's). */
 #include <curand_kernel.h>
-#include <Random123/philox.h> /* C++ headers: outside the C-linkage block */
-extern "C" {
+
 #include "channel/rng.h"
-}
 
 struct tuple_in {
   uint64_t seed, frame, index;
