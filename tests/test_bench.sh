@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# `ofdmsim bench` on the CPU: it runs, prints its table, writes JSON with a
+# positive rate for every size, and rejects bad options with exit 2.
+set -u
+: "${OFDMSIM:?set by ctest}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+check() { local what=$1; shift; if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAILED: $what" >&2; fi; }
+
+"$OFDMSIM" bench --small --cpu-only --reps 2 --json "$tmp/b.json" >"$tmp/out" 2>"$tmp/err"
+check "bench exits 0" test $? -eq 0
+check "bench prints the inversion table" grep -qE '^2x2 ' "$tmp/out"
+check "bench prints the pipeline table" grep -qE '^2x2 QPSK +cpu' "$tmp/out"
+check "bench writes its JSON" test -s "$tmp/b.json"
+if command -v python3 >/dev/null; then
+  check "every CPU inversion: ok, positive rate, small residual" python3 - "$tmp/b.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+inv = d["cpu_invert"]
+good = len(inv) == 4 and all(r["ok"] and r["minv_s"] > 0 and r["max_residual"] < 1e-3 for r in inv)
+sys.exit(0 if good else 1)
+PY
+fi
+"$OFDMSIM" bench --sizes 9 >/dev/null 2>"$tmp/err9"
+check "bench --sizes 9 exits 2" test $? -eq 2
+check "bench --sizes 9 says why" grep -q 'sizes' "$tmp/err9"
+"$OFDMSIM" bench --bogus >/dev/null 2>&1
+check "bench --bogus exits 2" test $? -eq 2
+
+echo "test_bench: $pass passed, $fail failed"
+[ $fail -eq 0 ]
