@@ -232,19 +232,15 @@ int cuda_run(link_backend *b, uint64_t first_frame, uint64_t frames, batch_resul
 
 int cuda_fetch(link_backend *b, link_buffer which, cf32 *dst, size_t count) {
   cuda_state *s = static_cast<cuda_state *>(b->impl);
-  const size_t R = (size_t)(b->last_frames * link_res_per_frame(&b->p));
-  const size_t tx = (size_t)b->p.tx, rx = (size_t)b->p.rx;
-  const cf32 *src = NULL;
-  size_t need = 0;
-  switch (which) {
-    case LINK_BUF_X: src = s->x; need = tx * R; break;
-    case LINK_BUF_H: src = s->H; need = rx * tx * R; break;
-    case LINK_BUF_Y: src = s->y; need = rx * R; break;
-    case LINK_BUF_XHAT: src = s->xhat; need = tx * R; break;
-    case LINK_BUF_GINV: src = s->Ginv; need = tx * tx * R; break;
-  }
+  const cf32 *src = which == LINK_BUF_X      ? s->x
+                    : which == LINK_BUF_H    ? s->H
+                    : which == LINK_BUF_Y    ? s->y
+                    : which == LINK_BUF_XHAT ? s->xhat
+                    : which == LINK_BUF_GINV ? s->Ginv
+                                             : NULL;
+  const size_t need = link_buffer_elements(&b->p, which, b->last_frames);
   /* Fused batches materialise none of these: src is NULL there. */
-  if (!src || !dst || count != need || R == 0) return -1;
+  if (!src || !dst || need == 0 || count != need) return -1;
   CUDA_TRY(cudaMemcpyAsync(dst, src, sizeof(cf32) * need, cudaMemcpyDeviceToHost, s->stream));
   CUDA_TRY(cudaStreamSynchronize(s->stream));
   return 0;

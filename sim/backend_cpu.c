@@ -221,18 +221,14 @@ static int cpu_run(link_backend *b, uint64_t first_frame, uint64_t frames, batch
 
 static int cpu_fetch(link_backend *b, link_buffer which, cf32 *dst, size_t count) {
   cpu_state *s = (cpu_state *)b->impl;
-  const size_t R = (size_t)(b->last_frames * link_res_per_frame(&b->p));
-  const size_t tx = (size_t)b->p.tx, rx = (size_t)b->p.rx;
-  const cf32 *src = NULL;
-  size_t need = 0;
-  switch (which) {
-    case LINK_BUF_X: src = s->x; need = tx * R; break;
-    case LINK_BUF_H: src = s->H; need = rx * tx * R; break;
-    case LINK_BUF_Y: src = s->y; need = rx * R; break;
-    case LINK_BUF_XHAT: src = s->xhat; need = tx * R; break;
-    case LINK_BUF_GINV: src = s->Ginv; need = tx * tx * R; break;
-  }
-  if (!src || count != need || R == 0) return -1;
+  const cf32 *src = which == LINK_BUF_X      ? s->x
+                    : which == LINK_BUF_H    ? s->H
+                    : which == LINK_BUF_Y    ? s->y
+                    : which == LINK_BUF_XHAT ? s->xhat
+                    : which == LINK_BUF_GINV ? s->Ginv
+                                             : NULL;
+  const size_t need = link_buffer_elements(&b->p, which, b->last_frames);
+  if (!src || !dst || need == 0 || count != need) return -1;
   /* A batch of R REs uses element stride R: the leading part of each buffer. */
   memcpy(dst, src, sizeof(cf32) * need);
   return 0;

@@ -21,6 +21,18 @@ double link_noise_variance(snr_def kind, double snr_db, int tx, int bps) {
   return NAN;
 }
 
+size_t link_buffer_elements(const link_params *p, link_buffer which, uint64_t frames) {
+  const size_t R = (size_t)(frames * link_res_per_frame(p)), tx = (size_t)p->tx, rx = (size_t)p->rx;
+  switch (which) {
+    case LINK_BUF_X: return tx * R;
+    case LINK_BUF_H: return rx * tx * R;
+    case LINK_BUF_Y: return rx * R;
+    case LINK_BUF_XHAT: return tx * R;
+    case LINK_BUF_GINV: return tx * tx * R;
+  }
+  return 0;
+}
+
 int link_cuda_available(char *why, size_t whylen) {
 #ifdef OFDMSIM_HAVE_CUDA
   return backend_cuda_available(why, whylen);

@@ -90,6 +90,10 @@ typedef enum {
   LINK_BUF_GINV = 4    /* inverted Gram matrices [tx*tx][R] */
 } link_buffer;
 
+/* Elements (cf32) of buffer `which` for a batch of `frames` frames; 0 for an
+ * unknown buffer. The one rule every backend's fetch checks counts against. */
+size_t link_buffer_elements(const link_params *p, link_buffer which, uint64_t frames);
+
 typedef struct link_backend link_backend;
 
 typedef struct backend_options {
