@@ -235,6 +235,7 @@ static int resolve_point(const point_view *v, const char *label, const char *fil
   p->seed = (uint64_t)int_of(v, KEY_SEED);
   pt->target_errors = (uint64_t)int_of(v, KEY_TARGET_ERRORS);
   pt->max_bits = number_of(v, KEY_MAX_BITS);
+  pt->min_frames = (uint64_t)int_of(v, KEY_MIN_FRAMES);
   snprintf(pt->label, sizeof pt->label, "%s", label);
 
   /* keys that only make sense with another key's value */

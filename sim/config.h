@@ -15,6 +15,7 @@ typedef struct sim_point {
   link_params p;               /* fully resolved, n0 from link_noise_variance() */
   uint64_t target_errors;
   double max_bits;
+  uint64_t min_frames;         /* target_errors stops the point only after this many frames */
   char label[256];             /* the swept keys of this point, "mimo.tx=4 modulation=16qam", "" if none */
 } sim_point;
 

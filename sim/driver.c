@@ -48,7 +48,9 @@ static void progress(const sim_config *c, size_t i, const point_result *r, const
   const double mbps = elapsed > 0 ? (double)r->bits / elapsed / 1e6 : 0.0;
   /* Whichever stopping rule is nearer decides the remaining time. */
   double done = (double)r->bits / pt->max_bits;
-  const double by_errors = (double)r->bit_errors / (double)pt->target_errors;
+  double by_errors = (double)r->bit_errors / (double)pt->target_errors;
+  const double by_frames = (double)r->frames / (double)pt->min_frames;
+  if (by_frames < by_errors) by_errors = by_frames;
   if (by_errors > done) done = by_errors;
   const double eta = done > 0 ? elapsed * (1.0 - done) / done : 0.0;
   fprintf(stderr, "\r[%zu/%zu] snr %6.2f dB  bits %10.3e  errors %8llu  ber %9.3e  %9.2f Mbit/s  ETA %6.1f s ",
@@ -112,7 +114,7 @@ static int run_point(const sim_config *c, size_t i, const run_options *o, point_
       }
       r->bits += bpf;
       r->frames++;
-      if (r->bit_errors >= pt->target_errors) r->stop = "target_errors";
+      if (r->bit_errors >= pt->target_errors && r->frames >= pt->min_frames) r->stop = "target_errors";
       else if (r->frames >= frames_max) r->stop = "max_bits";
     }
     const double now = wall();

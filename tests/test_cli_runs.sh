@@ -48,6 +48,13 @@ check "batches of one frame give the same counts" cmp -s <(counts "$tmp/a.csv") 
 "$OFDMSIM" "$tmp/small.cfg" --set simulation.seed=43 -o "$tmp/e.csv" -q >/dev/null 2>&1
 check "another seed gives other counts" bash -c "! cmp -s <(cut -d, -f12 '$tmp/a.csv') <(cut -d, -f12 '$tmp/e.csv')"
 
+# min_frames: target_errors stops a point only after that many frames.
+"$OFDMSIM" "$tmp/small.cfg" --set simulation.min_frames=7 --set 'simulation.snr_db=[2.0]' -o "$tmp/m.csv" -q >/dev/null 2>&1
+check "min_frames holds a point until 7 frames" test "$(awk -F, 'NR==2{print $19 "," $20}' "$tmp/m.csv")" = "7,target_errors"
+check "without min_frames it stops after 1 frame" test "$(awk -F, 'NR==2{print $19}' "$tmp/a.csv")" = 1
+"$OFDMSIM" "$tmp/small.cfg" --set simulation.min_frames=0 -q >/dev/null 2>"$tmp/m.err"
+check "min_frames 0 is a config error" test $? -eq 2
+
 # Ctrl-C: the run stops at the end of a batch, keeps every finished point and
 # the partial one (raw counts), exits 130.
 cat >"$tmp/long.cfg" <<'CFG'

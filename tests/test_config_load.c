@@ -63,8 +63,8 @@ static void test_defaults(void) {
     CHECK(p->snr_kind == SNR_EBNO && p->snr_db == snr[i], "snr %d %g", p->snr_kind, p->snr_db);
     CHECK(p->seed == 1 && p->point_id == i, "seed %llu id %u", (unsigned long long)p->seed, p->point_id);
     CHECK(p->pdp.taps == 0, "rayleigh has no taps, got %d", p->pdp.taps);
-    CHECK(pt->target_errors == 1000 && pt->max_bits == 1e8, "stopping %llu %g",
-          (unsigned long long)pt->target_errors, pt->max_bits);
+    CHECK(pt->target_errors == 1000 && pt->max_bits == 1e8 && pt->min_frames == 1, "stopping %llu %g %llu",
+          (unsigned long long)pt->target_errors, pt->max_bits, (unsigned long long)pt->min_frames);
     CHECK(pt->label[0] == '\0', "label '%s'", pt->label);
   }
   sim_config_free(&c);
@@ -213,6 +213,7 @@ static int same_point(const sim_point *a, const sim_point *b) {
              p->symbols == q->symbols && p->cp_length == q->cp_length && p->snr_kind == q->snr_kind &&
              p->snr_db == q->snr_db && p->n0 == q->n0 && p->seed == q->seed && p->point_id == q->point_id &&
              p->pdp.taps == q->pdp.taps && a->target_errors == b->target_errors && a->max_bits == b->max_bits &&
+             a->min_frames == b->min_frames &&
              !strcmp(a->label, b->label);
   for (int l = 0; same && l < p->pdp.taps; l++)
     same = p->pdp.delay[l] == q->pdp.delay[l] && p->pdp.power[l] == q->pdp.power[l];
