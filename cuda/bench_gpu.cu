@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <type_traits>
 #include <vector>
@@ -276,8 +277,13 @@ static int bench_our_variants(int n, size_t M, int reps, const cf32 *const in[2]
   for (int v = GPU_INV_AUTO; v <= GPU_INV_GENERAL; v++) {
     const gpu_invert_variant var = (gpu_invert_variant)v;
     f->variant_used[v] = gpu_invert_resolved_variant(n, var, in[0], out[0], M);
-    for (int w = 0; w < 2; w++)
-      if (gpu_invert_soa_variant(n, var, in[w], out[w], M, nullptr)) return -1;
+    /* Warm up for 25 ms, not a launch or two: the clocks of an idle GPU take
+     * that long to settle, and the variant timed first would pay for it. */
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int w = 0; std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(25); w++) {
+      if (gpu_invert_soa_variant(n, var, in[w & 1], out[w & 1], M, nullptr)) return -1;
+      CUDA_TRY(cudaDeviceSynchronize());
+    }
     double ms = NAN;
     if (time_median_ms(
             reps, 0, [](int) { return 0; },

@@ -439,8 +439,12 @@ static size_t gpu_default_matrices(int n, size_t l2) {
   const size_t per = ((size_t)n * (n + 1) / 2 + (size_t)n * n) * sizeof(cf32);
   size_t bytes = 4 * l2;
   if (bytes < ((size_t)1 << 30)) bytes = (size_t)1 << 30;
-  const size_t need = (bytes + per - 1) / per;
-  return need > BENCH_MIN_MATRICES ? need : BENCH_MIN_MATRICES;
+  size_t need = (bytes + per - 1) / per;
+  if (need < BENCH_MIN_MATRICES) need = BENCH_MIN_MATRICES;
+  /* A multiple of 256 matrices starts every element array of the stack on a
+   * 2 KiB boundary, as the simulator's batches (whole frames) do; an odd M
+   * misaligns all but the first and costs extra memory sectors per warp. */
+  return (need + 255) / 256 * 256;
 }
 
 static int bench_gpu(const bench_opts *o, gpu_part *g) {
