@@ -31,10 +31,7 @@ __global__ void __launch_bounds__(kBlock)
     gpu_labels<NT>(g, frame, m, lab);
     cf32 h[NR * NT], yv[NR];
     if (g.hsrc == HSRC_TABLE) {
-      const cf32 *row = Hk + f * (uint64_t)g.links * g.K + m % (uint64_t)g.K;
-      OFDM_UNROLL
-      for (int e = 0; e < NR * NT; e++)
-        h[e] = e < g.links ? gpu_load(row + (size_t)e * g.K) : cf_make(0.0f, 0.0f);
+      gpu_channel_table<NT, NR>(g, Hk, f, m, h);
     } else {
       gpu_channel_re<NT, NR>(g, c, frame, m, h);
     }

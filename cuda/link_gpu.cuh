@@ -212,6 +212,18 @@ __device__ __forceinline__ void gpu_count_errors(const uint32_t *err, uint32_t *
     atomicAdd(&errors_frame[threadIdx.x], block_err[threadIdx.x]);
 }
 
+/* The channel of RE m of batch frame f from a per-subcarrier table (tdl block
+ * fading: every symbol of the frame sees its subcarrier's response). Hk holds
+ * the batch's frames, links x K each; rows >= rx of h are zeroed. */
+template <int NT, int NR>
+__device__ __forceinline__ void gpu_channel_table(const gpu_link &g, const cf32 *Hk, uint64_t f,
+                                                  uint64_t m, cf32 *h) {
+  const cf32 *row = Hk + f * (uint64_t)g.links * g.K + m % (uint64_t)g.K;
+  OFDM_UNROLL
+  for (int e = 0; e < NR * NT; e++)
+    h[e] = e < g.links ? gpu_load(row + (size_t)e * g.K) : cf_make(0.0f, 0.0f);
+}
+
 /* Bit errors of one RE's NT streams. */
 template <int NT>
 __device__ __forceinline__ void gpu_re_errors(int bps, const cf32 *xhat, const uint32_t *lab,
@@ -230,18 +242,33 @@ int gpu_dispatch_rx(int rx, A... args) {
   if (rx <= 8) return K<NT, 8>::launch(args...);
   return K<NT, 16>::launch(args...);
 }
+/* Calls K<NT>::launch(args...) for NT = tx: the one switch over stream counts. */
+template <template <int> class K, typename... A>
+int gpu_dispatch_tx(int tx, A... args) {
+  switch (tx) {
+    case 1: return K<1>::launch(args...);
+    case 2: return K<2>::launch(args...);
+    case 3: return K<3>::launch(args...);
+    case 4: return K<4>::launch(args...);
+    case 5: return K<5>::launch(args...);
+    case 6: return K<6>::launch(args...);
+    case 7: return K<7>::launch(args...);
+    default: return K<8>::launch(args...);
+  }
+}
+template <template <int, int> class K>
+struct gpu_rx_of {
+  template <int NT>
+  struct at {
+    template <typename... A>
+    static int launch(int rx, A... args) {
+      return gpu_dispatch_rx<K, NT>(rx, args...);
+    }
+  };
+};
 template <template <int, int> class K, typename... A>
 int gpu_dispatch(int tx, int rx, A... args) {
-  switch (tx) {
-    case 1: return gpu_dispatch_rx<K, 1>(rx, args...);
-    case 2: return gpu_dispatch_rx<K, 2>(rx, args...);
-    case 3: return gpu_dispatch_rx<K, 3>(rx, args...);
-    case 4: return gpu_dispatch_rx<K, 4>(rx, args...);
-    case 5: return gpu_dispatch_rx<K, 5>(rx, args...);
-    case 6: return gpu_dispatch_rx<K, 6>(rx, args...);
-    case 7: return gpu_dispatch_rx<K, 7>(rx, args...);
-    default: return gpu_dispatch_rx<K, 8>(rx, args...);
-  }
+  return gpu_dispatch_tx<gpu_rx_of<K>::template at>(tx, rx, args...);
 }
 
 /* Blocks of 256 threads covering n items (the launchers' flat grids). */

@@ -86,22 +86,25 @@ struct Gram {
 };
 
 template <int NT>
-int launch_equalize(const gpu_link &g, const cf32 *Ginv, const cf32 *z, cf32 *xhat,
-                    cudaStream_t s) {
-  equalize_kernel<NT><<<gpu_blocks(g.R, kBlock), kBlock, 0, s>>>(g, Ginv, z, xhat);
-  CUDA_TRY_LAUNCH("equalize_kernel");
-  return 0;
-}
+struct Equalize {
+  static int launch(const gpu_link &g, const cf32 *Ginv, const cf32 *z, cf32 *xhat, cudaStream_t s) {
+    equalize_kernel<NT><<<gpu_blocks(g.R, kBlock), kBlock, 0, s>>>(g, Ginv, z, xhat);
+    CUDA_TRY_LAUNCH("equalize_kernel");
+    return 0;
+  }
+};
 
 template <int NT>
-int launch_demap(const gpu_link &g, const cf32 *xhat, const uint8_t *labels, uint32_t *errors,
-                 cudaStream_t s) {
-  const int block = gpu_frame_block(g.rf);
-  const uint64_t blocks = g.frames * ((g.rf + block - 1) / block);
-  demap_kernel<NT><<<(unsigned)blocks, block, 0, s>>>(g, xhat, labels, errors);
-  CUDA_TRY_LAUNCH("demap_kernel");
-  return 0;
-}
+struct Demap {
+  static int launch(const gpu_link &g, const cf32 *xhat, const uint8_t *labels, uint32_t *errors,
+                    cudaStream_t s) {
+    const int block = gpu_frame_block(g.rf);
+    const uint64_t blocks = g.frames * ((g.rf + block - 1) / block);
+    demap_kernel<NT><<<(unsigned)blocks, block, 0, s>>>(g, xhat, labels, errors);
+    CUDA_TRY_LAUNCH("demap_kernel");
+    return 0;
+  }
+};
 
 }  // namespace
 
@@ -117,30 +120,12 @@ int gpu_launch_gram(const gpu_link &g, const cf32 *Hhat, const cf32 *y, cf32 *G,
 
 int gpu_launch_equalize(const gpu_link &g, const cf32 *Ginv, const cf32 *z, cf32 *xhat,
                         cudaStream_t s) {
-  switch (g.tx) {
-    case 1: return launch_equalize<1>(g, Ginv, z, xhat, s);
-    case 2: return launch_equalize<2>(g, Ginv, z, xhat, s);
-    case 3: return launch_equalize<3>(g, Ginv, z, xhat, s);
-    case 4: return launch_equalize<4>(g, Ginv, z, xhat, s);
-    case 5: return launch_equalize<5>(g, Ginv, z, xhat, s);
-    case 6: return launch_equalize<6>(g, Ginv, z, xhat, s);
-    case 7: return launch_equalize<7>(g, Ginv, z, xhat, s);
-    default: return launch_equalize<8>(g, Ginv, z, xhat, s);
-  }
+  return gpu_dispatch_tx<Equalize>(g.tx, g, Ginv, z, xhat, s);
 }
 
 int gpu_launch_demap(const gpu_link &g, const cf32 *xhat, const uint8_t *labels,
                      uint32_t *errors, cudaStream_t s) {
-  switch (g.tx) {
-    case 1: return launch_demap<1>(g, xhat, labels, errors, s);
-    case 2: return launch_demap<2>(g, xhat, labels, errors, s);
-    case 3: return launch_demap<3>(g, xhat, labels, errors, s);
-    case 4: return launch_demap<4>(g, xhat, labels, errors, s);
-    case 5: return launch_demap<5>(g, xhat, labels, errors, s);
-    case 6: return launch_demap<6>(g, xhat, labels, errors, s);
-    case 7: return launch_demap<7>(g, xhat, labels, errors, s);
-    default: return launch_demap<8>(g, xhat, labels, errors, s);
-  }
+  return gpu_dispatch_tx<Demap>(g.tx, g, xhat, labels, errors, s);
 }
 
 int gpu_link_kernels_loadable(char *why, size_t whylen) {
