@@ -251,55 +251,6 @@ const struct link_backend_ops cuda_ops = {"cuda", cuda_max_frames, cuda_run, cud
 
 /* ---- creation ---------------------------------------------------------------- */
 
-int check_params(const link_params *p, char *err, size_t errlen) {
-  if (p->tx < 1 || p->tx > LINK_MAX_TX || p->rx < 1 || p->rx > LINK_MAX_RX) {
-    snprintf(err, errlen, "cuda backend: antennas %d x %d outside 1..%d transmit, 1..%d receive",
-             p->tx, p->rx, LINK_MAX_TX, LINK_MAX_RX);
-    return -1;
-  }
-  if (!qam_bps_valid(p->bps)) {
-    snprintf(err, errlen, "cuda backend: %d bits per symbol (need 1, 2, 4, 6 or 8)", p->bps);
-    return -1;
-  }
-  if (p->subcarriers < 1 || p->subcarriers > (1 << 24) || p->symbols < 1 ||
-      p->symbols > (1 << 16)) {
-    snprintf(err, errlen, "cuda backend: %d subcarriers x %d symbols, need 1..%d x 1..%d",
-             p->subcarriers, p->symbols, 1 << 24, 1 << 16);
-    return -1;
-  }
-  if (!(p->n0 >= 0.0) || !isfinite(p->n0) || !(p->csi_error_var >= 0.0) ||
-      !isfinite(p->csi_error_var)) {
-    snprintf(err, errlen, "cuda backend: noise variance %g and CSI error variance %g must be "
-             "finite and >= 0", p->n0, p->csi_error_var);
-    return -1;
-  }
-  if (p->model == CH_TDL) {
-    if (p->pdp.taps < 1 || p->pdp.taps > TDL_MAX_TAPS) {
-      snprintf(err, errlen, "cuda backend: profile with %d taps, need 1..%d", p->pdp.taps,
-               TDL_MAX_TAPS);
-      return -1;
-    }
-    for (int l = 0; l < p->pdp.taps; l++) {
-      if (p->pdp.delay[l] < 0) {
-        snprintf(err, errlen, "cuda backend: tap %d has negative delay %d", l, p->pdp.delay[l]);
-        return -1;
-      }
-    }
-  }
-  if (p->domain == DOMAIN_TIME) {
-    if (p->model != CH_TDL && p->model != CH_AWGN) {
-      snprintf(err, errlen, "cuda backend: the time-domain link needs channel model tdl or awgn "
-               "(rayleigh is i.i.d. per resource element and has no time-domain form)");
-      return -1;
-    }
-    if (p->cp_length < 0 || p->cp_length > p->subcarriers) {
-      snprintf(err, errlen, "cuda backend: cyclic prefix %d outside 0..%d (the subcarriers)",
-               p->cp_length, p->subcarriers);
-      return -1;
-    }
-  }
-  return 0;
-}
 
 gpu_link make_link(const link_params *p, const chan_spatial *sp) {
   gpu_link g;
@@ -483,29 +434,14 @@ extern "C" int backend_cuda_available(char *why, size_t whylen) {
 
 extern "C" link_backend *backend_cuda_create(const link_params *p, const backend_options *opt,
                                              char *err, size_t errlen) {
-  if (!p || !opt) {
-    snprintf(err, errlen, "cuda backend: NULL parameters or options");
-    return NULL;
-  }
-  if (check_params(p, err, errlen)) return NULL;
+  link_backend *b = link_backend_alloc(&cuda_ops, p, opt, sizeof(cuda_state), err, errlen);
+  if (!b) return NULL;
+  cuda_state *s = static_cast<cuda_state *>(b->impl);
   chan_spatial sp;
-  char why[256];
-  if (chan_spatial_init(p, &sp, why, sizeof why)) {
-    snprintf(err, errlen, "cuda backend: %s", why);
+  if (chan_spatial_init(p, &sp, err, errlen)) {
+    cuda_destroy(b);
     return NULL;
   }
-  link_backend *b = static_cast<link_backend *>(calloc(1, sizeof *b));
-  cuda_state *s = static_cast<cuda_state *>(calloc(1, sizeof *s));
-  if (!b || !s) {
-    free(b);
-    free(s);
-    snprintf(err, errlen, "cuda backend: out of host memory");
-    return NULL;
-  }
-  b->ops = &cuda_ops;
-  b->p = *p;
-  b->opt = *opt;
-  b->impl = s;
   s->staged = opt->staged != 0;
   s->g = make_link(p, &sp);
   size_t work = 0;

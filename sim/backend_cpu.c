@@ -241,22 +241,9 @@ static void *alloc_or_null(size_t bytes) { return bytes ? malloc(bytes) : NULL; 
 
 link_backend *backend_cpu_create(const link_params *p, const backend_options *opt, char *err,
                                  size_t errlen) {
-  if (p->tx < 1 || p->tx > LINK_MAX_TX || p->rx < 1 || p->rx > LINK_MAX_RX) {
-    snprintf(err, errlen, "cpu backend: tx must be 1..%d and rx 1..%d", LINK_MAX_TX, LINK_MAX_RX);
-    return NULL;
-  }
-  link_backend *b = calloc(1, sizeof *b);
-  cpu_state *s = calloc(1, sizeof *s);
-  if (!b || !s) {
-    free(b);
-    free(s);
-    snprintf(err, errlen, "cpu backend: out of memory");
-    return NULL;
-  }
-  b->ops = &cpu_ops;
-  b->p = *p;
-  b->opt = *opt;
-  b->impl = s;
+  link_backend *b = link_backend_alloc(&cpu_ops, p, opt, sizeof(cpu_state), err, errlen);
+  if (!b) return NULL;
+  cpu_state *s = (cpu_state *)b->impl;
   if (opt->threads > 0) omp_set_num_threads(opt->threads);
   s->nthreads = omp_get_max_threads();
   if (chan_spatial_init(p, &s->spatial, err, errlen)) goto fail;

@@ -122,6 +122,15 @@ struct link_backend {
   void *impl;
 };
 
+/* 0 when every field of p is in range and the combination can be simulated;
+ * else -1 with the reason in err. Every backend's create runs it. */
+int link_params_check(const link_params *p, char *err, size_t errlen);
+/* The shell of a backend: p checked, the object and a zeroed state of
+ * impl_size bytes allocated; NULL with "<name> backend: why" in err. */
+link_backend *link_backend_alloc(const struct link_backend_ops *ops, const link_params *p,
+                                 const backend_options *opt, size_t impl_size, char *err,
+                                 size_t errlen);
+
 /* Backends by name ("cpu", "cuda"); "auto" picks cuda when a GPU is present.
  * Returns NULL with a message in err on failure. */
 link_backend *link_backend_create(const char *name, const link_params *p,

@@ -173,7 +173,35 @@ static void mmse_error_variance(int tx, int rx, double esno_db) {
   link_backend_destroy(b);
 }
 
+/* Creating a backend checks every parameter and says what is wrong. */
+static void bad_params_rejected(void) {
+  struct {
+    const char *what, *expect;
+    link_params p;
+  } cases[6];
+  for (int i = 0; i < 6; i++) cases[i].p = lt_params(2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 10.0);
+  cases[0].what = "tx 9", cases[0].expect = "antennas", cases[0].p.tx = 9;
+  cases[1].what = "bps 3", cases[1].expect = "bits per symbol", cases[1].p.bps = 3;
+  cases[2].what = "time domain rayleigh", cases[2].expect = "time-domain";
+  cases[2].p.domain = DOMAIN_TIME;
+  cases[3].what = "negative n0", cases[3].expect = "noise variance", cases[3].p.n0 = -1.0;
+  cases[4].what = "no subcarriers", cases[4].expect = "subcarriers", cases[4].p.subcarriers = 0;
+  cases[5].what = "tdl without taps", cases[5].expect = "taps", cases[5].p.model = CH_TDL;
+  cases[5].p.pdp.taps = 0;
+  for (int i = 0; i < 6; i++) {
+    char err[512] = "";
+    backend_options opt;
+    memset(&opt, 0, sizeof opt);
+    link_backend *b = link_backend_create("cpu", &cases[i].p, &opt, err, sizeof err);
+    CHECK(b == NULL, "%s: accepted", cases[i].what);
+    CHECK(strstr(err, "cpu backend: ") && strstr(err, cases[i].expect), "%s: message '%s'",
+          cases[i].what, err);
+    link_backend_destroy(b);
+  }
+}
+
 int main(void) {
+  bad_params_rejected();
   time_vs_frequency(1, 1, 2, PDP_EXP);
   time_vs_frequency(2, 2, 4, PDP_TDL_A);
   time_vs_frequency(2, 4, 6, PDP_TDL_C);
