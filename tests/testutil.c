@@ -1,5 +1,7 @@
 #include "testutil.h"
 
+#include <math.h>
+
 int test_passed = 0, test_failed = 0;
 
 int test_finish(const char *name) {
@@ -9,4 +11,27 @@ int test_finish(const char *name) {
     return 1;
   }
   return test_failed ? 1 : 0;
+}
+
+static uint64_t test_rng_state = 0x9e3779b97f4a7c15ull;
+
+void test_rng_seed(uint64_t seed) { test_rng_state = seed ? seed : 0x9e3779b97f4a7c15ull; }
+
+uint64_t test_rng_save(void) { return test_rng_state; }
+
+uint64_t test_rng_u64(void) {
+  test_rng_state ^= test_rng_state >> 12;
+  test_rng_state ^= test_rng_state << 25;
+  test_rng_state ^= test_rng_state >> 27;
+  return test_rng_state * 0x2545f4914f6cdd1dull;
+}
+
+double test_rng_u01(void) {
+  return ((double)(test_rng_u64() >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+void test_rng_cnormal(double *re, double *im) {
+  const double r = sqrt(-log(test_rng_u01())), p = 6.283185307179586 * test_rng_u01();
+  *re = r * cos(p);
+  *im = r * sin(p);
 }

@@ -3,6 +3,7 @@
 #ifndef OFDMSIM_TESTUTIL_H
 #define OFDMSIM_TESTUTIL_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -25,6 +26,15 @@ extern int test_passed, test_failed;
 
 /* Prints the summary line; returns 0 when nothing failed and something passed. */
 int test_finish(const char *name);
+/* A small deterministic generator for test inputs (xorshift64*), for tests
+ * that must not depend on the library's own random streams. */
+void test_rng_seed(uint64_t seed);
+/* The state, to replay a stretch of draws with test_rng_seed(saved). */
+uint64_t test_rng_save(void);
+uint64_t test_rng_u64(void);
+double test_rng_u01(void);                  /* in (0, 1) */
+void test_rng_cnormal(double *re, double *im); /* CN(0, 1): unit total variance */
+
 /* Exit code a test uses when it cannot run here (no GPU): ctest's skip. */
 #define TEST_SKIP 77
 
