@@ -3,6 +3,7 @@
  * computed is saved). */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,12 @@ static void join_args(int argc, char **argv, char *out, size_t n) {
 
 /* The result file's folder must take a file before any work starts. */
 static int check_writable(const char *csv_path, char *err, size_t errlen) {
+  struct stat st;
+  if (stat(csv_path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    snprintf(err, errlen, "-o %s: expected a file name, got %s", csv_path,
+             S_ISDIR(st.st_mode) ? "a directory" : "something that is not a regular file");
+    return -1;
+  }
   char probe[4096];
   snprintf(probe, sizeof probe, "%s.probe%ld", csv_path, (long)getpid());
   int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0644);

@@ -57,6 +57,21 @@ expect_error() {
   fi
 }
 
+# -o must name a file that can be written, checked before any work starts.
+check_output_path() {
+  local name=$1 out=$2 expected=$3
+  "$OFDMSIM" "$good" -o "$out" >"$TMP/stdout" 2>"$TMP/stderr" </dev/null
+  local rc=$? why=""
+  [ "$rc" -eq 2 ] || why+="exit code $rc, expected 2; "
+  grep -q "^ofdmsim: error: .*$expected" "$TMP/stderr" || why+="no error line with [$expected]; "
+  [ -s "$TMP/stdout" ] && why+="it printed results; "
+  if [ -z "$why" ]; then passed=$((passed + 1)); else
+    failed=$((failed + 1))
+    echo "FAILED $name: $why" >&2
+    sed 's/^/  stderr: /' "$TMP/stderr" >&2
+  fi
+}
+
 # --- the bad configs ----------------------------------------------------------
 n_files=0
 for cfg in "$BAD"/*.cfg; do
@@ -102,6 +117,9 @@ expect_error two_configs "two config files given: '$good' and '$TMP/other.cfg'" 
 expect_error no_config "no config file given" --
 expect_error output_without_value "option -o needs a value" -- "$good" -o
 expect_error missing_file "$TMP/absent.cfg: cannot read: No such file or directory" -- "$TMP/absent.cfg"
+mkdir -p "$TMP/outdir"
+check_output_path output_is_directory "$TMP/outdir" "-o $TMP/outdir: expected a file name, got a directory"
+check_output_path output_dir_missing "$TMP/nowhere/out.csv" "cannot write there: No such file or directory"
 expect_error folder_as_config "$BAD: cannot read: Is a directory" -- "$BAD"
 expect_error set_out_of_range "--set mimo.tx=9: mimo.tx: expected an integer in [1, 8], got 9" -- \
   "$good" --set mimo.tx=9
