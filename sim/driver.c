@@ -12,13 +12,13 @@
 #include "sim/report.h"
 #include "sim/theory.h"
 
+/* The signal that asked the run to stop (SIGINT or SIGTERM), 0 while none. */
 static volatile sig_atomic_t interrupted = 0;
 
-static void on_sigint(int sig) {
-  (void)sig;
-  interrupted = 1;
-  /* A second Ctrl-C stops at once. */
-  signal(SIGINT, SIG_DFL);
+static void on_stop_signal(int sig) {
+  interrupted = sig;
+  /* A second one stops at once. */
+  signal(sig, SIG_DFL);
 }
 
 static double wall(void) {
@@ -151,7 +151,8 @@ int sim_run(const sim_config *c, const run_options *o) {
   if (o->csv_path) report_sidecar_path(o->csv_path, json_path, sizeof json_path);
   const int show_progress = !o->quiet && (isatty(STDERR_FILENO) || getenv("OFDMSIM_PROGRESS"));
   interrupted = 0;
-  void (*old)(int) = signal(SIGINT, on_sigint);
+  void (*old_int)(int) = signal(SIGINT, on_stop_signal);
+  void (*old_term)(int) = signal(SIGTERM, on_stop_signal);
 
   int rc = 0;
   size_t done = 0;
@@ -170,12 +171,13 @@ int sim_run(const sim_config *c, const run_options *o) {
       }
     }
     if (!strcmp(results[i].stop, "interrupted")) {
-      fprintf(stderr, "ofdmsim: interrupted: %zu of %zu points saved (the last one partial)\n",
-              done, c->n_points);
-      rc = 130;
+      fprintf(stderr, "ofdmsim: interrupted (%s): %zu of %zu points saved (the last one partial)\n",
+              interrupted == SIGTERM ? "SIGTERM" : "SIGINT", done, c->n_points);
+      rc = 128 + (int)interrupted;
     }
   }
-  signal(SIGINT, old);
+  signal(SIGINT, old_int);
+  signal(SIGTERM, old_term);
   free(results);
   return rc;
 }

@@ -23,7 +23,8 @@ typedef struct run_options {
   const char *command_line;
 } run_options;
 
-/* 0 when every point finished, 1 on a runtime error, 130 when interrupted. */
+/* 0 when every point finished, 1 on a runtime error, 128 + the signal when
+ * SIGINT (130) or SIGTERM (143) stopped it after saving what was computed. */
 int sim_run(const sim_config *c, const run_options *o);
 
 /* Frames the stopping rules allow at most for one point. */

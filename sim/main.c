@@ -1,6 +1,6 @@
 /* ofdmsim: the command line. Exit codes: 0 success, 1 runtime error,
- * 2 usage or config error (nothing written), 130 interrupted (what was
- * computed is saved). */
+ * 2 usage or config error (nothing written), 130 / 143 stopped by SIGINT /
+ * SIGTERM (what was computed is saved). */
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -74,6 +74,16 @@ check "the partial point has counted bits" test "$(awk -F, 'NR==2{print ($11 > 0
 check "interrupted run wrote the sidecar" test -s "$tmp/int.json"
 check "interrupted run says so" grep -q 'interrupted' "$tmp/int.err"
 
+# SIGTERM (what batch schedulers send) saves the same way, exit 143.
+"$OFDMSIM" "$tmp/long.cfg" -o "$tmp/term.csv" -q >/dev/null 2>"$tmp/term.err" &
+pid=$!
+sleep 2
+kill -TERM $pid
+wait $pid
+rc=$?
+check "SIGTERM exits 143 (got $rc)" test $rc -eq 143
+check "SIGTERM saved the partial point" grep -q ',interrupted,' "$tmp/term.csv"
+
 "$OFDMSIM" --help >"$tmp/help.out"
 check "--help exits 0 and lists keys" grep -q 'simulation.target_errors' "$tmp/help.out"
 "$OFDMSIM" --version >"$tmp/ver.out"
