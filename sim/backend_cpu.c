@@ -135,7 +135,8 @@ static int cpu_run(link_backend *b, uint64_t first_frame, uint64_t frames, batch
     if (p->model != CH_TDL) chan_fill(p, &s->spatial, first_frame + c.f, c.m0, c.n, s->H + c.o, R);
   }
   if (p->model == CH_TDL) {
-#pragma omp parallel for schedule(dynamic, 1)
+    /* Hk is scratch per thread, sized when the backend was made. */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(s->nthreads)
     for (long f = 0; f < (long)frames; f++) {
       const int th = omp_get_thread_num();
       fill_tdl_frame(p, s, first_frame + (uint64_t)f, s->taps + (size_t)f * links * p->pdp.taps,
