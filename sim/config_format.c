@@ -87,7 +87,9 @@ double cfg_number(const config_setting_t *s) {
   }
 }
 
-void cfg_write_string(cfg_out *o, const char *s) {
+/* One quoted, escaped string; libconfig and JSON differ only in how other
+ * control characters are spelled (\xHH against \u00HH). */
+static void write_quoted(cfg_out *o, const char *s, int json) {
   cfg_printf(o, "\"");
   for (; *s; s++) {
     const unsigned char ch = (unsigned char)*s;
@@ -97,32 +99,16 @@ void cfg_write_string(cfg_out *o, const char *s) {
       case '\n': cfg_printf(o, "\\n"); break;
       case '\t': cfg_printf(o, "\\t"); break;
       case '\r': cfg_printf(o, "\\r"); break;
-      case '\f': cfg_printf(o, "\\f"); break;
       default:
-        if (ch < 0x20 || ch == 0x7f) cfg_printf(o, "\\x%02x", ch);
+        if (ch < 0x20 || ch == 0x7f) cfg_printf(o, json ? "\\u%04x" : "\\x%02x", ch);
         else cfg_printf(o, "%c", ch);
     }
   }
   cfg_printf(o, "\"");
 }
 
-void cfg_write_json_string(cfg_out *o, const char *s) {
-  cfg_printf(o, "\"");
-  for (; *s; s++) {
-    const unsigned char ch = (unsigned char)*s;
-    switch (ch) {
-      case '"': cfg_printf(o, "\\\""); break;
-      case '\\': cfg_printf(o, "\\\\"); break;
-      case '\n': cfg_printf(o, "\\n"); break;
-      case '\t': cfg_printf(o, "\\t"); break;
-      case '\r': cfg_printf(o, "\\r"); break;
-      default:
-        if (ch < 0x20 || ch == 0x7f) cfg_printf(o, "\\u%04x", ch);
-        else cfg_printf(o, "%c", ch);
-    }
-  }
-  cfg_printf(o, "\"");
-}
+void cfg_write_string(cfg_out *o, const char *s) { write_quoted(o, s, 0); }
+void cfg_write_json_string(cfg_out *o, const char *s) { write_quoted(o, s, 1); }
 
 /* How values are spelled: re-readable libconfig, JSON, or libconfig as an
  * error message shows it (no L suffix on 64-bit integers). */

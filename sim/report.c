@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sim/config_tree.h"
 #include "sim/stats.h"
 #include "version.h"
 
@@ -129,13 +130,8 @@ void report_sidecar_path(const char *csv_path, char *out, size_t outlen) {
 }
 
 static void json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
-    else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
-    else fputc(*s, f);
-  }
-  fputc('"', f);
+  cfg_out o = cfg_out_file(f);
+  cfg_write_json_string(&o, s);
 }
 
 static void json_number(FILE *f, double v) {

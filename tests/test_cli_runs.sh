@@ -36,6 +36,12 @@ check "stdout echoes the effective config" grep -q 'modulation = "16qam"' "$tmp/
 check "stdout echoes the seed" grep -q 'seed = 42' "$tmp/a.out"
 check "stdout table shows theory for zf rayleigh" grep -qE '^ +0 +2 +2 16qam +zf .* [0-9]\.[0-9]{3}e-[0-9]+ ' "$tmp/a.out"
 check "json has the config and points" grep -q '"points"' "$tmp/a.json"
+if command -v python3 >/dev/null; then
+  check "json sidecar parses, with the seed and 4 points" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if d["config"]["simulation"]["seed"] == 42 and len(d["points"]) == 4 else 1)' "$tmp/a.json"
+fi
 check "no temporary files left" test -z "$(ls "$tmp" | grep -E '\.tmp|\.probe')"
 
 # Same seed -> identical counts; 1 thread vs 2; batches of one frame.
