@@ -61,34 +61,30 @@ check "without min_frames it stops after 1 frame" test "$(awk -F, 'NR==2{print $
 "$OFDMSIM" "$tmp/small.cfg" --set simulation.min_frames=0 -q >/dev/null 2>"$tmp/m.err"
 check "min_frames 0 is a config error" test $? -eq 2
 
-# Ctrl-C: the run stops at the end of a batch, keeps every finished point and
-# the partial one (raw counts), exits 130.
+# Ctrl-C and SIGTERM (what batch schedulers send): the run stops at the end of
+# a batch, keeps every finished point and the partial one (raw counts), and
+# exits 128 + the signal.
 cat >"$tmp/long.cfg" <<'CFG'
 simulation = { seed = 1; snr_db = [0.0, 30.0]; target_errors = 1000000000; max_bits = 1.0e13; };
 mimo = { tx = 2; rx = 2; };
 ofdm = { subcarriers = 1024; symbols = 14; };
 CFG
-"$OFDMSIM" "$tmp/long.cfg" -o "$tmp/int.csv" -q >"$tmp/int.out" 2>"$tmp/int.err" &
-pid=$!
-sleep 3
-kill -INT $pid
-wait $pid
-rc=$?
-check "interrupted run exits 130 (got $rc)" test $rc -eq 130
-check "interrupted run saved its partial point" grep -q ',interrupted,' "$tmp/int.csv"
-check "the partial point has counted bits" test "$(awk -F, 'NR==2{print ($11 > 0)}' "$tmp/int.csv")" = 1
-check "interrupted run wrote the sidecar" test -s "$tmp/int.json"
-check "interrupted run says so" grep -q 'interrupted' "$tmp/int.err"
-
-# SIGTERM (what batch schedulers send) saves the same way, exit 143.
-"$OFDMSIM" "$tmp/long.cfg" -o "$tmp/term.csv" -q >/dev/null 2>"$tmp/term.err" &
-pid=$!
-sleep 2
-kill -TERM $pid
-wait $pid
-rc=$?
-check "SIGTERM exits 143 (got $rc)" test $rc -eq 143
-check "SIGTERM saved the partial point" grep -q ',interrupted,' "$tmp/term.csv"
+stop_with() {
+  local sig=$1 want=$2 name=$3
+  "$OFDMSIM" "$tmp/long.cfg" -o "$tmp/$name.csv" -q >/dev/null 2>"$tmp/$name.err" &
+  local pid=$!
+  sleep 2
+  kill "-$sig" $pid
+  wait $pid
+  local rc=$?
+  check "SIG$sig exits $want (got $rc)" test $rc -eq "$want"
+  check "SIG$sig saved the partial point" grep -q ',interrupted,' "$tmp/$name.csv"
+  check "SIG$sig: the partial point has counted bits" test "$(awk -F, 'NR==2{print ($11 > 0)}' "$tmp/$name.csv")" = 1
+  check "SIG$sig wrote the sidecar" test -s "$tmp/$name.json"
+  check "SIG$sig: the run says it was interrupted by SIG$sig" grep -q "interrupted (SIG$sig)" "$tmp/$name.err"
+}
+stop_with INT 130 int
+stop_with TERM 143 term
 
 "$OFDMSIM" --help >"$tmp/help.out"
 check "--help exits 0 and lists keys" grep -q 'simulation.target_errors' "$tmp/help.out"
