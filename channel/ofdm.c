@@ -5,7 +5,7 @@
 
 #include "channel/fft_plan.h"
 #include "channel/ofdm.h"
-#include "channel/rng.h"
+#include "core/rng.h"
 
 struct ofdm_modem {
   int tx, rx, K, symbols, cp;

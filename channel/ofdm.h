@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/link.h"
+#include "core/params.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "channel/fft_plan.h"
-#include "channel/rng.h"
+#include "core/rng.h"
 #include "channel/tdl.h"
 
 void tdl_draw_taps(const link_params *p, const chan_spatial *s, uint64_t frame, cf32 *taps) {

@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "channel/spatial.h"
-#include "sim/link.h"
+#include "core/spatial.h"
+#include "core/params.h"
 
 #ifdef __cplusplus
 extern "C" {

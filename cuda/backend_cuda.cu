@@ -18,7 +18,7 @@
 #include "cuda/gpu.h"
 #include "cuda/link_gpu.cuh"
 
-#include "channel/channel.h"
+#include "core/spatial.h"
 
 namespace {
 
@@ -112,15 +112,15 @@ void state_free(cuda_state *s) {
 
 /* ---- the interface --------------------------------------------------------- */
 
-uint64_t cuda_max_frames(link_backend *b) { return static_cast<cuda_state *>(b->impl)->cap_frames; }
+uint64_t cuda_max_frames(backend *b) { return static_cast<cuda_state *>(b->impl)->cap_frames; }
 
-void cuda_destroy(link_backend *b) {
+void cuda_destroy(backend *b) {
   state_free(static_cast<cuda_state *>(b->impl));
   free(b);
 }
 
 int bad_run(int line, const char *why) {
-  gpu_report_failure(__FILE__, line, "backend cuda run", "invalid argument", why);
+  gpu_report_failure(__FILE__, line, "backend cuda run", "invalid argument", why, 0);
   return -1;
 }
 
@@ -192,7 +192,7 @@ double elapsed_s(cuda_state *s, int from, int to) {
   return ms * 1e-3;
 }
 
-int cuda_run(link_backend *b, uint64_t first_frame, uint64_t frames, batch_result *out) {
+int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *out) {
   cuda_state *s = static_cast<cuda_state *>(b->impl);
   char why[160];
   if (frames == 0 || frames > s->cap_frames) {
@@ -230,23 +230,37 @@ int cuda_run(link_backend *b, uint64_t first_frame, uint64_t frames, batch_resul
   return 0;
 }
 
-int cuda_fetch(link_backend *b, link_buffer which, cf32 *dst, size_t count) {
+int fetch_buffer(backend *b, backend_buffer which, cf32 *dst, size_t count) {
   cuda_state *s = static_cast<cuda_state *>(b->impl);
-  const cf32 *src = which == LINK_BUF_X      ? s->x
-                    : which == LINK_BUF_H    ? s->H
-                    : which == LINK_BUF_Y    ? s->y
-                    : which == LINK_BUF_XHAT ? s->xhat
-                    : which == LINK_BUF_GINV ? s->Ginv
+  const cf32 *src = which == BUF_X      ? s->x
+                    : which == BUF_H    ? s->H
+                    : which == BUF_Y    ? s->y
+                    : which == BUF_XHAT ? s->xhat
+                    : which == BUF_GINV ? s->Ginv
                                              : NULL;
-  const size_t need = link_buffer_elements(&b->p, which, b->last_frames);
+  const size_t need = backend_buffer_elements(&b->p, which, b->last_frames);
   /* Fused batches materialise none of these: src is NULL there. */
-  if (!src || !dst || need == 0 || count != need) return -1;
+  if (!src) return backend_fail(b, "cuda backend: buffer %d is not kept in %s mode", (int)which,
+                                s->staged ? "staged" : "fused");
+  if (!dst || need == 0 || count != need)
+    return backend_fail(b, "cuda backend: fetch of %zu elements, the batch has %zu", count, need);
   CUDA_TRY(cudaMemcpyAsync(dst, src, sizeof(cf32) * need, cudaMemcpyDeviceToHost, s->stream));
   CUDA_TRY(cudaStreamSynchronize(s->stream));
   return 0;
 }
 
-const struct link_backend_ops cuda_ops = {"cuda", cuda_max_frames, cuda_run, cuda_fetch,
+/* The interface's error convention: the reason of a -1 goes to backend_error. */
+int cuda_run(backend *b, uint64_t first_frame, uint64_t frames, batch_result *out) {
+  if (run_batch(b, first_frame, frames, out) == 0) return 0;
+  return b->error[0] ? -1 : backend_fail(b, "cuda backend: %s", gpu_last_error());
+}
+
+int cuda_fetch(backend *b, backend_buffer which, cf32 *dst, size_t count) {
+  if (fetch_buffer(b, which, dst, count) == 0) return 0;
+  return b->error[0] ? -1 : backend_fail(b, "cuda backend: %s", gpu_last_error());
+}
+
+const struct backend_ops cuda_ops = {"cuda", cuda_max_frames, cuda_run, cuda_fetch,
                                           cuda_destroy};
 
 /* ---- creation ---------------------------------------------------------------- */
@@ -323,7 +337,7 @@ int size_batch(cuda_state *s, const link_params *p, const backend_options *opt, 
                char *err, size_t errlen) {
   size_t free_b = 0, total_b = 0;
   if (gpu_cuda_failed(cudaMemGetInfo(&free_b, &total_b), __FILE__, __LINE__,
-                      "cudaMemGetInfo(&free_b, &total_b)")) {
+                      "cudaMemGetInfo(&free_b, &total_b)", 0)) {
     failed(err, errlen, "cannot query device memory");
     return -1;
   }
@@ -331,10 +345,10 @@ int size_batch(cuda_state *s, const link_params *p, const backend_options *opt, 
   char budget_src[96];
   snprintf(budget_src, sizeof budget_src, "%.0f%% of the %.1f MB free", 100 * kFreeMemoryShare,
            free_b / 1048576.0);
-  if (opt->gpu_memory_mb && (double)opt->gpu_memory_mb * 1048576.0 < budget) {
-    budget = (double)opt->gpu_memory_mb * 1048576.0;
+  if (opt->cuda.memory_mb && (double)opt->cuda.memory_mb * 1048576.0 < budget) {
+    budget = (double)opt->cuda.memory_mb * 1048576.0;
     snprintf(budget_src, sizeof budget_src, "gpu_memory_mb = %llu",
-             (unsigned long long)opt->gpu_memory_mb);
+             (unsigned long long)opt->cuda.memory_mb);
   }
   const uint64_t rf = link_res_per_frame(p);
   const uint64_t batch_res = s->staged ? kStagedBatchRes : kFusedBatchRes;
@@ -363,10 +377,10 @@ int size_batch(cuda_state *s, const link_params *p, const backend_options *opt, 
     }
     size_t free_before = 0, free_after = 0;
     if (gpu_cuda_failed(cudaMemGetInfo(&free_before, &total_b), __FILE__, __LINE__,
-                        "cudaMemGetInfo(&free_before, &total_b)") ||
+                        "cudaMemGetInfo(&free_before, &total_b)", 0) ||
         make_ffts(s, p, frames, work) ||
         gpu_cuda_failed(cudaMemGetInfo(&free_after, &total_b), __FILE__, __LINE__,
-                        "cudaMemGetInfo(&free_after, &total_b)")) {
+                        "cudaMemGetInfo(&free_after, &total_b)", 0)) {
       failed(err, errlen, "cannot plan the batched FFTs");
       return -1;
     }
@@ -432,9 +446,9 @@ extern "C" int backend_cuda_available(char *why, size_t whylen) {
   return gpu_link_kernels_loadable(why, whylen) == 0;
 }
 
-extern "C" link_backend *backend_cuda_create(const link_params *p, const backend_options *opt,
+extern "C" backend *backend_cuda_create(const link_params *p, const backend_options *opt,
                                              char *err, size_t errlen) {
-  link_backend *b = link_backend_alloc(&cuda_ops, p, opt, sizeof(cuda_state), err, errlen);
+  backend *b = backend_alloc(&cuda_ops, p, opt, sizeof(cuda_state), err, errlen);
   if (!b) return NULL;
   cuda_state *s = static_cast<cuda_state *>(b->impl);
   chan_spatial sp;
@@ -442,7 +456,7 @@ extern "C" link_backend *backend_cuda_create(const link_params *p, const backend
     cuda_destroy(b);
     return NULL;
   }
-  s->staged = opt->staged != 0;
+  s->staged = opt->cuda.staged != 0;
   s->g = make_link(p, &sp);
   size_t work = 0;
   if (size_batch(s, p, opt, &work, err, errlen)) {

@@ -9,29 +9,29 @@
 
 /* cplx.h first, outside the C-linkage block: its inline functions are
  * __host__ __device__ under nvcc and need no C linkage. */
-#include "sim/cplx.h"
+#include "core/cplx.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#include "sim/link.h"
+#include "core/backend.h"
 
 /* 1 when a CUDA device is present and usable; else 0 with the reason in why. */
 int backend_cuda_available(char *why, size_t whylen);
 
 /* Sizes the batch (max_frames: what fits in 70% of the free device memory, or
- * in opt->gpu_memory_mb when that is smaller, cuFFT work area and plans
+ * in opt->cuda.memory_mb when that is smaller, cuFFT work area and plans
  * included; at most 2^25 REs fused, 2^23 staged, 2^20 frames, and
  * opt->max_batch_frames), allocates its buffers in one piece and plans the
  * batched FFTs, all once. NULL with a message in err on failure, e.g. when not
  * even one frame fits.
  *
- * opt->staged = 1: one kernel per stage, every intermediate in device memory;
+ * opt->cuda.staged = 1: one kernel per stage, every intermediate in device memory;
  *   batch_result.t holds each stage's device time (cudaEvent) and fetch
- *   returns LINK_BUF_X, H, Y, XHAT and GINV of the last batch, in the CPU
- *   backend's layout and count rules (keep_buffers is implied).
- * opt->staged = 0 (fused, the default): the taps and their per-subcarrier
+ *   returns BUF_X, H, Y, XHAT and GINV of the last batch, in the CPU
+ *   backend's layout and count rules (the last batch's buffers are kept).
+ * opt->cuda.staged = 0 (fused, the default): the taps and their per-subcarrier
  *   response (tdl, timed as draw), the time-domain modem (timed as channel),
  *   then one kernel from the draws to the error counters (timed as invert: its
  *   Gram, inverse, equalisation and decisions are not separable), so the
@@ -40,7 +40,7 @@ int backend_cuda_available(char *why, size_t whylen);
  * run returns -1 after printing the failing call, file, line and the CUDA,
  * cuFFT or cuRAND message; only the per-frame counters come back to the host,
  * one copy a batch. */
-link_backend *backend_cuda_create(const link_params *p, const backend_options *opt, char *err,
+backend *backend_cuda_create(const link_params *p, const backend_options *opt, char *err,
                                   size_t errlen);
 
 #ifdef __cplusplus

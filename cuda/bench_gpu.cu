@@ -13,7 +13,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "channel/draws.h"
+#include "core/draws.h"
 #include "cuda/check.h"
 #include "cuda/gpu.h"
 #include "equalizer/smallmat.h"
@@ -58,7 +58,7 @@ int dev_alloc(DevBuf &b, size_t bytes, const char *what) {
   if (e != cudaSuccess) {
     char call[160];
     snprintf(call, sizeof call, "cudaMalloc(%s, %.3f GB)", what, bytes / 1e9);
-    gpu_report_failure(__FILE__, __LINE__, call, cudaGetErrorName(e), cudaGetErrorString(e));
+    gpu_report_failure(__FILE__, __LINE__, call, cudaGetErrorName(e), cudaGetErrorString(e), 0);
     b.p = nullptr;
     return -1;
   }
@@ -112,7 +112,7 @@ int with_order(int n, F &&f) {
     case 7: return f(std::integral_constant<int, 7>{});
     case 8: return f(std::integral_constant<int, 8>{});
   }
-  gpu_report_failure(__FILE__, __LINE__, "with_order", "invalid argument", "n outside 1..8");
+  gpu_report_failure(__FILE__, __LINE__, "with_order", "invalid argument", "n outside 1..8", 0);
   return -1;
 }
 
@@ -207,7 +207,7 @@ __global__ void __launch_bounds__(kBlock) philox_floor_kernel(int tx, int rx, ui
 }
 
 int launch_check(int line, const char *kernel) {
-  return gpu_launch_failed(__FILE__, line, kernel) ? -1 : 0;
+  return gpu_launch_failed(__FILE__, line, kernel, 0) ? -1 : 0;
 }
 
 int make_hpd_stack(int n, cf32 *g, size_t M, uint64_t seed) {
@@ -226,7 +226,7 @@ int enough_memory(size_t need, const char *what) {
     char msg[256];
     snprintf(msg, sizeof msg, "%s needs %.2f GB of device memory, %.2f GB free; use --matrices",
              what, need / 1e9, free_b / 1e9);
-    gpu_report_failure(__FILE__, __LINE__, "gpu_bench", "out of memory", msg);
+    gpu_report_failure(__FILE__, __LINE__, "gpu_bench", "out of memory", msg, 0);
     return -1;
   }
   return 0;
@@ -242,7 +242,7 @@ extern "C" int gpu_bench_copy(size_t bytes, int reps, double *gbs_out, double *m
   bytes &= ~(size_t)15;
   if (bytes == 0 || reps < 1) {
     gpu_report_failure(__FILE__, __LINE__, "gpu_bench_copy", "invalid argument",
-                       "bytes and reps must be positive");
+                       "bytes and reps must be positive", 0);
     return -1;
   }
   if (enough_memory(2 * bytes, "the copy bench")) return -1;
@@ -303,7 +303,7 @@ static int bench_cublas(int n, size_t M, int reps, const cf32 *in, const cf32 *o
   const size_t elems = (size_t)n * n * M;
   if (M > 0x7fffffffu) {
     gpu_report_failure(__FILE__, __LINE__, "bench_cublas", "invalid argument",
-                       "cuBLAS batch counts are int: at most 2^31-1 matrices");
+                       "cuBLAS batch counts are int: at most 2^31-1 matrices", 0);
     return -1;
   }
   if (enough_memory(2 * elems * sizeof(cuComplex) + 2 * M * sizeof(void *) +
@@ -403,7 +403,7 @@ extern "C" int gpu_bench_invert(int n, size_t M, int reps, uint64_t seed, gpu_in
   f->cublas_matinv_ginv_s = f->cublas_getrf_getri_ginv_s = f->max_rel_diff_vs_cublas = NAN;
   if (n < 1 || n > GPU_INVERT_MAX_N || M < 2 || reps < 1) {
     gpu_report_failure(__FILE__, __LINE__, "gpu_bench_invert", "invalid argument",
-                       "need 1 <= n <= 8, M >= 2, reps >= 1");
+                       "need 1 <= n <= 8, M >= 2, reps >= 1", 0);
     return -1;
   }
   const size_t stack_bytes = (size_t)n * n * M * sizeof(cf32);
@@ -436,7 +436,7 @@ extern "C" int gpu_bench_philox(int tx, int rx, size_t res, int reps, double *gr
   if (ms_out) *ms_out = NAN;
   if (tx < 1 || rx < 1 || res == 0 || reps < 1) {
     gpu_report_failure(__FILE__, __LINE__, "gpu_bench_philox", "invalid argument",
-                       "tx, rx, res and reps must be positive");
+                       "tx, rx, res and reps must be positive", 0);
     return -1;
   }
   int device = 0, sms = 0;
@@ -460,7 +460,7 @@ extern "C" int gpu_bench_philox(int tx, int rx, size_t res, int reps, double *gr
   for (float x : h)
     if (!std::isfinite(x)) {
       gpu_report_failure(__FILE__, __LINE__, "philox_floor_kernel", "non-finite sum",
-                         "a Philox normal came out NaN or infinite");
+                         "a Philox normal came out NaN or infinite", 0);
       return -1;
     }
   *gres_s_out = (double)res / (ms * 1e-3) / 1e9;

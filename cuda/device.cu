@@ -6,16 +6,17 @@
 #include "cuda/check.h"
 #include "cuda/gpu.h"
 
-/* One line per process is enough: the message is printed when it happens and
- * kept only so that a C caller that got -1 can repeat it in its own words. */
+/* One line per process is enough: a caller that got -1 reports it in its own
+ * words (the backends through backend_error). */
 static char g_last_error[512];
 
 void gpu_report_failure(const char *file, int line, const char *call, const char *name,
-                        const char *message) {
+                        const char *message, int fatal) {
   snprintf(g_last_error, sizeof g_last_error, "%s:%d: %s failed: %s (%s)", file, line, call,
            name ? name : "?", message ? message : "?");
+  if (!fatal) return;
   fprintf(stderr, "%s\n", g_last_error);
-  fflush(stderr);
+  exit(1);
 }
 
 extern "C" const char *gpu_last_error(void) { return g_last_error; }
@@ -27,44 +28,6 @@ int gpu_sync_check_enabled(void) {
     cached = (v && *v && strcmp(v, "0") != 0) ? 1 : 0;
   }
   return cached;
-}
-
-const char *curand_status_name(curandStatus_t s) {
-  switch (s) {
-    case CURAND_STATUS_SUCCESS: return "CURAND_STATUS_SUCCESS";
-    case CURAND_STATUS_VERSION_MISMATCH: return "CURAND_STATUS_VERSION_MISMATCH";
-    case CURAND_STATUS_NOT_INITIALIZED: return "CURAND_STATUS_NOT_INITIALIZED";
-    case CURAND_STATUS_ALLOCATION_FAILED: return "CURAND_STATUS_ALLOCATION_FAILED";
-    case CURAND_STATUS_TYPE_ERROR: return "CURAND_STATUS_TYPE_ERROR";
-    case CURAND_STATUS_OUT_OF_RANGE: return "CURAND_STATUS_OUT_OF_RANGE";
-    case CURAND_STATUS_LENGTH_NOT_MULTIPLE: return "CURAND_STATUS_LENGTH_NOT_MULTIPLE";
-    case CURAND_STATUS_DOUBLE_PRECISION_REQUIRED: return "CURAND_STATUS_DOUBLE_PRECISION_REQUIRED";
-    case CURAND_STATUS_LAUNCH_FAILURE: return "CURAND_STATUS_LAUNCH_FAILURE";
-    case CURAND_STATUS_PREEXISTING_FAILURE: return "CURAND_STATUS_PREEXISTING_FAILURE";
-    case CURAND_STATUS_INITIALIZATION_FAILED: return "CURAND_STATUS_INITIALIZATION_FAILED";
-    case CURAND_STATUS_ARCH_MISMATCH: return "CURAND_STATUS_ARCH_MISMATCH";
-    case CURAND_STATUS_INTERNAL_ERROR: return "CURAND_STATUS_INTERNAL_ERROR";
-  }
-  return "CURAND_STATUS_unknown";
-}
-
-const char *curand_status_message(curandStatus_t s) {
-  switch (s) {
-    case CURAND_STATUS_SUCCESS: return "no error";
-    case CURAND_STATUS_VERSION_MISMATCH: return "header and linked library versions differ";
-    case CURAND_STATUS_NOT_INITIALIZED: return "generator not initialised";
-    case CURAND_STATUS_ALLOCATION_FAILED: return "memory allocation failed";
-    case CURAND_STATUS_TYPE_ERROR: return "wrong generator type";
-    case CURAND_STATUS_OUT_OF_RANGE: return "argument out of range";
-    case CURAND_STATUS_LENGTH_NOT_MULTIPLE: return "length is not a multiple of the dimension";
-    case CURAND_STATUS_DOUBLE_PRECISION_REQUIRED: return "device lacks double precision";
-    case CURAND_STATUS_LAUNCH_FAILURE: return "kernel launch failed";
-    case CURAND_STATUS_PREEXISTING_FAILURE: return "an earlier failure is pending";
-    case CURAND_STATUS_INITIALIZATION_FAILED: return "CUDA initialisation failed";
-    case CURAND_STATUS_ARCH_MISMATCH: return "device architecture not supported";
-    case CURAND_STATUS_INTERNAL_ERROR: return "internal library error";
-  }
-  return "unknown cuRAND status";
 }
 
 const char *cufft_result_name(cufftResult r) {

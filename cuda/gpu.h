@@ -2,16 +2,16 @@
  * the GPU half of `ofdmsim bench`. C callers include this header only (no CUDA
  * header needed); streams travel as void* (a cudaStream_t, NULL = default).
  *
- * Every int-returning function returns 0 on success and -1 on failure, after
- * printing "file:line: call failed: name (message)" to stderr; the same line is
- * kept for gpu_last_error(). */
+ * Every int-returning function returns 0 on success and -1 on failure, with
+ * "file:line: call failed: name (message)" kept for gpu_last_error(); the
+ * caller reports it. */
 #ifndef OFDMSIM_CUDA_GPU_H
 #define OFDMSIM_CUDA_GPU_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/cplx.h"
+#include "core/cplx.h"
 
 #ifdef __cplusplus
 extern "C" {

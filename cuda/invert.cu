@@ -113,7 +113,7 @@ constexpr int kPairMaxN = 4;
 int launch_failed(int line, const char *kernel, int n) {
   char what[96];
   snprintf(what, sizeof what, "%s<%d> launch", kernel, n);
-  return gpu_launch_failed(__FILE__, line, what);
+  return gpu_launch_failed(__FILE__, line, what, 0);
 }
 
 template <int N, Algo A>
@@ -145,7 +145,7 @@ int launch_variant(gpu_invert_variant v, const cf32 *dG, cf32 *dGinv, size_t M, 
 }
 
 int bad_argument(int line, const char *why) {
-  gpu_report_failure(__FILE__, line, "gpu_invert_soa", "invalid argument", why);
+  gpu_report_failure(__FILE__, line, "gpu_invert_soa", "invalid argument", why, 0);
   return -1;
 }
 

@@ -17,11 +17,11 @@
 #include <curand_kernel.h>
 #include <stdint.h>
 
-#include "channel/draws.h"
-#include "channel/spatial.h"
-#include "sim/cplx.h"
+#include "core/draws.h"
+#include "core/spatial.h"
+#include "core/cplx.h"
 #include "equalizer/smallmat.h"
-#include "sim/qam.h"
+#include "core/qam.h"
 
 /* Where the fused receiver takes its channel and its received symbols. */
 enum gpu_hsrc { HSRC_DRAW = 0, HSRC_TABLE = 1 }; /* rayleigh/awgn per RE | Hk of the frame */

@@ -95,7 +95,7 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 int fft_bad_argument(int line, const char *why) {
-  gpu_report_failure(__FILE__, line, "gpu_fft_set", "invalid argument", why);
+  gpu_report_failure(__FILE__, line, "gpu_fft_set", "invalid argument", why, 0);
   return -1;
 }
 

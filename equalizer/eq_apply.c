@@ -43,11 +43,3 @@ void eq_apply(int nt, const cf32 *Ginv, size_t ldi, const cf32 *z, size_t ldz, f
     default: break;
   }
 }
-
-float eq_predicted_error_var(eq_kind kind, float n0, cf32 ginv_tt) {
-  if (kind == EQ_ZF) return n0 * ginv_tt.re;
-  /* mu = 1 - n0 (G^-1)_tt is the gain of stream t in W H; the unbiased
-   * estimate's SINR is mu / (1 - mu). */
-  float mu = 1.0f - n0 * ginv_tt.re;
-  return (1.0f - mu) / mu;
-}

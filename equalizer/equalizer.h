@@ -24,8 +24,8 @@
 #include <stddef.h>
 
 #include "equalizer/smallmat.h"
-#include "sim/cplx.h"
-#include "sim/link.h"
+#include "core/cplx.h"
+#include "core/params.h"
 
 #define EQ_MAX_RX MAT_MAX_RX
 #ifndef __cplusplus
@@ -79,13 +79,6 @@ void eq_invert_general(int nt, const cf32 *G, size_t ldg, cf32 *Ginv, size_t ldi
 void eq_apply(int nt, const cf32 *Ginv, size_t ldi, const cf32 *z, size_t ldz, float n0_bias,
               cf32 *xhat, size_t ldx, size_t n);
 
-/* Error variance E|x_hat_t - x_t|^2 predicted for one stream of one RE from the
- * diagonal entry Ginv_tt of its inverted Gram matrix and the noise variance n0:
- *   EQ_ZF:   n0 Re(Ginv_tt)                       (G = H^H H)
- *   EQ_MMSE: (1 - mu)/mu, mu = 1 - n0 Re(Ginv_tt) (G = H^H H + n0 I), for the
- *            bias-corrected estimate of eq_apply.
- * For unit-energy symbols; the per-stream post-equalisation SINR is 1/value. */
-float eq_predicted_error_var(eq_kind kind, float n0, cf32 ginv_tt);
 
 #ifdef __cplusplus
 }

@@ -39,7 +39,7 @@
 
 #include <math.h>
 
-#include "sim/cplx.h"
+#include "core/cplx.h"
 
 /* Largest sizes: nt <= MAT_MAX_N (LINK_MAX_TX), nr <= MAT_MAX_RX (LINK_MAX_RX).
  * The functions clamp larger arguments to these, which is what lets a compiler

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "channel/draws.h"
+#include "core/draws.h"
 #include "channel/tdl.h"
 #include "sim/config_schema.h"
 #include "sim/config_state.h"

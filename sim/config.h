@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sim/link.h"
+#include "core/params.h"
 
 typedef struct sim_point {
   link_params p;               /* fully resolved, n0 from link_noise_variance() */

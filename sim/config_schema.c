@@ -6,7 +6,7 @@
 
 #include "sim/config.h"
 #include "sim/config_tree.h"
-#include "sim/link.h"
+#include "core/backend.h"
 
 static const char *const backend_names[] = {"auto", "cpu", "cuda", NULL};
 static const char *const snr_kind_names[] = {"ebno", "esno", "snr", NULL};

@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
+#include "sim/backends.h"
 #include "sim/report.h"
 #include "sim/theory.h"
 
@@ -19,12 +21,6 @@ static void on_stop_signal(int sig) {
   interrupted = sig;
   /* A second one stops at once. */
   signal(sig, SIG_DFL);
-}
-
-static double wall(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 uint64_t sim_point_max_frames(const sim_point *pt) {
@@ -70,15 +66,15 @@ static int run_point(const sim_config *c, size_t i, const run_options *o, point_
 
   char err[512] = "";
   backend_options bo = {0};
-  bo.threads = c->threads;
   bo.max_batch_frames = c->batch_frames;
-  bo.gpu_memory_mb = c->gpu_memory_mb;
-  link_backend *b = link_backend_create(c->backend, &pt->p, &bo, err, sizeof err);
+  bo.cpu.threads = c->threads;
+  bo.cuda.memory_mb = c->gpu_memory_mb;
+  backend *b = backends_create(o->backend, &pt->p, &bo, err, sizeof err);
   if (!b) {
     fprintf(stderr, "ofdmsim: error: point %zu: %s\n", i, err);
     return 1;
   }
-  r->backend = link_backend_name(b);
+  r->backend = backend_name(b);
 
   const int tx = pt->p.tx;
   const uint64_t bpf = link_bits_per_frame(&pt->p), frames_max = sim_point_max_frames(pt);
@@ -87,19 +83,20 @@ static int run_point(const sim_config *c, size_t i, const run_options *o, point_
   uint32_t *errors = malloc(sizeof(uint32_t) * (size_t)cap * (size_t)tx);
   if (!errors) {
     fprintf(stderr, "ofdmsim: error: point %zu: out of memory\n", i);
-    link_backend_destroy(b);
+    backend_destroy(b);
     return 1;
   }
   batch_result br = {.errors = errors};
-  const double t0 = wall();
+  const double t0 = clock_seconds();
   double last_shown = 0, last_saved = t0;
   uint64_t next = 1; /* batches grow from one frame, so easy points stop early */
   int rc = 0;
   while (!rc) {
     uint64_t n = next < cap ? next : cap;
     if (n > frames_max - r->frames) n = frames_max - r->frames;
-    if (link_backend_run(b, r->frames, n, &br)) {
-      fprintf(stderr, "\nofdmsim: error: point %zu: the %s backend failed\n", i, r->backend);
+    if (backend_run(b, r->frames, n, &br)) {
+      fprintf(stderr, "\nofdmsim: error: point %zu: the %s backend failed: %s\n", i, r->backend,
+              backend_error(b));
       rc = 1;
       break;
     }
@@ -117,7 +114,7 @@ static int run_point(const sim_config *c, size_t i, const run_options *o, point_
       if (r->bit_errors >= pt->target_errors && r->frames >= pt->min_frames) r->stop = "target_errors";
       else if (r->frames >= frames_max) r->stop = "max_bits";
     }
-    const double now = wall();
+    const double now = clock_seconds();
     r->seconds = now - t0;
     if (strcmp(r->stop, "running")) break;
     if (interrupted) {
@@ -137,7 +134,7 @@ static int run_point(const sim_config *c, size_t i, const run_options *o, point_
   }
   if (show_progress) fprintf(stderr, "\r%*s\r", 120, "");
   free(errors);
-  link_backend_destroy(b);
+  backend_destroy(b);
   return rc;
 }
 

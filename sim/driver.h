@@ -4,7 +4,7 @@
 #define OFDMSIM_DRIVER_H
 
 #include "sim/config.h"
-#include "sim/link.h"
+#include "core/backend.h"
 
 typedef struct point_result {
   uint64_t bits, bit_errors, frames, inversions;
@@ -21,6 +21,7 @@ typedef struct run_options {
   const char *csv_path;   /* NULL: no files */
   int quiet;              /* no progress line */
   const char *command_line;
+  const char *backend;    /* "cpu" or "cuda", as resolved by backends_resolve */
 } run_options;
 
 /* 0 when every point finished, 1 on a runtime error, 128 + the signal when

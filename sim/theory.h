@@ -6,7 +6,7 @@
 #ifndef OFDMSIM_THEORY_H
 #define OFDMSIM_THEORY_H
 
-#include "sim/link.h"
+#include "core/params.h"
 
 /* Bit error rate of the link, or NAN where no closed form applies. *what (may
  * be NULL) gets a short static description for the CSV: "awgn exact",

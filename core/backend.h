@@ -1,0 +1,109 @@
+/* The interface every simulation backend implements (cpu/, cuda/), and the
+ * shell they share: parameter check, allocation, batch bookkeeping. Which
+ * backend serves a name is decided one layer up (sim/backends.h).
+ *
+ * Error convention of every backend: create returns NULL with "<name>
+ * backend: why" in err; run and fetch return 0, or -1 with the reason in the
+ * backend's message buffer (backend_error). */
+#ifndef OFDMSIM_BACKEND_H
+#define OFDMSIM_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/cplx.h"
+#include "core/params.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Wall time spent in each stage of a batch, seconds (device time on a GPU). */
+typedef struct stage_times {
+  double draw;      /* bits, symbols, channel, noise: everything random */
+  double channel;   /* y = Hx + n, or the time-domain modem */
+  double gram;      /* G = H^H H (+ N0 I), z = H^H y */
+  double invert;    /* G^-1 */
+  double equalize;  /* x_hat, bias correction */
+  double demap;     /* hard decisions and error counting */
+} stage_times;
+
+/* What one batch of frames produced. errors[f*tx + t] counts the bit errors of
+ * stream t in frame first_frame + f; the caller cuts at the exact frame where a
+ * stopping rule fires, so counts never depend on the batch size. */
+typedef struct batch_result {
+  uint32_t *errors;      /* caller-owned, frames*tx */
+  uint64_t inversions;   /* matrices inverted in this batch */
+  stage_times t;
+} batch_result;
+
+/* Buffers of the last batch a test can fetch, each in SoA layout over the
+ * batch's REs (element e of RE i at e*R + i). */
+typedef enum {
+  BUF_X = 0,      /* transmitted symbols [tx][R] */
+  BUF_H = 1,      /* true channel [rx*tx][R] (row-major r*tx + t) */
+  BUF_Y = 2,      /* received, per subcarrier [rx][R] */
+  BUF_XHAT = 3,   /* equalised, bias-corrected [tx][R] */
+  BUF_GINV = 4    /* inverted Gram matrices [tx*tx][R] */
+} backend_buffer;
+
+/* Elements (cf32) of buffer `which` for a batch of `frames` frames; 0 for an
+ * unknown buffer. The one rule every backend's fetch checks counts against. */
+size_t backend_buffer_elements(const link_params *p, backend_buffer which, uint64_t frames);
+
+typedef struct backend backend;
+
+/* What the caller may choose; each backend reads its own group. */
+typedef struct backend_options {
+  uint64_t max_batch_frames; /* 0 = let the backend choose */
+  struct {
+    int threads;             /* OpenMP threads, 0 = all */
+  } cpu;
+  struct {
+    uint64_t memory_mb;      /* cap on device memory, 0 = what is free */
+    int staged;              /* 1 = one kernel per stage, every intermediate in
+                                device memory (per-stage timing, fetch); 0 = fused */
+  } cuda;
+} backend_options;
+
+struct backend_ops {
+  const char *name;
+  /* Largest batch (frames) this backend will take for these parameters. */
+  uint64_t (*max_frames)(backend *b);
+  int (*run)(backend *b, uint64_t first_frame, uint64_t frames, batch_result *out);
+  int (*fetch)(backend *b, backend_buffer which, cf32 *dst, size_t count);
+  void (*destroy)(backend *b);
+};
+
+struct backend {
+  const struct backend_ops *ops;
+  link_params p;
+  backend_options opt;
+  uint64_t last_frames;  /* frames in the last batch run */
+  char error[512];       /* why the last run or fetch returned -1 */
+  void *impl;
+};
+
+/* The shell of a backend: p checked, the object and a zeroed state of
+ * impl_size bytes allocated; NULL with "<name> backend: why" in err. */
+backend *backend_alloc(const struct backend_ops *ops, const link_params *p,
+                                 const backend_options *opt, size_t impl_size, char *err,
+                                 size_t errlen);
+
+int backend_run(backend *b, uint64_t first_frame, uint64_t frames, batch_result *out);
+int backend_fetch(backend *b, backend_buffer which, cf32 *dst, size_t count);
+void backend_destroy(backend *b);
+const char *backend_name(const backend *b);
+/* Why the last run or fetch failed (never NULL). */
+const char *backend_error(const backend *b);
+/* For backends: keeps the formatted reason for backend_error; returns -1. */
+int backend_fail(backend *b, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,80 @@
+/* Random streams: one counter-based Philox4x32-10 stream keyed by the seed.
+ * Every draw is named by (point, purpose, frame, index) so that results never
+ * depend on the backend, the thread count or the batch size.
+ *
+ *   key     = { lo32(seed), hi32(seed) }
+ *   counter = { lo32(index), hi32(index), lo32(sub), hi32(sub) }
+ *   sub     = point << 48 | purpose << 40 | frame      (frame < 2^40)
+ *
+ * This is exactly the counter cuRAND's curand_init(seed, sub, 4*index, &s)
+ * followed by curand4(&s) evaluates, so the GPU's cuRAND Philox and the CPU's
+ * Random123 Philox give bitwise-equal words.  The conversions to uniforms and
+ * normals below are shared by both backends (normals agree to a few 1e-6:
+ * logf/sincospif differ in the last ulps between host and device libm).
+ *
+ * Index layout of each purpose, per frame; R_f = symbols*subcarriers REs,
+ * m = symbol*subcarriers + subcarrier the frame-local RE:
+ *   RNG_BITS     index = b*R_f + m, word w -> label of stream 4b+w (low bps bits)
+ *   RNG_CHANNEL  index = (e/2)*R_f + m, e = r*tx + t: words (0,1) -> element
+ *                2*(e/2), words (2,3) -> element 2*(e/2)+1  (rayleigh)
+ *   RNG_NOISE    index = (r/2)*R_f + m, same pairing over receive antennas r
+ *   RNG_CSI      as RNG_CHANNEL, the estimation error E
+ *   RNG_TAPS     index = q/2, q = (r*tx + t)*L + l, pairing as above (tdl)
+ *   RNG_TDNOISE  index = (r/2)*N_f + n, n the time sample of the frame,
+ *                N_f = symbols*(subcarriers + cp)
+ */
+#ifndef OFDMSIM_DRAWS_H
+#define OFDMSIM_DRAWS_H
+
+#include <math.h>
+
+#include "core/cplx.h"
+
+enum rng_purpose {
+  RNG_BITS = 0,
+  RNG_CHANNEL = 1,
+  RNG_NOISE = 2,
+  RNG_CSI = 3,
+  RNG_TAPS = 4,
+  RNG_TDNOISE = 5
+};
+
+#define RNG_FRAME_BITS 40
+#define RNG_MAX_FRAMES (1ULL << RNG_FRAME_BITS)
+#define RNG_MAX_POINTS 65536u
+
+typedef struct rng_words {
+  uint32_t w[4];
+} rng_words;
+
+OFDM_HD uint64_t rng_subsequence(uint32_t point, uint32_t purpose, uint64_t frame) {
+  return ((uint64_t)point << 48) | ((uint64_t)(purpose & 0xffu) << 40) |
+         (frame & (RNG_MAX_FRAMES - 1));
+}
+
+/* Uniform in (0, 1], the same expression as cuRAND's curand_uniform: x*2^-32 is
+ * exact in float, so host and device round identically. */
+OFDM_HD float rng_u01(uint32_t x) {
+  return (float)x * 2.3283064365386963e-10f + 1.1641532182693481e-10f;
+}
+
+/* Box-Muller: two uniforms -> one CN(0,1) sample (unit total variance). */
+OFDM_HD cf32 rng_cnormal(uint32_t a, uint32_t b) {
+  const float u1 = rng_u01(a), u2 = rng_u01(b);
+  const float r = sqrtf(-logf(u1)); /* sqrt(-2 ln u1) / sqrt(2) */
+  float s, c;
+#ifdef __CUDA_ARCH__
+  sincospif(2.0f * u2, &s, &c);
+#else
+  s = sinf(6.2831853071795865f * u2);
+  c = cosf(6.2831853071795865f * u2);
+#endif
+  return cf_make(r * c, r * s);
+}
+
+/* The complex normal number `which` (0 or 1) of one Philox output. */
+OFDM_HD cf32 rng_cnormal_of(rng_words w, int which) {
+  return which ? rng_cnormal(w.w[2], w.w[3]) : rng_cnormal(w.w[0], w.w[1]);
+}
+
+#endif

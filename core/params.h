@@ -1,0 +1,72 @@
+/* One sweep point, fully resolved: everything a backend needs to simulate it.
+ * Plain C types and formulas, compiled by gcc and nvcc alike. */
+#ifndef OFDMSIM_PARAMS_H
+#define OFDMSIM_PARAMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/cplx.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LINK_MAX_TX 8
+#define LINK_MAX_RX 16
+#define TDL_MAX_TAPS 64
+
+typedef enum { EQ_ZF = 0, EQ_MMSE = 1 } eq_kind;
+typedef enum { CH_AWGN = 0, CH_RAYLEIGH = 1, CH_TDL = 2 } channel_model;
+typedef enum { PDP_EXP = 0, PDP_TDL_A = 1, PDP_TDL_B = 2, PDP_TDL_C = 3 } pdp_kind;
+typedef enum { DOMAIN_FREQUENCY = 0, DOMAIN_TIME = 1 } ofdm_domain;
+typedef enum { SNR_EBNO = 0, SNR_ESNO = 1, SNR_SNR = 2 } snr_def;
+
+/* A multipath power-delay profile on the sample grid: tap l arrives delay[l]
+ * samples late with mean power power[l]; the powers sum to 1. */
+typedef struct tdl_pdp {
+  int taps;
+  int delay[TDL_MAX_TAPS];
+  float power[TDL_MAX_TAPS];
+} tdl_pdp;
+
+typedef struct link_params {
+  int tx, rx;              /* streams Nt, receive antennas Nr */
+  int bps;                 /* bits per symbol: 1 (BPSK), 2, 4, 6, 8 */
+  eq_kind equalizer;
+  channel_model model;
+  pdp_kind profile;        /* tdl only */
+  double delay_spread;     /* tdl: RMS delay spread in samples */
+  tdl_pdp pdp;             /* tdl: the profile resolved on the sample grid */
+  double rho_tx, rho_rx;   /* exponential spatial correlation (Kronecker) */
+  double k_factor;         /* Rician K, linear (0: Rayleigh) */
+  double csi_error_var;    /* the equalizer sees H + E, E ~ CN(0, var) */
+  ofdm_domain domain;
+  int subcarriers, symbols, cp_length;
+  snr_def snr_kind;         
+  double snr_db;
+  double n0;               /* noise variance per receive antenna and RE */
+  uint64_t seed;
+  uint32_t point_id;       /* the point's place in the flattened sweep */
+} link_params;
+
+/* REs and information bits of one frame. */
+static inline uint64_t link_res_per_frame(const link_params *p) {
+  return (uint64_t)p->symbols * (uint64_t)p->subcarriers;
+}
+static inline uint64_t link_bits_per_frame(const link_params *p) {
+  return link_res_per_frame(p) * (uint64_t)p->tx * (uint64_t)p->bps;
+}
+
+/* N0 from the SNR definitions (unit-energy symbols, E|h|^2 = 1; README). */
+double link_noise_variance(snr_def kind, double snr_db, int tx, int bps);
+
+/* 0 when every field of p is in range and the combination can be simulated;
+ * else -1 with the reason in err. The one check of a point's parameters: the
+ * config loader, the channel code and every backend's create run it. */
+int link_params_check(const link_params *p, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,105 @@
+/* Per-element channel formulas shared by the CPU code and the CUDA kernels
+ * (included by .c and .cu files: plain C, no VLAs, no restrict).
+ *
+ * Spatial structure (rayleigh and tdl alike): exponential correlation
+ * R[i][j] = rho^|i-j| at each side, Kronecker model H = Lr Hw Lt^T with
+ * L L^T = R (real lower Cholesky factors), then Rician mixing
+ * H = sqrt(K/(K+1)) Hlos + sqrt(1/(K+1)) H with Hlos = all ones (broadside
+ * plane wave), which keeps every element's mean power.
+ *
+ * Multipath: tap l of a link arrives delay[l] samples late; on subcarrier k of
+ * a K-point FFT its contribution is taps[l] exp(-j 2 pi k delay[l] / K), the
+ * FFTW_FORWARD sign the receiver's FFT uses. */
+#ifndef OFDMSIM_SPATIAL_H
+#define OFDMSIM_SPATIAL_H
+
+#include <math.h>
+
+#include "core/cplx.h"
+#include "core/params.h"
+
+/* Plain arrays and no pointers: copied to the GPU by value (about 1.3 KB). */
+typedef struct chan_spatial {
+  int tx, rx;
+  int correlated; /* 0 when both factors are the identity: mixing skips the products */
+  int rician;     /* K > 0 */
+  float los_amp;  /* sqrt(K/(K+1)) */
+  float nlos_amp; /* sqrt(1/(K+1)) */
+  /* Lower Cholesky factors, row-major with fixed row strides LINK_MAX_TX and
+   * LINK_MAX_RX: lt[i*LINK_MAX_TX + j] is Lt(i,j). */
+  float lt[LINK_MAX_TX * LINK_MAX_TX];
+  float lr[LINK_MAX_RX * LINK_MAX_RX];
+} chan_spatial;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* Checks tx, rx, rho_tx, rho_rx (|rho| < 1) and k_factor (>= 0) of p and fills
+ * the Cholesky factors and Rician amplitudes. 0, or -1 with a message. */
+int chan_spatial_init(const link_params *p, chan_spatial *s, char *err, size_t errlen);
+#ifdef __cplusplus
+}
+#endif
+
+/* Turns one matrix of i.i.d. draws into the channel, in place.
+ * h: rx*tx elements, element (r,t) at h[r*tx + t], each CN(0, amp^2) on entry.
+ * los: whether this matrix carries the line of sight (every rayleigh RE; tap 0
+ * of a tdl channel); its LOS term has amplitude amp so the element power stays
+ * amp^2. The products walk the triangular factors from the last row/column
+ * down, so every output only reads inputs that are not yet overwritten. */
+OFDM_HD void chan_spatial_mix(const chan_spatial *s, cf32 *h, int los, float amp) {
+  const int tx = s->tx, rx = s->rx;
+  if (s->correlated) {
+    for (int i = 0; i < rx; i++) { /* h <- h Lt^T: row i, column t mixes columns j <= t */
+      for (int t = tx - 1; t >= 0; t--) {
+        cf32 acc = cf_make(0.0f, 0.0f);
+        for (int j = 0; j <= t; j++) {
+          const float l = s->lt[t * LINK_MAX_TX + j];
+          acc = cf_make(acc.re + l * h[i * tx + j].re, acc.im + l * h[i * tx + j].im);
+        }
+        h[i * tx + t] = acc;
+      }
+    }
+    for (int t = 0; t < tx; t++) { /* h <- Lr h: row r mixes rows i <= r */
+      for (int r = rx - 1; r >= 0; r--) {
+        cf32 acc = cf_make(0.0f, 0.0f);
+        for (int i = 0; i <= r; i++) {
+          const float l = s->lr[r * LINK_MAX_RX + i];
+          acc = cf_make(acc.re + l * h[i * tx + t].re, acc.im + l * h[i * tx + t].im);
+        }
+        h[r * tx + t] = acc;
+      }
+    }
+  }
+  if (los && s->rician) {
+    const float mean = s->los_amp * amp;
+    for (int e = 0; e < rx * tx; e++)
+      h[e] = cf_make(mean + s->nlos_amp * h[e].re, s->nlos_amp * h[e].im);
+  }
+}
+
+/* exp(-j 2 pi k d / K). The phase is reduced modulo K in integers and then to
+ * [-pi, pi], so it stays accurate for any k*d. */
+OFDM_HD cf32 tdl_twiddle(int k, int d, int K) {
+  const unsigned long long kd = (unsigned long long)(unsigned)k * (unsigned)d;
+  float f = (float)(unsigned)(kd % (unsigned)K) / (float)K; /* turns, in [0, 1) */
+  if (f > 0.5f) f -= 1.0f;
+  float s, c;
+#ifdef __CUDA_ARCH__
+  sincospif(2.0f * f, &s, &c);
+#else
+  s = sinf(6.2831853071795865f * f);
+  c = cosf(6.2831853071795865f * f);
+#endif
+  return cf_make(c, -s);
+}
+
+/* The frequency response of one link on subcarrier k: the direct form of
+ * tdl_freq_response, sum_l taps[l] exp(-j 2 pi k delay[l] / K). */
+OFDM_HD cf32 tdl_freq_at(const cf32 *taps, const int *delay, int L, int k, int K) {
+  cf32 acc = cf_make(0.0f, 0.0f);
+  for (int l = 0; l < L; l++) acc = cf_fma(acc, taps[l], tdl_twiddle(k, delay[l], K));
+  return acc;
+}
+
+#endif

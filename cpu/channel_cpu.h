@@ -1,0 +1,44 @@
+/* Frequency-domain channel of a frame's resource elements: the channel
+ * matrices, y = Hx + n, and the estimation error an imperfect receiver sees.
+ *
+ * Addressing shared by every call: a call covers the frame-local REs
+ * [m0, m0+n) of `frame` (m = symbol*subcarriers + subcarrier); the pointers
+ * point at RE m0 and element e of RE i lives at ptr[e*ld + i]. All draws come
+ * from rng_draw with the layouts of channel/draws.h, so any split of a frame
+ * into calls gives the same numbers. */
+#ifndef OFDMSIM_CHANNEL_H
+#define OFDMSIM_CHANNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/spatial.h"
+#include "core/params.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* H of REs [m0, m0+n) of `frame`, element e = r*tx + t.
+ *  awgn:     the identity (H[r][t] = 1 when r == t).
+ *  rayleigh: i.i.d. CN(0,1) per RE and element (RNG_CHANNEL), then spatial/Rician.
+ *  tdl:      the frame's taps (tdl_draw_taps, p->pdp) on each RE's subcarrier,
+ *            the same for every symbol of the frame (block fading); the direct
+ *            form of tdl_freq_response. */
+void chan_fill(const link_params *p, const chan_spatial *s, uint64_t frame, uint64_t m0, size_t n,
+               cf32 *H, size_t ldh);
+
+/* y = H x + sqrt(n0) w, w ~ CN(0,1) from RNG_NOISE. x: [tx] with stride ldx,
+ * y: [rx] with stride ldy. */
+void chan_apply(const link_params *p, uint64_t frame, uint64_t m0, size_t n, const cf32 *H,
+                size_t ldh, const cf32 *x, size_t ldx, cf32 *y, size_t ldy);
+
+/* Imperfect CSI: Hhat = H + sqrt(csi_error_var) E, E ~ CN(0,1) from RNG_CSI
+ * (layout of RNG_CHANNEL). Hhat may be H itself (ldhh == ldh). */
+void chan_csi_error(const link_params *p, uint64_t frame, uint64_t m0, size_t n, const cf32 *H,
+                    size_t ldh, cf32 *Hhat, size_t ldhh);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,8 +1,0 @@
-#ifndef OFDMSIM_BACKEND_CPU_H
-#define OFDMSIM_BACKEND_CPU_H
-#include "sim/link.h"
-/* The CPU reference backend: every stage over struct-of-arrays buffers, OpenMP
- * across frames and REs. */
-link_backend *backend_cpu_create(const link_params *p, const backend_options *opt, char *err,
-                                 size_t errlen);
-#endif

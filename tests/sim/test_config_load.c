@@ -1,0 +1,393 @@
+/* sim_config_load: defaults, every kind of --set, sweep order, labels, n0 for
+ * each SNR definition, the effective-config echo re-reading to the same
+ * points, and the JSON echo. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libconfig.h>
+
+#include "sim/config.h"
+#include "sim/config_schema.h"
+#include "testutil.h"
+
+static char dir[64];
+
+static const char *write_file(const char *name, const char *text) {
+  static char paths[16][128];
+  static int next = 0;
+  char *path = paths[next++ % 16];
+  snprintf(path, sizeof paths[0], "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    perror(path);
+    exit(1);
+  }
+  fputs(text, f);
+  fclose(f);
+  return path;
+}
+
+/* Loads, reporting a failure as a failed check. */
+static int load(sim_config *c, const char *path, const char *const *sets, int n) {
+  char err[1024] = "";
+  const int rc = sim_config_load(c, path, sets, n, err, sizeof err);
+  CHECK(rc == 0, "load %s failed: %s", path, err);
+  return rc;
+}
+
+static int close_to(double a, double b) { return fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b)); }
+
+static void test_defaults(void) {
+  sim_config c;
+  if (load(&c, write_file("empty.cfg", "# nothing: every key at its default\n"), NULL, 0)) return;
+  CHECK(c.n_points == 3, "%zu points", c.n_points);
+  CHECK(!strcmp(c.backend, "auto"), "backend %s", c.backend);
+  CHECK(c.threads == 0 && c.batch_frames == 0 && c.gpu_memory_mb == 0, "run options");
+  const double snr[3] = {0.0, 5.0, 10.0};
+  for (size_t i = 0; i < c.n_points && i < 3; i++) {
+    const sim_point *pt = &c.points[i];
+    const link_params *p = &pt->p;
+    CHECK(p->tx == 2 && p->rx == 2, "mimo %dx%d", p->tx, p->rx);
+    CHECK(p->bps == 2, "bps %d", p->bps);
+    CHECK(p->equalizer == EQ_MMSE, "equalizer %d", p->equalizer);
+    CHECK(p->model == CH_RAYLEIGH && p->profile == PDP_EXP, "model %d profile %d", p->model, p->profile);
+    CHECK(p->delay_spread == 4.0, "delay spread %g", p->delay_spread);
+    CHECK(p->rho_tx == 0 && p->rho_rx == 0 && p->k_factor == 0 && p->csi_error_var == 0, "channel extras");
+    CHECK(p->domain == DOMAIN_FREQUENCY, "domain %d", p->domain);
+    CHECK(p->subcarriers == 1024 && p->symbols == 14 && p->cp_length == 128, "ofdm %d %d %d", p->subcarriers,
+          p->symbols, p->cp_length);
+    CHECK(p->snr_kind == SNR_EBNO && p->snr_db == snr[i], "snr %d %g", p->snr_kind, p->snr_db);
+    CHECK(p->seed == 1 && p->point_id == i, "seed %llu id %u", (unsigned long long)p->seed, p->point_id);
+    CHECK(p->pdp.taps == 0, "rayleigh has no taps, got %d", p->pdp.taps);
+    CHECK(pt->target_errors == 1000 && pt->max_bits == 1e8 && pt->min_frames == 1, "stopping %llu %g %llu",
+          (unsigned long long)pt->target_errors, pt->max_bits, (unsigned long long)pt->min_frames);
+    CHECK(pt->label[0] == '\0', "label '%s'", pt->label);
+  }
+  sim_config_free(&c);
+  sim_config_free(&c); /* twice is fine */
+}
+
+static void test_overrides(void) {
+  const char *path = write_file("base.cfg",
+                                "simulation = { snr_db = 3.0; seed = 5000000000; };\n"
+                                "mimo = { tx = 2; rx = 2; };\n"
+                                "channel = { model = \"rayleigh\"; };\n");
+  sim_config c;
+  {
+    const char *sets[] = {"mimo.tx=4", "mimo.rx=8", "modulation=16qam", "channel.model=tdl",
+                          "ofdm.subcarriers=64", "simulation.snr_db=[0.0, 1.0]", "equalizer=\"zf\""};
+    if (!load(&c, path, sets, 7)) {
+      CHECK(c.n_points == 2, "a scalar replaced by a list: %zu points", c.n_points);
+      const link_params *p = &c.points[0].p;
+      CHECK(p->tx == 4 && p->rx == 8, "numbers: %dx%d", p->tx, p->rx);
+      CHECK(p->bps == 4, "bare word 16qam: bps %d", p->bps);
+      CHECK(p->model == CH_TDL && p->pdp.taps > 0, "bare word tdl: model %d taps %d", p->model, p->pdp.taps);
+      float power = 0;
+      for (int l = 0; l < p->pdp.taps; l++) {
+        power += p->pdp.power[l];
+        CHECK(p->pdp.delay[l] >= 0 && p->pdp.delay[l] < p->subcarriers, "tap %d at %d", l, p->pdp.delay[l]);
+      }
+      CHECK(fabsf(power - 1.0f) < 1e-5f, "tdl powers sum to %g", power);
+      CHECK(p->subcarriers == 64 && p->cp_length == 8, "new group ofdm: %d, cp %d", p->subcarriers, p->cp_length);
+      CHECK(p->equalizer == EQ_ZF, "quoted string: %d", p->equalizer);
+      CHECK(p->seed == 5000000000ull, "64-bit seed from the file: %llu", (unsigned long long)p->seed);
+      CHECK(c.points[1].p.snr_db == 1.0, "snr %g", c.points[1].p.snr_db);
+      sim_config_free(&c);
+    }
+  }
+  {
+    const char *sets[] = {"mimo={ tx = 3; rx = 5; }", "simulation.snr_db=7", "simulation.seed=6000000000",
+                          "mimo.tx=1", "mimo.tx=4"};
+    if (!load(&c, path, sets, 5)) {
+      CHECK(c.n_points == 1, "a list replaced by a scalar: %zu points", c.n_points);
+      CHECK(c.points[0].p.tx == 4 && c.points[0].p.rx == 5, "group replaced, then the last --set wins: %dx%d",
+            c.points[0].p.tx, c.points[0].p.rx);
+      CHECK(c.points[0].p.seed == 6000000000ull, "64-bit seed from --set: %llu",
+            (unsigned long long)c.points[0].p.seed);
+      sim_config_free(&c);
+    }
+  }
+  {
+    /* [0, 2.5] mixes integer and float: libconfig alone rejects it */
+    const char *sets[] = {"simulation.snr_db=[0, 2.5, 5]"};
+    if (!load(&c, write_file("mixed.cfg", "simulation = { snr_db = [-1, 0.5]; };\n"), sets, 0)) {
+      CHECK(c.n_points == 2 && c.points[0].p.snr_db == -1 && c.points[1].p.snr_db == 0.5, "mixed array in file");
+      sim_config_free(&c);
+    }
+    if (!load(&c, path, sets, 1)) {
+      CHECK(c.n_points == 3 && c.points[1].p.snr_db == 2.5, "mixed array from --set");
+      sim_config_free(&c);
+    }
+  }
+  {
+    /* @include is relative to the including file */
+    write_file("inc_part.cfg", "mimo = { tx = 3; rx = 3; };\n");
+    if (!load(&c, write_file("inc_main.cfg", "@include \"inc_part.cfg\"\nmodulation = \"bpsk\";\n"), NULL, 0)) {
+      CHECK(c.points[0].p.tx == 3 && c.points[0].p.bps == 1, "include: tx %d bps %d", c.points[0].p.tx,
+            c.points[0].p.bps);
+      sim_config_free(&c);
+    }
+  }
+  {
+    const char *sets[] = {"channel.model=awgn", "ofdm.domain=time", "ofdm.cp_length=0"};
+    if (!load(&c, path, sets, 3)) {
+      const link_params *p = &c.points[0].p;
+      CHECK(p->model == CH_AWGN && p->domain == DOMAIN_TIME && p->cp_length == 0, "awgn in time");
+      CHECK(p->pdp.taps == 1 && p->pdp.delay[0] == 0 && p->pdp.power[0] == 1.0f, "awgn is one unit tap");
+      sim_config_free(&c);
+    }
+  }
+}
+
+static void test_sweep(void) {
+  const char *path = write_file("sweep.cfg",
+                                "simulation = { snr_db = [0.0, 10.0]; };\n"
+                                "mimo = { rx = 4; };\n"
+                                "sweep = (\n"
+                                "  { key = \"mimo.tx\"; values = [1, 2]; },\n"
+                                "  { key = \"modulation\"; values = (\"qpsk\", \"16qam\", \"64qam\"); },\n"
+                                "  { key = \"channel.rho_tx\"; values = [0.0, 0.5]; }\n"
+                                ");\n");
+  sim_config c;
+  if (load(&c, path, NULL, 0)) return;
+  CHECK(c.n_points == 2 * 3 * 2 * 2, "%zu points", c.n_points);
+  static const int bps[3] = {2, 4, 6};
+  static const char *const mod[3] = {"qpsk", "16qam", "64qam"};
+  for (size_t i = 0; i < c.n_points; i++) {
+    const sim_point *pt = &c.points[i];
+    /* first entry outermost, snr_db innermost */
+    const size_t snr = i % 2, rho = (i / 2) % 2, m = (i / 4) % 3, tx = i / 12;
+    CHECK(pt->p.point_id == i, "id %u at %zu", pt->p.point_id, i);
+    CHECK(pt->p.tx == (int)tx + 1 && pt->p.bps == bps[m] && pt->p.rho_tx == 0.5 * (double)rho &&
+              pt->p.snr_db == 10.0 * (double)snr && pt->p.rx == 4,
+          "point %zu: tx %d bps %d rho %g snr %g", i, pt->p.tx, pt->p.bps, pt->p.rho_tx, pt->p.snr_db);
+    char label[256];
+    snprintf(label, sizeof label, "mimo.tx=%zu modulation=%s channel.rho_tx=%s", tx + 1, mod[m],
+             rho ? "0.5" : "0.0");
+    CHECK(!strcmp(pt->label, label), "label '%s', expected '%s'", pt->label, label);
+  }
+  sim_config_free(&c);
+
+  /* a combination that only one sweep point gets wrong still stops the load */
+  char err[1024];
+  const char *bad = write_file("sweep_bad.cfg",
+                               "mimo = { rx = 2; };\nequalizer = \"zf\";\n"
+                               "sweep = ( { key = \"mimo.tx\"; values = [1, 2, 4]; } );\n");
+  CHECK(sim_config_load(&c, bad, NULL, 0, err, sizeof err) == 2, "zf at tx = 4 > rx");
+  CHECK(strstr(err, "sweep_bad.cfg:2: equalizer:") && strstr(err, "(sweep point mimo.tx=4)"), "%s", err);
+  CHECK(c.points == NULL && c.n_points == 0 && c.priv == NULL, "a failed load leaves nothing");
+  sim_config_free(&c);
+}
+
+static void test_n0(void) {
+  static const char *const kinds[3] = {"ebno", "esno", "snr"};
+  for (int k = 0; k < 3; k++) {
+    char set_kind[64];
+    snprintf(set_kind, sizeof set_kind, "simulation.snr_kind=%s", kinds[k]);
+    const char *sets[] = {set_kind, "mimo.tx=2", "mimo.rx=2", "modulation=16qam",
+                          "simulation.snr_db=[-3.0, 0.0, 5.0, 12.5]"};
+    sim_config c;
+    if (load(&c, write_file("n0.cfg", ""), sets, 5)) continue;
+    for (size_t i = 0; i < c.n_points; i++) {
+      const link_params *p = &c.points[i].p;
+      const double lin = pow(10.0, p->snr_db / 10.0);
+      /* DESIGN.md: esno N0 = 10^(-snr/10); ebno Es/N0 = Eb/N0 * bps; snr N0 = Nt 10^(-snr/10) */
+      const double want = k == 0 ? 1.0 / (lin * 4) : k == 1 ? 1.0 / lin : 2.0 / lin;
+      CHECK((int)p->snr_kind == k, "kind %d", p->snr_kind);
+      CHECK(close_to(p->n0, want), "%s at %g dB: n0 %.17g, expected %.17g", kinds[k], p->snr_db, p->n0, want);
+    }
+    sim_config_free(&c);
+  }
+}
+
+static int same_point(const sim_point *a, const sim_point *b) {
+  const link_params *p = &a->p, *q = &b->p;
+  int same = p->tx == q->tx && p->rx == q->rx && p->bps == q->bps && p->equalizer == q->equalizer &&
+             p->model == q->model && p->profile == q->profile && p->delay_spread == q->delay_spread &&
+             p->rho_tx == q->rho_tx && p->rho_rx == q->rho_rx && p->k_factor == q->k_factor &&
+             p->csi_error_var == q->csi_error_var && p->domain == q->domain && p->subcarriers == q->subcarriers &&
+             p->symbols == q->symbols && p->cp_length == q->cp_length && p->snr_kind == q->snr_kind &&
+             p->snr_db == q->snr_db && p->n0 == q->n0 && p->seed == q->seed && p->point_id == q->point_id &&
+             p->pdp.taps == q->pdp.taps && a->target_errors == b->target_errors && a->max_bits == b->max_bits &&
+             a->min_frames == b->min_frames &&
+             !strcmp(a->label, b->label);
+  for (int l = 0; same && l < p->pdp.taps; l++)
+    same = p->pdp.delay[l] == q->pdp.delay[l] && p->pdp.power[l] == q->pdp.power[l];
+  return same;
+}
+
+/* Prints c's effective config with `prefix`, strips the prefix, reloads. */
+static void check_echo(const sim_config *c, const char *name, const char *prefix) {
+  char path[128];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  sim_config_print(c, f, prefix);
+  fclose(f);
+  /* every line carries the prefix; without it, plain libconfig reads it */
+  f = fopen(path, "r");
+  char text[1 << 16], line[4096];
+  size_t len = 0;
+  int prefixed = 1;
+  while (fgets(line, sizeof line, f)) {
+    prefixed &= !strncmp(line, prefix, strlen(prefix));
+    len += (size_t)snprintf(text + len, sizeof text - len, "%s", line + strlen(prefix));
+  }
+  fclose(f);
+  CHECK(prefixed, "%s: a line without the prefix '%s'", name, prefix);
+  config_t plain;
+  config_init(&plain);
+  CHECK(config_read_string(&plain, text), "%s: libconfig cannot read the echo: %s at line %d:\n%s", name,
+        config_error_text(&plain), config_error_line(&plain), text);
+  long long seed = -1; /* plain libconfig too must see the 64-bit seed whole */
+  CHECK(config_lookup_int64(&plain, "simulation.seed", &seed) && (uint64_t)seed == c->points[0].p.seed,
+        "%s: plain libconfig reads seed %lld", name, seed);
+  config_destroy(&plain);
+  sim_config again;
+  if (load(&again, write_file(name, text), NULL, 0)) return;
+  CHECK(again.n_points == c->n_points, "%s: %zu points, then %zu", name, c->n_points, again.n_points);
+  for (size_t i = 0; i < again.n_points && i < c->n_points; i++)
+    CHECK(same_point(&c->points[i], &again.points[i]), "%s: point %zu differs after the echo:\n%s", name, i, text);
+  CHECK(!strcmp(again.backend, c->backend) && again.threads == c->threads &&
+            again.batch_frames == c->batch_frames && again.gpu_memory_mb == c->gpu_memory_mb,
+        "%s: run options differ", name);
+  sim_config_free(&again);
+}
+
+static void test_echo(void) {
+  sim_config c;
+  const char *path = write_file("echo.cfg",
+                                "simulation = { seed = 123456789012; snr_db = [-2.5, 0.1, 7.0]; snr_kind = \"esno\";\n"
+                                "               target_errors = 77; max_bits = 3.3e9; backend = \"cpu\"; threads = 3;\n"
+                                "               batch_frames = 5; gpu_memory_mb = 1024; };\n"
+                                "channel = { model = \"tdl\"; profile = \"tdl-c\"; delay_spread = 2.25;\n"
+                                "            rho_tx = 0.3; k_factor = 1.5; csi_error_var = 0.01; };\n"
+                                "ofdm = { subcarriers = 128; symbols = 3; domain = \"time\"; };\n"
+                                "sweep = ( { key = \"equalizer\"; values = [\"zf\", \"mmse\"]; },\n"
+                                "          { key = \"channel.rho_rx\"; values = (0, 0.25); } );\n");
+  const char *sets[] = {"mimo.rx=3", "simulation.seed=9000000000"};
+  if (!load(&c, path, sets, 2)) {
+    CHECK(c.n_points == 2 * 2 * 3, "%zu points", c.n_points);
+    CHECK(c.points[0].p.cp_length == 16 && c.points[0].p.seed == 9000000000ull, "cp %d", c.points[0].p.cp_length);
+    char *echo = NULL;
+    size_t echo_len = 0;
+    FILE *ef = open_memstream(&echo, &echo_len);
+    sim_config_print(&c, ef, "# ");
+    fclose(ef);
+    /* every key shows, the computed default cp_length too, as one line each */
+    for (int k = 0; k < KEY_COUNT; k++) {
+      char line[96];
+      const char *dot = strrchr(config_keys[k].path, '.');
+      snprintf(line, sizeof line, "%s%s = ", dot ? "#   " : "# ", dot ? dot + 1 : config_keys[k].path);
+      CHECK(strstr(echo, line), "the echo lacks '%s':\n%s", line, echo);
+    }
+    CHECK(strstr(echo, "#   cp_length = 16;\n") && strstr(echo, "#   profile = \"tdl-c\";\n"), "%s", echo);
+    free(echo);
+    check_echo(&c, "echo_plain.cfg", "");
+    check_echo(&c, "echo_hash.cfg", "# ");
+
+    /* JSON: one object with the groups nested; brackets balance outside strings */
+    char *json = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&json, &len);
+    sim_config_print_json(&c, f);
+    fclose(f);
+    const char *end = json + strlen(json);
+    while (end > json && (end[-1] == '\n' || end[-1] == ' ')) end--;
+    int depth = 0, in_string = 0, closed_early = 0;
+    for (const char *q = json; q < end; q++) {
+      if (in_string) {
+        if (*q == '\\') q++;
+        else if (*q == '"') in_string = 0;
+        continue;
+      }
+      if (*q == '"') in_string = 1;
+      depth += (*q == '{' || *q == '[') - (*q == '}' || *q == ']');
+      closed_early |= depth == 0 && q + 1 < end;
+    }
+    CHECK(json[0] == '{' && end[-1] == '}' && depth == 0 && !closed_early && !in_string, "JSON shape:\n%s", json);
+    CHECK(strstr(json, "\"mimo\": {") && strstr(json, "\"rx\": 3") && strstr(json, "\"seed\": 9000000000") &&
+              strstr(json, "\"profile\": \"tdl-c\"") && strstr(json, "\"snr_db\": [-2.5, 0.1, 7.0]") &&
+              strstr(json, "{\"key\": \"channel.rho_rx\", \"values\": [0, 0.25]}"),
+          "JSON content:\n%s", json);
+    free(json);
+    sim_config_free(&c);
+  }
+
+  /* keys that follow a swept or unmet key stay out of the echo */
+  const char *sets2[] = {"sweep=({ key = \"ofdm.subcarriers\"; values = [64, 256]; })"};
+  if (!load(&c, write_file("echo2.cfg", ""), sets2, 1)) {
+    CHECK(c.points[0].p.cp_length == 8 && c.points[3].p.cp_length == 32, "cp per point %d %d",
+          c.points[0].p.cp_length, c.points[3].p.cp_length);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    sim_config_print(&c, f, "");
+    fclose(f);
+    CHECK(!strstr(text, "cp_length") && !strstr(text, "profile") && !strstr(text, "delay_spread"),
+          "defaults that depend on others are left out:\n%s", text);
+    free(text);
+    check_echo(&c, "echo_cp.cfg", "# ");
+    sim_config_free(&c);
+  }
+}
+
+static void test_errors_via_api(void) {
+  sim_config c;
+  char err[1024];
+  const char *path = write_file("err.cfg", "mimo = { tx = 9; };\n");
+  CHECK(sim_config_load(&c, path, NULL, 0, err, sizeof err) == 2, "tx = 9 loads");
+  char want[256];
+  snprintf(want, sizeof want, "%s:1: mimo.tx: expected an integer in [1, 8], got 9", path);
+  CHECK(!strcmp(err, want), "'%s'", err);
+  const char *sets[] = {"mimo.tx=9"};
+  CHECK(sim_config_load(&c, write_file("ok.cfg", ""), sets, 1, err, sizeof err) == 2, "--set tx = 9 loads");
+  CHECK(!strcmp(err, "--set mimo.tx=9: mimo.tx: expected an integer in [1, 8], got 9"), "'%s'", err);
+  const char *unknown[] = {"channel.modle=tdl"};
+  CHECK(sim_config_load(&c, write_file("ok.cfg", ""), unknown, 1, err, sizeof err) == 2, "unknown --set key");
+  CHECK(!strcmp(err, "--set channel.modle=tdl: unknown key 'channel.modle' (did you mean 'channel.model'?)"),
+        "'%s'", err);
+  const char *through[] = {"mimo.tx.deeper=1"};
+  CHECK(sim_config_load(&c, write_file("ok.cfg", ""), through, 1, err, sizeof err) == 2, "a key below a key");
+  CHECK(strstr(err, "--set mimo.tx.deeper=1: unknown key 'mimo.tx.deeper'") == err, "'%s'", err);
+  const char *via_scalar[] = {"mimo.tx=2"};
+  CHECK(sim_config_load(&c, write_file("scalar.cfg", "mimo = 2;\n"), via_scalar, 1, err, sizeof err) == 2,
+        "--set through a scalar");
+  CHECK(strstr(err, "scalar.cfg:1: mimo: expected a group of settings, got 2"), "'%s'", err);
+  CHECK(sim_config_load(&c, "/nonexistent/x.cfg", NULL, 0, err, sizeof err) == 2, "missing file");
+  CHECK(!strcmp(err, "/nonexistent/x.cfg: cannot read: No such file or directory"), "'%s'", err);
+  CHECK(c.points == NULL && c.priv == NULL && c.n_points == 0, "nothing left behind");
+  sim_config_free(&c);
+}
+
+static void test_names(void) {
+  static const int bps[] = {1, 2, 4, 6, 8};
+  static const char *const names[] = {"bpsk", "qpsk", "16qam", "64qam", "256qam"};
+  for (int i = 0; i < 5; i++)
+    CHECK(!strcmp(modulation_name_of_bps(bps[i]), names[i]), "bps %d: %s", bps[i], modulation_name_of_bps(bps[i]));
+  CHECK(!strcmp(modulation_name_of_bps(3), "unknown"), "bps 3");
+  CHECK(!strcmp(equalizer_name(EQ_ZF), "zf") && !strcmp(equalizer_name(EQ_MMSE), "mmse"), "equalizers");
+  CHECK(!strcmp(channel_model_name(CH_TDL), "tdl") && !strcmp(pdp_kind_name(PDP_TDL_B), "tdl-b"), "channels");
+  CHECK(!strcmp(ofdm_domain_name(DOMAIN_TIME), "time") && !strcmp(snr_kind_name(SNR_SNR), "snr"), "domain, snr");
+}
+
+int main(void) {
+  snprintf(dir, sizeof dir, "/tmp/test_config_load.XXXXXX");
+  if (!mkdtemp(dir)) {
+    perror("mkdtemp");
+    return 1;
+  }
+  test_defaults();
+  test_overrides();
+  test_sweep();
+  test_n0();
+  test_echo();
+  test_errors_via_api();
+  test_names();
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+  return test_finish("test_config_load");
+}

@@ -1,0 +1,81 @@
+#include "linktest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "channel/tdl.h"
+#include "sim/backends.h"
+
+link_params lt_params(int tx, int rx, int bps, eq_kind eq, channel_model model, double ebno_db) {
+  link_params p;
+  memset(&p, 0, sizeof p);
+  p.tx = tx;
+  p.rx = rx;
+  p.bps = bps;
+  p.equalizer = eq;
+  p.model = model;
+  p.profile = PDP_EXP;
+  p.delay_spread = 2.0;
+  p.domain = DOMAIN_FREQUENCY;
+  p.subcarriers = 64;
+  p.symbols = 4;
+  p.cp_length = 16;
+  p.snr_kind = SNR_EBNO;
+  p.snr_db = ebno_db;
+  p.seed = 12345;
+  p.point_id = 0;
+  p.pdp.taps = 1;
+  p.pdp.delay[0] = 0;
+  p.pdp.power[0] = 1.0f;
+  p.n0 = link_noise_variance(p.snr_kind, p.snr_db, p.tx, p.bps);
+  return p;
+}
+
+int lt_finish(link_params *p) {
+  p->n0 = link_noise_variance(p->snr_kind, p->snr_db, p->tx, p->bps);
+  if (p->model == CH_TDL) {
+    char err[256];
+    if (tdl_pdp_make(p->profile, p->delay_spread, p->subcarriers - 1, &p->pdp, err, sizeof err)) {
+      fprintf(stderr, "lt_finish: %s\n", err);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+int lt_simulate(const char *backend_name_, const link_params *p, uint64_t target, double max_bits,
+                uint64_t batch, lt_counts *out) {
+  char err[512];
+  backend_options opt;
+  memset(&opt, 0, sizeof opt);
+  opt.max_batch_frames = batch;
+  backend *b = backends_create(backend_name_, p, &opt, err, sizeof err);
+  if (!b) {
+    fprintf(stderr, "lt_simulate: %s\n", err);
+    return -1;
+  }
+  memset(out, 0, sizeof *out);
+  const uint64_t cap = b->ops->max_frames(b), bpf = link_bits_per_frame(p);
+  uint32_t *e = malloc(sizeof(uint32_t) * cap * (size_t)p->tx);
+  batch_result r = {.errors = e};
+  int rc = 0, done = 0;
+  uint64_t next = 1;
+  while (!done) {
+    const uint64_t n = next < cap ? next : cap;
+    if (backend_run(b, out->frames, n, &r)) {
+      rc = -1;
+      break;
+    }
+    for (uint64_t f = 0; f < n && !done; f++) {
+      for (int t = 0; t < p->tx; t++) out->errors += e[f * (uint64_t)p->tx + (uint64_t)t];
+      out->bits += bpf;
+      out->frames++;
+      done = out->errors >= target || (double)out->bits >= max_bits;
+    }
+    if (next < cap) next *= 2;
+  }
+  free(e);
+  backend_destroy(b);
+  return rc;
+}

@@ -1,0 +1,31 @@
+/* Helpers shared by the system tests: build a point and simulate it through a
+ * backend the way the driver does (frame-exact stopping). */
+#ifndef OFDMSIM_LINKTEST_H
+#define OFDMSIM_LINKTEST_H
+
+#include <stdint.h>
+
+#include "core/backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A frequency-domain point with defaults; the caller adjusts fields after it. */
+link_params lt_params(int tx, int rx, int bps, eq_kind eq, channel_model model, double ebno_db);
+/* Recomputes n0 and resolves the tdl profile after fields were changed; 0 or -1. */
+int lt_finish(link_params *p);
+
+typedef struct lt_counts {
+  uint64_t bits, errors, frames;
+} lt_counts;
+
+/* Runs frames from 0 until `target` errors or `max_bits` bits; batches of at
+ * most `batch` frames (0: the backend's limit). Returns 0 or -1. */
+int lt_simulate(const char *backend_name_, const link_params *p, uint64_t target, double max_bits,
+                uint64_t batch, lt_counts *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
