@@ -4,7 +4,7 @@
  * Addressing shared by every call: a call covers the frame-local REs
  * [m0, m0+n) of `frame` (m = symbol*subcarriers + subcarrier); the pointers
  * point at RE m0 and element e of RE i lives at ptr[e*ld + i]. All draws come
- * from rng_draw with the layouts of channel/draws.h, so any split of a frame
+ * from the per-RE steps of core/re.h (layouts of core/draws.h), so any split of a frame
  * into calls gives the same numbers. */
 #ifndef OFDMSIM_CHANNEL_H
 #define OFDMSIM_CHANNEL_H

@@ -50,7 +50,7 @@ __global__ void __launch_bounds__(kBlock)
     cf32 gm[NT * NT], zv[NT], gi[NT * NT], xv[NT];
     mat_gram(NR, NT, h, g.diag, gm);
     mat_herm_mulvec(NR, NT, h, yv, zv);
-    gpu_invert_by_size<NT>(gm, gi);
+    mat_inv_herm(NT, gm, gi);
     mat_equalize(NT, gi, zv, g.diag, xv);
     gpu_re_errors<NT>(g.bps, xv, lab, err);
   }

@@ -23,19 +23,13 @@ constexpr int kBlock = 256;
 
 enum class Algo { BySize, Cholesky };
 
-/* 2x2 closed form, 4x4 block (Schur complement of 2x2 blocks), else Cholesky. */
+/* By size (mat_inv_herm's rule), or Cholesky for every size. */
 template <int N, Algo A>
 __device__ __forceinline__ void invert_one(const cf32 *a, cf32 *x) {
   if (A == Algo::Cholesky) {
     mat_inv_chol(N, a, x);
-  } else if (N == 1) {
-    mat_inv1(a, x);
-  } else if (N == 2) {
-    mat_inv2_herm(a, x);
-  } else if (N == 4) {
-    mat_inv4_block(a, x);
   } else {
-    mat_inv_chol(N, a, x);
+    mat_inv_herm(N, a, x);
   }
 }
 

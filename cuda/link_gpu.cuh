@@ -170,21 +170,6 @@ __device__ __forceinline__ void gpu_store(cf32 *p, cf32 v) {
 
 /* ---- the receiver's per-RE pieces (staged and fused kernels) -------------- */
 
-/* G^-1 of an NT x NT Hermitian G, by size as eq_invert and gpu_invert_soa:
- * closed form (1, 2), 2x2 blocks (4), else Cholesky. Reads the upper half. */
-template <int NT>
-__device__ __forceinline__ void gpu_invert_by_size(const cf32 *a, cf32 *x) {
-  if (NT == 1) {
-    mat_inv1(a, x);
-  } else if (NT == 2) {
-    mat_inv2_herm(a, x);
-  } else if (NT == 4) {
-    mat_inv4_block(a, x);
-  } else {
-    mat_inv_chol(NT, a, x);
-  }
-}
-
 /* Frame-aligned grids: the blocks of a frame never hold another frame's REs,
  * so a block's error counts belong to one frame. Block b covers REs
  * [(b mod bpf)*blockDim, ...) of frame b / bpf, bpf = ceil(R_f / blockDim). */

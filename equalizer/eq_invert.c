@@ -23,9 +23,9 @@
     }                                                                               \
   }
 
-EQ_INVERT_INSTANCE(invert_1, 1, mat_inv1(a, x))
-EQ_INVERT_INSTANCE(invert_2, 2, mat_inv2_herm(a, x))
-EQ_INVERT_INSTANCE(invert_4, 4, mat_inv4_block(a, x))
+EQ_INVERT_INSTANCE(invert_1, 1, mat_inv_herm(1, a, x))
+EQ_INVERT_INSTANCE(invert_2, 2, mat_inv_herm(2, a, x))
+EQ_INVERT_INSTANCE(invert_4, 4, mat_inv_herm(4, a, x))
 EQ_INVERT_INSTANCE(chol_1, 1, mat_inv_chol(1, a, x))
 EQ_INVERT_INSTANCE(chol_2, 2, mat_inv_chol(2, a, x))
 EQ_INVERT_INSTANCE(chol_3, 3, mat_inv_chol(3, a, x))
@@ -49,6 +49,7 @@ void eq_invert_general(int nt, const cf32 *G, size_t ldg, cf32 *Ginv, size_t ldi
   }
 }
 
+/* mat_inv_herm's rule: its own instances where it differs from Cholesky. */
 void eq_invert(int nt, const cf32 *G, size_t ldg, cf32 *Ginv, size_t ldi, size_t n) {
   switch (nt) {
     case 1: invert_1(G, ldg, Ginv, ldi, n); break;

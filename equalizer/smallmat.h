@@ -278,6 +278,16 @@ MAT_HD float mat_inv_chol(int n, const cf32 *a, cf32 *out) {
   return mat_finish_(n, ax, out);
 }
 
+/* The one size -> algorithm rule, for every inversion on both backends:
+ * closed form for 1 and 2, 2x2 blocks for 4, Cholesky otherwise. Called with
+ * a literal n (a template constant in CUDA), the branches fold away. */
+MAT_HD float mat_inv_herm(int n, const cf32 *a, cf32 *out) {
+  if (n == 1) return mat_inv1(a, out);
+  if (n == 2) return mat_inv2_herm(a, out);
+  if (n == 4) return mat_inv4_block(a, out);
+  return mat_inv_chol(n, a, out);
+}
+
 /* ------------------------------------------------------------------------ */
 /* G = H^H H + diag*I (nt x nt, both triangles, real diagonal), H nr x nt. */
 MAT_HD void mat_gram(int nr, int nt, const cf32 *h, float diag, cf32 *g) {

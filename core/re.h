@@ -1,0 +1,176 @@
+/* The per-RE link, written once for both backends: the labels of a resource
+ * element's streams, its channel when drawn per RE, y = Hx + n, the CSI error
+ * the receiver sees, and the bit errors of a decision. The CPU backend calls
+ * these in its loops over REs (cpu/), the CUDA kernels once per thread
+ * (cuda/), so both compute the same formula in the same order.
+ *
+ * Sizes: nt streams and nr receive rows are arguments. The kernels pass
+ * compile-time constants (NT = tx, NR = the power of two >= rx) so that after
+ * inlining every loop unrolls and the arrays stay in registers; rows rx..nr-1
+ * are zero and add exact zeros to the receiver's sums. The CPU passes
+ * nt = tx, nr = rx. Element (r,t) of a channel matrix is h[r*nt + t].
+ *
+ * Draws follow the layouts of core/draws.h: any split of the REs into calls,
+ * threads or kernels gives the same numbers. */
+#ifndef OFDMSIM_RE_H
+#define OFDMSIM_RE_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "core/cplx.h"
+#include "core/draws.h"
+#include "core/params.h"
+#include "core/qam.h"
+#include "core/rng.h"
+#include "core/spatial.h"
+#ifdef __CUDACC__
+#include <curand_kernel.h>
+#endif
+
+/* What the per-RE steps need of a point, small enough to pass by value (a
+ * kernel argument) and free of pointers. */
+typedef struct re_ctx {
+  uint64_t seed;
+  uint64_t rf;      /* REs per frame: the stride of the draw layouts */
+  uint32_t point;   /* the point's stream key */
+  int tx, rx, links, bps;
+  int model;        /* channel_model */
+  int spatial;      /* correlated or Rician: chan_spatial_mix has work to do */
+  float noise_std;  /* sqrt(n0); 0 draws no noise */
+  float csi_std;    /* sqrt(csi_error_var); 0: the receiver knows H */
+} re_ctx;
+
+/* Draw `index` of (point, purpose, frame): cuRAND's raw Philox4x32-10 on the
+ * device and Random123's on the host, bitwise the same words. */
+OFDM_HD rng_words re_draw(re_ctx c, uint32_t purpose, uint64_t frame, uint64_t index) {
+#ifdef __CUDA_ARCH__
+  const uint64_t sub = rng_subsequence(c.point, purpose, frame);
+  const uint4 ctr = make_uint4((uint32_t)index, (uint32_t)(index >> 32), (uint32_t)sub,
+                               (uint32_t)(sub >> 32));
+  const uint4 r = curand_Philox4x32_10(ctr, make_uint2((uint32_t)c.seed, (uint32_t)(c.seed >> 32)));
+  rng_words w;
+  w.w[0] = r.x;
+  w.w[1] = r.y;
+  w.w[2] = r.z;
+  w.w[3] = r.w;
+  return w;
+#else
+  return rng_draw(c.seed, c.point, purpose, frame, index);
+#endif
+}
+
+/* Labels of the nt streams of RE m: word k of draw b*R_f + m (RNG_BITS) is
+ * stream 4b + k, its low bps bits. */
+OFDM_HD void re_labels(re_ctx c, uint64_t frame, uint64_t m, int nt, uint32_t *lab) {
+  const uint32_t mask = (1u << c.bps) - 1u;
+  OFDM_UNROLL
+  for (int b = 0; b < (nt + 3) / 4; b++) {
+    const rng_words w = re_draw(c, RNG_BITS, frame, (uint64_t)b * c.rf + m);
+    OFDM_UNROLL
+    for (int k = 0; k < 4; k++)
+      if (4 * b + k < nt) lab[4 * b + k] = w.w[k] & mask;
+  }
+}
+
+/* out[e] (+)= scale * w_e for e < count (<= n), w ~ CN(0,1) in the pair
+ * layout: draw (e/2)*R_f + m, words (0,1) -> even e, (2,3) -> odd e.
+ * accumulate = 0 overwrites. */
+OFDM_HD void re_pair_draws(re_ctx c, uint32_t purpose, uint64_t frame, uint64_t m, int n, int count,
+                           float scale, int accumulate, cf32 *out) {
+  OFDM_UNROLL
+  for (int e = 0; e < n; e += 2) {
+    if (e >= count) break;
+    const rng_words w = re_draw(c, purpose, frame, (uint64_t)(e / 2) * c.rf + m);
+    const cf32 z0 = cf_scale(rng_cnormal_of(w, 0), scale);
+    out[e] = accumulate ? cf_add(out[e], z0) : z0;
+    if (e + 1 < count && e + 1 < n) {
+      const cf32 z1 = cf_scale(rng_cnormal_of(w, 1), scale);
+      out[e + 1] = accumulate ? cf_add(out[e + 1], z1) : z1;
+    }
+  }
+}
+
+/* The channel of RE m when it is drawn per RE: awgn's identity, or rayleigh's
+ * i.i.d. CN(0,1) draws (RNG_CHANNEL) through the spatial/Rician mixing of s.
+ * h: nr*nt elements, rows >= rx zeroed. */
+OFDM_HD void re_channel(re_ctx c, const chan_spatial *s, uint64_t frame, uint64_t m, int nt, int nr,
+                        cf32 *h) {
+  OFDM_UNROLL
+  for (int e = 0; e < nr * nt; e++) h[e] = cf_make(0.0f, 0.0f);
+  if (c.model == CH_AWGN) {
+    OFDM_UNROLL
+    for (int e = 0; e < nr * nt; e++)
+      if (e / nt == e % nt && e < c.links) h[e] = cf_make(1.0f, 0.0f);
+    return;
+  }
+  re_pair_draws(c, RNG_CHANNEL, frame, m, nr * nt, c.links, 1.0f, 0, h);
+  if (c.spatial) {
+    /* The mixing walks its loops with run-time sizes: it works on a copy, so
+     * that in a kernel only the copy, not h, has to live in local memory. */
+    cf32 tmp[LINK_MAX_RX * LINK_MAX_TX];
+    OFDM_UNROLL
+    for (int e = 0; e < nr * nt; e++)
+      if (e < c.links) tmp[e] = h[e];
+    chan_spatial_mix(s, tmp, 1, 1.0f);
+    OFDM_UNROLL
+    for (int e = 0; e < nr * nt; e++)
+      if (e < c.links) h[e] = tmp[e];
+  }
+}
+
+/* y = H x + sqrt(n0) w (RNG_NOISE), rows >= rx zeroed. The sum is taken in
+ * double: products of floats are exact there, so every compiler and both
+ * backends round it the same way, whether or not they fuse multiply-adds. */
+OFDM_HD void re_apply(re_ctx c, uint64_t frame, uint64_t m, int nt, int nr, const cf32 *h,
+                      const cf32 *x, cf32 *y) {
+  OFDM_UNROLL
+  for (int r = 0; r < nr; r++) {
+    double re = 0.0, im = 0.0;
+    OFDM_UNROLL
+    for (int t = 0; t < nt; t++) {
+      const cf32 a = h[r * nt + t], v = x[t];
+      re += (double)a.re * v.re - (double)a.im * v.im;
+      im += (double)a.re * v.im + (double)a.im * v.re;
+    }
+    y[r] = r < c.rx ? cf_make((float)re, (float)im) : cf_make(0.0f, 0.0f);
+  }
+  if (c.noise_std > 0.0f) re_pair_draws(c, RNG_NOISE, frame, m, nr, c.rx, c.noise_std, 1, y);
+}
+
+/* Imperfect CSI, in place: Hhat = H + sqrt(csi_error_var) E, E from RNG_CSI
+ * in the layout of RNG_CHANNEL. n >= links elements. */
+OFDM_HD void re_csi(re_ctx c, uint64_t frame, uint64_t m, int n, cf32 *h) {
+  if (c.csi_std > 0.0f) re_pair_draws(c, RNG_CSI, frame, m, n, c.links, c.csi_std, 1, h);
+}
+
+/* Bit errors of the hard decision on xhat against the transmitted label. */
+OFDM_HD uint32_t re_bit_errors(int bps, cf32 xhat, uint32_t label) {
+  const uint32_t diff = qam_demap(bps, xhat) ^ label;
+#ifdef __CUDA_ARCH__
+  return (uint32_t)__popc(diff);
+#else
+  return (uint32_t)__builtin_popcount(diff);
+#endif
+}
+
+#ifndef __CUDA_ARCH__
+/* The context of a point (host side; kernels get it by value). */
+static inline re_ctx re_ctx_of(const link_params *p, const chan_spatial *s) {
+  re_ctx c;
+  c.seed = p->seed;
+  c.rf = link_res_per_frame(p);
+  c.point = p->point_id;
+  c.tx = p->tx;
+  c.rx = p->rx;
+  c.links = p->tx * p->rx;
+  c.bps = p->bps;
+  c.model = (int)p->model;
+  c.spatial = s && (s->correlated || s->rician);
+  c.noise_std = p->n0 > 0.0 ? (float)sqrt(p->n0) : 0.0f;
+  c.csi_std = p->csi_error_var > 0.0 ? (float)sqrt(p->csi_error_var) : 0.0f;
+  return c;
+}
+#endif
+
+#endif

@@ -1,0 +1,61 @@
+/* Private to cpu/: the state of one CPU backend and the work decomposition
+ * every per-frame loop shares. Buffers are struct-of-arrays over the batch's
+ * R REs (element e of RE i at e*R + i), as the GPU's. */
+#ifndef OFDMSIM_CPU_INTERNAL_H
+#define OFDMSIM_CPU_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "channel/ofdm.h"
+#include "channel/tdl.h"
+#include "core/backend.h"
+#include "core/re.h"
+#include "core/spatial.h"
+
+/* REs per work item: large enough to amortise the loop overhead, small
+ * enough that every thread gets several items. */
+#define CPU_CHUNK 2048
+
+typedef struct cpu_state {
+  chan_spatial spatial;
+  re_ctx re;            /* the per-RE steps' view of the point */
+  tdl_freq *freq;       /* tdl: taps -> per-subcarrier H */
+  ofdm_modem *modem;    /* time domain */
+  uint64_t cap_frames;  /* frames the buffers hold */
+  int nthreads;
+  uint8_t *labels;      /* [tx][R] transmitted labels */
+  cf32 *x, *H, *Hhat, *y, *G, *Ginv, *z, *xhat;
+  cf32 *taps;           /* tdl: [frame][links][L] of the batch */
+  cf32 *Hk;             /* tdl, per thread: [links][K] */
+} cpu_state;
+
+/* Work item `it` of a batch: a chunk of one frame, covering the frame-local
+ * REs [m0, m0+n) at offset o of the batch. Chunks never cross a frame, so a
+ * RE's place in its chunk depends on its frame-local index alone: every RE's
+ * arithmetic (vector body or scalar tail) is the same for any batch size. */
+typedef struct frame_chunk {
+  uint64_t f, m0;
+  size_t n, o;
+} frame_chunk;
+
+static inline frame_chunk cpu_chunk_of(long it, uint64_t rf, uint64_t chunks_per_frame) {
+  frame_chunk c;
+  c.f = (uint64_t)it / chunks_per_frame;
+  c.m0 = ((uint64_t)it % chunks_per_frame) * CPU_CHUNK;
+  c.n = (size_t)((rf - c.m0) < CPU_CHUNK ? (rf - c.m0) : CPU_CHUNK);
+  c.o = (size_t)(c.f * rf + c.m0);
+  return c;
+}
+
+/* draws_cpu.c: labels, symbols and channels of a batch (the draw stage). */
+void cpu_draw_stage(const link_params *p, cpu_state *s, uint64_t first_frame, uint64_t frames);
+/* channel_cpu.c is the y = Hx + n stage (chan_apply); modem_cpu.c the
+ * time-domain one: 0, or -1 when the modem's scratch cannot be had. */
+int cpu_modem_stage(const link_params *p, cpu_state *s, uint64_t first_frame, uint64_t frames);
+/* receiver_cpu.c: Gram, inversion, equalisation (times in t), then the hard
+ * decisions counted per frame and stream into errors[f*tx + t]. */
+void cpu_receiver_stage(const link_params *p, cpu_state *s, size_t R, stage_times *t);
+void cpu_count_errors(const link_params *p, const cpu_state *s, uint64_t frames, uint32_t *errors);
+
+#endif

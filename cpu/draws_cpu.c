@@ -1,0 +1,62 @@
+/* The CPU backend's draw stage: labels and symbols, the channel of every RE
+ * (per RE for awgn/rayleigh, per frame and subcarrier for tdl), and the
+ * receiver's imperfect estimate of it. */
+#include <omp.h>
+#include <string.h>
+
+#include "cpu/channel_cpu.h"
+#include "cpu/cpu_internal.h"
+
+/* Labels and symbols of frame-local REs [m0, m0+n) of one frame. */
+static void draw_symbols(const link_params *p, const re_ctx c, uint64_t frame, uint64_t m0,
+                         size_t n, uint8_t *labels, cf32 *x, size_t ld) {
+  uint32_t lab[LINK_MAX_TX];
+  for (size_t i = 0; i < n; i++) {
+    re_labels(c, frame, m0 + i, p->tx, lab);
+    for (int t = 0; t < p->tx; t++) {
+      labels[(size_t)t * ld + i] = (uint8_t)lab[t];
+      x[(size_t)t * ld + i] = qam_map(p->bps, lab[t]);
+    }
+  }
+}
+
+/* Taps and per-subcarrier H of a tdl frame (the same H for each symbol). */
+static void fill_tdl_frame(const link_params *p, cpu_state *s, uint64_t frame, cf32 *taps, cf32 *Hk,
+                           cf32 *H, size_t ld) {
+  const int links = p->rx * p->tx, K = p->subcarriers;
+  tdl_draw_taps(p, &s->spatial, frame, taps);
+  tdl_freq_response(s->freq, &p->pdp, links, taps, Hk);
+  for (int e = 0; e < links; e++)
+    for (int sym = 0; sym < p->symbols; sym++)
+      memcpy(H + (size_t)e * ld + (size_t)sym * K, Hk + (size_t)e * K, sizeof(cf32) * K);
+}
+
+void cpu_draw_stage(const link_params *p, cpu_state *s, uint64_t first_frame, uint64_t frames) {
+  const uint64_t rf = link_res_per_frame(p);
+  const size_t R = (size_t)(frames * rf);
+  const int links = p->rx * p->tx;
+  const uint64_t chunks_per_frame = (rf + CPU_CHUNK - 1) / CPU_CHUNK;
+  const long items = (long)(frames * chunks_per_frame);
+#pragma omp parallel for schedule(dynamic, 4)
+  for (long it = 0; it < items; it++) {
+    const frame_chunk c = cpu_chunk_of(it, rf, chunks_per_frame);
+    draw_symbols(p, s->re, first_frame + c.f, c.m0, c.n, s->labels + c.o, s->x + c.o, R);
+    if (p->model != CH_TDL) chan_fill(p, &s->spatial, first_frame + c.f, c.m0, c.n, s->H + c.o, R);
+  }
+  if (p->model == CH_TDL) {
+    /* Hk is scratch per thread, sized when the backend was made. */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(s->nthreads)
+    for (long f = 0; f < (long)frames; f++) {
+      const int th = omp_get_thread_num();
+      fill_tdl_frame(p, s, first_frame + (uint64_t)f, s->taps + (size_t)f * links * p->pdp.taps,
+                     s->Hk + (size_t)th * links * p->subcarriers, s->H + (size_t)f * rf, R);
+    }
+  }
+  if (s->Hhat != s->H) {
+#pragma omp parallel for schedule(dynamic, 4)
+    for (long it = 0; it < items; it++) {
+      const frame_chunk c = cpu_chunk_of(it, rf, chunks_per_frame);
+      chan_csi_error(p, first_frame + c.f, c.m0, c.n, s->H + c.o, R, s->Hhat + c.o, R);
+    }
+  }
+}

@@ -1,0 +1,53 @@
+/* The CPU backend's receiver: Gram matrices, inversion and equalisation over
+ * the batch's stacks (equalizer/), then hard decisions counted per frame and
+ * stream with the per-RE step of core/re.h. */
+#include "core/clock.h"
+#include "cpu/cpu_internal.h"
+#include "equalizer/equalizer.h"
+
+/* Runs body(i0, n) over the batch in chunks of CPU_CHUNK REs, static schedule. */
+#define CPU_FOR_CHUNKS(R, body)                                                   \
+  do {                                                                            \
+    const long chunks_ = (long)(((R) + CPU_CHUNK - 1) / CPU_CHUNK);               \
+    _Pragma("omp parallel for schedule(static)")                                  \
+    for (long k_ = 0; k_ < chunks_; k_++) {                                       \
+      const size_t i0 = (size_t)k_ * CPU_CHUNK;                                   \
+      const size_t n = (R) - i0 < CPU_CHUNK ? (R) - i0 : CPU_CHUNK;               \
+      body;                                                                       \
+    }                                                                             \
+  } while (0)
+
+void cpu_receiver_stage(const link_params *p, cpu_state *s, size_t R, stage_times *t) {
+  const int tx = p->tx, rx = p->rx;
+  const float diag = p->equalizer == EQ_MMSE ? (float)p->n0 : 0.0f;
+  const double t0 = clock_seconds();
+  CPU_FOR_CHUNKS(R, eq_gram(rx, tx, s->Hhat + i0, R, s->y + i0, R, diag, s->G + i0, R, s->z + i0, R, n));
+  const double t1 = clock_seconds();
+  CPU_FOR_CHUNKS(R, eq_invert(tx, s->G + i0, R, s->Ginv + i0, R, n));
+  const double t2 = clock_seconds();
+  CPU_FOR_CHUNKS(R, eq_apply(tx, s->Ginv + i0, R, s->z + i0, R, diag, s->xhat + i0, R, n));
+  const double t3 = clock_seconds();
+  t->gram = t1 - t0;
+  t->invert = t2 - t1;
+  t->equalize = t3 - t2;
+}
+
+void cpu_count_errors(const link_params *p, const cpu_state *s, uint64_t frames, uint32_t *errors) {
+  const uint64_t rf = link_res_per_frame(p);
+  const size_t R = (size_t)(frames * rf);
+  const int tx = p->tx;
+  const uint64_t chunks_per_frame = (rf + CPU_CHUNK - 1) / CPU_CHUNK;
+  const long items = (long)(frames * chunks_per_frame);
+#pragma omp parallel for schedule(dynamic, 4)
+  for (long it = 0; it < items; it++) {
+    const frame_chunk c = cpu_chunk_of(it, rf, chunks_per_frame);
+    for (int t = 0; t < tx; t++) {
+      uint32_t e = 0;
+      const cf32 *xh = s->xhat + (size_t)t * R + c.o;
+      const uint8_t *lab = s->labels + (size_t)t * R + c.o;
+      for (size_t i = 0; i < c.n; i++) e += re_bit_errors(p->bps, xh[i], lab[i]);
+#pragma omp atomic
+      errors[c.f * (uint64_t)tx + (uint64_t)t] += e;
+    }
+  }
+}
