@@ -51,6 +51,20 @@ typedef enum {
  * unknown buffer. The one rule every backend's fetch checks counts against. */
 size_t backend_buffer_elements(const link_params *p, backend_buffer which, uint64_t frames);
 
+/* Which of a backend's buffers `which` names (NULL for an unknown one): the
+ * one switch both backends' fetch use. */
+static inline const cf32 *backend_buffer_pick(backend_buffer which, const cf32 *x, const cf32 *H,
+                                              const cf32 *y, const cf32 *xhat, const cf32 *Ginv) {
+  switch (which) {
+    case BUF_X: return x;
+    case BUF_H: return H;
+    case BUF_Y: return y;
+    case BUF_XHAT: return xhat;
+    case BUF_GINV: return Ginv;
+  }
+  return NULL;
+}
+
 typedef struct backend backend;
 
 /* What the caller may choose; each backend reads its own group. */

@@ -5,6 +5,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#ifndef __CUDACC__
+#include <math.h>
+#endif
 
 #ifdef __CUDACC__
 #define OFDM_HD __host__ __device__ __forceinline__
@@ -41,6 +44,17 @@ OFDM_HD cf32 cf_fma(cf32 acc, cf32 a, cf32 b) {
 }
 OFDM_HD cf32 cf_cfma(cf32 acc, cf32 a, cf32 b) {
   return cf_make(acc.re + a.re * b.re + a.im * b.im, acc.im + a.re * b.im - a.im * b.re);
+}
+
+/* sin and cos of 2 pi x for x in turns: sincospif on the device (exact
+ * argument reduction), sinf/cosf of the float product on the host. */
+OFDM_HD void sincos_turns(float x, float *s, float *c) {
+#ifdef __CUDA_ARCH__
+  sincospif(2.0f * x, s, c);
+#else
+  *s = sinf(6.2831853071795865f * x);
+  *c = cosf(6.2831853071795865f * x);
+#endif
 }
 
 /* Element (r,c) of matrix m in a struct-of-arrays stack of M NxN matrices. */

@@ -63,12 +63,7 @@ OFDM_HD cf32 rng_cnormal(uint32_t a, uint32_t b) {
   const float u1 = rng_u01(a), u2 = rng_u01(b);
   const float r = sqrtf(-logf(u1)); /* sqrt(-2 ln u1) / sqrt(2) */
   float s, c;
-#ifdef __CUDA_ARCH__
-  sincospif(2.0f * u2, &s, &c);
-#else
-  s = sinf(6.2831853071795865f * u2);
-  c = cosf(6.2831853071795865f * u2);
-#endif
+  sincos_turns(u2, &s, &c);
   return cf_make(r * c, r * s);
 }
 

@@ -154,8 +154,7 @@ OFDM_HD uint32_t re_bit_errors(int bps, cf32 xhat, uint32_t label) {
 #endif
 }
 
-#ifndef __CUDA_ARCH__
-/* The context of a point (host side; kernels get it by value). */
+/* The context of a point (host code; kernels get it by value). */
 static inline re_ctx re_ctx_of(const link_params *p, const chan_spatial *s) {
   re_ctx c;
   c.seed = p->seed;
@@ -171,6 +170,5 @@ static inline re_ctx re_ctx_of(const link_params *p, const chan_spatial *s) {
   c.csi_std = p->csi_error_var > 0.0 ? (float)sqrt(p->csi_error_var) : 0.0f;
   return c;
 }
-#endif
 
 #endif

@@ -85,21 +85,8 @@ OFDM_HD cf32 tdl_twiddle(int k, int d, int K) {
   float f = (float)(unsigned)(kd % (unsigned)K) / (float)K; /* turns, in [0, 1) */
   if (f > 0.5f) f -= 1.0f;
   float s, c;
-#ifdef __CUDA_ARCH__
-  sincospif(2.0f * f, &s, &c);
-#else
-  s = sinf(6.2831853071795865f * f);
-  c = cosf(6.2831853071795865f * f);
-#endif
+  sincos_turns(f, &s, &c);
   return cf_make(c, -s);
-}
-
-/* The frequency response of one link on subcarrier k: the direct form of
- * tdl_freq_response, sum_l taps[l] exp(-j 2 pi k delay[l] / K). */
-OFDM_HD cf32 tdl_freq_at(const cf32 *taps, const int *delay, int L, int k, int K) {
-  cf32 acc = cf_make(0.0f, 0.0f);
-  for (int l = 0; l < L; l++) acc = cf_fma(acc, taps[l], tdl_twiddle(k, delay[l], K));
-  return acc;
 }
 
 #endif

@@ -90,12 +90,7 @@ static int cpu_run(backend *b, uint64_t first_frame, uint64_t frames, batch_resu
 
 static int cpu_fetch(backend *b, backend_buffer which, cf32 *dst, size_t count) {
   cpu_state *s = (cpu_state *)b->impl;
-  const cf32 *src = which == BUF_X      ? s->x
-                    : which == BUF_H    ? s->H
-                    : which == BUF_Y    ? s->y
-                    : which == BUF_XHAT ? s->xhat
-                    : which == BUF_GINV ? s->Ginv
-                                             : NULL;
+  const cf32 *src = backend_buffer_pick(which, s->x, s->H, s->y, s->xhat, s->Ginv);
   const size_t need = backend_buffer_elements(&b->p, which, b->last_frames);
   if (!src || !dst || need == 0 || count != need)
     return backend_fail(b, "cpu backend: fetch of buffer %d with %zu elements, the batch has %zu",

@@ -16,7 +16,7 @@
 #include "cuda/backend_cuda.h"
 #include "cuda/check.h"
 #include "cuda/gpu.h"
-#include "cuda/link_gpu.cuh"
+#include "cuda/gpu_internal.cuh"
 
 #include "core/spatial.h"
 
@@ -124,15 +124,18 @@ int bad_run(int line, const char *why) {
   return -1;
 }
 
+/* tdl: the batch's taps and their per-subcarrier response Hk (both modes). */
+int tdl_response(cuda_state *s, const gpu_link &g) {
+  if (g.model != CH_TDL) return 0;
+  if (gpu_launch_taps(g, s->consts, s->taps, s->Hk, s->stream)) return -1;
+  return gpu_fft_set_exec(&s->fft_hk, s->Hk, g.frames);
+}
+
 /* The staged batch: the CPU backend's stages, one or more kernels each. */
 int run_staged(cuda_state *s, const gpu_link &g) {
   cudaStream_t st = s->stream;
-  const int tdl = g.model == CH_TDL;
   CUDA_TRY(cudaEventRecord(s->ev[EV_START], st));
-  if (tdl) {
-    if (gpu_launch_taps(g, s->consts, s->taps, s->Hk, st)) return -1;
-    if (gpu_fft_set_exec(&s->fft_hk, s->Hk, g.frames)) return -1;
-  }
+  if (tdl_response(s, g)) return -1;
   if (gpu_launch_draw_stage(g, s->consts, s->Hk, s->labels, s->x, s->H, s->Hhat, st)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_DRAW], st));
   if (s->have_fft_td) {
@@ -162,12 +165,8 @@ int run_staged(cuda_state *s, const gpu_link &g) {
  * take no separate time. */
 int run_fused(cuda_state *s, gpu_link g) {
   cudaStream_t st = s->stream;
-  const int tdl = g.model == CH_TDL;
   CUDA_TRY(cudaEventRecord(s->ev[EV_START], st));
-  if (tdl) {
-    if (gpu_launch_taps(g, s->consts, s->taps, s->Hk, st)) return -1;
-    if (gpu_fft_set_exec(&s->fft_hk, s->Hk, g.frames)) return -1;
-  }
+  if (tdl_response(s, g)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_DRAW], st));
   if (s->have_fft_td) {
     if (gpu_launch_modem_prepare(g, NULL, s->xt, st)) return -1;
@@ -176,7 +175,7 @@ int run_fused(cuda_state *s, gpu_link g) {
     if (gpu_fft_set_exec(&s->fft_rx, s->yt, g.frames)) return -1;
   }
   CUDA_TRY(cudaEventRecord(s->ev[EV_CHANNEL], st));
-  g.hsrc = tdl ? HSRC_TABLE : HSRC_DRAW;
+  g.hsrc = g.model == CH_TDL ? HSRC_TABLE : HSRC_DRAW;
   g.ysrc = s->have_fft_td ? YSRC_BUFFER : YSRC_COMPUTE;
   if (gpu_launch_fused(g, s->consts, s->Hk, s->yt, s->errors, st)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_INVERT], st));
@@ -232,12 +231,7 @@ int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *o
 
 int fetch_buffer(backend *b, backend_buffer which, cf32 *dst, size_t count) {
   cuda_state *s = static_cast<cuda_state *>(b->impl);
-  const cf32 *src = which == BUF_X      ? s->x
-                    : which == BUF_H    ? s->H
-                    : which == BUF_Y    ? s->y
-                    : which == BUF_XHAT ? s->xhat
-                    : which == BUF_GINV ? s->Ginv
-                                             : NULL;
+  const cf32 *src = backend_buffer_pick(which, s->x, s->H, s->y, s->xhat, s->Ginv);
   const size_t need = backend_buffer_elements(&b->p, which, b->last_frames);
   /* Fused batches materialise none of these: src is NULL there. */
   if (!src) return backend_fail(b, "cuda backend: buffer %d is not kept in %s mode", (int)which,
@@ -269,6 +263,7 @@ const struct backend_ops cuda_ops = {"cuda", cuda_max_frames, cuda_run, cuda_fet
 gpu_link make_link(const link_params *p, const chan_spatial *sp) {
   gpu_link g;
   memset(&g, 0, sizeof g);
+  g.re = re_ctx_of(p, sp);
   g.tx = p->tx;
   g.rx = p->rx;
   g.links = p->tx * p->rx;
@@ -278,15 +273,11 @@ gpu_link make_link(const link_params *p, const chan_spatial *sp) {
   g.cp = p->domain == DOMAIN_TIME ? p->cp_length : 0;
   g.L = p->model == CH_TDL ? p->pdp.taps : 0;
   g.model = p->model;
-  g.spatial_active = sp->correlated || sp->rician;
-  g.point = p->point_id;
-  g.key = make_uint2((uint32_t)p->seed, (uint32_t)(p->seed >> 32));
   g.rf = link_res_per_frame(p);
   g.nf = (uint64_t)p->symbols * (uint64_t)(p->subcarriers + g.cp);
   /* The CPU's conversions: float of the double square roots. */
   g.noise_std = p->n0 > 0.0 ? (float)sqrt(p->n0) : 0.0f;
   g.diag = p->equalizer == EQ_MMSE ? (float)p->n0 : 0.0f;
-  g.csi_std = p->csi_error_var > 0.0 ? (float)sqrt(p->csi_error_var) : 0.0f;
   g.td_scale = (float)(1.0 / sqrt((double)p->subcarriers));
   return g;
 }

@@ -120,7 +120,7 @@ unsigned blocks_for(size_t threads) { return (unsigned)((threads + kBlock - 1) /
 
 /* ---- kernels --------------------------------------------------------- */
 
-/* Non-constant fill for the copy buffers (METHOD.md: never time zeros). */
+/* Non-constant fill for the copy buffers (never time zeros: some memory systems move them faster). */
 __global__ void fill_pattern_kernel(uint32_t *p, size_t words) {
   for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < words;
        i += (size_t)gridDim.x * blockDim.x)

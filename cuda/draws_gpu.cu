@@ -1,10 +1,11 @@
 /* The staged mode's transmitter and channel stages (one thread per RE over the
  * batch's SoA stacks) and the multipath taps of a batch (both modes). The
- * per-RE formulas are those of link_gpu.cuh, which the fused kernel shares. */
+ * per-RE formulas are those of core/re.h, which the fused kernel and the CPU
+ * share. */
 #include <stdio.h>
 
 #include "cuda/check.h"
-#include "cuda/link_gpu.cuh"
+#include "cuda/gpu_internal.cuh"
 
 namespace {
 
@@ -29,7 +30,7 @@ __global__ void __launch_bounds__(kBlock)
   gpu_split(g, i, &f, &m);
   const uint64_t frame = g.first_frame + f;
   uint32_t lab[NT];
-  gpu_labels<NT>(g, frame, m, lab);
+  re_labels(g.re, frame, m, NT, lab);
   OFDM_UNROLL
   for (int t = 0; t < NT; t++) {
     labels[(size_t)t * g.R + i] = (uint8_t)lab[t];
@@ -39,13 +40,13 @@ __global__ void __launch_bounds__(kBlock)
   if (g.model == CH_TDL) {
     gpu_channel_table<NT, NR>(g, Hk, f, m, h);
   } else {
-    gpu_channel_re<NT, NR>(g, c, frame, m, h);
+    re_channel(g.re, &c->spatial, frame, m, NT, NR, h);
   }
   OFDM_UNROLL
   for (int e = 0; e < NR * NT; e++)
     if (e < g.links) gpu_store(H + (size_t)e * g.R + i, h[e]);
   if (Hhat) {
-    gpu_csi_re<NR * NT>(g, frame, m, h);
+    re_csi(g.re, frame, m, NR * NT, h);
     OFDM_UNROLL
     for (int e = 0; e < NR * NT; e++)
       if (e < g.links) gpu_store(Hhat + (size_t)e * g.R + i, h[e]);
@@ -67,7 +68,7 @@ __global__ void __launch_bounds__(kBlock)
     h[e] = e < g.links ? gpu_load(H + (size_t)e * g.R + i) : cf_make(0.0f, 0.0f);
   OFDM_UNROLL
   for (int t = 0; t < NT; t++) xv[t] = gpu_load(x + (size_t)t * g.R + i);
-  gpu_apply_re<NT, NR>(g, g.first_frame + f, m, h, xv, yv);
+  re_apply(g.re, g.first_frame + f, m, NT, NR, h, xv, yv);
   OFDM_UNROLL
   for (int r = 0; r < NR; r++)
     if (r < g.rx) gpu_store(y + (size_t)r * g.R + i, yv[r]);
@@ -101,7 +102,7 @@ __global__ void __launch_bounds__(kBlock)
   const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= g.frames * pairs) return;
   const uint64_t f = j / pairs, qp = j - f * pairs, q = 2 * qp;
-  const rng_words w = gpu_draw(g, RNG_TAPS, g.first_frame + f, qp);
+  const rng_words w = re_draw(g.re, RNG_TAPS, g.first_frame + f, qp);
   cf32 *out = taps + f * total;
   out[q] = cf_scale(rng_cnormal_of(w, 0), c->amp[q % g.L]);
   if (q + 1 < total) out[q + 1] = cf_scale(rng_cnormal_of(w, 1), c->amp[(q + 1) % g.L]);
@@ -155,7 +156,7 @@ int gpu_launch_taps(const gpu_link &g, const gpu_consts *c, cf32 *taps, cf32 *Hk
   const uint64_t pairs = ((uint64_t)g.links * g.L + 1) / 2;
   taps_draw_kernel<<<gpu_blocks(g.frames * pairs, kBlock), kBlock, 0, s>>>(g, c, taps);
   CUDA_TRY_LAUNCH("taps_draw_kernel");
-  if (g.spatial_active) {
+  if (g.re.spatial) {
     taps_mix_kernel<<<gpu_blocks(g.frames * g.L, kBlock), kBlock, 0, s>>>(g, c, taps);
     CUDA_TRY_LAUNCH("taps_mix_kernel");
   }

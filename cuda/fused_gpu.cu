@@ -1,12 +1,12 @@
 /* The fused link: one thread per RE from its draws (or the modem's output) to
  * its bit-error counts, everything in registers and nothing stored on the way
  * but the per-frame, per-stream counters. The per-RE formulas are those of
- * link_gpu.cuh, shared with the staged kernels, and the algebra is
+ * core/re.h, shared with the staged kernels and the CPU, and the algebra is
  * equalizer/smallmat.h. */
 #include <stdio.h>
 
 #include "cuda/check.h"
-#include "cuda/link_gpu.cuh"
+#include "cuda/gpu_internal.cuh"
 
 namespace {
 
@@ -22,18 +22,16 @@ __global__ void __launch_bounds__(kBlock)
                  const cf32 *__restrict__ yt, uint32_t *__restrict__ errors) {
   uint64_t f, m;
   gpu_frame_position(g, &f, &m);
-  uint32_t err[NT];
-  OFDM_UNROLL
-  for (int t = 0; t < NT; t++) err[t] = 0;
+  uint32_t err[NT] = {}; /* zero for threads past the frame's end */
   if (m < g.rf) {
     const uint64_t frame = g.first_frame + f;
     uint32_t lab[NT];
-    gpu_labels<NT>(g, frame, m, lab);
+    re_labels(g.re, frame, m, NT, lab);
     cf32 h[NR * NT], yv[NR];
     if (g.hsrc == HSRC_TABLE) {
       gpu_channel_table<NT, NR>(g, Hk, f, m, h);
     } else {
-      gpu_channel_re<NT, NR>(g, c, frame, m, h);
+      re_channel(g.re, &c->spatial, frame, m, NT, NR, h);
     }
     if (g.ysrc == YSRC_BUFFER) {
       const cf32 *col = yt + f * (uint64_t)g.rx * g.rf + m;
@@ -44,15 +42,16 @@ __global__ void __launch_bounds__(kBlock)
       cf32 xv[NT];
       OFDM_UNROLL
       for (int t = 0; t < NT; t++) xv[t] = qam_map(g.bps, lab[t]);
-      gpu_apply_re<NT, NR>(g, frame, m, h, xv, yv);
+      re_apply(g.re, frame, m, NT, NR, h, xv, yv);
     }
-    gpu_csi_re<NR * NT>(g, frame, m, h);
+    re_csi(g.re, frame, m, NR * NT, h);
     cf32 gm[NT * NT], zv[NT], gi[NT * NT], xv[NT];
     mat_gram(NR, NT, h, g.diag, gm);
     mat_herm_mulvec(NR, NT, h, yv, zv);
     mat_inv_herm(NT, gm, gi);
     mat_equalize(NT, gi, zv, g.diag, xv);
-    gpu_re_errors<NT>(g.bps, xv, lab, err);
+    OFDM_UNROLL
+    for (int t = 0; t < NT; t++) err[t] = re_bit_errors(g.bps, xv[t], lab[t]);
   }
   gpu_count_errors<NT>(err, errors + f * NT);
 }

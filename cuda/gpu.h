@@ -45,7 +45,7 @@ const char *gpu_last_error(void);
 /* Largest matrix order the inversion kernels handle. */
 #define GPU_INVERT_MAX_N 8
 
-/* How the kernels read and invert. The stacks are those of DESIGN.md: element
+/* How the kernels read and invert. The stacks are struct-of-arrays: element
  * (r,c) of matrix m at base[(r*n + c)*M + m]. Matrices must be Hermitian
  * positive definite: every variant reads only the upper triangle (r <= c, the
  * real part of the diagonal) and writes every element of every output matrix,

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cuda/check.h"
-#include "cuda/link_gpu.cuh"
+#include "cuda/gpu_internal.cuh"
 
 namespace {
 
@@ -29,7 +29,7 @@ __global__ void __launch_bounds__(kBlock)
     for (int t = 0; t < NT; t++) x[t] = gpu_load(x_soa + (size_t)t * g.R + i);
   } else {
     uint32_t lab[NT];
-    gpu_labels<NT>(g, g.first_frame + f, m, lab);
+    re_labels(g.re, g.first_frame + f, m, NT, lab);
     OFDM_UNROLL
     for (int t = 0; t < NT; t++) x[t] = qam_map(g.bps, lab[t]);
   }
@@ -64,7 +64,7 @@ __global__ void __launch_bounds__(kBlock)
   const uint64_t n = sym * ((uint64_t)g.K + g.cp) + g.cp + (m - sym * g.K); /* CP removal */
   const cf32 *xt_frame = xt + f * (uint64_t)g.tx * g.rf;
   rng_words w = {{0u, 0u, 0u, 0u}};
-  if (g.noise_std > 0.0f) w = gpu_draw(g, RNG_TDNOISE, g.first_frame + f, (uint64_t)p * g.nf + n);
+  if (g.noise_std > 0.0f) w = re_draw(g.re, RNG_TDNOISE, g.first_frame + f, (uint64_t)p * g.nf + n);
   for (int r = 2 * p; r < 2 * p + 2 && r < g.rx; r++) {
     cf32 z = cf_make(0.0f, 0.0f);
     if (g.model == CH_AWGN) {

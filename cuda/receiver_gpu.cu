@@ -7,7 +7,7 @@
 
 #include "cuda/check.h"
 #include "cuda/gpu.h"
-#include "cuda/link_gpu.cuh"
+#include "cuda/gpu_internal.cuh"
 
 namespace {
 
@@ -58,9 +58,7 @@ __global__ void __launch_bounds__(kBlock)
                  uint32_t *__restrict__ errors) {
   uint64_t f, m;
   gpu_frame_position(g, &f, &m);
-  uint32_t err[NT];
-  OFDM_UNROLL
-  for (int t = 0; t < NT; t++) err[t] = 0;
+  uint32_t err[NT] = {}; /* zero for threads past the frame's end */
   if (m < g.rf) {
     const uint64_t i = f * g.rf + m;
     cf32 xv[NT];
@@ -70,7 +68,8 @@ __global__ void __launch_bounds__(kBlock)
       xv[t] = gpu_load(xhat + (size_t)t * g.R + i);
       lab[t] = labels[(size_t)t * g.R + i];
     }
-    gpu_re_errors<NT>(g.bps, xv, lab, err);
+    OFDM_UNROLL
+    for (int t = 0; t < NT; t++) err[t] = re_bit_errors(g.bps, xv[t], lab[t]);
   }
   gpu_count_errors<NT>(err, errors + f * NT);
 }

@@ -1,6 +1,6 @@
 /* ZF / MMSE equalisation of struct-of-arrays stacks on the CPU.
  *
- * Layout (DESIGN.md): element (r,c) of matrix i of a stack of M matrices sits
+ * Layout (struct of arrays, as on the GPU): element (r,c) of matrix i of a stack of M matrices sits
  * at base[(r*N + c)*M + i]; vectors the same with c = 0.  Every function takes
  * base pointers already offset to its first item, the element stride ld (the
  * M of the whole stack) and a count n of consecutive items, and runs serially:

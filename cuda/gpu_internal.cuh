@@ -1,47 +1,46 @@
-/* Private to the CUDA backend (cuda/backend_cuda.cu, draws_gpu.cu, ofdm_gpu.cu,
- * receiver_gpu.cu): the batch description every kernel takes by value, the
- * per-RE random draws (the GPU side of channel/draws.h), and the launchers
- * each .cu file offers the backend.
+/* Private to the CUDA backend (cuda/backend_cuda.cu, draws_gpu.cu, fused_gpu.cu,
+ * ofdm_gpu.cu, receiver_gpu.cu): the batch description every kernel takes by
+ * value, the GPU-only per-RE helpers (loads, frame positions, error
+ * reduction; the link itself is core/re.h), and the launchers each .cu file
+ * offers the backend.
  *
  * Layouts in device memory, R = frames * R_f REs in the batch, i = f*R_f + m:
- *   SoA stacks   element e of RE i at base[e*R + i] (DESIGN.md), as the CPU.
+ *   SoA stacks   element e of RE i at base[e*R + i] (one array an element:
+ *                a warp's loads coalesce), as the CPU.
  *   frame-major  per frame f and antenna a, the frame's R_f REs (symbol-major,
  *                subcarrier fastest) at base[(f*A + a)*R_f + m]: the layout of
  *                the time-domain buffers, whose rows of K subcarriers are the
  *                batched cuFFT transforms, and of Hk[(f*links + e)*K + k]. */
-#ifndef OFDMSIM_LINK_GPU_CUH
-#define OFDMSIM_LINK_GPU_CUH
+#ifndef OFDMSIM_GPU_INTERNAL_CUH
+#define OFDMSIM_GPU_INTERNAL_CUH
 
 #include <cuda_runtime.h>
 #include <cufft.h>
 #include <curand_kernel.h>
 #include <stdint.h>
 
-#include "core/draws.h"
-#include "core/spatial.h"
 #include "core/cplx.h"
-#include "equalizer/smallmat.h"
 #include "core/qam.h"
+#include "core/re.h"
+#include "core/spatial.h"
+#include "equalizer/smallmat.h"
 
 /* Where the fused receiver takes its channel and its received symbols. */
 enum gpu_hsrc { HSRC_DRAW = 0, HSRC_TABLE = 1 }; /* rayleigh/awgn per RE | Hk of the frame */
 enum gpu_ysrc { YSRC_COMPUTE = 0, YSRC_BUFFER = 1 }; /* y = Hx + n here | the modem's output */
 
-/* One batch of one link, by value in every launch. */
+/* One batch of one point, by value in every launch. */
 struct gpu_link {
-  int tx, rx, links, bps;
+  re_ctx re;                /* what the per-RE steps of core/re.h need */
+  int tx, rx, links, bps;   /* copies of re's, for the launchers' arithmetic */
   int K, S, cp, L;          /* subcarriers, symbols, cyclic prefix, taps */
   int model;                /* channel_model */
-  int spatial_active;       /* correlated or Rician: run chan_spatial_mix */
   int hsrc, ysrc;           /* fused kernel only */
-  uint32_t point;
-  uint2 key;                /* { lo32(seed), hi32(seed) } */
   uint64_t rf;              /* REs per frame */
   uint64_t nf;              /* time samples per frame, S*(K + cp) */
   uint64_t first_frame, frames, R;
   float noise_std;          /* sqrt(n0), 0: no noise drawn (as the CPU) */
   float diag;               /* N0 on the Gram diagonal (MMSE) or 0 (ZF) */
-  float csi_std;            /* sqrt(csi_error_var), 0: perfect CSI */
   float td_scale;           /* 1/sqrt(K): both modem transforms unitary */
 };
 
@@ -52,113 +51,9 @@ struct gpu_consts {
   float amp[TDL_MAX_TAPS];  /* sqrtf(power[l]), as tdl_draw_taps */
 };
 
-/* ---- the random streams of channel/draws.h -------------------------------- */
-
-/* Draw `index` of (point, purpose, frame): one evaluation of cuRAND's raw
- * Philox4x32-10 on the counter of draws.h, bitwise the CPU's rng_draw. */
-__device__ __forceinline__ rng_words gpu_draw(const gpu_link &g, uint32_t purpose,
-                                              uint64_t frame, uint64_t index) {
-  const uint64_t sub = rng_subsequence(g.point, purpose, frame);
-  const uint4 c = make_uint4((uint32_t)index, (uint32_t)(index >> 32), (uint32_t)sub,
-                             (uint32_t)(sub >> 32));
-  const uint4 r = curand_Philox4x32_10(c, g.key);
-  rng_words w;
-  w.w[0] = r.x;
-  w.w[1] = r.y;
-  w.w[2] = r.z;
-  w.w[3] = r.w;
-  return w;
-}
-
-/* Labels of the NT = tx streams of RE m (RNG_BITS: word k of draw b*R_f + m
- * is stream 4b + k). */
-template <int NT>
-__device__ __forceinline__ void gpu_labels(const gpu_link &g, uint64_t frame, uint64_t m,
-                                           uint32_t *lab) {
-  const uint32_t mask = (1u << g.bps) - 1u;
-  OFDM_UNROLL
-  for (int b = 0; b < (NT + 3) / 4; b++) {
-    const rng_words w = gpu_draw(g, RNG_BITS, frame, (uint64_t)b * g.rf + m);
-    OFDM_UNROLL
-    for (int k = 0; k < 4; k++)
-      if (4 * b + k < NT) lab[4 * b + k] = w.w[k] & mask;
-  }
-}
-
-/* out[e] (+)= scale * w_e for e < count, w the CN(0,1) pair layout of draws.h:
- * draw (e/2)*R_f + m, words (0,1) -> even e, (2,3) -> odd e. accumulate = 0
- * overwrites. The arithmetic is channel.c's add_pair_draws, element for element. */
-template <int N>
-__device__ __forceinline__ void gpu_pair_draws(const gpu_link &g, uint32_t purpose,
-                                               uint64_t frame, uint64_t m, int count, float scale,
-                                               int accumulate, cf32 *out) {
-  OFDM_UNROLL
-  for (int e = 0; e < N; e += 2) {
-    if (e >= count) break;
-    const rng_words w = gpu_draw(g, purpose, frame, (uint64_t)(e / 2) * g.rf + m);
-    const cf32 z0 = cf_scale(rng_cnormal_of(w, 0), scale);
-    out[e] = accumulate ? cf_add(out[e], z0) : z0;
-    if (e + 1 < count && e + 1 < N) {
-      const cf32 z1 = cf_scale(rng_cnormal_of(w, 1), scale);
-      out[e + 1] = accumulate ? cf_add(out[e + 1], z1) : z1;
-    }
-  }
-}
-
-/* Register arrays: every kernel is instantiated for NT = tx streams exactly
- * and NR >= rx receive rows (a power of two: rows rx..NR-1 are zero, which
- * adds exact zeros to the Gram sums), and indexes them only with unrolled
- * loop counters, so the arrays stay in registers. */
-
-/* The channel of RE m when it is drawn per RE: awgn's identity, or rayleigh's
- * i.i.d. draws (RNG_CHANNEL) through the shared spatial/Rician mixing. h:
- * NR*NT elements, element (r,t) at h[r*NT + t]; rows >= rx are zeroed. */
-template <int NT, int NR>
-__device__ __forceinline__ void gpu_channel_re(const gpu_link &g, const gpu_consts *c,
-                                               uint64_t frame, uint64_t m, cf32 *h) {
-  OFDM_UNROLL
-  for (int e = 0; e < NR * NT; e++) h[e] = cf_make(0.0f, 0.0f);
-  if (g.model == CH_AWGN) {
-    OFDM_UNROLL
-    for (int e = 0; e < NR * NT; e++)
-      if (e / NT == e % NT && e < g.links) h[e] = cf_make(1.0f, 0.0f);
-    return;
-  }
-  gpu_pair_draws<NR * NT>(g, RNG_CHANNEL, frame, m, g.links, 1.0f, 0, h);
-  if (g.spatial_active) {
-    /* The mixing walks its loops with run-time sizes: it gets a copy, so that
-     * only the copy (not h) has to live in local memory. */
-    cf32 tmp[NR * NT];
-    OFDM_UNROLL
-    for (int e = 0; e < NR * NT; e++) tmp[e] = h[e];
-    chan_spatial_mix(&c->spatial, tmp, 1, 1.0f);
-    OFDM_UNROLL
-    for (int e = 0; e < NR * NT; e++)
-      if (e < g.links) h[e] = tmp[e];
-  }
-}
-
-/* y = H x (+ sqrt(n0) w, RNG_NOISE), in chan_apply's order: h0*x0, then one
- * multiply-add a stream. Rows >= rx of y are zeroed. */
-template <int NT, int NR>
-__device__ __forceinline__ void gpu_apply_re(const gpu_link &g, uint64_t frame, uint64_t m,
-                                             const cf32 *h, const cf32 *x, cf32 *y) {
-  OFDM_UNROLL
-  for (int r = 0; r < NR; r++) {
-    cf32 acc = cf_mul(h[r * NT], x[0]);
-    OFDM_UNROLL
-    for (int t = 1; t < NT; t++) acc = cf_fma(acc, h[r * NT + t], x[t]);
-    y[r] = r < g.rx ? acc : cf_make(0.0f, 0.0f);
-  }
-  if (g.noise_std > 0.0f) gpu_pair_draws<NR>(g, RNG_NOISE, frame, m, g.rx, g.noise_std, 1, y);
-}
-
-/* Imperfect CSI: Hhat = H + sqrt(var) E, E from RNG_CSI, in place. */
-template <int N>
-__device__ __forceinline__ void gpu_csi_re(const gpu_link &g, uint64_t frame, uint64_t m,
-                                           cf32 *h) {
-  if (g.csi_std > 0.0f) gpu_pair_draws<N>(g, RNG_CSI, frame, m, g.links, g.csi_std, 1, h);
-}
+/* ---- the per-RE link -------------------------------------------------------
+ * Labels, channel per RE, y = Hx + n, CSI error and bit errors are the
+ * shared steps of core/re.h, called with g.re and NT/NR as sizes. */
 
 __device__ __forceinline__ cf32 gpu_load(const cf32 *p) {
   const float2 v = __ldg(reinterpret_cast<const float2 *>(p));
@@ -207,14 +102,6 @@ __device__ __forceinline__ void gpu_channel_table(const gpu_link &g, const cf32 
   OFDM_UNROLL
   for (int e = 0; e < NR * NT; e++)
     h[e] = e < g.links ? gpu_load(row + (size_t)e * g.K) : cf_make(0.0f, 0.0f);
-}
-
-/* Bit errors of one RE's NT streams. */
-template <int NT>
-__device__ __forceinline__ void gpu_re_errors(int bps, const cf32 *xhat, const uint32_t *lab,
-                                              uint32_t *err) {
-  OFDM_UNROLL
-  for (int t = 0; t < NT; t++) err[t] = (uint32_t)__popc(qam_demap(bps, xhat[t]) ^ lab[t]);
 }
 
 /* Calls K<NT, NR>::launch(args...) for NT = tx and the smallest power of two
