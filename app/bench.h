@@ -5,8 +5,9 @@
 #ifndef OFDMSIM_BENCH_H
 #define OFDMSIM_BENCH_H
 
-/* The options of `ofdmsim bench --help`, with or without "bench" in argv[0].
- * Returns the exit code: 0 success, 1 a measurement failed, 2 usage error. */
+/* argv[0] is the command's name ("bench"), the options of `ofdmsim bench
+ * --help` follow. Returns the exit code: 0 success, 1 a measurement failed,
+ * 2 usage error. */
 int bench_main(int argc, char **argv);
 
 #endif

@@ -1,6 +1,6 @@
 /* The command line:
  *   ofdmsim CONFIG.cfg [--set KEY=VALUE]... [-o results.csv] [-q]
- *   ofdmsim bench [...]
+ *   ofdmsim COMMAND [...]   (a subcommand of app/commands.h: bench)
  *   ofdmsim --help | -h,  ofdmsim --version | -V */
 #ifndef OFDMSIM_CLI_H
 #define OFDMSIM_CLI_H
@@ -8,7 +8,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-typedef enum { CLI_RUN, CLI_BENCH, CLI_HELP, CLI_VERSION } cli_command;
+#include "app/commands.h"
+
+typedef enum { CLI_RUN, CLI_COMMAND, CLI_HELP, CLI_VERSION } cli_command;
 
 typedef struct cli_args {
   cli_command command;
@@ -17,8 +19,9 @@ typedef struct cli_args {
   int n_overrides;
   const char *output_csv;       /* -o / --output, NULL if absent */
   int quiet;                    /* -q: no progress line */
-  int bench_argc;
-  char **bench_argv;            /* CLI_BENCH: everything after "bench" */
+  const app_command *sub;       /* CLI_COMMAND: the subcommand named by argv[1] */
+  int sub_argc;
+  char **sub_argv;              /* CLI_COMMAND: argv from the command's name on */
 } cli_args;
 
 /* 0 on success; 2 with a one-line message in err on a usage error (unknown

@@ -24,20 +24,9 @@ ofdm_modem *ofdm_modem_create(const link_params *p, char *err, size_t errlen) {
     snprintf(err, errlen, "ofdm_modem_create: NULL parameters");
     return NULL;
   }
-  if (p->tx < 1 || p->tx > LINK_MAX_TX || p->rx < 1 || p->rx > LINK_MAX_RX) {
-    snprintf(err, errlen, "ofdm modem: antennas %d x %d outside 1..%d transmit, 1..%d receive",
-             p->tx, p->rx, LINK_MAX_TX, LINK_MAX_RX);
-    return NULL;
-  }
-  if (p->subcarriers < 1 || p->subcarriers > (1 << 24) || p->symbols < 1 ||
-      p->symbols > (1 << 16)) {
-    snprintf(err, errlen, "ofdm modem: %d subcarriers x %d symbols, need 1..%d x 1..%d",
-             p->subcarriers, p->symbols, 1 << 24, 1 << 16);
-    return NULL;
-  }
-  if (p->cp_length < 0 || p->cp_length > p->subcarriers) {
-    snprintf(err, errlen, "ofdm modem: cyclic prefix %d outside 0..%d (the subcarriers)",
-             p->cp_length, p->subcarriers);
+  char why[384];
+  if (link_params_check(p, why, sizeof why)) {
+    snprintf(err, errlen, "ofdm modem: %s", why);
     return NULL;
   }
   if (p->model != CH_AWGN && p->model != CH_TDL) {
@@ -45,19 +34,6 @@ ofdm_modem *ofdm_modem_create(const link_params *p, char *err, size_t errlen) {
              "ofdm modem: the time-domain link needs channel model tdl or awgn (rayleigh is "
              "i.i.d. per resource element and has no time-domain form)");
     return NULL;
-  }
-  if (p->model == CH_TDL) {
-    if (p->pdp.taps < 1 || p->pdp.taps > TDL_MAX_TAPS) {
-      snprintf(err, errlen, "ofdm modem: profile with %d taps, need 1..%d", p->pdp.taps,
-               TDL_MAX_TAPS);
-      return NULL;
-    }
-    for (int l = 0; l < p->pdp.taps; l++) {
-      if (p->pdp.delay[l] < 0) {
-        snprintf(err, errlen, "ofdm modem: tap %d has negative delay %d", l, p->pdp.delay[l]);
-        return NULL;
-      }
-    }
   }
   ofdm_modem *m = calloc(1, sizeof *m);
   if (!m) {

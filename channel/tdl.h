@@ -32,8 +32,6 @@ int tdl_pdp_make(pdp_kind kind, double delay_spread, int max_delay, tdl_pdp *out
 /* RMS delay spread of a resolved profile, in samples. */
 double tdl_pdp_rms_delay(const tdl_pdp *pdp);
 
-/* The name used in messages and configs: "exp", "tdl-a", ... */
-const char *tdl_pdp_name(pdp_kind kind);
 
 /* Taps of `frame` for p->pdp: taps[(r*tx + t)*L + l] ~ CN(0, power[l]) from
  * RNG_TAPS (index q/2, q = (r*tx + t)*L + l; q even -> words 0,1, odd -> 2,3),

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "channel/tdl.h"
+#include "core/names.h"
 
 /* 3GPP TR 38.901 (V14.3.0 and later, unchanged through V17), Section 7.7.2:
  * Table 7.7.2-1 (TDL-A), 7.7.2-2 (TDL-B), 7.7.2-3 (TDL-C). Normalised delays
@@ -43,15 +44,6 @@ static const tdl_table TDL_C = {
 /* The exponential profile stops where a sample falls 30 dB below the first. */
 #define EXP_FLOOR_DB 30.0
 
-const char *tdl_pdp_name(pdp_kind kind) {
-  switch (kind) {
-    case PDP_EXP: return "exp";
-    case PDP_TDL_A: return "tdl-a";
-    case PDP_TDL_B: return "tdl-b";
-    case PDP_TDL_C: return "tdl-c";
-  }
-  return "unknown";
-}
 
 /* Adds `power` at sample `delay`, merging with a tap already there (the
  * tables have at most 24 taps, well within TDL_MAX_TAPS). */
@@ -102,11 +94,11 @@ int tdl_pdp_make(pdp_kind kind, double delay_spread, int max_delay, tdl_pdp *out
   /* The cap keeps every delay (and the exp profile's sample count) an int. */
   if (!(delay_spread >= 0.0) || !(delay_spread <= 1e7)) {
     snprintf(err, errlen, "profile %s: delay spread %g samples must lie in 0..1e7",
-             tdl_pdp_name(kind), delay_spread);
+             pdp_kind_name(kind), delay_spread);
     return -1;
   }
   if (max_delay < 0) {
-    snprintf(err, errlen, "profile %s: largest allowed delay %d is negative", tdl_pdp_name(kind),
+    snprintf(err, errlen, "profile %s: largest allowed delay %d is negative", pdp_kind_name(kind),
              max_delay);
     return -1;
   }
@@ -148,7 +140,7 @@ int tdl_pdp_make(pdp_kind kind, double delay_spread, int max_delay, tdl_pdp *out
     snprintf(err, errlen,
              "profile %s with delay spread %g samples reaches %d samples, more than the %d "
              "allowed",
-             tdl_pdp_name(kind), delay_spread, last, max_delay);
+             pdp_kind_name(kind), delay_spread, last, max_delay);
     return -1;
   }
   double total = 0.0;

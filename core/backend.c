@@ -50,6 +50,7 @@ int backend_run(backend *b, uint64_t first_frame, uint64_t frames, batch_result 
   memset(&out->t, 0, sizeof out->t);
   out->inversions = 0;
   memset(out->errors, 0, sizeof(uint32_t) * frames * (size_t)b->p.tx);
+  if (out->fallbacks) memset(out->fallbacks, 0, sizeof(uint32_t) * frames);
   b->error[0] = '\0';
   const int rc = b->ops->run(b, first_frame, frames, out);
   if (rc == 0) b->last_frames = frames;

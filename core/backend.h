@@ -33,6 +33,9 @@ typedef struct stage_times {
  * stopping rule fires, so counts never depend on the batch size. */
 typedef struct batch_result {
   uint32_t *errors;      /* caller-owned, frames*tx */
+  uint32_t *fallbacks;   /* caller-owned, frames, or NULL: REs of each frame
+                            whose float Gram inverse was flagged singular and
+                            that were equalised in double precision instead */
   uint64_t inversions;   /* matrices inverted in this batch */
   stage_times t;
 } batch_result;

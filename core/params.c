@@ -2,8 +2,10 @@
 #include "core/params.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 
+#include "core/names.h"
 #include "core/qam.h"
 
 double link_noise_variance(snr_def kind, double snr_db, int tx, int bps) {
@@ -16,52 +18,101 @@ double link_noise_variance(snr_def kind, double snr_db, int tx, int bps) {
   return NAN;
 }
 
-int link_params_check(const link_params *p, char *err, size_t errlen) {
-  if (p->tx < 1 || p->tx > LINK_MAX_TX || p->rx < 1 || p->rx > LINK_MAX_RX) {
-    snprintf(err, errlen, "antennas %d x %d outside 1..%d transmit, 1..%d receive",
-             p->tx, p->rx, LINK_MAX_TX, LINK_MAX_RX);
-    return -1;
-  }
-  if (!qam_bps_valid(p->bps)) {
-    snprintf(err, errlen, "%d bits per symbol (need 1, 2, 4, 6 or 8)", p->bps);
-    return -1;
-  }
-  if (p->subcarriers < 1 || p->subcarriers > (1 << 24) || p->symbols < 1 ||
-      p->symbols > (1 << 16)) {
-    snprintf(err, errlen, "%d subcarriers x %d symbols, need 1..%d x 1..%d",
-             p->subcarriers, p->symbols, 1 << 24, 1 << 16);
-    return -1;
-  }
-  if (!(p->n0 >= 0.0) || !isfinite(p->n0) || !(p->csi_error_var >= 0.0) ||
-      !isfinite(p->csi_error_var)) {
-    snprintf(err, errlen, "noise variance %g and CSI error variance %g must be "
-             "finite and >= 0", p->n0, p->csi_error_var);
-    return -1;
-  }
-  if (p->model == CH_TDL) {
-    if (p->pdp.taps < 1 || p->pdp.taps > TDL_MAX_TAPS) {
-      snprintf(err, errlen, "profile with %d taps, need 1..%d", p->pdp.taps,
-               TDL_MAX_TAPS);
-      return -1;
-    }
-    for (int l = 0; l < p->pdp.taps; l++) {
-      if (p->pdp.delay[l] < 0) {
-        snprintf(err, errlen, "tap %d has negative delay %d", l, p->pdp.delay[l]);
-        return -1;
-      }
-    }
-  }
-  if (p->domain == DOMAIN_TIME) {
-    if (p->model != CH_TDL && p->model != CH_AWGN) {
-      snprintf(err, errlen, "the time-domain link needs channel model tdl or awgn "
-               "(rayleigh is i.i.d. per resource element and has no time-domain form)");
-      return -1;
-    }
-    if (p->cp_length < 0 || p->cp_length > p->subcarriers) {
-      snprintf(err, errlen, "cyclic prefix %d outside 0..%d (the subcarriers)",
-               p->cp_length, p->subcarriers);
-      return -1;
-    }
-  }
+static const char *const plain_names[LP_COUNT] = {
+    [LP_TX] = "transmit antennas",    [LP_RX] = "receive antennas",
+    [LP_BPS] = "bits per symbol",     [LP_SUBCARRIERS] = "subcarriers",
+    [LP_SYMBOLS] = "symbols",         [LP_N0] = "noise variance",
+    [LP_CSI_ERROR_VAR] = "CSI error variance", [LP_PDP] = "power-delay profile",
+    [LP_MODEL] = "channel model",     [LP_DOMAIN] = "OFDM domain",
+    [LP_CP_LENGTH] = "cyclic prefix", [LP_RHO_TX] = "spatial correlation rho_tx",
+    [LP_RHO_RX] = "spatial correlation rho_rx", [LP_K_FACTOR] = "Rician k_factor"};
+
+typedef struct verdict {
+  const char *const *names;
+  link_param *blame;
+  char *err;
+  size_t errlen;
+} verdict;
+
+static const char *name_of(const verdict *v, link_param lp) {
+  return v->names && v->names[lp] ? v->names[lp] : plain_names[lp];
+}
+
+/* Blames lp with "NAME: message"; returns -1. */
+static int fail(const verdict *v, link_param lp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(const verdict *v, link_param lp, const char *fmt, ...) {
+  char msg[384];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  snprintf(v->err, v->errlen, "%s: %s", name_of(v, lp), msg);
+  if (v->blame) *v->blame = lp;
+  return -1;
+}
+
+static int int_in(const verdict *v, link_param lp, int x, int lo, int hi) {
+  if (x >= lo && x <= hi) return 0;
+  return fail(v, lp, "expected an integer in [%d, %d], got %d", lo, hi, x);
+}
+
+static int variance(const verdict *v, link_param lp, double x) {
+  if (x >= 0.0 && isfinite(x)) return 0;
+  return fail(v, lp, "expected a finite number >= 0, got %g", x);
+}
+
+/* |rho| = 1 makes the channel rank one; K is a linear power ratio. */
+static int spatial_ok(const verdict *v, const link_params *p) {
+  if (!(fabs(p->rho_tx) < 1.0))
+    return fail(v, LP_RHO_TX, "expected a number strictly between -1 and 1, got %g", p->rho_tx);
+  if (!(fabs(p->rho_rx) < 1.0))
+    return fail(v, LP_RHO_RX, "expected a number strictly between -1 and 1, got %g", p->rho_rx);
+  if (p->k_factor >= 0.0 && isfinite(p->k_factor)) return 0;
+  return fail(v, LP_K_FACTOR, "expected a finite number >= 0 (linear), got %g", p->k_factor);
+}
+
+static int pdp_ok(const verdict *v, const tdl_pdp *pdp) {
+  if (pdp->taps < 1 || pdp->taps > TDL_MAX_TAPS)
+    return fail(v, LP_PDP, "expected 1 to %d taps, got %d taps", TDL_MAX_TAPS, pdp->taps);
+  for (int l = 0; l < pdp->taps; l++)
+    if (pdp->delay[l] < 0) return fail(v, LP_PDP, "expected tap delays >= 0, got %d at tap %d", pdp->delay[l], l);
   return 0;
+}
+
+static int frame_ok(const verdict *v, const link_params *p) {
+  if (int_in(v, LP_SUBCARRIERS, p->subcarriers, 1, LINK_MAX_RES) || int_in(v, LP_SYMBOLS, p->symbols, 1, 1 << 16))
+    return -1;
+  if (link_res_per_frame(p) <= LINK_MAX_RES) return 0;
+  return fail(v, LP_SYMBOLS, "expected subcarriers * symbols <= %d REs per frame, got %d * %d = %llu", LINK_MAX_RES,
+              p->subcarriers, p->symbols, (unsigned long long)link_res_per_frame(p));
+}
+
+/* The time-domain modem needs a channel with a tap form, and a cyclic prefix
+ * shorter than the symbol (checked in both domains, so that a config says the
+ * same in either). */
+static int modem_ok(const verdict *v, const link_params *p) {
+  if (p->domain == DOMAIN_TIME && p->model != CH_TDL && p->model != CH_AWGN)
+    return fail(v, LP_DOMAIN,
+                "\"%s\" needs %s = \"%s\" or \"%s\" (i.i.d. Rayleigh per RE has no time-domain form), got \"%s\"",
+                ofdm_domain_name(DOMAIN_TIME), name_of(v, LP_MODEL), channel_model_name(CH_TDL),
+                channel_model_name(CH_AWGN), channel_model_name(p->model));
+  if (p->cp_length >= 0 && p->cp_length < p->subcarriers) return 0;
+  return fail(v, LP_CP_LENGTH, "expected an integer in [0, %d] (below %s = %d), got %d", p->subcarriers - 1,
+              name_of(v, LP_SUBCARRIERS), p->subcarriers, p->cp_length);
+}
+
+int link_params_diagnose(const link_params *p, const char *const *names, link_param *blame, char *err,
+                         size_t errlen) {
+  const verdict v = {names, blame, err, errlen};
+  if (int_in(&v, LP_TX, p->tx, 1, LINK_MAX_TX) || int_in(&v, LP_RX, p->rx, 1, LINK_MAX_RX)) return -1;
+  if (!qam_bps_valid(p->bps)) return fail(&v, LP_BPS, "expected 1, 2, 4, 6 or 8, got %d", p->bps);
+  if (frame_ok(&v, p)) return -1;
+  if (variance(&v, LP_N0, p->n0) || variance(&v, LP_CSI_ERROR_VAR, p->csi_error_var)) return -1;
+  if (spatial_ok(&v, p)) return -1;
+  if (p->model == CH_TDL && pdp_ok(&v, &p->pdp)) return -1;
+  return modem_ok(&v, p);
+}
+
+int link_params_check(const link_params *p, char *err, size_t errlen) {
+  return link_params_diagnose(p, NULL, NULL, err, errlen);
 }

@@ -15,6 +15,7 @@ extern "C" {
 #define LINK_MAX_TX 8
 #define LINK_MAX_RX 16
 #define TDL_MAX_TAPS 64
+#define LINK_MAX_RES (1 << 24) /* subcarriers * symbols of one frame */
 
 typedef enum { EQ_ZF = 0, EQ_MMSE = 1 } eq_kind;
 typedef enum { CH_AWGN = 0, CH_RAYLEIGH = 1, CH_TDL = 2 } channel_model;
@@ -43,7 +44,7 @@ typedef struct link_params {
   double csi_error_var;    /* the equalizer sees H + E, E ~ CN(0, var) */
   ofdm_domain domain;
   int subcarriers, symbols, cp_length;
-  snr_def snr_kind;         
+  snr_def snr_kind;
   double snr_db;
   double n0;               /* noise variance per receive antenna and RE */
   uint64_t seed;
@@ -62,9 +63,22 @@ static inline uint64_t link_bits_per_frame(const link_params *p) {
 double link_noise_variance(snr_def kind, double snr_db, int tx, int bps);
 
 /* 0 when every field of p is in range and the combination can be simulated;
- * else -1 with the reason in err. The one check of a point's parameters: the
- * config loader, the channel code and every backend's create run it. */
+ * else -1 with "PARAMETER: expected ..., got ..." in err. The one check of a
+ * point's parameters: the config loader and every backend's create run it. */
 int link_params_check(const link_params *p, char *err, size_t errlen);
+
+/* The parameters link_params_check can find at fault. */
+typedef enum link_param {
+  LP_TX, LP_RX, LP_BPS, LP_SUBCARRIERS, LP_SYMBOLS, LP_N0, LP_CSI_ERROR_VAR, LP_PDP, LP_MODEL,
+  LP_DOMAIN, LP_CP_LENGTH, LP_RHO_TX, LP_RHO_RX, LP_K_FACTOR, LP_COUNT
+} link_param;
+
+/* link_params_check for a caller that spells the parameters its own way (the
+ * config loader names them by config key): messages call parameter i
+ * names[i] (plain words such as "cyclic prefix" where names or names[i] is
+ * NULL), and *blame is set to the parameter at fault. */
+int link_params_diagnose(const link_params *p, const char *const *names, link_param *blame, char *err,
+                         size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -24,23 +24,7 @@ int chan_spatial_init(const link_params *p, chan_spatial *s, char *err, size_t e
     snprintf(err, errlen, "chan_spatial_init: NULL argument");
     return -1;
   }
-  if (p->tx < 1 || p->tx > LINK_MAX_TX || p->rx < 1 || p->rx > LINK_MAX_RX) {
-    snprintf(err, errlen, "antennas %d x %d outside 1..%d transmit and 1..%d receive", p->tx, p->rx,
-             LINK_MAX_TX, LINK_MAX_RX);
-    return -1;
-  }
-  if (!(fabs(p->rho_tx) < 1.0) || !(fabs(p->rho_rx) < 1.0)) {
-    snprintf(err, errlen,
-             "spatial correlation rho_tx = %g, rho_rx = %g: each must lie strictly between "
-             "-1 and 1 (1 makes the channel rank one)",
-             p->rho_tx, p->rho_rx);
-    return -1;
-  }
-  if (!(p->k_factor >= 0.0) || !isfinite(p->k_factor)) {
-    snprintf(err, errlen, "Rician k_factor = %g: must be a finite number >= 0 (linear)",
-             p->k_factor);
-    return -1;
-  }
+  if (link_params_check(p, err, errlen)) return -1;
   memset(s, 0, sizeof *s);
   s->tx = p->tx;
   s->rx = p->rx;

@@ -79,6 +79,7 @@ static int cpu_run(backend *b, uint64_t first_frame, uint64_t frames, batch_resu
   }
   const double t2 = clock_seconds();
   cpu_receiver_stage(p, s, R, &out->t);
+  cpu_repair_flagged(p, s, frames, out->fallbacks, &out->t);
   const double t3 = clock_seconds();
   cpu_count_errors(p, s, frames, out->errors);
   out->t.draw = t1 - t0;

@@ -56,6 +56,8 @@ int cpu_modem_stage(const link_params *p, cpu_state *s, uint64_t first_frame, ui
 /* receiver_cpu.c: Gram, inversion, equalisation (times in t), then the hard
  * decisions counted per frame and stream into errors[f*tx + t]. */
 void cpu_receiver_stage(const link_params *p, cpu_state *s, size_t R, stage_times *t);
+void cpu_repair_flagged(const link_params *p, cpu_state *s, uint64_t frames, uint32_t *fallbacks,
+                        stage_times *t);
 void cpu_count_errors(const link_params *p, const cpu_state *s, uint64_t frames, uint32_t *errors);
 
 #endif

@@ -4,6 +4,7 @@
 #include "core/clock.h"
 #include "cpu/cpu_internal.h"
 #include "equalizer/equalizer.h"
+#include "equalizer/fallback.h"
 
 /* Runs body(i0, n) over the batch in chunks of CPU_CHUNK REs, static schedule. */
 #define CPU_FOR_CHUNKS(R, body)                                                   \
@@ -30,6 +31,32 @@ void cpu_receiver_stage(const link_params *p, cpu_state *s, size_t R, stage_time
   t->gram = t1 - t0;
   t->invert = t2 - t1;
   t->equalize = t3 - t2;
+}
+
+/* REs whose float inverse came out flagged (all NaN) are equalised again in
+ * double (equalizer/fallback.h) and counted per frame, so no decision is ever
+ * taken from NaN. Timed as part of the equalisation. */
+void cpu_repair_flagged(const link_params *p, cpu_state *s, uint64_t frames, uint32_t *fallbacks,
+                        stage_times *t) {
+  const double t0 = clock_seconds();
+  const uint64_t rf = link_res_per_frame(p);
+  const size_t R = (size_t)(frames * rf);
+  const int tx = p->tx, rx = p->rx;
+  const float diag = p->equalizer == EQ_MMSE ? (float)p->n0 : 0.0f;
+#pragma omp parallel for schedule(dynamic, 16)
+  for (long f = 0; f < (long)frames; f++) {
+    uint32_t solved = 0;
+    for (size_t i = (size_t)f * rf; i < (size_t)(f + 1) * rf; i++) {
+      if (!eq_flagged(s->xhat[i])) continue;
+      cf32 h[LINK_MAX_RX * LINK_MAX_TX], y[LINK_MAX_RX], x[LINK_MAX_TX];
+      for (int e = 0; e < rx * tx; e++) h[e] = s->Hhat[(size_t)e * R + i];
+      for (int r = 0; r < rx; r++) y[r] = s->y[(size_t)r * R + i];
+      solved += (uint32_t)eq_solve_double(rx, tx, h, y, diag, x);
+      for (int k = 0; k < tx; k++) s->xhat[(size_t)k * R + i] = x[k];
+    }
+    if (fallbacks) fallbacks[f] = solved;
+  }
+  t->equalize += clock_seconds() - t0;
 }
 
 void cpu_count_errors(const link_params *p, const cpu_state *s, uint64_t frames, uint32_t *errors) {

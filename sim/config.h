@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/names.h" /* the enumerations' names, which callers print */
 #include "core/params.h"
 
 typedef struct sim_point {
@@ -43,21 +44,9 @@ void sim_config_free(sim_config *c);
  * key, grouped, in libconfig syntax that re-reads to the same points; every line
  * starts with `prefix` (main uses "# "). */
 void sim_config_print(const sim_config *c, FILE *f, const char *prefix);
-/* The same effective config as one JSON object, nested like the groups (no
- * newline after the closing brace, so that it embeds as a value). */
-void sim_config_print_json(const sim_config *c, FILE *f);
 
 /* Every config key with its type, default, allowed values and meaning: the
  * key section of --help, generated from the schema table. */
 void sim_config_print_keys(FILE *f);
-
-/* Names of the enumerations as config files spell them; "unknown" for a value
- * outside the enumeration. */
-const char *modulation_name_of_bps(int bps);   /* 1 -> "bpsk", 2 -> "qpsk", 4 -> "16qam", ... */
-const char *equalizer_name(eq_kind e);         /* "zf" | "mmse" */
-const char *channel_model_name(channel_model m); /* "awgn" | "rayleigh" | "tdl" */
-const char *pdp_kind_name(pdp_kind k);         /* "exp" | "tdl-a" | "tdl-b" | "tdl-c" */
-const char *ofdm_domain_name(ofdm_domain d);   /* "frequency" | "time" */
-const char *snr_kind_name(snr_def k);          /* "ebno" | "esno" | "snr" */
 
 #endif

@@ -1,11 +1,10 @@
-/* Writing settings back out: libconfig syntax for the effective-config echo
- * and error messages, JSON for the results sidecar. */
+/* The libconfig writer. */
+#include "sim/config_format.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "sim/config_tree.h"
 
 cfg_out cfg_out_file(FILE *f) {
   cfg_out o = {0};
@@ -39,7 +38,10 @@ void cfg_printf(cfg_out *o, const char *fmt, ...) {
   va_end(ap);
 }
 
-void cfg_format_double(double v, char *buf, size_t n) {
+/* The shortest decimal that reads back as the same double, spelt as a person
+ * would (120.0, 0.25, 1e8, 1.5e-9), always with a '.' or an exponent so that
+ * libconfig reads it as a float. */
+static void format_double(double v, char *buf, size_t n) {
   if (!isfinite(v)) {
     snprintf(buf, n, "%s", isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
     return;
@@ -49,7 +51,6 @@ void cfg_format_double(double v, char *buf, size_t n) {
     snprintf(buf, n, "%.*g", prec, v);
     if (strtod(buf, NULL) == v) break;
   }
-  /* the same digits, spelt as a person would: 120.0, 0.25, 1e8, 1.5e-9 */
   const int e = v == 0 ? 0 : (int)floor(log10(fabs(v)));
   if (e >= -4 && e < 7) {
     snprintf(buf, n, "%.*f", prec - 1 - e > 0 ? prec - 1 - e : 0, v);
@@ -74,22 +75,7 @@ void cfg_format_double(double v, char *buf, size_t n) {
   }
 }
 
-int cfg_is_number(const config_setting_t *s) {
-  return s && config_setting_is_number(s);
-}
-
-double cfg_number(const config_setting_t *s) {
-  switch (config_setting_type(s)) {
-    case CONFIG_TYPE_INT: return (double)config_setting_get_int(s);
-    case CONFIG_TYPE_INT64: return (double)config_setting_get_int64(s);
-    case CONFIG_TYPE_FLOAT: return config_setting_get_float(s);
-    default: return NAN;
-  }
-}
-
-/* One quoted, escaped string; libconfig and JSON differ only in how other
- * control characters are spelled (\xHH against \u00HH). */
-static void write_quoted(cfg_out *o, const char *s, int json) {
+void cfg_write_string(cfg_out *o, const char *s) {
   cfg_printf(o, "\"");
   for (; *s; s++) {
     const unsigned char ch = (unsigned char)*s;
@@ -100,76 +86,53 @@ static void write_quoted(cfg_out *o, const char *s, int json) {
       case '\t': cfg_printf(o, "\\t"); break;
       case '\r': cfg_printf(o, "\\r"); break;
       default:
-        if (ch < 0x20 || ch == 0x7f) cfg_printf(o, json ? "\\u%04x" : "\\x%02x", ch);
+        if (ch < 0x20 || ch == 0x7f) cfg_printf(o, "\\x%02x", ch);
         else cfg_printf(o, "%c", ch);
     }
   }
   cfg_printf(o, "\"");
 }
 
-void cfg_write_string(cfg_out *o, const char *s) { write_quoted(o, s, 0); }
-void cfg_write_json_string(cfg_out *o, const char *s) { write_quoted(o, s, 1); }
-
-/* How values are spelled: re-readable libconfig, JSON, or libconfig as an
- * error message shows it (no L suffix on 64-bit integers). */
-enum { STYLE_CFG, STYLE_JSON, STYLE_SHOW };
-
-static void write_scalar(cfg_out *o, const config_setting_t *s, int style) {
-  const int json = style == STYLE_JSON;
+/* re_readable: the L suffix on 64-bit integers, which an error message leaves out */
+static void write_scalar(cfg_out *o, const config_setting_t *s, int re_readable) {
   char num[40];
   switch (config_setting_type(s)) {
     case CONFIG_TYPE_INT: cfg_printf(o, "%d", config_setting_get_int(s)); break;
     case CONFIG_TYPE_INT64:
       /* L keeps libconfig 1.5 from reading a 64-bit value back as 32 bits */
-      cfg_printf(o, style == STYLE_CFG ? "%lldL" : "%lld", config_setting_get_int64(s));
+      cfg_printf(o, re_readable ? "%lldL" : "%lld", config_setting_get_int64(s));
       break;
     case CONFIG_TYPE_FLOAT:
-      cfg_format_double(config_setting_get_float(s), num, sizeof num);
-      cfg_printf(o, "%s", json && !isfinite(config_setting_get_float(s)) ? "null" : num);
+      format_double(config_setting_get_float(s), num, sizeof num);
+      cfg_printf(o, "%s", num);
       break;
     case CONFIG_TYPE_BOOL: cfg_printf(o, "%s", config_setting_get_bool(s) ? "true" : "false"); break;
-    case CONFIG_TYPE_STRING:
-      if (json) cfg_write_json_string(o, config_setting_get_string(s));
-      else cfg_write_string(o, config_setting_get_string(s));
-      break;
+    case CONFIG_TYPE_STRING: cfg_write_string(o, config_setting_get_string(s)); break;
     default: break;
   }
 }
 
-static void write_any(cfg_out *o, const config_setting_t *s, int style) {
-  const int json = style == STYLE_JSON;
+static void write_any(cfg_out *o, const config_setting_t *s, int re_readable) {
   const int type = config_setting_type(s);
   if (!config_setting_is_aggregate(s)) {
-    write_scalar(o, s, style);
+    write_scalar(o, s, re_readable);
     return;
   }
   const int n = config_setting_length(s);
-  const char *open = type == CONFIG_TYPE_GROUP ? "{" : type == CONFIG_TYPE_LIST && !json ? "(" : "[";
-  const char *close = type == CONFIG_TYPE_GROUP ? "}" : type == CONFIG_TYPE_LIST && !json ? ")" : "]";
-  cfg_printf(o, "%s", open);
+  const int group = type == CONFIG_TYPE_GROUP, list = type == CONFIG_TYPE_LIST;
+  cfg_printf(o, "%s", group ? "{" : list ? "(" : "[");
   for (int i = 0; i < n && !o->cut; i++) {
     const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
-    if (type == CONFIG_TYPE_GROUP) {
-      if (json) {
-        cfg_printf(o, i ? ", " : " ");
-        cfg_write_json_string(o, config_setting_name(e));
-        cfg_printf(o, ": ");
-      } else {
-        cfg_printf(o, " %s = ", config_setting_name(e));
-      }
-      write_any(o, e, style);
-      if (!json) cfg_printf(o, ";");
-    } else {
-      if (i) cfg_printf(o, ", ");
-      write_any(o, e, style);
-    }
+    if (group) cfg_printf(o, " %s = ", config_setting_name(e));
+    else if (i) cfg_printf(o, ", ");
+    write_any(o, e, re_readable);
+    if (group) cfg_printf(o, ";");
   }
-  if (type == CONFIG_TYPE_GROUP && n > 0) cfg_printf(o, " ");
-  cfg_printf(o, "%s", close);
+  if (group && n > 0) cfg_printf(o, " ");
+  cfg_printf(o, "%s", group ? "}" : list ? ")" : "]");
 }
 
-void cfg_write_value(cfg_out *o, const config_setting_t *s) { write_any(o, s, STYLE_CFG); }
-void cfg_write_json(cfg_out *o, const config_setting_t *s) { write_any(o, s, STYLE_JSON); }
+void cfg_write_value(cfg_out *o, const config_setting_t *s) { write_any(o, s, 1); }
 
 void cfg_describe(const config_setting_t *s, char *buf, size_t n) {
   if (n < 8) {
@@ -177,6 +140,6 @@ void cfg_describe(const config_setting_t *s, char *buf, size_t n) {
     return;
   }
   cfg_out o = cfg_out_buffer(buf, n - 3);
-  write_any(&o, s, STYLE_SHOW);
+  write_any(&o, s, 0);
   if (o.cut) strcat(buf, "...");
 }

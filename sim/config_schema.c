@@ -4,40 +4,33 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/params.h"
 #include "sim/config.h"
-#include "sim/config_tree.h"
-#include "core/backend.h"
+#include "sim/config_format.h"
+#include "sim/config_suggest.h"
 
-static const char *const backend_names[] = {"auto", "cpu", "cuda", NULL};
-static const char *const snr_kind_names[] = {"ebno", "esno", "snr", NULL};
-static const int snr_kind_values[] = {SNR_EBNO, SNR_ESNO, SNR_SNR};
-static const char *const modulation_names[] = {"bpsk", "qpsk", "16qam", "64qam", "256qam", NULL};
-static const int modulation_bps[] = {1, 2, 4, 6, 8};
-static const char *const equalizer_names[] = {"zf", "mmse", NULL};
-static const int equalizer_values[] = {EQ_ZF, EQ_MMSE};
-static const char *const model_names[] = {"awgn", "rayleigh", "tdl", NULL};
-static const int model_values[] = {CH_AWGN, CH_RAYLEIGH, CH_TDL};
-static const char *const profile_names[] = {"exp", "tdl-a", "tdl-b", "tdl-c", NULL};
-static const int profile_values[] = {PDP_EXP, PDP_TDL_A, PDP_TDL_B, PDP_TDL_C};
-static const char *const domain_names[] = {"frequency", "time", NULL};
-static const int domain_values[] = {DOMAIN_FREQUENCY, DOMAIN_TIME};
+/* What simulation.backend accepts (sim/backends.c resolves it); the config
+ * keeps the name itself, so the values only number the choices. */
+static const char *const backend_n[] = {"auto", "cpu", "cuda"};
+static const int backend_v[] = {0, 1, 2};
+static const name_table backend_names = {3, backend_n, backend_v};
 
 #define INT_KEY(p, def, lo, hi, run, h) \
   {.path = p, .type = KT_INT, .default_text = def, .imin = lo, .imax = hi, .per_run = run, .follows = -1, .help = h}
 #define NUM_KEY(p, def, l, lopen, h_, hopen, h) \
   {.path = p, .type = KT_NUMBER, .default_text = def, .lo = l, .lo_open = lopen, .hi = h_, .hi_open = hopen, .follows = -1, .help = h}
-#define CHOICE_KEY(p, def, names, values, run, h) \
-  {.path = p, .type = KT_CHOICE, .default_text = def, .choices = names, .choice_values = values, .per_run = run, .follows = -1, .help = h}
+#define CHOICE_KEY(p, def, names, run, h) \
+  {.path = p, .type = KT_CHOICE, .default_text = def, .choices = &names, .per_run = run, .follows = -1, .help = h}
 
 const config_key config_keys[KEY_COUNT] = {
-  [KEY_BACKEND] = CHOICE_KEY("simulation.backend", "\"auto\"", backend_names, NULL, 1,
+  [KEY_BACKEND] = CHOICE_KEY("simulation.backend", "\"auto\"", backend_names, 1,
                              "where the points run; auto picks cuda when a GPU is usable"),
   [KEY_SEED] = INT_KEY("simulation.seed", "1", 0, INT64_MAX, 0,
                        "key of the random streams: same seed, same bits, channels and noise on every backend"),
   [KEY_SNR_DB] = {.path = "simulation.snr_db", .type = KT_NUMBERS, .default_text = "[0.0, 5.0, 10.0]",
                   .lo = -50, .hi = 100, .follows = -1,
                   .help = "SNR points in dB, the innermost sweep (a bare number is one point)"},
-  [KEY_SNR_KIND] = CHOICE_KEY("simulation.snr_kind", "\"ebno\"", snr_kind_names, snr_kind_values, 0,
+  [KEY_SNR_KIND] = CHOICE_KEY("simulation.snr_kind", "\"ebno\"", snr_kind_names, 0,
                               "what snr_db means: Eb/N0, Es/N0 per stream, or total received SNR per antenna"),
   [KEY_TARGET_ERRORS] = INT_KEY("simulation.target_errors", "1000", 1, INT64_MAX, 0,
                                 "stop a point after this many bit errors"),
@@ -53,14 +46,14 @@ const config_key config_keys[KEY_COUNT] = {
                                 "cap on the GPU memory used, MiB (0 = the free device memory)"),
   [KEY_TX] = INT_KEY("mimo.tx", "2", 1, LINK_MAX_TX, 0, "transmit streams Nt"),
   [KEY_RX] = INT_KEY("mimo.rx", "2", 1, LINK_MAX_RX, 0, "receive antennas Nr"),
-  [KEY_MODULATION] = CHOICE_KEY("modulation", "\"qpsk\"", modulation_names, modulation_bps, 0,
+  [KEY_MODULATION] = CHOICE_KEY("modulation", "\"qpsk\"", modulation_names, 0,
                                 "Gray-mapped QAM with unit mean energy (1, 2, 4, 6, 8 bits per symbol)"),
-  [KEY_EQUALIZER] = CHOICE_KEY("equalizer", "\"mmse\"", equalizer_names, equalizer_values, 0,
+  [KEY_EQUALIZER] = CHOICE_KEY("equalizer", "\"mmse\"", equalizer_names, 0,
                                "zero forcing, or MMSE with bias correction; zf needs rx >= tx"),
-  [KEY_MODEL] = CHOICE_KEY("channel.model", "\"rayleigh\"", model_names, model_values, 0,
+  [KEY_MODEL] = CHOICE_KEY("channel.model", "\"rayleigh\"", channel_model_names, 0,
                            "awgn: H = I (needs rx = tx); rayleigh: i.i.d. CN(0,1) per RE; tdl: multipath taps per frame"),
   [KEY_PROFILE] = {.path = "channel.profile", .type = KT_CHOICE, .default_text = "\"exp\"",
-                   .choices = profile_names, .choice_values = profile_values,
+                   .choices = &pdp_kind_names,
                    .follows = KEY_MODEL, .only_with = "tdl",
                    .help = "power-delay profile: exponential, or 3GPP TR 38.901 TDL-A/B/C"},
   [KEY_DELAY_SPREAD] = {.path = "channel.delay_spread", .type = KT_NUMBER, .default_text = "4.0",
@@ -78,7 +71,7 @@ const config_key config_keys[KEY_COUNT] = {
   [KEY_SUBCARRIERS] = INT_KEY("ofdm.subcarriers", "1024", 1, 65536, 0,
                               "subcarriers per OFDM symbol (the FFT size)"),
   [KEY_SYMBOLS] = INT_KEY("ofdm.symbols", "14", 1, 1000, 0, "OFDM symbols per frame"),
-  [KEY_DOMAIN] = CHOICE_KEY("ofdm.domain", "\"frequency\"", domain_names, domain_values, 0,
+  [KEY_DOMAIN] = CHOICE_KEY("ofdm.domain", "\"frequency\"", ofdm_domain_names, 0,
                             "frequency: y = Hx + n per subcarrier; time: IFFT, cyclic prefix, taps, FFT "
                             "(awgn or tdl)"),
   [KEY_CP_LENGTH] = {.path = "ofdm.cp_length", .type = KT_INT, .default_note = "subcarriers/8",
@@ -97,6 +90,31 @@ int config_key_is_group(const char *path) {
   for (int k = 0; k < KEY_COUNT; k++)
     if (!strncmp(config_keys[k].path, path, n) && config_keys[k].path[n] == '.') return 1;
   return 0;
+}
+
+/* Every name a config may use: the keys, their groups (spelt into groups),
+ * and sweep. */
+static size_t known_names(const char **names, char (*groups)[32]) {
+  size_t n = 0;
+  for (int k = 0; k < KEY_COUNT; k++) {
+    names[n++] = config_keys[k].path;
+    const char *dot = strchr(config_keys[k].path, '.');
+    if (!dot) continue;
+    snprintf(groups[k], sizeof groups[k], "%.*s", (int)(dot - config_keys[k].path), config_keys[k].path);
+    int seen = 0;
+    for (size_t j = 0; j < n; j++) seen |= !strcmp(names[j], groups[k]);
+    if (!seen) names[n++] = groups[k];
+  }
+  names[n++] = "sweep";
+  return n;
+}
+
+void config_key_unknown(const char *path, char *msg, size_t n) {
+  const char *names[2 * KEY_COUNT + 1];
+  char groups[KEY_COUNT][32];
+  const char *near = cfg_suggest(path, names, known_names(names, groups));
+  if (near) snprintf(msg, n, "unknown key '%s' (did you mean '%s'?)", path, near);
+  else snprintf(msg, n, "unknown key '%s'", path);
 }
 
 /* 1e15, not 1e+15: bounds as a person writes them */
@@ -146,28 +164,27 @@ void config_key_expected(config_key_id k, char *buf, size_t n) {
     }
     case KT_CHOICE: {
       size_t len = (size_t)snprintf(buf, n, "one of ");
-      for (int i = 0; key->choices[i] && len < n; i++)
-        len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : "", key->choices[i]);
+      for (int i = 0; i < key->choices->count && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : "", key->choices->names[i]);
       break;
     }
   }
 }
 
+/* The trees are read with auto-convert on, so an integer reads as a float too. */
 static int number_ok(const config_key *key, const config_setting_t *s) {
-  if (!cfg_is_number(s)) return 0;
-  const double x = cfg_number(s);
+  if (!config_setting_is_number(s)) return 0;
+  const double x = config_setting_get_float(s);
   if (!isfinite(x)) return 0;
   if (key->lo_open ? !(x > key->lo) : !(x >= key->lo)) return 0;
   if (key->hi_open ? !(x < key->hi) : !(x <= key->hi)) return 0;
   return 1;
 }
 
-static int choice_index(const config_key *key, const config_setting_t *s) {
+/* The enum value a choice setting names; -1 when it names none. */
+static int choice_value(const config_key *key, const config_setting_t *s) {
   if (config_setting_type(s) != CONFIG_TYPE_STRING) return -1;
-  const char *v = config_setting_get_string(s);
-  for (int i = 0; key->choices[i]; i++)
-    if (!strcmp(key->choices[i], v)) return i;
-  return -1;
+  return name_to_value(key->choices, config_setting_get_string(s));
 }
 
 int config_key_check(config_key_id k, const config_setting_t *s, char *msg, size_t n,
@@ -188,7 +205,7 @@ int config_key_check(config_key_id k, const config_setting_t *s, char *msg, size
       if (number_ok(key, s)) return 0;
       break;
     case KT_NUMBERS:
-      if (cfg_is_number(s)) {
+      if (config_setting_is_number(s)) {
         if (number_ok(key, s)) return 0;
         number_expected(key, expected, sizeof expected);
         cfg_describe(s, got, sizeof got);
@@ -209,11 +226,10 @@ int config_key_check(config_key_id k, const config_setting_t *s, char *msg, size
       }
       break;
     case KT_CHOICE:
-      if (choice_index(key, s) >= 0) return 0;
+      if (choice_value(key, s) >= 0) return 0;
       if (config_setting_type(s) == CONFIG_TYPE_STRING) {
-        size_t count = 0;
-        while (key->choices[count]) count++;
-        const char *near = cfg_suggest(config_setting_get_string(s), key->choices, count);
+        const char *near =
+            cfg_suggest(config_setting_get_string(s), key->choices->names, (size_t)key->choices->count);
         config_key_expected(k, expected, sizeof expected);
         cfg_describe(s, got, sizeof got);
         if (near)
@@ -230,35 +246,7 @@ int config_key_check(config_key_id k, const config_setting_t *s, char *msg, size
   return -1;
 }
 
-int64_t config_key_int(const config_setting_t *s) { return (int64_t)config_setting_get_int64(s); }
-
-double config_key_number(const config_setting_t *s) { return cfg_number(s); }
-
-int config_key_choice(config_key_id k, const config_setting_t *s) {
-  const config_key *key = &config_keys[k];
-  const int i = choice_index(key, s);
-  if (i < 0) return -1;
-  return key->choice_values ? key->choice_values[i] : i;
-}
-
-const char *config_key_choice_name(config_key_id k, int value) {
-  const config_key *key = &config_keys[k];
-  for (int i = 0; key->choices[i]; i++)
-    if ((key->choice_values ? key->choice_values[i] : i) == value) return key->choices[i];
-  return NULL;
-}
-
-static const char *name_or_unknown(config_key_id k, int value) {
-  const char *name = config_key_choice_name(k, value);
-  return name ? name : "unknown";
-}
-
-const char *modulation_name_of_bps(int bps) { return name_or_unknown(KEY_MODULATION, bps); }
-const char *equalizer_name(eq_kind e) { return name_or_unknown(KEY_EQUALIZER, (int)e); }
-const char *channel_model_name(channel_model m) { return name_or_unknown(KEY_MODEL, (int)m); }
-const char *pdp_kind_name(pdp_kind k) { return name_or_unknown(KEY_PROFILE, (int)k); }
-const char *ofdm_domain_name(ofdm_domain d) { return name_or_unknown(KEY_DOMAIN, (int)d); }
-const char *snr_kind_name(snr_def k) { return name_or_unknown(KEY_SNR_KIND, (int)k); }
+int config_key_choice(config_key_id k, const config_setting_t *s) { return choice_value(&config_keys[k], s); }
 
 void sim_config_print_keys(FILE *f) {
   static const char *const type_names[] = {

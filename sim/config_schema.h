@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/names.h"
+
 typedef enum config_key_id {
   KEY_BACKEND,
   KEY_SEED,
@@ -54,8 +56,7 @@ typedef struct config_key {
   int64_t imin, imax;           /* KT_INT; imax == INT64_MAX prints as ">= imin" */
   double lo, hi;                /* KT_NUMBER(S); +-INFINITY: unbounded */
   unsigned char lo_open, hi_open;
-  const char *const *choices;   /* KT_CHOICE, NULL-terminated */
-  const int *choice_values;     /* the enum value of each choice; NULL: its index */
+  const name_table *choices;    /* KT_CHOICE */
   unsigned char per_run;        /* one value for the whole run, so never swept */
   /* A key that only makes sense along with another one: given, it needs
    * `follows` to equal `only_with` (a choice name); with only_with NULL its
@@ -71,6 +72,8 @@ extern const config_key config_keys[KEY_COUNT];
 int config_key_find(const char *path);
 /* 1 when path names a group of keys ("mimo"). */
 int config_key_is_group(const char *path);
+/* "unknown key 'PATH'", with the closest known name when one is close. */
+void config_key_unknown(const char *path, char *msg, size_t n);
 /* What a key accepts, as in "expected ...": "an integer in [1, 8]". */
 void config_key_expected(config_key_id k, char *buf, size_t n);
 
@@ -79,11 +82,7 @@ void config_key_expected(config_key_id k, char *buf, size_t n);
 int config_key_check(config_key_id k, const config_setting_t *s, char *msg, size_t n,
                      const config_setting_t **bad);
 
-/* Values of settings that passed config_key_check. */
-int64_t config_key_int(const config_setting_t *s);
-double config_key_number(const config_setting_t *s);     /* ints too */
-int config_key_choice(config_key_id k, const config_setting_t *s); /* the enum value */
-/* The choice name of an enum value, or NULL. */
-const char *config_key_choice_name(config_key_id k, int value);
+/* The enum value of a KT_CHOICE setting that passed config_key_check. */
+int config_key_choice(config_key_id k, const config_setting_t *s);
 
 #endif

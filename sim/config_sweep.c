@@ -3,32 +3,24 @@
 
 #include <string.h>
 
-#include "sim/config_tree.h"
+#include "sim/config_format.h"
+#include "sim/config_suggest.h"
+#include "sim/config_where.h"
 
 #define SWEEP_SHAPE "{ key = \"KEY\"; values = [V1, V2, ...]; }"
-
-static int fail_at(const config_setting_t *s, const char *file, char *err, size_t errlen,
-                   const char *msg) {
-  char where[1100];
-  cfg_where(s, file, where, sizeof where);
-  snprintf(err, errlen, "%s: %s", where, msg);
-  return 2;
-}
 
 /* The key member of one entry: a known, per-point key other than snr_db,
  * not swept by an earlier entry. Its id, or -1 with the message in err. */
 static int entry_key(const config_setting_t *ks, const config_setting_t *entry, int i,
                      const sweep_plan *plan, const char *file, char *err, size_t errlen) {
-  char msg[600], got[96];
+  char got[96];
   if (!ks) {
-    snprintf(msg, sizeof msg, "sweep[%d].key: expected a string naming a config key, got nothing", i);
-    fail_at(entry, file, err, errlen, msg);
+    cfg_fail_at(entry, file, err, errlen, "sweep[%d].key: expected a string naming a config key, got nothing", i);
     return -1;
   }
   cfg_describe(ks, got, sizeof got);
   if (config_setting_type(ks) != CONFIG_TYPE_STRING) {
-    snprintf(msg, sizeof msg, "sweep[%d].key: expected a string naming a config key, got %s", i, got);
-    fail_at(ks, file, err, errlen, msg);
+    cfg_fail_at(ks, file, err, errlen, "sweep[%d].key: expected a string naming a config key, got %s", i, got);
     return -1;
   }
   const char *name = config_setting_get_string(ks);
@@ -38,32 +30,28 @@ static int entry_key(const config_setting_t *ks, const config_setting_t *entry, 
     for (int j = 0; j < KEY_COUNT; j++) paths[j] = config_keys[j].path;
     const char *near = cfg_suggest(name, paths, KEY_COUNT);
     if (near)
-      snprintf(msg, sizeof msg, "sweep[%d].key: unknown key '%s' (did you mean '%s'?)", i, name, near);
+      cfg_fail_at(ks, file, err, errlen, "sweep[%d].key: unknown key '%s' (did you mean '%s'?)", i, name, near);
     else
-      snprintf(msg, sizeof msg, "sweep[%d].key: unknown key '%s'", i, name);
-    fail_at(ks, file, err, errlen, msg);
+      cfg_fail_at(ks, file, err, errlen, "sweep[%d].key: unknown key '%s'", i, name);
     return -1;
   }
   if (k == KEY_SNR_DB) {
-    snprintf(msg, sizeof msg,
-             "sweep[%d].key: expected a key other than simulation.snr_db (its list is already the "
-             "innermost sweep), got %s",
-             i, got);
-    fail_at(ks, file, err, errlen, msg);
+    cfg_fail_at(ks, file, err, errlen,
+                "sweep[%d].key: expected a key other than simulation.snr_db (its list is already the "
+                "innermost sweep), got %s",
+                i, got);
     return -1;
   }
   if (config_keys[k].per_run) {
-    snprintf(msg, sizeof msg,
-             "sweep[%d].key: expected a key that can differ between points, got %s (one value per run)",
-             i, got);
-    fail_at(ks, file, err, errlen, msg);
+    cfg_fail_at(ks, file, err, errlen,
+                "sweep[%d].key: expected a key that can differ between points, got %s (one value per run)",
+                i, got);
     return -1;
   }
   for (int j = 0; j < plan->n; j++) {
     if ((int)plan->entry[j].key != k) continue;
-    snprintf(msg, sizeof msg, "sweep[%d].key: expected each key swept once, got %s again (sweep[%d])",
-             i, got, j);
-    fail_at(ks, file, err, errlen, msg);
+    cfg_fail_at(ks, file, err, errlen, "sweep[%d].key: expected each key swept once, got %s again (sweep[%d])",
+                i, got, j);
     return -1;
   }
   return k;
@@ -71,21 +59,20 @@ static int entry_key(const config_setting_t *ks, const config_setting_t *entry, 
 
 static int entry_values(const config_setting_t *vs, const config_setting_t *entry, int i, int k,
                         const char *file, char *err, size_t errlen) {
-  char msg[600], got[96];
+  char got[96];
   if (!vs || !(config_setting_is_array(vs) || config_setting_is_list(vs)) ||
       config_setting_length(vs) == 0) {
     if (vs) cfg_describe(vs, got, sizeof got);
     else snprintf(got, sizeof got, "nothing");
-    snprintf(msg, sizeof msg, "sweep[%d].values: expected a non-empty array or list of %s values, got %s",
-             i, config_keys[k].path, got);
-    return fail_at(vs ? vs : entry, file, err, errlen, msg);
+    return cfg_fail_at(vs ? vs : entry, file, err, errlen,
+                       "sweep[%d].values: expected a non-empty array or list of %s values, got %s", i,
+                       config_keys[k].path, got);
   }
   for (int j = 0; j < config_setting_length(vs); j++) {
     const config_setting_t *v = config_setting_get_elem(vs, (unsigned)j), *bad;
     char why[400];
     if (config_key_check((config_key_id)k, v, why, sizeof why, &bad) == 0) continue;
-    snprintf(msg, sizeof msg, "%s (sweep[%d].values[%d])", why, i, j);
-    return fail_at(bad, file, err, errlen, msg);
+    return cfg_fail_at(bad, file, err, errlen, "%s (sweep[%d].values[%d])", why, i, j);
   }
   return 0;
 }
@@ -96,18 +83,17 @@ int sweep_plan_build(const config_setting_t *sweep, const char *file, sweep_plan
   plan->combos = 1;
   plan->setting = sweep;
   if (!sweep) return 0;
-  char msg[600], got[96];
+  char got[96];
   if (!config_setting_is_list(sweep) && !config_setting_is_array(sweep)) {
     cfg_describe(sweep, got, sizeof got);
-    snprintf(msg, sizeof msg, "sweep: expected a list of groups (" SWEEP_SHAPE ", ...), got %s", got);
-    return fail_at(sweep, file, err, errlen, msg);
+    return cfg_fail_at(sweep, file, err, errlen, "sweep: expected a list of groups (" SWEEP_SHAPE ", ...), got %s",
+                       got);
   }
   for (int i = 0; i < config_setting_length(sweep); i++) {
     const config_setting_t *entry = config_setting_get_elem(sweep, (unsigned)i);
     if (!config_setting_is_group(entry)) {
       cfg_describe(entry, got, sizeof got);
-      snprintf(msg, sizeof msg, "sweep[%d]: expected a group " SWEEP_SHAPE ", got %s", i, got);
-      return fail_at(entry, file, err, errlen, msg);
+      return cfg_fail_at(entry, file, err, errlen, "sweep[%d]: expected a group " SWEEP_SHAPE ", got %s", i, got);
     }
     for (int m = 0; m < config_setting_length(entry); m++) {
       const config_setting_t *member = config_setting_get_elem(entry, (unsigned)m);
@@ -116,11 +102,10 @@ int sweep_plan_build(const config_setting_t *sweep, const char *file, sweep_plan
       static const char *const members[] = {"key", "values"};
       const char *near = cfg_suggest(name, members, 2);
       if (near)
-        snprintf(msg, sizeof msg, "unknown key 'sweep[%d].%s' (did you mean 'sweep[%d].%s'?)", i, name, i,
-                 near);
-      else
-        snprintf(msg, sizeof msg, "unknown key 'sweep[%d].%s' (an entry has key and values)", i, name);
-      return fail_at(member, file, err, errlen, msg);
+        return cfg_fail_at(member, file, err, errlen, "unknown key 'sweep[%d].%s' (did you mean 'sweep[%d].%s'?)",
+                           i, name, i, near);
+      return cfg_fail_at(member, file, err, errlen, "unknown key 'sweep[%d].%s' (an entry has key and values)", i,
+                         name);
     }
     const int k = entry_key(config_setting_get_member(entry, "key"), entry, i, plan, file, err, errlen);
     if (k < 0) return 2;

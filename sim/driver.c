@@ -80,13 +80,13 @@ static int run_point(const sim_config *c, size_t i, const run_options *o, point_
   const uint64_t bpf = link_bits_per_frame(&pt->p), frames_max = sim_point_max_frames(pt);
   uint64_t cap = b->ops->max_frames(b);
   if (c->batch_frames && c->batch_frames < cap) cap = c->batch_frames;
-  uint32_t *errors = malloc(sizeof(uint32_t) * (size_t)cap * (size_t)tx);
+  uint32_t *errors = malloc(sizeof(uint32_t) * (size_t)cap * ((size_t)tx + 1));
   if (!errors) {
     fprintf(stderr, "ofdmsim: error: point %zu: out of memory\n", i);
     backend_destroy(b);
     return 1;
   }
-  batch_result br = {.errors = errors};
+  batch_result br = {.errors = errors, .fallbacks = errors + (size_t)cap * (size_t)tx};
   const double t0 = clock_seconds();
   double last_shown = 0, last_saved = t0;
   uint64_t next = 1; /* batches grow from one frame, so easy points stop early */
@@ -109,6 +109,7 @@ static int run_point(const sim_config *c, size_t i, const run_options *o, point_
         r->stream_errors[t] += errors[f * (uint64_t)tx + (uint64_t)t];
         r->bit_errors += errors[f * (uint64_t)tx + (uint64_t)t];
       }
+      r->fallbacks += br.fallbacks[f];
       r->bits += bpf;
       r->frames++;
       if (r->bit_errors >= pt->target_errors && r->frames >= pt->min_frames) r->stop = "target_errors";

@@ -8,6 +8,7 @@
 
 typedef struct point_result {
   uint64_t bits, bit_errors, frames, inversions;
+  uint64_t fallbacks;     /* REs equalised in double (float Gram flagged singular) */
   uint64_t stream_errors[LINK_MAX_TX];
   double seconds;         /* wall time of the point */
   stage_times t;          /* summed over its batches */

@@ -8,7 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sim/config_tree.h"
+#include "sim/config_json.h"
+#include "sim/json_value.h"
 #include "sim/stats.h"
 #include "version.h"
 
@@ -84,14 +85,14 @@ static void csv_row(FILE *f, const sim_point *pt, const point_result *r) {
           r->backend ? r->backend : "", pt->label);
 }
 
-/* Writes with `emit` into path.tmp and renames it over path. */
-static int write_atomically(const char *path, void (*emit)(FILE *, const void *), const void *ctx) {
+/* Writes with `emit` (0, or -1 with errno set) into path.tmp and renames it
+ * over path. */
+static int write_atomically(const char *path, int (*emit)(FILE *, const void *), const void *ctx) {
   char tmp[4096];
   snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
   FILE *f = fopen(tmp, "w");
   if (!f) return -1;
-  emit(f, ctx);
-  int bad = ferror(f);
+  int bad = emit(f, ctx) || ferror(f);
   if (fflush(f) || fsync(fileno(f))) bad = 1;
   if (fclose(f)) bad = 1;
   if (bad || rename(tmp, path)) {
@@ -110,10 +111,11 @@ typedef struct emit_ctx {
   const char *command_line;
 } emit_ctx;
 
-static void emit_csv(FILE *f, const void *p) {
+static int emit_csv(FILE *f, const void *p) {
   const emit_ctx *e = p;
   fputs(csv_head, f);
   for (size_t i = 0; i < e->n; i++) csv_row(f, &e->c->points[i], &e->r[i]);
+  return 0;
 }
 
 int report_write_csv(const char *path, const sim_config *c, const point_result *r, size_t n) {
@@ -129,56 +131,71 @@ void report_sidecar_path(const char *csv_path, char *out, size_t outlen) {
     snprintf(out, outlen, "%s.json", csv_path);
 }
 
-static void json_string(FILE *f, const char *s) {
-  cfg_out o = cfg_out_file(f);
-  cfg_write_json_string(&o, s);
+/* The sidecar's objects. Jansson's pack takes 'o' values as they come, so a
+ * NULL (out of memory) fails the whole pack. */
+static json_t *stages_json(const stage_times *t) {
+  return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}",
+                   "draw", sim_json_real(t->draw),
+                   "channel", sim_json_real(t->channel),
+                   "gram", sim_json_real(t->gram),
+                   "invert", sim_json_real(t->invert),
+                   "equalize", sim_json_real(t->equalize),
+                   "demap", sim_json_real(t->demap));
 }
 
-static void json_number(FILE *f, double v) {
-  if (isfinite(v)) fprintf(f, "%.10g", v);
-  else fputs("null", f);
+static json_t *point_json(const sim_point *pt, const point_result *r) {
+  double lo, hi;
+  wilson_interval(r->bit_errors, r->bits, 0.95, &lo, &hi);
+  return json_pack("{s:I, s:o, s:o, s:I, s:o, s:o, s:I, s:I, s:o, s:[oo], s:o, s:I, s:o, s:I, s:o, s:o}",
+                   "point", (json_int_t)pt->p.point_id,
+                   "label", sim_json_string(pt->label),
+                   "backend", sim_json_string(r->backend ? r->backend : ""),
+                   "seed", (json_int_t)pt->p.seed,
+                   "snr_db", sim_json_real(pt->p.snr_db),
+                   "n0", sim_json_real(pt->p.n0),
+                   "bits", (json_int_t)r->bits,
+                   "bit_errors", (json_int_t)r->bit_errors,
+                   "ber", sim_json_real(ber_of(r)),
+                   "ci95", sim_json_real(lo), sim_json_real(hi),
+                   "theory_ber", sim_json_real(r->theory),
+                   "frames", (json_int_t)r->frames,
+                   "stop", sim_json_string(r->stop),
+                   "inversions", (json_int_t)r->inversions,
+                   "seconds", sim_json_real(r->seconds),
+                   "stage_seconds", stages_json(&r->t));
 }
 
-static void emit_json(FILE *f, const void *p) {
-  const emit_ctx *e = p;
+static json_t *run_json(const emit_ctx *e) {
   char host[256] = "unknown", date[32];
   gethostname(host, sizeof host - 1);
   iso_now(date, sizeof date);
-  fprintf(f, "{\n  \"program\": \"ofdmsim\",\n  \"version\": \"%s\",\n  \"date\": \"%s\",\n  \"host\": ",
-          OFDMSIM_VERSION, date);
-  json_string(f, host);
-  fputs(",\n  \"command\": ", f);
-  json_string(f, e->command_line ? e->command_line : "");
-  fputs(",\n  \"config_file\": ", f);
-  json_string(f, e->c->path);
-  fputs(",\n  \"config\": ", f);
-  sim_config_print_json(e->c, f);
-  fputs(",\n  \"points\": [", f);
-  for (size_t i = 0; i < e->n; i++) {
-    const point_result *r = &e->r[i];
-    const sim_point *pt = &e->c->points[i];
-    double lo, hi;
-    wilson_interval(r->bit_errors, r->bits, 0.95, &lo, &hi);
-    fprintf(f, "%s\n    {\"point\": %u, \"label\": ", i ? "," : "", pt->p.point_id);
-    json_string(f, pt->label);
-    fprintf(f, ", \"backend\": ");
-    json_string(f, r->backend ? r->backend : "");
-    fprintf(f, ", \"seed\": %llu, \"snr_db\": %.17g, \"n0\": %.17g, \"bits\": %llu, \"bit_errors\": %llu, \"ber\": ",
-            (unsigned long long)pt->p.seed, pt->p.snr_db, pt->p.n0, (unsigned long long)r->bits,
-            (unsigned long long)r->bit_errors);
-    json_number(f, ber_of(r));
-    fputs(", \"ci95\": [", f);
-    json_number(f, lo);
-    fputs(", ", f);
-    json_number(f, hi);
-    fputs("], \"theory_ber\": ", f);
-    json_number(f, r->theory);
-    fprintf(f, ", \"frames\": %llu, \"stop\": \"%s\", \"inversions\": %llu, \"seconds\": %.6g",
-            (unsigned long long)r->frames, r->stop, (unsigned long long)r->inversions, r->seconds);
-    fprintf(f, ", \"stage_seconds\": {\"draw\": %.6g, \"channel\": %.6g, \"gram\": %.6g, \"invert\": %.6g, \"equalize\": %.6g, \"demap\": %.6g}}",
-            r->t.draw, r->t.channel, r->t.gram, r->t.invert, r->t.equalize, r->t.demap);
+  json_t *points = json_array();
+  for (size_t i = 0; points && i < e->n; i++) {
+    if (json_array_append_new(points, point_json(&e->c->points[i], &e->r[i]))) {
+      json_decref(points);
+      points = NULL;
+    }
   }
-  fputs("\n  ]\n}\n", f);
+  return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o}",
+                   "program", "ofdmsim",
+                   "version", OFDMSIM_VERSION,
+                   "date", date,
+                   "host", sim_json_string(host),
+                   "command", sim_json_string(e->command_line ? e->command_line : ""),
+                   "config_file", sim_json_string(e->c->path),
+                   "config", sim_config_json(e->c),
+                   "points", points);
+}
+
+static int emit_json(FILE *f, const void *p) {
+  json_t *run = run_json(p);
+  if (!run) {
+    errno = ENOMEM;
+    return -1;
+  }
+  const int rc = json_dumpf(run, f, SIM_JSON_FLAGS) || fputc('\n', f) == EOF ? -1 : 0;
+  json_decref(run);
+  return rc;
 }
 
 int report_write_json(const char *path, const sim_config *c, const point_result *r, size_t n,

@@ -1,6 +1,6 @@
-/* Output of results: the header echo and table on stdout, the CSV of DESIGN.md
- * and the JSON sidecar. Files are written whole to a temporary name and
- * renamed, so a reader never sees a half-written file. */
+/* Output of results: the header echo and table on stdout, the CSV (one row
+ * per point) and its JSON sidecar. Files are written whole to a temporary
+ * name and renamed, so a reader never sees a half-written file. */
 #ifndef OFDMSIM_REPORT_H
 #define OFDMSIM_REPORT_H
 

@@ -21,12 +21,29 @@ inv = d["cpu_invert"]
 good = len(inv) == 4 and all(r["ok"] and r["minv_s"] > 0 and r["max_residual"] < 1e-3 for r in inv)
 sys.exit(0 if good else 1)
 PY
+  check "the JSON keys scripts read: every pipeline column, the GPU's absence" python3 - "$tmp/b.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+cols = {"draw", "channel", "gram", "invert", "equalize", "demap", "stages", "wall"}
+top = {"version", "date", "host", "command", "cpu_threads", "reps", "seed", "small", "cpu_invert", "gpu", "pipeline"}
+pipe = d["pipeline"]
+good = (top <= set(d) and d["command"].startswith("ofdmsim bench --small") and
+        d["gpu"]["present"] is False and d["gpu"]["why"] and len(pipe) == 2 and
+        all({"link", "backend", "mode", "available", "ok", "why", "ber"} <= set(p) and
+            set(p["seconds"]) == cols and set(p["gbit_s"]) == cols and p["gbit_s"]["wall"] > 0
+            for p in pipe))
+sys.exit(0 if good else 1)
+PY
 fi
 "$OFDMSIM" bench --sizes 9 >/dev/null 2>"$tmp/err9"
 check "bench --sizes 9 exits 2" test $? -eq 2
 check "bench --sizes 9 says why" grep -q 'sizes' "$tmp/err9"
-"$OFDMSIM" bench --bogus >/dev/null 2>&1
+"$OFDMSIM" bench --bogus >/dev/null 2>"$tmp/errb"
 check "bench --bogus exits 2" test $? -eq 2
+check "bench --bogus says which option" grep -q "unknown option '--bogus'" "$tmp/errb"
+"$OFDMSIM" bench --bogus --help >"$tmp/help" 2>&1
+check "bench --help wins anywhere" test $? -eq 0
+check "bench --help prints the usage" grep -q 'usage: ofdmsim bench' "$tmp/help"
 
 echo "test_bench: $pass passed, $fail failed"
 [ $fail -eq 0 ]

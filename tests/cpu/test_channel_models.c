@@ -8,18 +8,13 @@
 #include "cpu/channel_cpu.h"
 #include "core/rng.h"
 #include "channel/tdl.h"
+#include "testparams.h"
 #include "testutil.h"
 
+/* Rayleigh QPSK on 64 subcarriers x 4 symbols, noiseless; each test sets the
+ * rest. */
 static link_params base_params(int tx, int rx) {
-  link_params p;
-  memset(&p, 0, sizeof p);
-  p.tx = tx;
-  p.rx = rx;
-  p.bps = 2;
-  p.model = CH_RAYLEIGH;
-  p.subcarriers = 64;
-  p.symbols = 4;
-  p.cp_length = 16;
+  link_params p = tp_point(tx, rx, 2, CH_RAYLEIGH, 64, 4, 16);
   p.seed = 2024;
   p.point_id = 3;
   return p;
@@ -33,12 +28,14 @@ static chan_spatial spatial_of(const link_params *p) {
   return s;
 }
 
-/* Channel matrices of `frames` whole frames: H[e*R + i], R = frames*R_f. */
-static cf32 *fill_frames(const link_params *p, const chan_spatial *s, int frames, size_t *R) {
+/* Channel matrices of `frames` whole frames of point p (its spatial model
+ * set up here): H[e*R + i], R = frames*R_f. */
+static cf32 *fill_frames(const link_params *p, int frames, size_t *R) {
+  const chan_spatial s = spatial_of(p);
   const size_t rf = (size_t)link_res_per_frame(p), links = (size_t)p->tx * p->rx;
   *R = rf * frames;
   cf32 *H = malloc(sizeof *H * links * *R);
-  for (int f = 0; f < frames; f++) chan_fill(p, s, (uint64_t)f, 0, rf, H + f * rf, *R);
+  for (int f = 0; f < frames; f++) chan_fill(p, &s, (uint64_t)f, 0, rf, H + f * rf, *R);
   return H;
 }
 
@@ -80,9 +77,8 @@ static void test_spatial_init(void) {
  * unit-power circular Gaussians has standard deviation at most 1/sqrt(N) per
  * component (the LOS part is deterministic and only removes variance). */
 static void check_statistics(const char *name, const link_params *p, int frames) {
-  const chan_spatial s = spatial_of(p);
   size_t R;
-  cf32 *H = fill_frames(p, &s, frames, &R);
+  cf32 *H = fill_frames(p, frames, &R);
   const int tx = p->tx, links = p->tx * p->rx;
   const double K = p->k_factor, los = sqrt(K / (K + 1.0)), nlos2 = 1.0 / (K + 1.0);
   const double tol = 5.0 / sqrt((double)R);
@@ -144,9 +140,8 @@ static void test_statistics(void) {
 static void test_statistics_sensitivity(void) {
   link_params p = base_params(2, 2);
   p.rho_tx = 0.3;
-  const chan_spatial s = spatial_of(&p);
   size_t R;
-  cf32 *H = fill_frames(&p, &s, 100, &R);
+  cf32 *H = fill_frames(&p, 100, &R);
   double c = 0;
   for (size_t i = 0; i < R; i++) c += (double)H[i].re * H[R + i].re + (double)H[i].im * H[R + i].im;
   c /= R;
@@ -220,10 +215,9 @@ static void make_symbols(int tx, size_t R, cf32 *x) {
 
 static void test_apply_and_noise(void) {
   link_params p = base_params(3, 5); /* odd rx: the last noise pair is half used */
-  const chan_spatial s = spatial_of(&p);
   const int frames = 400;
   size_t R;
-  cf32 *H = fill_frames(&p, &s, frames, &R);
+  cf32 *H = fill_frames(&p, frames, &R);
   cf32 *x = malloc(sizeof *x * 3 * R), *y0 = malloc(sizeof *y0 * 5 * R),
        *y1 = malloc(sizeof *y1 * 5 * R);
   make_symbols(3, R, x);
@@ -279,9 +273,8 @@ static void test_apply_and_noise(void) {
 static void test_csi_error(void) {
   link_params p = base_params(2, 3);
   p.csi_error_var = 0.05;
-  const chan_spatial s = spatial_of(&p);
   size_t R;
-  cf32 *H = fill_frames(&p, &s, 300, &R);
+  cf32 *H = fill_frames(&p, 300, &R);
   cf32 *Hh = malloc(sizeof *Hh * 6 * R);
   const size_t rf = (size_t)link_res_per_frame(&p);
   for (int f = 0; f < 300; f++) chan_csi_error(&p, f, 0, rf, H + f * rf, R, Hh + f * rf, R);

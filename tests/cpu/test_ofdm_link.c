@@ -10,25 +10,19 @@
 #include "channel/ofdm.h"
 #include "core/rng.h"
 #include "channel/tdl.h"
+#include "testparams.h"
 #include "testutil.h"
 
+/* A time-domain QPSK point; a tdl one with its pdp resolved. */
 static link_params ofdm_params(int tx, int rx, channel_model model, pdp_kind kind, double ds, int K,
                                int symbols, int cp) {
-  link_params p;
-  char err[256];
-  memset(&p, 0, sizeof p);
-  p.tx = tx;
-  p.rx = rx;
-  p.bps = 2;
-  p.model = model;
+  link_params p = tp_point(tx, rx, 2, model, K, symbols, cp);
   p.profile = kind;
   p.delay_spread = ds;
   p.domain = DOMAIN_TIME;
-  p.subcarriers = K;
-  p.symbols = symbols;
-  p.cp_length = cp;
   p.seed = 4242;
   p.point_id = 7;
+  char err[256];
   if (model == CH_TDL)
     CHECK(tdl_pdp_make(kind, ds, K - 1, &p.pdp, err, sizeof err) == 0, "tdl_pdp_make: %s", err);
   return p;

@@ -6,23 +6,19 @@
 #include "cpu/channel_cpu.h"
 #include "core/rng.h"
 #include "channel/tdl.h"
+#include "core/names.h"
+#include "testparams.h"
 #include "testutil.h"
 
+/* QPSK over the `kind` profile at delay spread ds, K subcarriers x 2
+ * symbols, CP K/4; its pdp resolved. */
 static link_params tdl_params(int tx, int rx, pdp_kind kind, double ds, int K) {
-  link_params p;
-  char err[256];
-  memset(&p, 0, sizeof p);
-  p.tx = tx;
-  p.rx = rx;
-  p.bps = 2;
-  p.model = CH_TDL;
+  link_params p = tp_point(tx, rx, 2, CH_TDL, K, 2, K / 4);
   p.profile = kind;
   p.delay_spread = ds;
-  p.subcarriers = K;
-  p.symbols = 2;
-  p.cp_length = K / 4;
   p.seed = 99;
   p.point_id = 1;
+  char err[256];
   const int rc = tdl_pdp_make(kind, ds, K - 1, &p.pdp, err, sizeof err);
   CHECK(rc == 0, "tdl_pdp_make: %s", err);
   return p;
@@ -57,7 +53,7 @@ static void test_tables(void) {
     for (size_t i = 0; i < sizeof spreads / sizeof *spreads; i++) {
       tdl_pdp pdp;
       const double ds = spreads[i];
-      snprintf(name, sizeof name, "%s ds %g", tdl_pdp_name(kinds[k]), ds);
+      snprintf(name, sizeof name, "%s ds %g", pdp_kind_name(kinds[k]), ds);
       CHECK(tdl_pdp_make(kinds[k], ds, 4095, &pdp, err, sizeof err) == 0, "%s: %s", name, err);
       check_shape(name, &pdp);
       /* The tables have RMS delay spread 1 (to 1e-4); rounding each delay to
@@ -70,10 +66,10 @@ static void test_tables(void) {
     /* Far apart on a fine grid no taps merge: the table itself shows through. */
     tdl_pdp pdp;
     CHECK(tdl_pdp_make(kinds[k], 10000.0, 200000, &pdp, err, sizeof err) == 0, "%s", err);
-    CHECK(pdp.taps == table_taps[k], "%s: %d taps, table has %d", tdl_pdp_name(kinds[k]), pdp.taps,
+    CHECK(pdp.taps == table_taps[k], "%s: %d taps, table has %d", pdp_kind_name(kinds[k]), pdp.taps,
           table_taps[k]);
     CHECK(fabs(tdl_pdp_rms_delay(&pdp) / 10000.0 - 1.0) < 2e-4, "%s: table RMS %.6f",
-          tdl_pdp_name(kinds[k]), tdl_pdp_rms_delay(&pdp) / 10000.0);
+          pdp_kind_name(kinds[k]), tdl_pdp_rms_delay(&pdp) / 10000.0);
   }
   /* Spot values of TR 38.901 Table 7.7.2-1 (TDL-A): tap 1 at 0.3819 with 0 dB,
    * tap 0 at 0 with -13.4 dB, the last at 9.6586 with -29.7 dB. */
@@ -147,7 +143,7 @@ static void test_errors(void) {
   CHECK(tdl_pdp_make(PDP_EXP, -1.0, 100, &pdp, err, sizeof err) == -1, "negative spread");
   CHECK(tdl_pdp_make(PDP_EXP, NAN, 100, &pdp, err, sizeof err) == -1, "NaN spread");
   CHECK(tdl_pdp_make((pdp_kind)9, 1.0, 100, &pdp, err, sizeof err) == -1, "unknown kind");
-  CHECK(strcmp(tdl_pdp_name(PDP_TDL_B), "tdl-b") == 0 && strcmp(tdl_pdp_name(PDP_EXP), "exp") == 0,
+  CHECK(strcmp(pdp_kind_name(PDP_TDL_B), "tdl-b") == 0 && strcmp(pdp_kind_name(PDP_EXP), "exp") == 0,
         "names");
   CHECK(tdl_freq_create(0, err, sizeof err) == NULL && strstr(err, "subcarriers"), "0 subcarriers");
 }

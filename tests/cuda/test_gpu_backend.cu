@@ -294,11 +294,7 @@ void check_failures(void) {
 }  // namespace
 
 int main(void) {
-  char why[256] = "";
-  if (!backends_cuda_usable(why, sizeof why)) {
-    printf("test_gpu_backend: skipped: %s\n", why);
-    return TEST_SKIP;
-  }
+  if (lt_cuda_missing("test_gpu_backend")) return TEST_SKIP;
   /* Load the kernels and cuFFT's code once, so that the memory readings
    * below see the backends alone. */
   for (int staged = 0; staged < 2; staged++) {

@@ -36,6 +36,7 @@
 #include "cuda/gpu.h"
 #include "equalizer/smallmat.h"
 #include "core/backend.h"
+#include "refmath.h"
 #include "testutil.h"
 
 extern "C" {
@@ -69,13 +70,11 @@ static void parallel_for(size_t M, F f) {
 
 /* ---- random HPD matrices with a known condition number ----------------------- */
 
-static uint64_t splitmix64(uint64_t *s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
+/* In [0, 1) (0 included: cnormal takes log(1 - u)), from the harness's
+ * per-thread SplitMix64 streams. */
+static double uniform01(uint64_t *s) {
+  return (test_splitmix64(s) >> 11) * (1.0 / 9007199254740992.0);
 }
-static double uniform01(uint64_t *s) { return (splitmix64(s) >> 11) * (1.0 / 9007199254740992.0); }
 static cd cnormal(uint64_t *s) {
   const double u1 = 1.0 - uniform01(s), u2 = uniform01(s);
   const double r = sqrt(-log(u1));
@@ -151,38 +150,13 @@ static void load(int n, const cf32 *stack, size_t M, size_t m, cd *a) {
   }
 }
 
-/* Gauss-Jordan with partial pivoting in double; 0 if singular. */
+/* The double reference inverse and norm are refmath.h's, the ones the CPU
+ * inversion test uses; std::complex<double> arrays are interleaved doubles. */
 static int dinv(int n, const cd *a, cd *x) {
-  cd w[MAT_MAX_N][2 * MAT_MAX_N];
-  for (int r = 0; r < n; r++)
-    for (int c = 0; c < 2 * n; c++) w[r][c] = c < n ? a[r * n + c] : cd(c - n == r ? 1.0 : 0.0);
-  for (int k = 0; k < n; k++) {
-    int p = k;
-    for (int r = k + 1; r < n; r++)
-      if (std::abs(w[r][k]) > std::abs(w[p][k])) p = r;
-    if (std::abs(w[p][k]) == 0.0) return 0;
-    for (int c = 0; c < 2 * n; c++) std::swap(w[k][c], w[p][c]);
-    const cd piv = w[k][k];
-    for (int c = 0; c < 2 * n; c++) w[k][c] /= piv;
-    for (int r = 0; r < n; r++) {
-      if (r == k) continue;
-      const cd f = w[r][k];
-      for (int c = 0; c < 2 * n; c++) w[r][c] -= f * w[k][c];
-    }
-  }
-  for (int r = 0; r < n; r++)
-    for (int c = 0; c < n; c++) x[r * n + c] = w[r][n + c];
-  return 1;
+  return ref_zinv(n, reinterpret_cast<const double *>(a), reinterpret_cast<double *>(x));
 }
-
 static double norm_inf(int n, const cd *a) {
-  double best = 0.0;
-  for (int r = 0; r < n; r++) {
-    double s = 0.0;
-    for (int c = 0; c < n; c++) s += std::abs(a[r * n + c]);
-    best = std::max(best, s);
-  }
-  return best;
+  return ref_znorm_inf(n, reinterpret_cast<const double *>(a));
 }
 
 /* max |A X - I| in double; infinite if X holds a NaN. */

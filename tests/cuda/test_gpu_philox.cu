@@ -1,5 +1,5 @@
 /* cuRAND's Philox on the device against channel/rng.h on the host: the random
- * streams of DESIGN.md must not depend on the backend. For many (seed, point,
+ * streams (core/draws.h) must not depend on the backend. For many (seed, point,
  * purpose, frame, index) draws, edge values included (index and frame past
  * 2^32, all-ones seeds, the 8-bit purpose and 16-bit point limits):
  *   - curand_Philox4x32_10(counter, key) and curand_init(seed, sub, 4*index)
@@ -76,14 +76,6 @@ __global__ void philox_kernel(const tuple_in *in, tuple_out *out, size_t n) {
   out[i] = o;
 }
 
-
-static uint64_t splitmix64(uint64_t *s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 /* The cartesian product of edge values, then random tuples. */
 static std::vector<tuple_in> make_tuples(size_t n_random) {
   const uint64_t seeds[] = {0, 1, 0xffffffffull, 0x100000000ull, 0x0123456789abcdefull,
@@ -104,13 +96,13 @@ static std::vector<tuple_in> make_tuples(size_t n_random) {
   uint64_t st = 20261121;
   for (size_t k = 0; k < n_random; k++) {
     tuple_in t;
-    t.seed = splitmix64(&st);
-    t.point = (uint32_t)(splitmix64(&st) % RNG_MAX_POINTS);
-    t.purpose = (uint32_t)(splitmix64(&st) % 6);
+    t.seed = test_splitmix64(&st);
+    t.point = (uint32_t)(test_splitmix64(&st) % RNG_MAX_POINTS);
+    t.purpose = (uint32_t)(test_splitmix64(&st) % 6);
     /* Half the frames and indices small (the common case), half anywhere. */
-    const uint64_t r = splitmix64(&st);
-    t.frame = (r & 1) ? splitmix64(&st) % RNG_MAX_FRAMES : splitmix64(&st) % 100000;
-    t.index = (r & 2) ? splitmix64(&st) : splitmix64(&st) % (1ull << 24);
+    const uint64_t r = test_splitmix64(&st);
+    t.frame = (r & 1) ? test_splitmix64(&st) % RNG_MAX_FRAMES : test_splitmix64(&st) % 100000;
+    t.index = (r & 2) ? test_splitmix64(&st) : test_splitmix64(&st) % (1ull << 24);
     v.push_back(t);
   }
   return v;

@@ -324,11 +324,7 @@ void run_spec(const spec &s, uint32_t point) {
 }  // namespace
 
 int main(void) {
-  char why[256] = "";
-  if (!backends_cuda_usable(why, sizeof why)) {
-    printf("test_gpu_vs_cpu: skipped: %s\n", why);
-    return TEST_SKIP;
-  }
+  if (lt_cuda_missing("test_gpu_vs_cpu")) return TEST_SKIP;
   /* OFDMSIM_SMALL=1 (sanitizer runs): a subset that still passes every
    * kernel instantiation family (1, 2, 3 and 4 streams) and both paths. */
   const char *small_env = getenv("OFDMSIM_SMALL");

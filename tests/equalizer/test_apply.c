@@ -167,40 +167,14 @@ static void batch_free(batch *b) {
 
 static cf32 at(const cf32 *p, const batch *b, int e, size_t k) { return p[(size_t)e * b->ld + PAD + k]; }
 
-/* kappa_inf of a float Hermitian matrix in double (Gauss-Jordan inverse) */
+/* kappa_inf of a float Hermitian matrix in double, through refmath.h's
+ * Gauss-Jordan inverse (on zd entries, which are interleaved doubles);
+ * infinite when the matrix is exactly singular. */
 static double kappa_inf(int n, const cf32 *g) {
-  zd m[MAT_MAX_N][2 * MAT_MAX_N];
-  double na = 0.0, ni = 0.0;
-  for (int r = 0; r < n; r++) {
-    double s = 0.0;
-    for (int c = 0; c < 2 * n; c++) m[r][c] = c < n ? to_zd(g[r * n + c]) : (c - n == r ? 1.0 : 0.0);
-    for (int c = 0; c < n; c++) s += cabs(m[r][c]);
-    na = fmax(na, s);
-  }
-  for (int k = 0; k < n; k++) {
-    int p = k;
-    for (int r = k + 1; r < n; r++)
-      if (cabs(m[r][k]) > cabs(m[p][k])) p = r;
-    if (cabs(m[p][k]) == 0.0) return INFINITY;
-    for (int c = 0; c < 2 * n; c++) {
-      zd t = m[k][c];
-      m[k][c] = m[p][c];
-      m[p][c] = t;
-    }
-    zd piv = m[k][k];
-    for (int c = 0; c < 2 * n; c++) m[k][c] /= piv;
-    for (int r = 0; r < n; r++)
-      if (r != k) {
-        zd f = m[r][k];
-        for (int c = 0; c < 2 * n; c++) m[r][c] -= f * m[k][c];
-      }
-  }
-  for (int r = 0; r < n; r++) {
-    double s = 0.0;
-    for (int c = 0; c < n; c++) s += cabs(m[r][n + c]);
-    ni = fmax(ni, s);
-  }
-  return na * ni;
+  zd a[MAT_MAX_N * MAT_MAX_N], x[MAT_MAX_N * MAT_MAX_N];
+  for (int e = 0; e < n * n; e++) a[e] = to_zd(g[e]);
+  if (!ref_zinv(n, (const double *)a, (double *)x)) return INFINITY;
+  return ref_znorm_inf(n, (const double *)a) * ref_znorm_inf(n, (const double *)x);
 }
 
 /* ZF without noise returns x: to 1e-4 where G is well conditioned

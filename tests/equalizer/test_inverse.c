@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "equalizer/equalizer.h"
+#include "refmath.h"
 #include "testutil.h"
 
 typedef double complex zd;
@@ -39,43 +40,10 @@ static zd cnormal(void) {
 }
 
 /* --- double-precision references ----------------------------------------- */
-/* Gauss-Jordan with partial pivoting: any nonsingular matrix. */
-static int dinv(int n, const zd *a, zd *x) {
-  zd m[MAT_MAX_N][2 * MAT_MAX_N];
-  for (int r = 0; r < n; r++)
-    for (int c = 0; c < 2 * n; c++) m[r][c] = c < n ? a[r * n + c] : (c - n == r ? 1.0 : 0.0);
-  for (int k = 0; k < n; k++) {
-    int p = k;
-    for (int r = k + 1; r < n; r++)
-      if (cabs(m[r][k]) > cabs(m[p][k])) p = r;
-    if (cabs(m[p][k]) == 0.0) return 0;
-    for (int c = 0; c < 2 * n; c++) {
-      zd t = m[k][c];
-      m[k][c] = m[p][c];
-      m[p][c] = t;
-    }
-    zd piv = m[k][k];
-    for (int c = 0; c < 2 * n; c++) m[k][c] /= piv;
-    for (int r = 0; r < n; r++) {
-      if (r == k) continue;
-      zd f = m[r][k];
-      for (int c = 0; c < 2 * n; c++) m[r][c] -= f * m[k][c];
-    }
-  }
-  for (int r = 0; r < n; r++)
-    for (int c = 0; c < n; c++) x[r * n + c] = m[r][n + c];
-  return 1;
-}
-
-static double norm_inf(int n, const zd *a) {
-  double best = 0.0;
-  for (int r = 0; r < n; r++) {
-    double s = 0.0;
-    for (int c = 0; c < n; c++) s += cabs(a[r * n + c]);
-    if (s > best) best = s;
-  }
-  return best;
-}
+/* The Gauss-Jordan inverse and the infinity norm are refmath.h's, shared with
+ * the GPU inversion test; they take the zd arrays as interleaved doubles. */
+static int dinv(int n, const zd *a, zd *x) { return ref_zinv(n, (const double *)a, (double *)x); }
+static double norm_inf(int n, const zd *a) { return ref_znorm_inf(n, (const double *)a); }
 
 static double max_abs(int n, const zd *a) {
   double m = 0.0;

@@ -1,16 +1,19 @@
 /* sim_config_load: defaults, every kind of --set, sweep order, labels, n0 for
  * each SNR definition, the effective-config echo re-reading to the same
- * points, and the JSON echo. */
+ * points, the JSON echo, and the JSON values of any string. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
 #include <libconfig.h>
 
 #include "sim/config.h"
+#include "sim/config_json.h"
 #include "sim/config_schema.h"
+#include "sim/json_value.h"
 #include "testutil.h"
 
 static char dir[64];
@@ -194,7 +197,7 @@ static void test_n0(void) {
     for (size_t i = 0; i < c.n_points; i++) {
       const link_params *p = &c.points[i].p;
       const double lin = pow(10.0, p->snr_db / 10.0);
-      /* DESIGN.md: esno N0 = 10^(-snr/10); ebno Es/N0 = Eb/N0 * bps; snr N0 = Nt 10^(-snr/10) */
+      /* The SNR definitions (README): esno N0 = 10^(-snr/10); ebno Es/N0 = Eb/N0 * bps; snr N0 = Nt 10^(-snr/10) */
       const double want = k == 0 ? 1.0 / (lin * 4) : k == 1 ? 1.0 / lin : 2.0 / lin;
       CHECK((int)p->snr_kind == k, "kind %d", p->snr_kind);
       CHECK(close_to(p->n0, want), "%s at %g dB: n0 %.17g, expected %.17g", kinds[k], p->snr_db, p->n0, want);
@@ -256,6 +259,69 @@ static void check_echo(const sim_config *c, const char *name, const char *prefix
   sim_config_free(&again);
 }
 
+/* The JSON form: the groups nested in schema order, and every value reads back
+ * exactly from the text as the sidecar dumps it. */
+static void check_json(const sim_config *c) {
+  json_t *json = sim_config_json(c);
+  char *text = json ? json_dumps(json, SIM_JSON_FLAGS) : NULL;
+  json_error_t jerr;
+  json_t *back = text ? json_loads(text, 0, &jerr) : NULL;
+  CHECK(back && json_equal(json, back), "the JSON does not read back: %s\n%s", back ? "" : jerr.text, text);
+  static const char *const order[] = {"simulation", "mimo", "modulation", "equalizer", "channel", "ofdm", "sweep"};
+  size_t i = 0;
+  int in_order = json_object_size(back) == 7;
+  const char *name;
+  json_t *value;
+  json_object_foreach(back, name, value) in_order &= i < 7 && !strcmp(name, order[i++]);
+  CHECK(in_order, "JSON groups out of order:\n%s", text);
+  json_int_t rx = 0, seed = 0;
+  double snr[3] = {0};
+  const char *profile = "", *key = "";
+  json_t *values = NULL, *want = json_pack("[if]", 0, 0.25);
+  CHECK(!json_unpack_ex(back, &jerr, 0, "{s:{s:I}, s:{s:I, s:[fff!]}, s:{s:s}, s:[{}, {s:s, s:o}!]}", "mimo", "rx",
+                        &rx, "simulation", "seed", &seed, "snr_db", &snr[0], &snr[1], &snr[2], "channel", "profile",
+                        &profile, "sweep", "key", &key, "values", &values),
+        "JSON shape: %s\n%s", jerr.text, text);
+  CHECK(rx == 3 && seed == 9000000000 && !strcmp(profile, "tdl-c"), "JSON values:\n%s", text);
+  CHECK(snr[0] == -2.5 && snr[1] == 0.1 && snr[2] == 7.0, "snr_db %.17g %.17g %.17g after the round trip", snr[0],
+        snr[1], snr[2]);
+  CHECK(!strcmp(key, "channel.rho_rx") && json_equal(values, want), "JSON sweep:\n%s", text);
+  json_decref(want);
+  json_decref(back);
+  free(text);
+  json_decref(json);
+  json = sim_config_json(NULL);
+  CHECK(json && json_object_size(json) == 0, "a config not loaded is an empty object");
+  json_decref(json);
+}
+
+/* Jansson takes only valid UTF-8; the sidecar's strings (a file name, say)
+ * may be anything, and non-finite numbers are null. */
+static void test_json_values(void) {
+  static const struct {
+    const char *in, *out;
+  } cases[] = {
+      {"plain", "plain"},
+      {"\xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x93\xa1", "\xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x93\xa1"},
+      {"r\xe9sultats.cfg", "r\xef\xbf\xbdsultats.cfg"},               /* Latin-1 */
+      {"cut \xe2\x82", "cut \xef\xbf\xbd\xef\xbf\xbd"},                /* a sequence cut short */
+      {"\xc0\xaf overlong", "\xef\xbf\xbd\xef\xbf\xbd overlong"},      /* '/' spelt in two bytes */
+      {"\xed\xa0\x80 surrogate", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd surrogate"},
+      {"\xf4\x90\x80\x80 beyond", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd beyond"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    json_t *j = sim_json_string(cases[i].in);
+    CHECK(j && !strcmp(json_string_value(j), cases[i].out), "case %zu: '%s'", i, j ? json_string_value(j) : "NULL");
+    json_decref(j);
+  }
+  json_t *n = sim_json_real(NAN), *inf = sim_json_real(-INFINITY), *x = sim_json_real(0.1);
+  CHECK(json_is_null(n) && json_is_null(inf) && json_real_value(x) == 0.1, "reals");
+  char *text = json_dumps(x, SIM_JSON_FLAGS | JSON_ENCODE_ANY);
+  CHECK(text && strtod(text, NULL) == 0.1, "0.1 dumps as %s", text ? text : "NULL");
+  free(text);
+  json_decref(n), json_decref(inf), json_decref(x);
+}
+
 static void test_echo(void) {
   sim_config c;
   const char *path = write_file("echo.cfg",
@@ -288,31 +354,7 @@ static void test_echo(void) {
     check_echo(&c, "echo_plain.cfg", "");
     check_echo(&c, "echo_hash.cfg", "# ");
 
-    /* JSON: one object with the groups nested; brackets balance outside strings */
-    char *json = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&json, &len);
-    sim_config_print_json(&c, f);
-    fclose(f);
-    const char *end = json + strlen(json);
-    while (end > json && (end[-1] == '\n' || end[-1] == ' ')) end--;
-    int depth = 0, in_string = 0, closed_early = 0;
-    for (const char *q = json; q < end; q++) {
-      if (in_string) {
-        if (*q == '\\') q++;
-        else if (*q == '"') in_string = 0;
-        continue;
-      }
-      if (*q == '"') in_string = 1;
-      depth += (*q == '{' || *q == '[') - (*q == '}' || *q == ']');
-      closed_early |= depth == 0 && q + 1 < end;
-    }
-    CHECK(json[0] == '{' && end[-1] == '}' && depth == 0 && !closed_early && !in_string, "JSON shape:\n%s", json);
-    CHECK(strstr(json, "\"mimo\": {") && strstr(json, "\"rx\": 3") && strstr(json, "\"seed\": 9000000000") &&
-              strstr(json, "\"profile\": \"tdl-c\"") && strstr(json, "\"snr_db\": [-2.5, 0.1, 7.0]") &&
-              strstr(json, "{\"key\": \"channel.rho_rx\", \"values\": [0, 0.25]}"),
-          "JSON content:\n%s", json);
-    free(json);
+    check_json(&c);
     sim_config_free(&c);
   }
 
@@ -386,6 +428,7 @@ int main(void) {
   test_echo();
   test_errors_via_api();
   test_names();
+  test_json_values();
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);

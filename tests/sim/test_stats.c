@@ -8,14 +8,6 @@
 #include "refmath.h"
 #include "testutil.h"
 
-static uint64_t splitmix64(uint64_t *s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-static double u01(uint64_t *s) { return ((double)(splitmix64(s) >> 11) + 0.5) * 0x1p-53; }
-
 /* Successes in n Bernoulli(p) trials, by geometric jumps between successes:
  * O(n p) work, so large n with small p stays cheap. */
 static uint64_t draw_binomial(uint64_t *s, uint64_t n, double p) {
@@ -24,7 +16,7 @@ static uint64_t draw_binomial(uint64_t *s, uint64_t n, double p) {
   uint64_t k = 0;
   double pos = -1.0;
   for (;;) {
-    pos += floor(log(u01(s)) / l1p) + 1.0;
+    pos += floor(log(test_splitmix_u01(s)) / l1p) + 1.0;
     if (pos >= (double)n) return k;
     k++;
   }
@@ -245,7 +237,7 @@ static double rejection_rate(uint64_t *seed, uint64_t res, int cluster, double q
     const uint64_t hits = draw_binomial(seed, res, q);
     uint64_t errors = 0;
     for (uint64_t h = 0; h < hits; h++)
-      errors += fixed ? (uint64_t)fixed : 1 + splitmix64(seed) % (uint64_t)cluster;
+      errors += fixed ? (uint64_t)fixed : 1 + test_splitmix64(seed) % (uint64_t)cluster;
     if (!ber_consistent(errors, res * (uint64_t)cluster, p, cluster, 0.95)) rejected++;
   }
   return (double)rejected / trials;

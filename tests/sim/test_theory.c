@@ -10,6 +10,7 @@
 #include "sim/stats.h"
 #include "sim/theory.h"
 #include "refmath.h"
+#include "testparams.h"
 #include "testutil.h"
 
 static const int all_bps[] = {1, 2, 4, 6, 8};
@@ -150,14 +151,6 @@ static void test_awgn_integration(void) {
 
 /* ---- AWGN by Monte-Carlo through the mapper ----------------------------- */
 
-static uint64_t splitmix64(uint64_t *s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-static double u01(uint64_t *s) { return ((double)(splitmix64(s) >> 11) + 0.5) * 0x1p-53; }
-
 static void test_awgn_monte_carlo(void) {
   /* Linear Es/N0 per bps where each BER is a few 1e-3; 16-QAM's 40 is the
    * Eb/N0 = 10 dB point of the textbook value above. */
@@ -170,9 +163,10 @@ static void test_awgn_monte_carlo(void) {
     const uint64_t symbols = 1000000;
     uint64_t errors = 0;
     for (uint64_t n = 0; n < symbols; n++) {
-      const uint32_t lab = (uint32_t)splitmix64(&seed) & ((1u << bps) - 1u);
+      const uint32_t lab = (uint32_t)test_splitmix64(&seed) & ((1u << bps) - 1u);
       const cf32 x = qam_map(bps, lab);
-      const double r = sigma * sqrt(-2.0 * log(u01(&seed))), t = 6.283185307179586 * u01(&seed);
+      const double r = sigma * sqrt(-2.0 * log(test_splitmix_u01(&seed)));
+      const double t = 6.283185307179586 * test_splitmix_u01(&seed);
       const cf32 y = cf_make(x.re + (float)(r * cos(t)), x.im + (float)(r * sin(t)));
       errors += (uint64_t)popcount32(qam_demap(bps, y) ^ lab);
     }
@@ -251,17 +245,11 @@ static void test_rayleigh_textbook(void) {
 
 /* ---- model selection ----------------------------------------------------- */
 
+/* 2x2 16-QAM ZF over i.i.d. Rayleigh at Es/N0 = 10 dB; one OFDM symbol of 64
+ * subcarriers (the frame shape does not enter the closed forms). */
 static link_params base_params(void) {
-  link_params p;
-  memset(&p, 0, sizeof p);
-  p.tx = 2;
-  p.rx = 2;
-  p.bps = 4;
+  link_params p = tp_point(2, 2, 4, CH_RAYLEIGH, 64, 1, 0);
   p.equalizer = EQ_ZF;
-  p.model = CH_RAYLEIGH;
-  p.domain = DOMAIN_FREQUENCY;
-  p.subcarriers = 64;
-  p.symbols = 1;
   p.snr_kind = SNR_ESNO;
   p.snr_db = 10.0;
   p.n0 = 0.1;
@@ -331,35 +319,24 @@ static void test_selection(void) {
   p.equalizer = EQ_MMSE;
   expect(&p, NAN, "", "4x4 mmse");
 
-  /* Everything that leaves the plain i.i.d. models has no closed form. */
-  p = base_params();
-  p.model = CH_TDL;
-  expect(&p, NAN, "", "tdl");
-  p = base_params();
-  p.rho_tx = 0.5;
-  expect(&p, NAN, "", "rho_tx");
-  p = base_params();
-  p.rho_rx = 0.3;
-  expect(&p, NAN, "", "rho_rx");
-  p = base_params();
-  p.k_factor = 3.0;
-  expect(&p, NAN, "", "rician");
-  p = base_params();
-  p.csi_error_var = 0.1;
-  expect(&p, NAN, "", "csi error");
-  p = base_params();
-  p.bps = 3;
-  expect(&p, NAN, "", "bps 3");
-  p = base_params();
-  p.tx = 0;
-  expect(&p, NAN, "", "tx 0");
-  p = base_params();
-  p.rx = LINK_MAX_RX + 1;
-  p.tx = 1;
-  expect(&p, NAN, "", "rx too large");
-  p = base_params();
-  p.n0 = -1.0;
-  expect(&p, NAN, "", "negative n0");
+  /* Everything that leaves the plain i.i.d. models has no closed form: each
+   * case is the base point with one departure. */
+  static const char *const no_closed_form[] = {"tdl", "rho_tx", "rho_rx", "rician", "csi error",
+                                               "bps 3", "tx 0", "rx too large", "negative n0"};
+  enum { NO_CLOSED_FORM = sizeof no_closed_form / sizeof no_closed_form[0] };
+  link_params q[NO_CLOSED_FORM];
+  for (int i = 0; i < NO_CLOSED_FORM; i++) q[i] = base_params();
+  q[0].model = CH_TDL;
+  q[1].rho_tx = 0.5;
+  q[2].rho_rx = 0.3;
+  q[3].k_factor = 3.0;
+  q[4].csi_error_var = 0.1;
+  q[5].bps = 3;
+  q[6].tx = 0;
+  q[7].rx = LINK_MAX_RX + 1;
+  q[7].tx = 1;
+  q[8].n0 = -1.0;
+  for (int i = 0; i < NO_CLOSED_FORM; i++) expect(&q[i], NAN, "", no_closed_form[i]);
 
   /* Es/N0 = 1/n0, whatever snr_kind produced n0; n0 = 0 is error free. */
   p = base_params();

@@ -6,28 +6,18 @@
 
 #include "channel/tdl.h"
 #include "sim/backends.h"
+#include "testparams.h"
 
 link_params lt_params(int tx, int rx, int bps, eq_kind eq, channel_model model, double ebno_db) {
-  link_params p;
-  memset(&p, 0, sizeof p);
-  p.tx = tx;
-  p.rx = rx;
-  p.bps = bps;
+  /* 64 subcarriers x 4 symbols, CP 16; tp_point leaves the zero defaults
+   * that stand here: profile PDP_EXP, the frequency domain, SNR as Eb/N0,
+   * point 0. */
+  link_params p = tp_point(tx, rx, bps, model, 64, 4, 16);
   p.equalizer = eq;
-  p.model = model;
-  p.profile = PDP_EXP;
-  p.delay_spread = 2.0;
-  p.domain = DOMAIN_FREQUENCY;
-  p.subcarriers = 64;
-  p.symbols = 4;
-  p.cp_length = 16;
-  p.snr_kind = SNR_EBNO;
+  p.delay_spread = 2.0; /* what a tdl point gets when the caller sets no other */
   p.snr_db = ebno_db;
   p.seed = 12345;
-  p.point_id = 0;
-  p.pdp.taps = 1;
-  p.pdp.delay[0] = 0;
-  p.pdp.power[0] = 1.0f;
+  p.pdp = (tdl_pdp){.taps = 1, .power = {1.0f}}; /* flat: one tap at delay 0 */
   p.n0 = link_noise_variance(p.snr_kind, p.snr_db, p.tx, p.bps);
   return p;
 }
@@ -78,4 +68,11 @@ int lt_simulate(const char *backend_name_, const link_params *p, uint64_t target
   free(e);
   backend_destroy(b);
   return rc;
+}
+
+int lt_cuda_missing(const char *test) {
+  char why[256] = "";
+  if (backends_cuda_usable(why, sizeof why)) return 0;
+  printf("%s: skipped: %s\n", test, why);
+  return 1;
 }

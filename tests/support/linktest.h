@@ -11,7 +11,9 @@
 extern "C" {
 #endif
 
-/* A frequency-domain point with defaults; the caller adjusts fields after it. */
+/* A frequency-domain point with defaults (testparams.h's tp_point, then the
+ * equalizer, SNR, seed and a flat one-tap pdp); the caller adjusts fields
+ * after it. */
 link_params lt_params(int tx, int rx, int bps, eq_kind eq, channel_model model, double ebno_db);
 /* Recomputes n0 and resolves the tdl profile after fields were changed; 0 or -1. */
 int lt_finish(link_params *p);
@@ -24,6 +26,12 @@ typedef struct lt_counts {
  * most `batch` frames (0: the backend's limit). Returns 0 or -1. */
 int lt_simulate(const char *backend_name_, const link_params *p, uint64_t target, double max_bits,
                 uint64_t batch, lt_counts *out);
+
+/* The preamble of a test that needs the CUDA backend: returns 1, having
+ * printed "<test>: skipped: <why>", when this build or machine has no usable
+ * CUDA backend (main then returns TEST_SKIP, which ctest reports as skipped
+ * rather than failed), or 0 when the test can run. */
+int lt_cuda_missing(const char *test);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,6 @@
 #include "refmath.h"
 
+#include <complex.h>
 #include <math.h>
 
 /* Series and Lentz continued fraction for the regularised incomplete gamma
@@ -73,4 +74,50 @@ float eq_predicted_error_var(eq_kind kind, float n0, cf32 ginv_tt) {
    * estimate's SINR is mu / (1 - mu). */
   float mu = 1.0f - n0 * ginv_tt.re;
   return (1.0f - mu) / mu;
+}
+
+typedef double complex zd;
+
+static zd ref_entry(const double *a, int e) { return CMPLX(a[2 * e], a[2 * e + 1]); }
+
+int ref_zinv(int n, const double *a, double *x) {
+  if (n < 1 || n > REF_MAX_N) return 0;
+  zd m[REF_MAX_N][2 * REF_MAX_N]; /* [A | I], reduced to [I | A^-1] */
+  for (int r = 0; r < n; r++)
+    for (int c = 0; c < 2 * n; c++)
+      m[r][c] = c < n ? ref_entry(a, r * n + c) : (c - n == r ? 1.0 : 0.0);
+  for (int k = 0; k < n; k++) {
+    int p = k;
+    for (int r = k + 1; r < n; r++)
+      if (cabs(m[r][k]) > cabs(m[p][k])) p = r;
+    if (cabs(m[p][k]) == 0.0) return 0;
+    for (int c = 0; c < 2 * n; c++) {
+      const zd t = m[k][c];
+      m[k][c] = m[p][c];
+      m[p][c] = t;
+    }
+    const zd piv = m[k][k];
+    for (int c = 0; c < 2 * n; c++) m[k][c] /= piv;
+    for (int r = 0; r < n; r++) {
+      if (r == k) continue;
+      const zd f = m[r][k];
+      for (int c = 0; c < 2 * n; c++) m[r][c] -= f * m[k][c];
+    }
+  }
+  for (int r = 0; r < n; r++)
+    for (int c = 0; c < n; c++) {
+      x[2 * (r * n + c)] = creal(m[r][n + c]);
+      x[2 * (r * n + c) + 1] = cimag(m[r][n + c]);
+    }
+  return 1;
+}
+
+double ref_znorm_inf(int n, const double *a) {
+  double best = 0.0;
+  for (int r = 0; r < n; r++) {
+    double s = 0.0;
+    for (int c = 0; c < n; c++) s += cabs(ref_entry(a, r * n + c));
+    if (s > best) best = s;
+  }
+  return best;
 }

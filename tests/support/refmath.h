@@ -41,6 +41,22 @@ int ber_consistent(uint64_t errors, uint64_t bits, double p, int cluster, double
  * For unit-energy symbols; the per-stream post-equalisation SINR is 1/value. */
 float eq_predicted_error_var(eq_kind kind, float n0, cf32 ginv_tt);
 
+/* Double-precision references for the inversion tests (tests/equalizer and the
+ * GPU's tests/cuda/test_gpu_inverse.cu), one copy for both. A matrix is n x n,
+ * row-major, each entry an interleaved (re, im) pair of doubles: the layout
+ * of an array of C's double complex and of C++'s std::complex<double> alike
+ * (both are specified as double[2]), so the C tests pass their double complex
+ * arrays and the C++ ones their std::complex arrays, cast to double *. */
+#define REF_MAX_N 16
+
+/* Inverse by Gauss-Jordan elimination with partial pivoting: any nonsingular
+ * matrix, Hermitian or not, independent of the Cholesky code under test.
+ * Returns 1, or 0 when a pivot is exactly zero (singular) or n is outside
+ * 1..REF_MAX_N; x is then unspecified. */
+int ref_zinv(int n, const double *a, double *x);
+/* The infinity norm: the largest row sum of |a_rc|. */
+double ref_znorm_inf(int n, const double *a);
+
 #ifdef __cplusplus
 }
 #endif

@@ -35,3 +35,14 @@ void test_rng_cnormal(double *re, double *im) {
   *re = r * cos(p);
   *im = r * sin(p);
 }
+
+uint64_t test_splitmix64(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+double test_splitmix_u01(uint64_t *s) {
+  return ((double)(test_splitmix64(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}

@@ -35,6 +35,14 @@ uint64_t test_rng_u64(void);
 double test_rng_u01(void);                  /* in (0, 1) */
 void test_rng_cnormal(double *re, double *im); /* CN(0, 1): unit total variance */
 
+/* SplitMix64 on a caller-owned state, for tests that need several
+ * independent, reproducible streams (one per thread or per case) rather than
+ * the single global stream above: advances *s and returns the next word. */
+uint64_t test_splitmix64(uint64_t *s);
+/* Uniform in (0, 1) from test_splitmix64: the top 53 bits, centred in their
+ * interval, so that log() of it is always finite. */
+double test_splitmix_u01(uint64_t *s);
+
 /* Exit code a test uses when it cannot run here (no GPU): ctest's skip. */
 #define TEST_SKIP 77
 

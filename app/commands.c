@@ -1,0 +1,31 @@
+/* The table of subcommands. */
+#include "app/commands.h"
+
+#include <string.h>
+
+#include "app/bench.h"
+
+static const app_command commands[] = {
+    {"bench", "[...]", "inversion / pipeline throughput on this machine (ofdmsim bench --help)",
+     bench_main},
+};
+#define N_COMMANDS (sizeof commands / sizeof *commands)
+
+const app_command *app_command_find(const char *name) {
+  for (size_t i = 0; i < N_COMMANDS; i++)
+    if (!strcmp(commands[i].name, name)) return &commands[i];
+  return NULL;
+}
+
+void app_commands_print_usage(FILE *f) {
+  for (size_t i = 0; i < N_COMMANDS; i++)
+    fprintf(f, "  ofdmsim %s %s\n", commands[i].name, commands[i].synopsis);
+}
+
+void app_commands_print_summaries(FILE *f) {
+  for (size_t i = 0; i < N_COMMANDS; i++) {
+    char head[64];
+    snprintf(head, sizeof head, "%s %s", commands[i].name, commands[i].synopsis);
+    fprintf(f, "  %-14s %s\n", head, commands[i].summary);
+  }
+}

@@ -1,0 +1,57 @@
+/* The name tables of the link enumerations. */
+#include "core/names.h"
+
+#include <string.h>
+
+/* A table from two arrays that must have the same length. */
+#define NAME_TABLE(table, names_, values_)                                                   \
+  _Static_assert(sizeof names_ / sizeof *names_ == sizeof values_ / sizeof *values_, #table); \
+  const name_table table = {(int)(sizeof names_ / sizeof *names_), names_, values_}
+
+static const char *const eq_n[] = {"zf", "mmse"};
+static const int eq_v[] = {EQ_ZF, EQ_MMSE};
+NAME_TABLE(equalizer_names, eq_n, eq_v);
+
+static const char *const model_n[] = {"awgn", "rayleigh", "tdl"};
+static const int model_v[] = {CH_AWGN, CH_RAYLEIGH, CH_TDL};
+NAME_TABLE(channel_model_names, model_n, model_v);
+
+static const char *const pdp_n[] = {"exp", "tdl-a", "tdl-b", "tdl-c"};
+static const int pdp_v[] = {PDP_EXP, PDP_TDL_A, PDP_TDL_B, PDP_TDL_C};
+NAME_TABLE(pdp_kind_names, pdp_n, pdp_v);
+
+static const char *const domain_n[] = {"frequency", "time"};
+static const int domain_v[] = {DOMAIN_FREQUENCY, DOMAIN_TIME};
+NAME_TABLE(ofdm_domain_names, domain_n, domain_v);
+
+static const char *const snr_n[] = {"ebno", "esno", "snr"};
+static const int snr_v[] = {SNR_EBNO, SNR_ESNO, SNR_SNR};
+NAME_TABLE(snr_kind_names, snr_n, snr_v);
+
+static const char *const mod_n[] = {"bpsk", "qpsk", "16qam", "64qam", "256qam"};
+static const int mod_v[] = {1, 2, 4, 6, 8};
+NAME_TABLE(modulation_names, mod_n, mod_v);
+
+int name_to_value(const name_table *t, const char *name) {
+  for (int i = 0; i < t->count; i++)
+    if (!strcmp(t->names[i], name)) return t->values[i];
+  return -1;
+}
+
+const char *value_to_name(const name_table *t, int value) {
+  for (int i = 0; i < t->count; i++)
+    if (t->values[i] == value) return t->names[i];
+  return NULL;
+}
+
+static const char *or_unknown(const name_table *t, int value) {
+  const char *name = value_to_name(t, value);
+  return name ? name : "unknown";
+}
+
+const char *modulation_name_of_bps(int bps) { return or_unknown(&modulation_names, bps); }
+const char *equalizer_name(eq_kind e) { return or_unknown(&equalizer_names, (int)e); }
+const char *channel_model_name(channel_model m) { return or_unknown(&channel_model_names, (int)m); }
+const char *pdp_kind_name(pdp_kind k) { return or_unknown(&pdp_kind_names, (int)k); }
+const char *ofdm_domain_name(ofdm_domain d) { return or_unknown(&ofdm_domain_names, (int)d); }
+const char *snr_kind_name(snr_def k) { return or_unknown(&snr_kind_names, (int)k); }

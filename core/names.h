@@ -1,0 +1,42 @@
+/* The names of the link enumerations as config files, messages and reports
+ * spell them: one table per enumeration, read both ways. */
+#ifndef OFDMSIM_NAMES_H
+#define OFDMSIM_NAMES_H
+
+#include "core/params.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* names[i] spells values[i]; every value is >= 0. */
+typedef struct name_table {
+  int count;
+  const char *const *names;
+  const int *values;
+} name_table;
+
+extern const name_table equalizer_names;     /* eq_kind: zf, mmse */
+extern const name_table channel_model_names; /* channel_model: awgn, rayleigh, tdl */
+extern const name_table pdp_kind_names;      /* pdp_kind: exp, tdl-a, tdl-b, tdl-c */
+extern const name_table ofdm_domain_names;   /* ofdm_domain: frequency, time */
+extern const name_table snr_kind_names;      /* snr_def: ebno, esno, snr */
+extern const name_table modulation_names;    /* bits per symbol 1, 2, 4, 6, 8: bpsk ... 256qam */
+
+/* The value `name` spells; -1 when the table has no such name. */
+int name_to_value(const name_table *t, const char *name);
+/* The name of `value`; NULL when the table has none. */
+const char *value_to_name(const name_table *t, int value);
+
+/* The same, "unknown" for a value outside the enumeration. */
+const char *modulation_name_of_bps(int bps);
+const char *equalizer_name(eq_kind e);
+const char *channel_model_name(channel_model m);
+const char *pdp_kind_name(pdp_kind k);
+const char *ofdm_domain_name(ofdm_domain d);
+const char *snr_kind_name(snr_def k);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

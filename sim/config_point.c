@@ -1,0 +1,167 @@
+/* One combination of values -> a sim_point. */
+#include "sim/config_point.h"
+
+#include <string.h>
+
+#include "channel/tdl.h"
+#include "core/draws.h"
+#include "sim/config_format.h"
+#include "sim/config_schema.h"
+#include "sim/config_where.h"
+
+const config_setting_t *point_value(const point_view *v, int k) {
+  return v->set[k] ? v->set[k] : config_state_default(v->st, k);
+}
+static int64_t int_of(const point_view *v, int k) { return config_setting_get_int64(point_value(v, k)); }
+static double number_of(const point_view *v, int k) { return config_setting_get_float(point_value(v, k)); }
+static int choice_of(const point_view *v, int k) { return config_key_choice((config_key_id)k, point_value(v, k)); }
+
+/* The setting a combination error is reported at: the first of the keys
+ * (terminated by -1) that this point sets; NULL when all are defaults. */
+static const config_setting_t *first_given(const point_view *v, const int *keys) {
+  for (; *keys >= 0; keys++)
+    if (v->set[*keys]) return v->set[*keys];
+  return NULL;
+}
+
+#define KEYS(...) ((const int[]){__VA_ARGS__, -1})
+
+static void sweep_point(const char *label, char *at, size_t n) {
+  if (*label) snprintf(at, n, " (sweep point %s)", label);
+  else at[0] = '\0';
+}
+
+static void fill(const point_view *v, const char *label, sim_point *pt) {
+  memset(pt, 0, sizeof *pt);
+  link_params *p = &pt->p;
+  p->tx = (int)int_of(v, KEY_TX);
+  p->rx = (int)int_of(v, KEY_RX);
+  p->bps = choice_of(v, KEY_MODULATION);
+  p->equalizer = (eq_kind)choice_of(v, KEY_EQUALIZER);
+  p->model = (channel_model)choice_of(v, KEY_MODEL);
+  p->profile = (pdp_kind)choice_of(v, KEY_PROFILE);
+  p->delay_spread = number_of(v, KEY_DELAY_SPREAD);
+  p->rho_tx = number_of(v, KEY_RHO_TX);
+  p->rho_rx = number_of(v, KEY_RHO_RX);
+  p->k_factor = number_of(v, KEY_K_FACTOR);
+  p->csi_error_var = number_of(v, KEY_CSI_ERROR_VAR);
+  p->domain = (ofdm_domain)choice_of(v, KEY_DOMAIN);
+  p->subcarriers = (int)int_of(v, KEY_SUBCARRIERS);
+  p->symbols = (int)int_of(v, KEY_SYMBOLS);
+  p->cp_length = v->set[KEY_CP_LENGTH] ? (int)int_of(v, KEY_CP_LENGTH) : p->subcarriers / 8;
+  p->snr_kind = (snr_def)choice_of(v, KEY_SNR_KIND);
+  p->seed = (uint64_t)int_of(v, KEY_SEED);
+  pt->target_errors = (uint64_t)int_of(v, KEY_TARGET_ERRORS);
+  pt->max_bits = number_of(v, KEY_MAX_BITS);
+  pt->min_frames = (uint64_t)int_of(v, KEY_MIN_FRAMES);
+  snprintf(pt->label, sizeof pt->label, "%s", label);
+}
+
+/* Keys that only make sense with another key's value. */
+static int conditions_hold(const point_view *v, const char *at, const char *file, char *err, size_t errlen) {
+  for (int k = 0; k < KEY_COUNT; k++) {
+    const config_key *key = &config_keys[k];
+    if (!key->only_with || !v->set[k]) continue;
+    const char *other = config_setting_get_string(point_value(v, key->follows));
+    if (strcmp(other, key->only_with))
+      return cfg_fail_at(v->set[k], file, err, errlen, "%s: expected only with %s = \"%s\", got %s = \"%s\"%s",
+                         key->path, config_keys[key->follows].path, key->only_with, config_keys[key->follows].path,
+                         other, at);
+  }
+  return 0;
+}
+
+/* ZF inverts H^H H, singular with fewer receive antennas than streams; awgn is
+ * H = I, square and without correlation or a line-of-sight part. */
+static int antennas_fit(const point_view *v, const link_params *p, const char *at, const char *file, char *err,
+                        size_t errlen) {
+  if (p->equalizer == EQ_ZF && p->rx < p->tx)
+    return cfg_fail_at(first_given(v, KEYS(KEY_EQUALIZER)), file, err, errlen,
+                       "equalizer: \"zf\" needs mimo.rx >= mimo.tx, got tx = %d, rx = %d%s", p->tx, p->rx, at);
+  if (p->model != CH_AWGN) return 0;
+  if (p->tx != p->rx)
+    return cfg_fail_at(first_given(v, KEYS(KEY_MODEL)), file, err, errlen,
+                       "channel.model: \"awgn\" (H = I) needs mimo.rx = mimo.tx, got tx = %d, rx = %d%s", p->tx,
+                       p->rx, at);
+  static const int no_awgn[] = {KEY_RHO_TX, KEY_RHO_RX, KEY_K_FACTOR};
+  for (size_t i = 0; i < sizeof no_awgn / sizeof *no_awgn; i++) {
+    const int k = no_awgn[i];
+    if (number_of(v, k) == 0.0) continue;
+    char got[96];
+    cfg_describe(point_value(v, k), got, sizeof got);
+    return cfg_fail_at(first_given(v, KEYS(k, KEY_MODEL)), file, err, errlen,
+                       "%s: expected 0 with channel.model = \"awgn\" (H = I), got %s%s", config_keys[k].path, got,
+                       at);
+  }
+  return 0;
+}
+
+/* The taps on the sample grid: the profile for tdl, one unit tap for awgn
+ * (the time-domain modem needs one), none for rayleigh. */
+static int resolve_taps(const point_view *v, link_params *p, const char *at, const char *file, char *err,
+                        size_t errlen) {
+  if (p->model == CH_AWGN) {
+    p->pdp.taps = 1;
+    p->pdp.delay[0] = 0;
+    p->pdp.power[0] = 1.0f;
+  }
+  char why[512];
+  if (p->model != CH_TDL || !tdl_pdp_make(p->profile, p->delay_spread, p->subcarriers - 1, &p->pdp, why, sizeof why))
+    return 0;
+  return cfg_fail_at(first_given(v, KEYS(KEY_DELAY_SPREAD, KEY_PROFILE, KEY_SUBCARRIERS, KEY_MODEL)), file, err,
+                     errlen, "channel.delay_spread: %s%s", why, at);
+}
+
+/* max_bits must stop a point before the random streams run out of frames. */
+static int frames_fit(const point_view *v, const sim_point *pt, const char *at, const char *file, char *err,
+                      size_t errlen) {
+  const double bpf = (double)link_bits_per_frame(&pt->p);
+  if (pt->max_bits / bpf < (double)RNG_MAX_FRAMES) return 0;
+  char got[96], limit[40];
+  cfg_describe(point_value(v, KEY_MAX_BITS), got, sizeof got);
+  snprintf(limit, sizeof limit, "%.4g", (double)RNG_MAX_FRAMES * bpf);
+  return cfg_fail_at(first_given(v, KEYS(KEY_MAX_BITS)), file, err, errlen,
+                     "simulation.max_bits: expected a number below 2^%d frames x %.0f bits per frame = %s, got %s%s",
+                     RNG_FRAME_BITS, bpf, limit, got, at);
+}
+
+int point_resolve(const point_view *v, const char *label, const char *file, sim_point *pt, char *err,
+                  size_t errlen) {
+  char at[300];
+  sweep_point(label, at, sizeof at);
+  fill(v, label, pt);
+  if (conditions_hold(v, at, file, err, errlen) || antennas_fit(v, &pt->p, at, file, err, errlen) ||
+      resolve_taps(v, &pt->p, at, file, err, errlen) || frames_fit(v, pt, at, file, err, errlen))
+    return 2;
+  return 0;
+}
+
+/* Where link_params_check's verdict on a parameter is reported: the first of
+ * `at` that the point sets; the parameter is called by the first key's name
+ * where it is one (n0 and the profile have no key of their own). */
+static const struct {
+  int named;
+  int at[4];
+} link_keys[LP_COUNT] = {
+    [LP_TX] = {1, {KEY_TX, -1}},
+    [LP_RX] = {1, {KEY_RX, -1}},
+    [LP_BPS] = {0, {KEY_MODULATION, -1}},
+    [LP_SUBCARRIERS] = {1, {KEY_SUBCARRIERS, -1}},
+    [LP_SYMBOLS] = {1, {KEY_SYMBOLS, KEY_SUBCARRIERS, -1}},
+    [LP_N0] = {0, {KEY_SNR_DB, KEY_SNR_KIND, -1}},
+    [LP_CSI_ERROR_VAR] = {1, {KEY_CSI_ERROR_VAR, -1}},
+    [LP_PDP] = {0, {KEY_DELAY_SPREAD, KEY_PROFILE, KEY_MODEL, -1}},
+    [LP_MODEL] = {1, {KEY_MODEL, -1}},
+    [LP_DOMAIN] = {1, {KEY_DOMAIN, KEY_MODEL, -1}},
+    [LP_CP_LENGTH] = {1, {KEY_CP_LENGTH, KEY_SUBCARRIERS, -1}},
+};
+
+int point_check(const point_view *v, const sim_point *pt, const char *file, char *err, size_t errlen) {
+  const char *names[LP_COUNT];
+  for (int i = 0; i < LP_COUNT; i++) names[i] = link_keys[i].named ? config_keys[link_keys[i].at[0]].path : NULL;
+  link_param blame;
+  char why[512], at[300];
+  if (!link_params_diagnose(&pt->p, names, &blame, why, sizeof why)) return 0;
+  sweep_point(pt->label, at, sizeof at);
+  return cfg_fail_at(first_given(v, link_keys[blame].at), file, err, errlen, "%s%s", why, at);
+}

@@ -1,0 +1,9 @@
+#include "testparams.h"
+
+link_params tp_point(int tx, int rx, int bps, channel_model model, int subcarriers, int symbols,
+                     int cp_length) {
+  /* The fields left out of the initialiser are zero. */
+  const link_params p = {.tx = tx, .rx = rx, .bps = bps, .model = model,
+                         .subcarriers = subcarriers, .symbols = symbols, .cp_length = cp_length};
+  return p;
+}

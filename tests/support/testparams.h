@@ -1,0 +1,25 @@
+/* The one place tests build a link point by hand, at every layer: the CPU
+ * channel tests use it directly, and linktest.h's lt_params (the sim-layer
+ * tests' frequency-domain point) starts from it. Needs core/ only. */
+#ifndef OFDMSIM_TESTPARAMS_H
+#define OFDMSIM_TESTPARAMS_H
+
+#include "core/params.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A point of tx x rx antennas, bps bits per symbol and channel `model`, on
+ * frames of `subcarriers` x `symbols` OFDM symbols with a cyclic prefix of
+ * `cp_length` samples. Every other field is zero, which each test then
+ * overrides as it needs: ZF, profile PDP_EXP with no delay spread and an
+ * empty pdp, no correlation, Rician part or CSI error, the frequency domain,
+ * Eb/N0 at 0 dB with n0 = 0 (noiseless), seed 0 and point 0. */
+link_params tp_point(int tx, int rx, int bps, channel_model model, int subcarriers, int symbols,
+                     int cp_length);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
