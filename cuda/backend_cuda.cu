@@ -44,7 +44,7 @@ struct cuda_state {
   int events_made;
   void *pool;               /* one allocation, carved into the buffers below */
   gpu_consts *consts;
-  uint32_t *errors;         /* [frames][tx] */
+  uint32_t *errors;         /* [frames][tx], then fallbacks [frames] */
   uint8_t *labels;          /* staged: [tx][R] */
   cf32 *x, *H, *Hhat, *y, *G, *Ginv, *z, *xhat; /* staged SoA stacks */
   cf32 *taps, *Hk;          /* tdl: [f][links][L], [f][links][K] */
@@ -72,7 +72,7 @@ layout plan_layout(const link_params *p, int staged, uint64_t frames, size_t wor
   layout l;
   size_t at = 0;
   l.consts = take(&at, sizeof(gpu_consts));
-  l.errors = take(&at, sizeof(uint32_t) * frames * tx);
+  l.errors = take(&at, sizeof(uint32_t) * frames * (tx + 1)); /* + fallbacks */
   l.labels = take(&at, staged ? tx * R : 0);
   l.x = take(&at, staged ? c8 * tx * R : 0);
   l.H = take(&at, staged ? c8 * links * R : 0);
@@ -124,6 +124,11 @@ int bad_run(int line, const char *why) {
   return -1;
 }
 
+/* The per-frame fallback counters sit after the batch's error counters. */
+uint32_t *fallbacks_of(cuda_state *s, const gpu_link &g) {
+  return s->errors + (size_t)g.frames * (size_t)g.tx;
+}
+
 /* tdl: the batch's taps and their per-subcarrier response Hk (both modes). */
 int tdl_response(cuda_state *s, const gpu_link &g) {
   if (g.model != CH_TDL) return 0;
@@ -152,7 +157,9 @@ int run_staged(cuda_state *s, const gpu_link &g) {
   CUDA_TRY(cudaEventRecord(s->ev[EV_GRAM], st));
   if (gpu_invert_soa(g.tx, s->G, s->Ginv, (size_t)g.R, st)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_INVERT], st));
-  if (gpu_launch_equalize(g, s->Ginv, s->z, s->xhat, st)) return -1;
+  if (gpu_launch_equalize(g, s->Ginv, s->z, s->Hhat ? s->Hhat : s->H, s->y, s->xhat,
+                          fallbacks_of(s, g), st))
+    return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_EQUALIZE], st));
   if (gpu_launch_demap(g, s->xhat, s->labels, s->errors, st)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_DEMAP], st));
@@ -177,7 +184,7 @@ int run_fused(cuda_state *s, gpu_link g) {
   CUDA_TRY(cudaEventRecord(s->ev[EV_CHANNEL], st));
   g.hsrc = g.model == CH_TDL ? HSRC_TABLE : HSRC_DRAW;
   g.ysrc = s->have_fft_td ? YSRC_BUFFER : YSRC_COMPUTE;
-  if (gpu_launch_fused(g, s->consts, s->Hk, s->yt, s->errors, st)) return -1;
+  if (gpu_launch_fused(g, s->consts, s->Hk, s->yt, s->errors, fallbacks_of(s, g), st)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_INVERT], st));
   return 0;
 }
@@ -209,9 +216,13 @@ int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *o
   g.frames = frames;
   g.R = frames * g.rf;
   const size_t counters = sizeof(uint32_t) * (size_t)frames * (size_t)g.tx;
-  CUDA_TRY(cudaMemsetAsync(s->errors, 0, counters, s->stream));
+  const size_t fb_bytes = sizeof(uint32_t) * (size_t)frames;
+  CUDA_TRY(cudaMemsetAsync(s->errors, 0, counters + fb_bytes, s->stream));
   if (s->staged ? run_staged(s, g) : run_fused(s, g)) return -1;
   CUDA_TRY(cudaMemcpyAsync(out->errors, s->errors, counters, cudaMemcpyDeviceToHost, s->stream));
+  if (out->fallbacks)
+    CUDA_TRY(cudaMemcpyAsync(out->fallbacks, fallbacks_of(s, g), fb_bytes, cudaMemcpyDeviceToHost,
+                             s->stream));
   CUDA_TRY(cudaStreamSynchronize(s->stream));
   if (s->staged) {
     out->t.draw = elapsed_s(s, EV_START, EV_DRAW);

@@ -7,6 +7,7 @@
 
 #include "cuda/check.h"
 #include "cuda/gpu_internal.cuh"
+#include "equalizer/fallback.h"
 
 namespace {
 
@@ -19,7 +20,8 @@ constexpr int kBlock = 256;
 template <int NT, int NR>
 __global__ void __launch_bounds__(kBlock)
     fused_kernel(gpu_link g, const gpu_consts *__restrict__ c, const cf32 *__restrict__ Hk,
-                 const cf32 *__restrict__ yt, uint32_t *__restrict__ errors) {
+                 const cf32 *__restrict__ yt, uint32_t *__restrict__ errors,
+                 uint32_t *__restrict__ fallbacks) {
   uint64_t f, m;
   gpu_frame_position(g, &f, &m);
   uint32_t err[NT] = {}; /* zero for threads past the frame's end */
@@ -50,6 +52,10 @@ __global__ void __launch_bounds__(kBlock)
     mat_herm_mulvec(NR, NT, h, yv, zv);
     mat_inv_herm(NT, gm, gi);
     mat_equalize(NT, gi, zv, g.diag, xv);
+    if (eq_flagged(xv[0])) { /* rare: solved again in double, out of line */
+      eq_solve_double(NR, NT, h, yv, g.diag, xv);
+      atomicAdd(&fallbacks[f], 1u);
+    }
     OFDM_UNROLL
     for (int t = 0; t < NT; t++) err[t] = re_bit_errors(g.bps, xv[t], lab[t]);
   }
@@ -59,10 +65,10 @@ __global__ void __launch_bounds__(kBlock)
 template <int NT, int NR>
 struct Fused {
   static int launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
-                    uint32_t *errors, cudaStream_t s) {
+                    uint32_t *errors, uint32_t *fallbacks, cudaStream_t s) {
     const int block = gpu_frame_block(g.rf);
     const uint64_t blocks = g.frames * ((g.rf + block - 1) / block);
-    fused_kernel<NT, NR><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, errors);
+    fused_kernel<NT, NR><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, errors, fallbacks);
     CUDA_TRY_LAUNCH("fused_kernel");
     return 0;
   }
@@ -71,7 +77,7 @@ struct Fused {
 }  // namespace
 
 int gpu_launch_fused(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
-                     uint32_t *errors, cudaStream_t s) {
-  return gpu_dispatch<Fused>(g.tx, g.rx, g, c, Hk, yt, errors, s);
+                     uint32_t *errors, uint32_t *fallbacks, cudaStream_t s) {
+  return gpu_dispatch<Fused>(g.tx, g.rx, g, c, Hk, yt, errors, fallbacks, s);
 }
 

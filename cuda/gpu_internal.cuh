@@ -203,8 +203,10 @@ int gpu_launch_frame_to_soa(const gpu_link &g, int A, const cf32 *fm, cf32 *soa,
 /* receiver_gpu.cu */
 int gpu_launch_gram(const gpu_link &g, const cf32 *Hhat, const cf32 *y, cf32 *G, cf32 *z,
                     cudaStream_t s);
-int gpu_launch_equalize(const gpu_link &g, const cf32 *Ginv, const cf32 *z, cf32 *xhat,
-                        cudaStream_t s);
+/* x_hat; REs whose float inverse was flagged are equalised in double from
+ * Hhat and y and counted in fallbacks[frame]. */
+int gpu_launch_equalize(const gpu_link &g, const cf32 *Ginv, const cf32 *z, const cf32 *Hhat,
+                        const cf32 *y, cf32 *xhat, uint32_t *fallbacks, cudaStream_t s);
 int gpu_launch_demap(const gpu_link &g, const cf32 *xhat, const uint8_t *labels,
                      uint32_t *errors, cudaStream_t s);
 /* 0 when this binary holds kernels the current device can run. */
@@ -214,6 +216,6 @@ int gpu_link_kernels_loadable(char *why, size_t whylen);
  * counters, one thread per RE, nothing stored on the way. Hk: tdl's response
  * table (hsrc = HSRC_TABLE); yt: the modem's output (ysrc = YSRC_BUFFER). */
 int gpu_launch_fused(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
-                     uint32_t *errors, cudaStream_t s);
+                     uint32_t *errors, uint32_t *fallbacks, cudaStream_t s);
 
 #endif

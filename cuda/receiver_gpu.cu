@@ -8,6 +8,7 @@
 #include "cuda/check.h"
 #include "cuda/gpu.h"
 #include "cuda/gpu_internal.cuh"
+#include "equalizer/fallback.h"
 
 namespace {
 
@@ -36,10 +37,22 @@ __global__ void __launch_bounds__(kBlock)
   for (int t = 0; t < NT; t++) gpu_store(z + (size_t)t * g.R + i, zv[t]);
 }
 
+/* RE i of the stacks equalised in double (its float inverse was flagged),
+ * counted for its frame. Out of line: it runs for a tiny share of REs. */
+__device__ __noinline__ void equalize_fallback(const gpu_link &g, const cf32 *Hhat, const cf32 *y,
+                                               uint64_t i, cf32 *xv, uint32_t *fallbacks) {
+  cf32 h[MAT_MAX_RX * MAT_MAX_N], yv[MAT_MAX_RX];
+  for (int e = 0; e < g.links; e++) h[e] = gpu_load(Hhat + (size_t)e * g.R + i);
+  for (int r = 0; r < g.rx; r++) yv[r] = gpu_load(y + (size_t)r * g.R + i);
+  eq_solve_double(g.rx, g.tx, h, yv, g.diag, xv);
+  atomicAdd(&fallbacks[i / g.rf], 1u);
+}
+
 template <int NT>
 __global__ void __launch_bounds__(kBlock)
     equalize_kernel(gpu_link g, const cf32 *__restrict__ Ginv, const cf32 *__restrict__ z,
-                    cf32 *__restrict__ xhat) {
+                    const cf32 *__restrict__ Hhat, const cf32 *__restrict__ y,
+                    cf32 *__restrict__ xhat, uint32_t *__restrict__ fallbacks) {
   const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= g.R) return;
   cf32 gi[NT * NT], zv[NT], xv[NT];
@@ -48,6 +61,7 @@ __global__ void __launch_bounds__(kBlock)
   OFDM_UNROLL
   for (int t = 0; t < NT; t++) zv[t] = gpu_load(z + (size_t)t * g.R + i);
   mat_equalize(NT, gi, zv, g.diag, xv);
+  if (eq_flagged(xv[0])) equalize_fallback(g, Hhat, y, i, xv, fallbacks);
   OFDM_UNROLL
   for (int t = 0; t < NT; t++) gpu_store(xhat + (size_t)t * g.R + i, xv[t]);
 }
@@ -86,8 +100,10 @@ struct Gram {
 
 template <int NT>
 struct Equalize {
-  static int launch(const gpu_link &g, const cf32 *Ginv, const cf32 *z, cf32 *xhat, cudaStream_t s) {
-    equalize_kernel<NT><<<gpu_blocks(g.R, kBlock), kBlock, 0, s>>>(g, Ginv, z, xhat);
+  static int launch(const gpu_link &g, const cf32 *Ginv, const cf32 *z, const cf32 *Hhat,
+                    const cf32 *y, cf32 *xhat, uint32_t *fallbacks, cudaStream_t s) {
+    equalize_kernel<NT><<<gpu_blocks(g.R, kBlock), kBlock, 0, s>>>(g, Ginv, z, Hhat, y, xhat,
+                                                                   fallbacks);
     CUDA_TRY_LAUNCH("equalize_kernel");
     return 0;
   }
@@ -117,9 +133,9 @@ int gpu_launch_gram(const gpu_link &g, const cf32 *Hhat, const cf32 *y, cf32 *G,
   return gpu_dispatch<Gram>(g.tx, g.rx, g, Hhat, y, G, z, s);
 }
 
-int gpu_launch_equalize(const gpu_link &g, const cf32 *Ginv, const cf32 *z, cf32 *xhat,
-                        cudaStream_t s) {
-  return gpu_dispatch_tx<Equalize>(g.tx, g, Ginv, z, xhat, s);
+int gpu_launch_equalize(const gpu_link &g, const cf32 *Ginv, const cf32 *z, const cf32 *Hhat,
+                        const cf32 *y, cf32 *xhat, uint32_t *fallbacks, cudaStream_t s) {
+  return gpu_dispatch_tx<Equalize>(g.tx, g, Ginv, z, Hhat, y, xhat, fallbacks, s);
 }
 
 int gpu_launch_demap(const gpu_link &g, const cf32 *xhat, const uint8_t *labels,

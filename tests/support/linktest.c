@@ -47,8 +47,8 @@ int lt_simulate(const char *backend_name_, const link_params *p, uint64_t target
   }
   memset(out, 0, sizeof *out);
   const uint64_t cap = b->ops->max_frames(b), bpf = link_bits_per_frame(p);
-  uint32_t *e = malloc(sizeof(uint32_t) * cap * (size_t)p->tx);
-  batch_result r = {.errors = e};
+  uint32_t *e = malloc(sizeof(uint32_t) * cap * ((size_t)p->tx + 1));
+  batch_result r = {.errors = e, .fallbacks = e + cap * (size_t)p->tx};
   int rc = 0, done = 0;
   uint64_t next = 1;
   while (!done) {
@@ -59,6 +59,7 @@ int lt_simulate(const char *backend_name_, const link_params *p, uint64_t target
     }
     for (uint64_t f = 0; f < n && !done; f++) {
       for (int t = 0; t < p->tx; t++) out->errors += e[f * (uint64_t)p->tx + (uint64_t)t];
+      out->fallbacks += r.fallbacks[f];
       out->bits += bpf;
       out->frames++;
       done = out->errors >= target || (double)out->bits >= max_bits;

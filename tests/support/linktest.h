@@ -20,6 +20,7 @@ int lt_finish(link_params *p);
 
 typedef struct lt_counts {
   uint64_t bits, errors, frames;
+  uint64_t fallbacks; /* REs equalised in double (float Gram flagged singular) */
 } lt_counts;
 
 /* Runs frames from 0 until `target` errors or `max_bits` bits; batches of at
