@@ -112,6 +112,11 @@ void check_memory_cap(channel_model model, ofdm_domain domain, int staged, const
    * twice the frames; without transforms (whose work area need not grow with
    * the frames) also at most about twice. */
   const int has_fft = model == CH_TDL || domain == DOMAIN_TIME;
+  /* Not under compute-sanitizer (small runs): the backend reads the plans'
+   * memory off the device's free memory, which there also moves with the
+   * tool's own shadow allocations (seen: 252 vs 496 frames for tdl time
+   * fused under racecheck). The normal run checks it (and passes). */
+  if (small_run()) return;
   CHECK(frames[1] + 1 >= 2 * frames[0] && (has_fft || frames[1] <= 2 * frames[0] + 2),
         "%s: %llu frames in 64 MB but %llu in 128 MB", what, (unsigned long long)frames[0],
         (unsigned long long)frames[1]);
