@@ -36,7 +36,7 @@ static void make_hpd_cpu(int n, cf32 *g, size_t M, uint64_t seed) {
   for (size_t m = 0; m < M; m++) {
     cf32 b[MAT_MAX_N * MAT_MAX_N], gm[MAT_MAX_N * MAT_MAX_N];
     for (int p = 0; 2 * p < n * n; p++) {
-      const rng_words w = rng_draw(seed, 0, 0, 0, (uint64_t)m * 32 + (uint64_t)p);
+      const rng_words w = rng_draw(seed, 0, 0, (uint64_t)m * 32 + (uint64_t)p);
       b[2 * p] = cf_scale(rng_cnormal_of(w, 0), scale);
       if (2 * p + 1 < n * n) b[2 * p + 1] = cf_scale(rng_cnormal_of(w, 1), scale);
     }

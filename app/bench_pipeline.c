@@ -43,7 +43,7 @@ static void pipeline_params(int tx, int rx, int bps, int small, link_params *p) 
   p->snr_db = 10.0;
   p->n0 = link_noise_variance(p->snr_kind, p->snr_db, tx, bps);
   p->seed = 1;
-  p->point_id = 0;
+  p->stream_key = link_stream_key(p);
 }
 
 static void add_batch(pipeline_fig *f, const link_params *p, uint64_t frames, const batch_result *r) {

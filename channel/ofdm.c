@@ -12,8 +12,7 @@ struct ofdm_modem {
   size_t frame_samples; /* N_f = symbols*(K + cp) */
   channel_model model;
   tdl_pdp pdp;
-  uint64_t seed;
-  uint32_t point;
+  uint64_t key; /* the point's Philox key */
   float scale; /* 1/sqrt(K): both transforms unitary */
   fftwf_complex *buf;
   fftwf_plan ifft, fft; /* in place on an aligned K-sample block */
@@ -48,8 +47,7 @@ ofdm_modem *ofdm_modem_create(const link_params *p, char *err, size_t errlen) {
   m->frame_samples = (size_t)p->symbols * (size_t)(p->subcarriers + p->cp_length);
   m->model = p->model;
   m->pdp = p->pdp;
-  m->seed = p->seed;
-  m->point = p->point_id;
+  m->key = rng_key(p->seed, p->stream_key);
   m->scale = (float)(1.0 / sqrt((double)p->subcarriers));
   m->buf = fftwf_malloc(sizeof(fftwf_complex) * (size_t)m->K);
   if (m->buf) {
@@ -127,7 +125,7 @@ int ofdm_modem_frame(ofdm_modem *m, uint64_t frame, const cf32 *x, size_t ldx, c
       cf32 *z0 = got + (size_t)r * N, *z1 = r + 1 < rx ? z0 + N : NULL;
       for (size_t n = 0; n < N; n++) {
         const rng_words w =
-            rng_draw(m->seed, m->point, RNG_TDNOISE, frame, (uint64_t)(r / 2) * N + n);
+            rng_draw(m->key, RNG_TDNOISE, frame, (uint64_t)(r / 2) * N + n);
         z0[n] = cf_add(z0[n], cf_scale(rng_cnormal_of(w, 0), noise_std));
         if (z1) z1[n] = cf_add(z1[n], cf_scale(rng_cnormal_of(w, 1), noise_std));
       }

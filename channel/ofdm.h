@@ -17,7 +17,7 @@ typedef struct ofdm_modem ofdm_modem;
 
 /* Takes tx, rx, subcarriers, symbols, cp_length (0..subcarriers), model (tdl
  * or awgn: rayleigh is i.i.d. per RE and has no time-domain form), pdp, seed
- * and point_id from p; makes the FFTW plans once. NULL with a message on error. */
+ * and stream_key from p; makes the FFTW plans once. NULL with a message on error. */
 ofdm_modem *ofdm_modem_create(const link_params *p, char *err, size_t errlen);
 
 /* One frame. x: frequency-domain symbols [tx] (stride ldx) of the frame's

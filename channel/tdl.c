@@ -9,10 +9,11 @@
 
 void tdl_draw_taps(const link_params *p, const chan_spatial *s, uint64_t frame, cf32 *taps) {
   const int L = p->pdp.taps, links = p->rx * p->tx, total = links * L;
+  const uint64_t key = rng_key(p->seed, p->stream_key);
   float amp[TDL_MAX_TAPS];
   for (int l = 0; l < L; l++) amp[l] = sqrtf(p->pdp.power[l]);
   for (int q = 0; q < total; q += 2) {
-    const rng_words w = rng_draw(p->seed, p->point_id, RNG_TAPS, frame, (uint64_t)(q / 2));
+    const rng_words w = rng_draw(key, RNG_TAPS, frame, (uint64_t)(q / 2));
     taps[q] = cf_scale(rng_cnormal_of(w, 0), amp[q % L]);
     if (q + 1 < total) taps[q + 1] = cf_scale(rng_cnormal_of(w, 1), amp[(q + 1) % L]);
   }

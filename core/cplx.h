@@ -46,6 +46,14 @@ OFDM_HD cf32 cf_cfma(cf32 acc, cf32 a, cf32 b) {
   return cf_make(acc.re + a.re * b.re + a.im * b.im, acc.im + a.re * b.im - a.im * b.re);
 }
 
+/* acc + a*b with every product and sum rounded as fmaf does, on any compiler
+ * and either backend: the contraction is explicit, so nothing is left for a
+ * compiler to fuse differently (as GCC's vectoriser and nvcc's -fmad do to
+ * a plain a*b + c). */
+OFDM_HD cf32 cf_fma_exact(cf32 acc, cf32 a, cf32 b) {
+  return cf_make(fmaf(a.re, b.re, fmaf(-a.im, b.im, acc.re)), fmaf(a.re, b.im, fmaf(a.im, b.re, acc.im)));
+}
+
 /* sin and cos of 2 pi x for x in turns: sincospif on the device (exact
  * argument reduction), sinf/cosf of the float product on the host. */
 OFDM_HD void sincos_turns(float x, float *s, float *c) {

@@ -1,12 +1,20 @@
-/* Random streams: one counter-based Philox4x32-10 stream keyed by the seed.
- * Every draw is named by (point, purpose, frame, index) so that results never
- * depend on the backend, the thread count or the batch size.
+/* Random streams: counter-based Philox4x32-10, one stream a point, keyed by
+ * the seed and the point's stream key. Every draw is named by (point,
+ * purpose, frame, index) so that results never depend on the backend, the
+ * thread count, the batch size, or the sweep, order, shard or subset a point
+ * runs in.
  *
- *   key     = { lo32(seed), hi32(seed) }
+ *   key     = rng_key(seed, stream key), as { lo32, hi32 }
  *   counter = { lo32(index), hi32(index), lo32(sub), hi32(sub) }
- *   sub     = point << 48 | purpose << 40 | frame      (frame < 2^40)
+ *   sub     = purpose << 40 | frame      (frame < 2^40)
  *
- * This is exactly the counter cuRAND's curand_init(seed, sub, 4*index, &s)
+ * The stream key (link_stream_key in core/params.h) is a 64-bit hash of the
+ * point's own transmitter, channel and SNR parameters; receiver-side ones
+ * (equalizer, CSI error) and the stopping rules stay out of it, so receivers
+ * are compared on identical draws and a point's counts are its own. Philox is
+ * a keyed bijection: distinct keys give independent streams.
+ *
+ * This is exactly the counter cuRAND's curand_init(key, sub, 4*index, &s)
  * followed by curand4(&s) evaluates, so the GPU's cuRAND Philox and the CPU's
  * Random123 Philox give bitwise-equal words.  The conversions to uniforms and
  * normals below are shared by both backends (normals agree to a few 1e-6:
@@ -41,15 +49,27 @@ enum rng_purpose {
 
 #define RNG_FRAME_BITS 40
 #define RNG_MAX_FRAMES (1ULL << RNG_FRAME_BITS)
-#define RNG_MAX_POINTS 65536u
+
+/* splitmix64's finaliser: a bijection of 64-bit words with full avalanche. */
+OFDM_HD uint64_t rng_mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+/* The Philox key of a point: the seed and the stream key mixed so that any
+ * change of either gives an unrelated key (and, for one stream key, distinct
+ * seeds give distinct keys: rng_mix64 is a bijection). */
+OFDM_HD uint64_t rng_key(uint64_t seed, uint64_t stream_key) {
+  return rng_mix64(seed ^ rng_mix64(stream_key + 0x9e3779b97f4a7c15ULL));
+}
 
 typedef struct rng_words {
   uint32_t w[4];
 } rng_words;
 
-OFDM_HD uint64_t rng_subsequence(uint32_t point, uint32_t purpose, uint64_t frame) {
-  return ((uint64_t)point << 48) | ((uint64_t)(purpose & 0xffu) << 40) |
-         (frame & (RNG_MAX_FRAMES - 1));
+OFDM_HD uint64_t rng_subsequence(uint32_t purpose, uint64_t frame) {
+  return ((uint64_t)(purpose & 0xffu) << 40) | (frame & (RNG_MAX_FRAMES - 1));
 }
 
 /* Uniform in (0, 1], the same expression as cuRAND's curand_uniform: x*2^-32 is

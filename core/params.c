@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "core/draws.h"
 #include "core/names.h"
 #include "core/qam.h"
 
@@ -16,6 +17,26 @@ double link_noise_variance(snr_def kind, double snr_db, int tx, int bps) {
     case SNR_SNR: return (double)tx / lin;           /* total received power tx per antenna */
   }
   return NAN;
+}
+
+/* FNV-1a over the canonical text of the fields, then mixed for avalanche.
+ * Text, with doubles in %.17g, so the key follows values and not layouts. */
+uint64_t link_stream_key(const link_params *p) {
+  char text[512];
+  int n = snprintf(text, sizeof text, "tx=%d;rx=%d;bps=%d;model=%s;domain=%s;K=%d;S=%d;n0=%.17g",
+                   p->tx, p->rx, p->bps, channel_model_name(p->model), ofdm_domain_name(p->domain),
+                   p->subcarriers, p->symbols, p->n0);
+  if (p->model != CH_AWGN && n > 0 && (size_t)n < sizeof text)
+    n += snprintf(text + n, sizeof text - (size_t)n, ";rho_tx=%.17g;rho_rx=%.17g;k=%.17g", p->rho_tx,
+                  p->rho_rx, p->k_factor);
+  if (p->model == CH_TDL && n > 0 && (size_t)n < sizeof text)
+    n += snprintf(text + n, sizeof text - (size_t)n, ";profile=%s;ds=%.17g", pdp_kind_name(p->profile),
+                  p->delay_spread);
+  if (p->domain == DOMAIN_TIME && n > 0 && (size_t)n < sizeof text)
+    snprintf(text + n, sizeof text - (size_t)n, ";cp=%d", p->cp_length);
+  uint64_t h = 1469598103934665603ULL;
+  for (const char *c = text; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+  return rng_mix64(h);
 }
 
 static const char *const plain_names[LP_COUNT] = {

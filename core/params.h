@@ -48,7 +48,8 @@ typedef struct link_params {
   double snr_db;
   double n0;               /* noise variance per receive antenna and RE */
   uint64_t seed;
-  uint32_t point_id;       /* the point's place in the flattened sweep */
+  uint64_t stream_key;     /* names the point's random streams: link_stream_key(),
+                              set once every other field is (core/draws.h) */
 } link_params;
 
 /* REs and information bits of one frame. */
@@ -61,6 +62,15 @@ static inline uint64_t link_bits_per_frame(const link_params *p) {
 
 /* N0 from the SNR definitions (unit-energy symbols, E|h|^2 = 1; README). */
 double link_noise_variance(snr_def kind, double snr_db, int tx, int bps);
+
+/* The point's stream key: a 64-bit hash of the parameters that shape what is
+ * transmitted and received (antennas, modulation, channel model and its
+ * parameters, OFDM grid, the cyclic prefix in the time domain, N0). The
+ * receiver's side (equalizer, CSI error) is left out so receivers compare on
+ * identical draws; fields that do not act on a point (the delay spread of a
+ * non-tdl channel, the cyclic prefix in the frequency domain) are left out
+ * too, so that they cannot change its draws. */
+uint64_t link_stream_key(const link_params *p);
 
 /* 0 when every field of p is in range and the combination can be simulated;
  * else -1 with "PARAMETER: expected ..., got ..." in err. The one check of a

@@ -31,9 +31,8 @@
 /* What the per-RE steps need of a point, small enough to pass by value (a
  * kernel argument) and free of pointers. */
 typedef struct re_ctx {
-  uint64_t seed;
+  uint64_t key;     /* the point's Philox key, rng_key(seed, stream key) */
   uint64_t rf;      /* REs per frame: the stride of the draw layouts */
-  uint32_t point;   /* the point's stream key */
   int tx, rx, links, bps;
   int model;        /* channel_model */
   int spatial;      /* correlated or Rician: chan_spatial_mix has work to do */
@@ -45,10 +44,10 @@ typedef struct re_ctx {
  * device and Random123's on the host, bitwise the same words. */
 OFDM_HD rng_words re_draw(re_ctx c, uint32_t purpose, uint64_t frame, uint64_t index) {
 #ifdef __CUDA_ARCH__
-  const uint64_t sub = rng_subsequence(c.point, purpose, frame);
+  const uint64_t sub = rng_subsequence(purpose, frame);
   const uint4 ctr = make_uint4((uint32_t)index, (uint32_t)(index >> 32), (uint32_t)sub,
                                (uint32_t)(sub >> 32));
-  const uint4 r = curand_Philox4x32_10(ctr, make_uint2((uint32_t)c.seed, (uint32_t)(c.seed >> 32)));
+  const uint4 r = curand_Philox4x32_10(ctr, make_uint2((uint32_t)c.key, (uint32_t)(c.key >> 32)));
   rng_words w;
   w.w[0] = r.x;
   w.w[1] = r.y;
@@ -56,7 +55,7 @@ OFDM_HD rng_words re_draw(re_ctx c, uint32_t purpose, uint64_t frame, uint64_t i
   w.w[3] = r.w;
   return w;
 #else
-  return rng_draw(c.seed, c.point, purpose, frame, index);
+  return rng_draw(c.key, purpose, frame, index);
 #endif
 }
 
@@ -119,21 +118,17 @@ OFDM_HD void re_channel(re_ctx c, const chan_spatial *s, uint64_t frame, uint64_
   }
 }
 
-/* y = H x + sqrt(n0) w (RNG_NOISE), rows >= rx zeroed. The sum is taken in
- * double: products of floats are exact there, so every compiler and both
- * backends round it the same way, whether or not they fuse multiply-adds. */
+/* y = H x + sqrt(n0) w (RNG_NOISE), rows >= rx zeroed. The sum is a chain
+ * of explicit fmaf (cf_fma_exact) in stream order: every compiler and both
+ * backends round it the same way, at float cost on the GPU. */
 OFDM_HD void re_apply(re_ctx c, uint64_t frame, uint64_t m, int nt, int nr, const cf32 *h,
                       const cf32 *x, cf32 *y) {
   OFDM_UNROLL
   for (int r = 0; r < nr; r++) {
-    double re = 0.0, im = 0.0;
+    cf32 acc = cf_make(0.0f, 0.0f);
     OFDM_UNROLL
-    for (int t = 0; t < nt; t++) {
-      const cf32 a = h[r * nt + t], v = x[t];
-      re += (double)a.re * v.re - (double)a.im * v.im;
-      im += (double)a.re * v.im + (double)a.im * v.re;
-    }
-    y[r] = r < c.rx ? cf_make((float)re, (float)im) : cf_make(0.0f, 0.0f);
+    for (int t = 0; t < nt; t++) acc = cf_fma_exact(acc, h[r * nt + t], x[t]);
+    y[r] = r < c.rx ? acc : cf_make(0.0f, 0.0f);
   }
   if (c.noise_std > 0.0f) re_pair_draws(c, RNG_NOISE, frame, m, nr, c.rx, c.noise_std, 1, y);
 }
@@ -157,9 +152,8 @@ OFDM_HD uint32_t re_bit_errors(int bps, cf32 xhat, uint32_t label) {
 /* The context of a point (host code; kernels get it by value). */
 static inline re_ctx re_ctx_of(const link_params *p, const chan_spatial *s) {
   re_ctx c;
-  c.seed = p->seed;
+  c.key = rng_key(p->seed, p->stream_key);
   c.rf = link_res_per_frame(p);
-  c.point = p->point_id;
   c.tx = p->tx;
   c.rx = p->rx;
   c.links = p->tx * p->rx;

@@ -21,13 +21,13 @@ rng_words philox4x32_10(const uint32_t ctr[4], const uint32_t key[2]);
 }
 #endif
 
-/* The four words of draw `index` of (point, purpose, frame). Inline: it sits
- * in the innermost loop of every draw. */
-static inline rng_words rng_draw(uint64_t seed, uint32_t point, uint32_t purpose, uint64_t frame,
-                                 uint64_t index) {
-  const uint64_t sub = rng_subsequence(point, purpose, frame);
+/* The four words of draw `index` of (purpose, frame) in the stream of Philox
+ * key `key` (rng_key of the point). Inline: it sits in the innermost loop of
+ * every draw. */
+static inline rng_words rng_draw(uint64_t key, uint32_t purpose, uint64_t frame, uint64_t index) {
+  const uint64_t sub = rng_subsequence(purpose, frame);
   philox4x32_ctr_t c = {{(uint32_t)index, (uint32_t)(index >> 32), (uint32_t)sub, (uint32_t)(sub >> 32)}};
-  philox4x32_key_t k = {{(uint32_t)seed, (uint32_t)(seed >> 32)}};
+  philox4x32_key_t k = {{(uint32_t)key, (uint32_t)(key >> 32)}};
   const philox4x32_ctr_t r = philox4x32_R(10, c, k);
   rng_words out = {{r.v[0], r.v[1], r.v[2], r.v[3]}};
   return out;

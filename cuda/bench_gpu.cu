@@ -172,8 +172,8 @@ __global__ void pointer_array_kernel(cuComplex *base, cuComplex **ptrs, int n, s
 __global__ void __launch_bounds__(kBlock) philox_floor_kernel(int tx, int rx, uint64_t R,
                                                              uint64_t seed, float *out) {
   const uint2 key = make_uint2((uint32_t)seed, (uint32_t)(seed >> 32));
-  const uint64_t sub_ch = rng_subsequence(0, RNG_CHANNEL, 0);
-  const uint64_t sub_nz = rng_subsequence(0, RNG_NOISE, 0);
+  const uint64_t sub_ch = rng_subsequence(RNG_CHANNEL, 0);
+  const uint64_t sub_nz = rng_subsequence(RNG_NOISE, 0);
   const int n_ch = rx * tx, n_nz = rx;
   float acc = 0.0f;
   const size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;

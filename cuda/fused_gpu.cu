@@ -52,8 +52,17 @@ __global__ void __launch_bounds__(kBlock)
     mat_herm_mulvec(NR, NT, h, yv, zv);
     mat_inv_herm(NT, gm, gi);
     mat_equalize(NT, gi, zv, g.diag, xv);
-    if (eq_flagged(xv[0])) { /* rare: solved again in double, out of line */
-      eq_solve_double(NR, NT, h, yv, g.diag, xv);
+    if (eq_flagged(xv[0])) {
+      /* Rare: solved again in double, out of line. On copies, so that only
+       * they (not h, yv, xv, which stay in registers) need an address. */
+      cf32 hc[NR * NT], yc[NR], xc[NT];
+      OFDM_UNROLL
+      for (int e = 0; e < NR * NT; e++) hc[e] = h[e];
+      OFDM_UNROLL
+      for (int r = 0; r < NR; r++) yc[r] = yv[r];
+      eq_solve_double(NR, NT, hc, yc, g.diag, xc);
+      OFDM_UNROLL
+      for (int t = 0; t < NT; t++) xv[t] = xc[t];
       atomicAdd(&fallbacks[f], 1u);
     }
     OFDM_UNROLL

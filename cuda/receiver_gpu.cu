@@ -38,14 +38,18 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 /* RE i of the stacks equalised in double (its float inverse was flagged),
- * counted for its frame. Out of line: it runs for a tiny share of REs. */
-__device__ __noinline__ void equalize_fallback(const gpu_link &g, const cf32 *Hhat, const cf32 *y,
-                                               uint64_t i, cf32 *xv, uint32_t *fallbacks) {
-  cf32 h[MAT_MAX_RX * MAT_MAX_N], yv[MAT_MAX_RX];
-  for (int e = 0; e < g.links; e++) h[e] = gpu_load(Hhat + (size_t)e * g.R + i);
-  for (int r = 0; r < g.rx; r++) yv[r] = gpu_load(y + (size_t)r * g.R + i);
-  eq_solve_double(g.rx, g.tx, h, yv, g.diag, xv);
-  atomicAdd(&fallbacks[i / g.rf], 1u);
+ * counted for its frame. Out of line, as it runs for a tiny share of REs; its
+ * arguments are scalars, as a reference to the kernel's gpu_link would make
+ * every thread copy that struct to local memory. Writes x_hat itself. */
+__device__ __noinline__ void equalize_fallback(const cf32 *Hhat, const cf32 *y, cf32 *xhat,
+                                               uint64_t R, uint64_t rf, int tx, int rx, float diag,
+                                               uint64_t i, uint32_t *fallbacks) {
+  cf32 h[MAT_MAX_RX * MAT_MAX_N], yv[MAT_MAX_RX], xv[MAT_MAX_N];
+  for (int e = 0; e < rx * tx; e++) h[e] = gpu_load(Hhat + (size_t)e * R + i);
+  for (int r = 0; r < rx; r++) yv[r] = gpu_load(y + (size_t)r * R + i);
+  eq_solve_double(rx, tx, h, yv, diag, xv);
+  for (int t = 0; t < tx; t++) gpu_store(xhat + (size_t)t * R + i, xv[t]);
+  atomicAdd(&fallbacks[i / rf], 1u);
 }
 
 template <int NT>
@@ -61,7 +65,10 @@ __global__ void __launch_bounds__(kBlock)
   OFDM_UNROLL
   for (int t = 0; t < NT; t++) zv[t] = gpu_load(z + (size_t)t * g.R + i);
   mat_equalize(NT, gi, zv, g.diag, xv);
-  if (eq_flagged(xv[0])) equalize_fallback(g, Hhat, y, i, xv, fallbacks);
+  if (eq_flagged(xv[0])) {
+    equalize_fallback(Hhat, y, xhat, g.R, g.rf, NT, g.rx, g.diag, i, fallbacks);
+    return;
+  }
   OFDM_UNROLL
   for (int t = 0; t < NT; t++) gpu_store(xhat + (size_t)t * g.R + i, xv[t]);
 }

@@ -93,7 +93,7 @@ static void run_options(config_state *st, sim_config *c) {
 static int count_points(const config_state *st, size_t n_snr, const char *path, size_t *n, char *err,
                         size_t errlen) {
   const uint64_t combos = st->sweep.combos;
-  if (combos <= RNG_MAX_POINTS / n_snr) {
+  if (combos <= SIM_MAX_POINTS / n_snr) {
     *n = (size_t)combos * n_snr;
     return 0;
   }
@@ -103,7 +103,7 @@ static int count_points(const config_state *st, size_t n_snr, const char *path, 
   else snprintf(total, sizeof total, "%llu", (unsigned long long)(combos * n_snr));
   return cfg_fail_at(by_sweep ? st->sweep.setting : st->given[KEY_SNR_DB], path, err, errlen,
                      "%s: expected at most %u points in all, got %s (%llu sweep combinations x %zu snr_db values)",
-                     by_sweep ? "sweep" : "simulation.snr_db", RNG_MAX_POINTS, total, (unsigned long long)combos,
+                     by_sweep ? "sweep" : "simulation.snr_db", SIM_MAX_POINTS, total, (unsigned long long)combos,
                      n_snr);
 }
 
@@ -126,7 +126,8 @@ static int expand(const config_state *st, sim_config *c, const config_setting_t 
       *pt = proto;
       pt->p.snr_db = snr_at(snr, j);
       pt->p.n0 = link_noise_variance(pt->p.snr_kind, pt->p.snr_db, pt->p.tx, pt->p.bps);
-      pt->p.point_id = (uint32_t)id;
+      pt->index = id;
+      pt->p.stream_key = link_stream_key(&pt->p);
       if (point_check(&view, pt, path, err, errlen)) return 2;
     }
   }

@@ -12,8 +12,13 @@
 #include "core/names.h" /* the enumerations' names, which callers print */
 #include "core/params.h"
 
+/* Points one run may have: a bound that keeps a typo (a range with a tiny
+ * step) from allocating and scheduling millions of points. */
+#define SIM_MAX_POINTS 65536u
+
 typedef struct sim_point {
   link_params p;               /* fully resolved, n0 from link_noise_variance() */
+  size_t index;                /* the point's place in the flattened sweep */
   uint64_t target_errors;
   double max_bits;
   uint64_t min_frames;         /* target_errors stops the point only after this many frames */
@@ -27,7 +32,7 @@ typedef struct sim_config {
   uint64_t batch_frames;       /* 0 = backend chooses */
   uint64_t gpu_memory_mb;      /* 0 = free device memory */
   sim_point *points;           /* sweep entries (first outermost) x snr_db (innermost) */
-  size_t n_points;             /* points[i].p.point_id == i */
+  size_t n_points;             /* points[i].index == i */
   void *priv;                  /* the effective libconfig tree, for the echoes */
 } sim_config;
 

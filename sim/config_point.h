@@ -18,7 +18,7 @@ typedef struct point_view {
  * for a computed one). */
 const config_setting_t *point_value(const point_view *v, int k);
 
-/* Fills pt from the view, all but snr_db, n0 and point_id, and checks what
+/* Fills pt from the view, all but snr_db, n0, the index and the stream key, and checks what
  * only a combination can get wrong (keys that need another key's value, zf
  * and awgn antennas, the profile, the frame count). `label` names the sweep
  * point in pt and in errors. 0, or 2 with the error, located at the first

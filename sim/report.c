@@ -55,8 +55,8 @@ void report_table_row(FILE *f, const sim_point *pt, const point_result *r) {
   char theory[16];
   if (isnan(r->theory)) snprintf(theory, sizeof theory, "-");
   else snprintf(theory, sizeof theory, "%.3e", r->theory);
-  fprintf(f, "%5u %3d %3d %-7s %-4s %-5s %7.2f %11.4e %9llu %10.4e [%.3e, %.3e] %10s %9.2f %9.2f %-13s\n",
-          pt->p.point_id, pt->p.tx, pt->p.rx, modulation_name_of_bps(pt->p.bps),
+  fprintf(f, "%5zu %3d %3d %-7s %-4s %-5s %7.2f %11.4e %9llu %10.4e [%.3e, %.3e] %10s %9.2f %9.2f %-13s\n",
+          pt->index, pt->p.tx, pt->p.rx, modulation_name_of_bps(pt->p.bps),
           equalizer_name(pt->p.equalizer), snr_kind_name(pt->p.snr_kind), pt->p.snr_db,
           (double)r->bits, (unsigned long long)r->bit_errors, ber_of(r), lo, hi, theory,
           mbit_per_s(r), inv_per_s(r) / 1e6, r->stop);
@@ -72,7 +72,7 @@ static void csv_row(FILE *f, const sim_point *pt, const point_result *r) {
   const link_params *p = &pt->p;
   double lo, hi;
   wilson_interval(r->bit_errors, r->bits, 0.95, &lo, &hi);
-  fprintf(f, "%u,%d,%d,%s,%s,%s,%s,%s,%.17g,%.17g,%llu,%llu,%.10g,%.10g,%.10g,", p->point_id, p->tx,
+  fprintf(f, "%zu,%d,%d,%s,%s,%s,%s,%s,%.17g,%.17g,%llu,%llu,%.10g,%.10g,%.10g,", pt->index, p->tx,
           p->rx, modulation_name_of_bps(p->bps), equalizer_name(p->equalizer), channel_model_name(p->model),
           ofdm_domain_name(p->domain), snr_kind_name(p->snr_kind), p->snr_db, p->n0,
           (unsigned long long)r->bits, (unsigned long long)r->bit_errors, r->bits ? ber_of(r) : 0.0,
@@ -147,7 +147,7 @@ static json_t *point_json(const sim_point *pt, const point_result *r) {
   double lo, hi;
   wilson_interval(r->bit_errors, r->bits, 0.95, &lo, &hi);
   return json_pack("{s:I, s:o, s:o, s:I, s:o, s:o, s:I, s:I, s:o, s:[oo], s:o, s:I, s:o, s:I, s:o, s:o}",
-                   "point", (json_int_t)pt->p.point_id,
+                   "point", (json_int_t)pt->index,
                    "label", sim_json_string(pt->label),
                    "backend", sim_json_string(r->backend ? r->backend : ""),
                    "seed", (json_int_t)pt->p.seed,

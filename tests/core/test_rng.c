@@ -30,23 +30,31 @@ static void test_known_answers(void) {
   }
 }
 
-/* sub = point << 48 | purpose << 40 | frame, counter = {index, sub}, key = seed. */
+/* sub = purpose << 40 | frame, counter = {index, sub}, key = rng_key(seed,
+ * stream key). */
 static void test_packing(void) {
-  CHECK(rng_subsequence(3, 5, 7) == 0x0003050000000007ull, "%llx",
-        (unsigned long long)rng_subsequence(3, 5, 7));
-  CHECK(rng_subsequence(0xffff, 0xff, 0xffffffffffull) == 0xffffffffffffffffull, "all ones");
-  CHECK(rng_subsequence(1, 2, (1ull << 40) + 9) == rng_subsequence(1, 2, 9),
+  CHECK(rng_subsequence(5, 7) == 0x0000050000000007ull, "%llx", (unsigned long long)rng_subsequence(5, 7));
+  CHECK(rng_subsequence(0xff, 0xffffffffffull) == 0x0000ffffffffffffull, "all ones");
+  CHECK(rng_subsequence(2, (1ull << 40) + 9) == rng_subsequence(2, 9),
         "the frame wraps at 2^40 instead of spilling into the purpose");
-  CHECK(rng_subsequence(0, 0x1ff, 0) == rng_subsequence(0, 0xff, 0), "purpose is 8 bits");
+  CHECK(rng_subsequence(0x1ff, 0) == rng_subsequence(0xff, 0), "purpose is 8 bits");
 
-  const uint64_t seed = 0x0123456789abcdefull, index = 0xfedcba9876543210ull;
-  const uint64_t sub = rng_subsequence(42, RNG_TAPS, 123456789ull);
+  const uint64_t seed = 0x0123456789abcdefull, index = 0xfedcba9876543210ull, stream = 42;
+  const uint64_t sub = rng_subsequence(RNG_TAPS, 123456789ull), k = rng_key(seed, stream);
   const uint32_t ctr[4] = {(uint32_t)index, (uint32_t)(index >> 32), (uint32_t)sub,
                            (uint32_t)(sub >> 32)};
-  const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
-  const rng_words a = rng_draw(seed, 42, RNG_TAPS, 123456789ull, index);
+  const uint32_t key[2] = {(uint32_t)k, (uint32_t)(k >> 32)};
+  const rng_words a = rng_draw(rng_key(seed, stream), RNG_TAPS, 123456789ull, index);
   const rng_words b = philox4x32_10(ctr, key);
   CHECK(memcmp(&a, &b, sizeof a) == 0, "rng_draw is philox of the documented counter and key");
+  /* The key: a published value of splitmix64's finaliser pins rng_mix64, and
+   * a change of seed or stream key changes it. */
+  CHECK(rng_mix64(0) == 0, "mix64(0) = %llx", (unsigned long long)rng_mix64(0));
+  CHECK(rng_mix64(0x9e3779b97f4a7c15ull) == 0xe220a8397b1dcdafull, "mix64 = %llx",
+        (unsigned long long)rng_mix64(0x9e3779b97f4a7c15ull));
+  CHECK(rng_key(seed, stream) != rng_key(seed + 1, stream) &&
+            rng_key(seed, stream) != rng_key(seed, stream + 1),
+        "the key follows the seed and the stream key");
 }
 
 static void test_uniform(void) {
@@ -56,7 +64,7 @@ static void test_uniform(void) {
   double sum = 0.0, sum2 = 0.0;
   float lo = 2.0f, hi = -1.0f;
   for (int i = 0; i < N / 4; i++) {
-    const rng_words w = rng_draw(7, 0, RNG_BITS, 0, (uint64_t)i);
+    const rng_words w = rng_draw(7, RNG_BITS, 0, (uint64_t)i);
     for (int j = 0; j < 4; j++) {
       const float u = rng_u01(w.w[j]);
       sum += u;
@@ -77,7 +85,7 @@ static void test_cnormal(void) {
   double sre = 0, sim = 0, sre2 = 0, sim2 = 0, sabs2 = 0, sabs4 = 0, sz2re = 0, sz2im = 0;
   long tail = 0;
   for (int i = 0; i < N / 2; i++) {
-    const rng_words w = rng_draw(11, 3, RNG_NOISE, 5, (uint64_t)i);
+    const rng_words w = rng_draw(rng_key(11, 3), RNG_NOISE, 5, (uint64_t)i);
     for (int j = 0; j < 2; j++) {
       const cf32 z = rng_cnormal_of(w, j);
       const double a2 = (double)z.re * z.re + (double)z.im * z.im;
@@ -117,7 +125,7 @@ static int cmp_words(const void *a, const void *b) {
   return memcmp(a, b, sizeof(word_key));
 }
 
-/* Every (seed, point, purpose, frame, index) names its own 128-bit output. */
+/* Every (seed, stream key, purpose, frame, index) names its own 128-bit output. */
 static void test_distinct(void) {
   const int purposes = 6, frames = 8, indices = 1000, points = 2, seeds = 2;
   const size_t total = (size_t)purposes * frames * indices * points * seeds;
@@ -128,7 +136,7 @@ static void test_distinct(void) {
       for (int pu = 0; pu < purposes; pu++)
         for (int f = 0; f < frames; f++)
           for (int i = 0; i < indices; i++) {
-            const rng_words w = rng_draw(1 + (uint64_t)s * 0x100000000ull, (uint32_t)pt,
+            const rng_words w = rng_draw(rng_key(1 + (uint64_t)s * 0x100000000ull, (uint64_t)pt),
                                          (uint32_t)pu, (uint64_t)f, (uint64_t)i);
             memcpy(all[k++].w, w.w, sizeof all->w);
           }
@@ -138,7 +146,7 @@ static void test_distinct(void) {
   CHECK(dup == 0, "%zu repeated outputs among %zu draws", dup, total);
   free(all);
   /* The same name gives the same words. */
-  const rng_words a = rng_draw(5, 1, RNG_CSI, 9, 77), b = rng_draw(5, 1, RNG_CSI, 9, 77);
+  const rng_words a = rng_draw(5, RNG_CSI, 9, 77), b = rng_draw(5, RNG_CSI, 9, 77);
   CHECK(memcmp(&a, &b, sizeof a) == 0, "rng_draw is a pure function");
 }
 

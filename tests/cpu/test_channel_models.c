@@ -16,7 +16,7 @@
 static link_params base_params(int tx, int rx) {
   link_params p = tp_point(tx, rx, 2, CH_RAYLEIGH, 64, 4, 16);
   p.seed = 2024;
-  p.point_id = 3;
+  p.stream_key = 3;
   return p;
 }
 
@@ -172,14 +172,14 @@ static void test_draw_layout(void) {
   for (int e = 0; e < 9; e++)
     for (size_t i = 0; i < n; i++) {
       const uint64_t idx = (uint64_t)(e / 2) * rf + m0 + i;
-      const cf32 h = rng_cnormal_of(rng_draw(p.seed, p.point_id, RNG_CHANNEL, frame, idx), e % 2);
+      const cf32 h = rng_cnormal_of(rng_draw(rng_key(p.seed, p.stream_key), RNG_CHANNEL, frame, idx), e % 2);
       const cf32 c =
-          cf_scale(rng_cnormal_of(rng_draw(p.seed, p.point_id, RNG_CSI, frame, idx), e % 2), 0.2f);
+          cf_scale(rng_cnormal_of(rng_draw(rng_key(p.seed, p.stream_key), RNG_CSI, frame, idx), e % 2), 0.2f);
       worst = fmax(worst, cf_abs2(cf_sub(h, H[e * n + i])));
       worst = fmax(worst, cf_abs2(cf_sub(c, E[e * n + i])));
       if (e < 3) {
         const cf32 w = cf_scale(
-            rng_cnormal_of(rng_draw(p.seed, p.point_id, RNG_NOISE, frame, idx), e % 2), 0.5f);
+            rng_cnormal_of(rng_draw(rng_key(p.seed, p.stream_key), RNG_NOISE, frame, idx), e % 2), 0.5f);
         worst = fmax(worst, cf_abs2(cf_sub(w, y[e * n + i])));
       }
     }

@@ -21,7 +21,7 @@ static link_params ofdm_params(int tx, int rx, channel_model model, pdp_kind kin
   p.delay_spread = ds;
   p.domain = DOMAIN_TIME;
   p.seed = 4242;
-  p.point_id = 7;
+  p.stream_key = 7;
   char err[256];
   if (model == CH_TDL)
     CHECK(tdl_pdp_make(kind, ds, K - 1, &p.pdp, err, sizeof err) == 0, "tdl_pdp_make: %s", err);
@@ -42,7 +42,7 @@ static void make_symbols(const link_params *p, uint64_t frame, cf32 *x, size_t l
   const float a = 0.70710678f;
   for (int t = 0; t < p->tx; t++)
     for (size_t m = 0; m < rf; m++) {
-      const uint32_t w = rng_draw(p->seed, p->point_id, RNG_BITS, frame, m).w[t % 4] >> (t / 4);
+      const uint32_t w = rng_draw(rng_key(p->seed, p->stream_key), RNG_BITS, frame, m).w[t % 4] >> (t / 4);
       x[t * ld + m] = cf_make(w & 1 ? a : -a, w & 2 ? a : -a);
     }
 }
@@ -194,7 +194,7 @@ static void test_noise(void) {
             for (int i = 0; i < K; i++) {
               const size_t n = (size_t)sym * (K + cp) + cp + i;
               const cf32 w = rng_cnormal_of(
-                  rng_draw(p.seed, p.point_id, RNG_TDNOISE, frame, (uint64_t)(r / 2) * Nf + n),
+                  rng_draw(rng_key(p.seed, p.stream_key), RNG_TDNOISE, frame, (uint64_t)(r / 2) * Nf + n),
                   r % 2);
               const double ph = -2.0 * 3.14159265358979323846 * (double)k * i / K;
               re += w.re * cos(ph) - w.im * sin(ph);

@@ -17,7 +17,7 @@ static link_params tdl_params(int tx, int rx, pdp_kind kind, double ds, int K) {
   p.profile = kind;
   p.delay_spread = ds;
   p.seed = 99;
-  p.point_id = 1;
+  p.stream_key = 1;
   char err[256];
   const int rc = tdl_pdp_make(kind, ds, K - 1, &p.pdp, err, sizeof err);
   CHECK(rc == 0, "tdl_pdp_make: %s", err);
@@ -159,7 +159,7 @@ static void test_tap_layout(void) {
   double worst = 0;
   for (int q = 0; q < total; q++) {
     const cf32 z =
-        cf_scale(rng_cnormal_of(rng_draw(p.seed, p.point_id, RNG_TAPS, 31, q / 2), q % 2),
+        cf_scale(rng_cnormal_of(rng_draw(rng_key(p.seed, p.stream_key), RNG_TAPS, 31, q / 2), q % 2),
                  sqrtf(p.pdp.power[q % L]));
     worst = fmax(worst, sqrt(cf_abs2(cf_sub(z, taps[q]))));
   }

@@ -2,7 +2,7 @@
  * streams (core/draws.h) must not depend on the backend. For many (seed, point,
  * purpose, frame, index) draws, edge values included (index and frame past
  * 2^32, all-ones seeds, the 8-bit purpose and 16-bit point limits):
- *   - curand_Philox4x32_10(counter, key) and curand_init(seed, sub, 4*index)
+ *   - curand_Philox4x32_10(counter, key) and curand_init(rng_key(seed, stream), sub, 4*index)
  *     + curand4 give the same 4 words as rng_draw, bit for bit;
  *   - (host) rng_draw as compiled here equals the channel library's
  *     philox4x32_10 on the documented counter;
@@ -36,7 +36,7 @@ struct tuple_in {
 
 struct tuple_out {
   uint32_t direct[4];   /* curand_Philox4x32_10 on the draws.h counter */
-  uint32_t via_init[4]; /* curand_init(seed, sub, 4*index) + curand4 */
+  uint32_t via_init[4]; /* curand_init(rng_key(seed, stream), sub, 4*index) + curand4 */
   float uniform_init;   /* curand_uniform on a fresh curand_init state */
   float u01[4];         /* rng_u01 of the direct words */
   cf32 cn[2];           /* rng_cnormal_of the direct words */
@@ -48,16 +48,16 @@ __global__ void philox_kernel(const tuple_in *in, tuple_out *out, size_t n) {
   if (i >= n) return;
   const tuple_in t = in[i];
   tuple_out o;
-  const uint64_t sub = rng_subsequence(t.point, t.purpose, t.frame);
+  const uint64_t sub = rng_subsequence(t.purpose, t.frame), k = rng_key(t.seed, t.point);
   const uint4 ctr = make_uint4((uint32_t)t.index, (uint32_t)(t.index >> 32), (uint32_t)sub,
                                (uint32_t)(sub >> 32));
-  const uint2 key = make_uint2((uint32_t)t.seed, (uint32_t)(t.seed >> 32));
+  const uint2 key = make_uint2((uint32_t)k, (uint32_t)(k >> 32));
   const uint4 w = curand_Philox4x32_10(ctr, key);
   o.direct[0] = w.x, o.direct[1] = w.y, o.direct[2] = w.z, o.direct[3] = w.w;
   o.init_valid = t.index < (1ull << 62);
   if (o.init_valid) {
     curandStatePhilox4_32_10_t s;
-    curand_init(t.seed, sub, 4 * t.index, &s);
+    curand_init(k, sub, 4 * t.index, &s);
     curandStatePhilox4_32_10_t s2 = s;
     const uint4 v = curand4(&s);
     o.via_init[0] = v.x, o.via_init[1] = v.y, o.via_init[2] = v.z, o.via_init[3] = v.w;
@@ -97,7 +97,7 @@ static std::vector<tuple_in> make_tuples(size_t n_random) {
   for (size_t k = 0; k < n_random; k++) {
     tuple_in t;
     t.seed = test_splitmix64(&st);
-    t.point = (uint32_t)(test_splitmix64(&st) % RNG_MAX_POINTS);
+    t.point = (uint32_t)test_splitmix64(&st); /* the stream key */
     t.purpose = (uint32_t)(test_splitmix64(&st) % 6);
     /* Half the frames and indices small (the common case), half anywhere. */
     const uint64_t r = test_splitmix64(&st);
@@ -141,13 +141,14 @@ int main(void) {
   for (size_t i = 0; i < n; i++) {
     const tuple_in &t = tuples[i];
     const tuple_out &o = out[i];
-    const rng_words h = rng_draw(t.seed, t.point, t.purpose, t.frame, t.index);
+    const uint64_t k = rng_key(t.seed, t.point);
+    const rng_words h = rng_draw(k, t.purpose, t.frame, t.index);
     /* The same draw through the channel library's compiled generator: the
      * header's rng_draw as built here is the one the C code runs. */
-    const uint64_t sub = rng_subsequence(t.point, t.purpose, t.frame);
+    const uint64_t sub = rng_subsequence(t.purpose, t.frame);
     const uint32_t ctr[4] = {(uint32_t)t.index, (uint32_t)(t.index >> 32), (uint32_t)sub,
                              (uint32_t)(sub >> 32)};
-    const uint32_t key[2] = {(uint32_t)t.seed, (uint32_t)(t.seed >> 32)};
+    const uint32_t key[2] = {(uint32_t)k, (uint32_t)(k >> 32)};
     const rng_words lib = philox4x32_10(ctr, key);
     if (memcmp(lib.w, h.w, sizeof h.w) != 0 && bad_lib++ < 5)
       fprintf(stderr, "rng_draw (header, built by nvcc's host compiler) differs from the channel "
@@ -167,7 +168,7 @@ int main(void) {
                 "curand_init+curand4 differs: seed %016llx sub %016llx index %llu: device %08x "
                 "%08x %08x %08x host %08x %08x %08x %08x\n",
                 (unsigned long long)t.seed,
-                (unsigned long long)rng_subsequence(t.point, t.purpose, t.frame),
+                (unsigned long long)rng_subsequence(t.purpose, t.frame),
                 (unsigned long long)t.index, o.via_init[0], o.via_init[1], o.via_init[2],
                 o.via_init[3], h.w[0], h.w[1], h.w[2], h.w[3]);
       const float hu = rng_u01(h.w[0]);

@@ -272,7 +272,7 @@ void run_spec(const spec &s, uint32_t point) {
   p.k_factor = s.k_factor;
   p.csi_error_var = s.csi;
   p.seed = 0x5eed0000ull + 977ull * point;
-  p.point_id = point;
+  p.stream_key = point;
   char what[128];
   describe(p, s, what, sizeof what);
   if (lt_finish(&p)) {

@@ -63,7 +63,8 @@ static void test_defaults(void) {
     CHECK(p->subcarriers == 1024 && p->symbols == 14 && p->cp_length == 128, "ofdm %d %d %d", p->subcarriers,
           p->symbols, p->cp_length);
     CHECK(p->snr_kind == SNR_EBNO && p->snr_db == snr[i], "snr %d %g", p->snr_kind, p->snr_db);
-    CHECK(p->seed == 1 && p->point_id == i, "seed %llu id %u", (unsigned long long)p->seed, p->point_id);
+    CHECK(p->seed == 1 && c.points[i].index == i && p->stream_key == link_stream_key(p), "seed %llu id %zu",
+          (unsigned long long)p->seed, c.points[i].index);
     CHECK(p->pdp.taps == 0, "rayleigh has no taps, got %d", p->pdp.taps);
     CHECK(pt->target_errors == 1000 && pt->max_bits == 1e8 && pt->min_frames == 1, "stopping %llu %g %llu",
           (unsigned long long)pt->target_errors, pt->max_bits, (unsigned long long)pt->min_frames);
@@ -163,7 +164,7 @@ static void test_sweep(void) {
     const sim_point *pt = &c.points[i];
     /* first entry outermost, snr_db innermost */
     const size_t snr = i % 2, rho = (i / 2) % 2, m = (i / 4) % 3, tx = i / 12;
-    CHECK(pt->p.point_id == i, "id %u at %zu", pt->p.point_id, i);
+    CHECK(pt->index == i, "id %zu at %zu", pt->index, i);
     CHECK(pt->p.tx == (int)tx + 1 && pt->p.bps == bps[m] && pt->p.rho_tx == 0.5 * (double)rho &&
               pt->p.snr_db == 10.0 * (double)snr && pt->p.rx == 4,
           "point %zu: tx %d bps %d rho %g snr %g", i, pt->p.tx, pt->p.bps, pt->p.rho_tx, pt->p.snr_db);
@@ -213,7 +214,7 @@ static int same_point(const sim_point *a, const sim_point *b) {
              p->rho_tx == q->rho_tx && p->rho_rx == q->rho_rx && p->k_factor == q->k_factor &&
              p->csi_error_var == q->csi_error_var && p->domain == q->domain && p->subcarriers == q->subcarriers &&
              p->symbols == q->symbols && p->cp_length == q->cp_length && p->snr_kind == q->snr_kind &&
-             p->snr_db == q->snr_db && p->n0 == q->n0 && p->seed == q->seed && p->point_id == q->point_id &&
+             p->snr_db == q->snr_db && p->n0 == q->n0 && p->seed == q->seed && p->stream_key == q->stream_key &&
              p->pdp.taps == q->pdp.taps && a->target_errors == b->target_errors && a->max_bits == b->max_bits &&
              a->min_frames == b->min_frames &&
              !strcmp(a->label, b->label);

@@ -19,6 +19,7 @@ link_params lt_params(int tx, int rx, int bps, eq_kind eq, channel_model model, 
   p.seed = 12345;
   p.pdp = (tdl_pdp){.taps = 1, .power = {1.0f}}; /* flat: one tap at delay 0 */
   p.n0 = link_noise_variance(p.snr_kind, p.snr_db, p.tx, p.bps);
+  p.stream_key = link_stream_key(&p);
   return p;
 }
 
@@ -31,6 +32,7 @@ int lt_finish(link_params *p) {
       return -1;
     }
   }
+  p->stream_key = link_stream_key(p);
   return 0;
 }
 
