@@ -12,6 +12,7 @@
 #include "core/clock.h"
 #include "sim/backends.h"
 #include "sim/report.h"
+#include "sim/stats.h"
 #include "sim/theory.h"
 
 /* The signal that asked the run to stop (SIGINT or SIGTERM), 0 while none. */
@@ -21,6 +22,14 @@ static void on_stop_signal(int sig) {
   interrupted = sig;
   /* A second one stops at once. */
   signal(sig, SIG_DFL);
+}
+
+void sim_point_interval(const sim_point *pt, const point_result *r, double conf, double *lo,
+                        double *hi) {
+  const int block_fading = pt->p.model == CH_TDL;
+  const ber_sample s = {r->bits, r->bit_errors, r->frames, r->sum_sq,
+                        block_fading ? r->frames : r->frames * link_res_per_frame(&pt->p)};
+  ber_interval(&s, conf, lo, hi);
 }
 
 uint64_t sim_point_max_frames(const sim_point *pt) {
@@ -105,10 +114,13 @@ static int run_point(const sim_config *c, size_t i, const run_options *o, point_
     /* Count frame by frame and stop at the exact frame where a rule fires, so
      * the result does not depend on the batch size. */
     for (uint64_t f = 0; f < n && !strcmp(r->stop, "running"); f++) {
+      uint64_t frame_errors = 0;
       for (int t = 0; t < tx; t++) {
         r->stream_errors[t] += errors[f * (uint64_t)tx + (uint64_t)t];
-        r->bit_errors += errors[f * (uint64_t)tx + (uint64_t)t];
+        frame_errors += errors[f * (uint64_t)tx + (uint64_t)t];
       }
+      r->bit_errors += frame_errors;
+      r->sum_sq += (double)frame_errors * (double)frame_errors;
       r->fallbacks += br.fallbacks[f];
       r->bits += bpf;
       r->frames++;

@@ -9,6 +9,7 @@
 typedef struct point_result {
   uint64_t bits, bit_errors, frames, inversions;
   uint64_t fallbacks;     /* REs equalised in double (float Gram flagged singular) */
+  double sum_sq;          /* sum over frames of (bit errors of the frame)^2 */
   uint64_t stream_errors[LINK_MAX_TX];
   double seconds;         /* wall time of the point */
   stage_times t;          /* summed over its batches */
@@ -28,6 +29,11 @@ typedef struct run_options {
 /* 0 when every point finished, 1 on a runtime error, 128 + the signal when
  * SIGINT (130) or SIGTERM (143) stopped it after saving what was computed. */
 int sim_run(const sim_config *c, const run_options *o);
+
+/* The point's BER interval at confidence conf (stats.h's ber_interval, the
+ * independent units being REs for channels drawn per RE, frames for tdl). */
+void sim_point_interval(const sim_point *pt, const point_result *r, double conf, double *lo,
+                        double *hi);
 
 /* Frames the stopping rules allow at most for one point. */
 uint64_t sim_point_max_frames(const sim_point *pt);

@@ -51,7 +51,7 @@ void report_table_head(FILE *f) {
 
 void report_table_row(FILE *f, const sim_point *pt, const point_result *r) {
   double lo, hi;
-  wilson_interval(r->bit_errors, r->bits, 0.95, &lo, &hi);
+  sim_point_interval(pt, r, 0.95, &lo, &hi);
   char theory[16];
   if (isnan(r->theory)) snprintf(theory, sizeof theory, "-");
   else snprintf(theory, sizeof theory, "%.3e", r->theory);
@@ -66,12 +66,12 @@ void report_table_row(FILE *f, const sim_point *pt, const point_result *r) {
 static const char *csv_head =
     "point,tx,rx,modulation,equalizer,channel,domain,snr_kind,snr_db,n0,bits,bit_errors,ber,"
     "ci95_low,ci95_high,theory_ber,theory,stream_bit_errors,frames,stop,inversions,inv_per_s,"
-    "mbit_per_s,seconds,backend,label\n";
+    "mbit_per_s,seconds,backend,label,fallbacks,stream_key\n";
 
 static void csv_row(FILE *f, const sim_point *pt, const point_result *r) {
   const link_params *p = &pt->p;
   double lo, hi;
-  wilson_interval(r->bit_errors, r->bits, 0.95, &lo, &hi);
+  sim_point_interval(pt, r, 0.95, &lo, &hi);
   fprintf(f, "%zu,%d,%d,%s,%s,%s,%s,%s,%.17g,%.17g,%llu,%llu,%.10g,%.10g,%.10g,", pt->index, p->tx,
           p->rx, modulation_name_of_bps(p->bps), equalizer_name(p->equalizer), channel_model_name(p->model),
           ofdm_domain_name(p->domain), snr_kind_name(p->snr_kind), p->snr_db, p->n0,
@@ -80,9 +80,10 @@ static void csv_row(FILE *f, const sim_point *pt, const point_result *r) {
   if (isnan(r->theory)) fputs(",,", f);
   else fprintf(f, "%.10g,%s,", r->theory, r->theory_kind);
   for (int t = 0; t < p->tx; t++) fprintf(f, "%s%llu", t ? ";" : "", (unsigned long long)r->stream_errors[t]);
-  fprintf(f, ",%llu,%s,%llu,%.6g,%.6g,%.6g,%s,\"%s\"\n", (unsigned long long)r->frames, r->stop,
-          (unsigned long long)r->inversions, inv_per_s(r), mbit_per_s(r), r->seconds,
-          r->backend ? r->backend : "", pt->label);
+  fprintf(f, ",%llu,%s,%llu,%.6g,%.6g,%.6g,%s,\"%s\",%llu,%016llx\n", (unsigned long long)r->frames,
+          r->stop, (unsigned long long)r->inversions, inv_per_s(r), mbit_per_s(r), r->seconds,
+          r->backend ? r->backend : "", pt->label, (unsigned long long)r->fallbacks,
+          (unsigned long long)pt->p.stream_key);
 }
 
 /* Writes with `emit` (0, or -1 with errno set) into path.tmp and renames it
@@ -145,12 +146,15 @@ static json_t *stages_json(const stage_times *t) {
 
 static json_t *point_json(const sim_point *pt, const point_result *r) {
   double lo, hi;
-  wilson_interval(r->bit_errors, r->bits, 0.95, &lo, &hi);
-  return json_pack("{s:I, s:o, s:o, s:I, s:o, s:o, s:I, s:I, s:o, s:[oo], s:o, s:I, s:o, s:I, s:o, s:o}",
+  sim_point_interval(pt, r, 0.95, &lo, &hi);
+  char key[17];
+  snprintf(key, sizeof key, "%016llx", (unsigned long long)pt->p.stream_key);
+  return json_pack("{s:I, s:o, s:o, s:I, s:s, s:o, s:o, s:I, s:I, s:o, s:[oo], s:o, s:I, s:I, s:o, s:I, s:o, s:o}",
                    "point", (json_int_t)pt->index,
                    "label", sim_json_string(pt->label),
                    "backend", sim_json_string(r->backend ? r->backend : ""),
                    "seed", (json_int_t)pt->p.seed,
+                   "stream_key", key,
                    "snr_db", sim_json_real(pt->p.snr_db),
                    "n0", sim_json_real(pt->p.n0),
                    "bits", (json_int_t)r->bits,
@@ -159,6 +163,7 @@ static json_t *point_json(const sim_point *pt, const point_result *r) {
                    "ci95", sim_json_real(lo), sim_json_real(hi),
                    "theory_ber", sim_json_real(r->theory),
                    "frames", (json_int_t)r->frames,
+                   "fallbacks", (json_int_t)r->fallbacks,
                    "stop", sim_json_string(r->stop),
                    "inversions", (json_int_t)r->inversions,
                    "seconds", sim_json_real(r->seconds),

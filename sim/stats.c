@@ -1,5 +1,5 @@
-/* Wilson intervals, the normal quantile, incomplete gamma tails and the
- * clustered-count consistency test (see stats.h for the reasoning). */
+/* The interval of a point's BER (clustered errors), Wilson's interval, and the
+ * normal and Student t quantiles behind them (see stats.h for the reasoning). */
 #include "sim/stats.h"
 
 #include <math.h>
@@ -42,6 +42,16 @@ double normal_quantile(double p) {
   return x - u / (1.0 + 0.5 * x * u);
 }
 
+/* Wilson's score interval on a real-valued sample: ph successes out of nn. */
+static void wilson_real(double ph, double nn, double z, double *lo, double *hi) {
+  const double z2 = z * z;
+  const double denom = 1.0 + z2 / nn;
+  const double centre = (ph + z2 / (2.0 * nn)) / denom;
+  const double half = z / denom * sqrt(ph * (1.0 - ph) / nn + z2 / (4.0 * nn * nn));
+  *lo = fmax(0.0, centre - half);
+  *hi = fmin(1.0, centre + half);
+}
+
 void wilson_interval(uint64_t k, uint64_t n, double conf, double *lo, double *hi) {
   if (k > n || !(conf > 0.0 && conf < 1.0)) {
     *lo = *hi = NAN;
@@ -53,11 +63,94 @@ void wilson_interval(uint64_t k, uint64_t n, double conf, double *lo, double *hi
     return;
   }
   const double z = -normal_quantile(0.5 * (1.0 - conf));
-  const double nn = (double)n, ph = (double)k / nn, z2 = z * z;
-  const double denom = 1.0 + z2 / nn;
-  const double centre = (ph + z2 / (2.0 * nn)) / denom;
-  const double half = z / denom * sqrt(ph * (1.0 - ph) / nn + z2 / (4.0 * nn * nn));
+  wilson_real((double)k / (double)n, (double)n, z, lo, hi);
   /* At k = 0 (k = n) the bound is 0 (1) in exact arithmetic; say so exactly. */
-  *lo = k == 0 ? 0.0 : fmax(0.0, centre - half);
-  *hi = k == n ? 1.0 : fmin(1.0, centre + half);
+  if (k == 0) *lo = 0.0;
+  if (k == n) *hi = 1.0;
+}
+
+/* The regularised incomplete beta I_x(a, b) by Lentz's continued fraction
+ * (Numerical Recipes 6.4), on the side of x where it converges fast. */
+static double beta_cf(double a, double b, double x) {
+  const double tiny = 1e-300;
+  double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0);
+  if (fabs(d) < tiny) d = tiny;
+  d = 1.0 / d;
+  double h = d;
+  for (int m = 1; m < 10000; m++) {
+    const double m2 = 2.0 * m;
+    double aa = m * (b - m) * x / ((a - 1.0 + m2) * (a + m2));
+    d = 1.0 + aa * d;
+    d = fabs(d) < tiny ? 1.0 / tiny : 1.0 / d;
+    c = 1.0 + aa / c;
+    if (fabs(c) < tiny) c = tiny;
+    h *= d * c;
+    aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + 1.0 + m2));
+    d = 1.0 + aa * d;
+    d = fabs(d) < tiny ? 1.0 / tiny : 1.0 / d;
+    c = 1.0 + aa / c;
+    if (fabs(c) < tiny) c = tiny;
+    const double del = d * c;
+    h *= del;
+    if (fabs(del - 1.0) < 1e-15) break;
+  }
+  return h;
+}
+
+static double incomplete_beta(double a, double b, double x) {
+  if (x <= 0.0) return 0.0;
+  if (x >= 1.0) return 1.0;
+  const double front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+  if (x < (a + 1.0) / (a + b + 2.0)) return front * beta_cf(a, b, x) / a;
+  return 1.0 - front * beta_cf(b, a, 1.0 - x) / b;
+}
+
+/* P(T > t) for t >= 0, T Student's t with df degrees of freedom. */
+static double t_upper_tail(double t, double df) {
+  return 0.5 * incomplete_beta(0.5 * df, 0.5, df / (df + t * t));
+}
+
+double t_quantile(double p, double df) {
+  if (!(p > 0.0 && p < 1.0) || !(df > 0.0)) return NAN;
+  if (p < 0.5) return -t_quantile(1.0 - p, df);
+  if (p == 0.5) return 0.0;
+  /* Bisection on the upper tail, bracketed by 0 and a bound that doubles
+   * until it holds: 60 halvings leave it exact to double precision. */
+  const double tail = 1.0 - p;
+  double lo = 0.0, hi = 1.0;
+  while (t_upper_tail(hi, df) > tail) hi *= 2.0;
+  for (int i = 0; i < 200 && hi - lo > 1e-15 * hi; i++) {
+    const double mid = 0.5 * (lo + hi);
+    if (t_upper_tail(mid, df) > tail) lo = mid;
+    else hi = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+void ber_interval(const ber_sample *s, double conf, double *lo, double *hi) {
+  if (!(conf > 0.0 && conf < 1.0) || s->errors > s->bits) {
+    *lo = *hi = NAN;
+    return;
+  }
+  if (s->bits == 0) {
+    *lo = 0.0;
+    *hi = 1.0;
+    return;
+  }
+  const double z = -normal_quantile(0.5 * (1.0 - conf));
+  const double B = (double)s->bits, ph = (double)s->errors / B, n = (double)s->frames;
+  /* The effective sample: how many independent bits the data are worth. */
+  double n_eff = (double)s->units;
+  if (s->errors > 0 && s->frames >= 2 && ph < 1.0) {
+    const double b = B / n, E = (double)s->errors;
+    const double s2 = fmax(0.0, (s->sum_sq - E * E / n) / (n - 1.0)); /* of e_f */
+    const double var = s2 / (n * b * b);                               /* of ph */
+    const double deff = fmax(1.0, var / (ph * (1.0 - ph) / B));
+    const double t = t_quantile(0.5 * (1.0 + conf), n - 1.0);
+    n_eff = B / deff * (z / t) * (z / t);
+  }
+  if (n_eff > B) n_eff = B;
+  if (!(n_eff >= 1.0)) n_eff = 1.0;
+  wilson_real(ph, n_eff, z, lo, hi);
+  if (s->errors == 0) *lo = 0.0;
 }

@@ -38,6 +38,11 @@ int lt_finish(link_params *p) {
 
 int lt_simulate(const char *backend_name_, const link_params *p, uint64_t target, double max_bits,
                 uint64_t batch, lt_counts *out) {
+  return lt_simulate_min(backend_name_, p, target, 1, max_bits, batch, out);
+}
+
+int lt_simulate_min(const char *backend_name_, const link_params *p, uint64_t target,
+                    uint64_t min_frames, double max_bits, uint64_t batch, lt_counts *out) {
   char err[512];
   backend_options opt;
   memset(&opt, 0, sizeof opt);
@@ -60,11 +65,14 @@ int lt_simulate(const char *backend_name_, const link_params *p, uint64_t target
       break;
     }
     for (uint64_t f = 0; f < n && !done; f++) {
-      for (int t = 0; t < p->tx; t++) out->errors += e[f * (uint64_t)p->tx + (uint64_t)t];
+      uint64_t frame_errors = 0;
+      for (int t = 0; t < p->tx; t++) frame_errors += e[f * (uint64_t)p->tx + (uint64_t)t];
+      out->errors += frame_errors;
+      out->sum_sq += (double)frame_errors * (double)frame_errors;
       out->fallbacks += r.fallbacks[f];
       out->bits += bpf;
       out->frames++;
-      done = out->errors >= target || (double)out->bits >= max_bits;
+      done = (out->errors >= target && out->frames >= min_frames) || (double)out->bits >= max_bits;
     }
     if (next < cap) next *= 2;
   }

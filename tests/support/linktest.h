@@ -21,12 +21,17 @@ int lt_finish(link_params *p);
 typedef struct lt_counts {
   uint64_t bits, errors, frames;
   uint64_t fallbacks; /* REs equalised in double (float Gram flagged singular) */
+  double sum_sq;      /* sum over frames of (bit errors of the frame)^2 */
 } lt_counts;
 
 /* Runs frames from 0 until `target` errors or `max_bits` bits; batches of at
  * most `batch` frames (0: the backend's limit). Returns 0 or -1. */
 int lt_simulate(const char *backend_name_, const link_params *p, uint64_t target, double max_bits,
                 uint64_t batch, lt_counts *out);
+/* As lt_simulate, with the driver's min_frames rule: `target` errors stop
+ * the point only once it has at least min_frames frames. */
+int lt_simulate_min(const char *backend_name_, const link_params *p, uint64_t target,
+                    uint64_t min_frames, double max_bits, uint64_t batch, lt_counts *out);
 
 /* The preamble of a test that needs the CUDA backend: returns 1, having
  * printed "<test>: skipped: <why>", when this build or machine has no usable
