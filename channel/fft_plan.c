@@ -1,3 +1,4 @@
+/* FFTW plan creation and destruction under the one planner lock (fft_plan.h). */
 #include "channel/fft_plan.h"
 
 #include <pthread.h>

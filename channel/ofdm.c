@@ -1,3 +1,4 @@
+/* The time-domain OFDM link of one frame on FFTW (ofdm.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

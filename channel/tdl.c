@@ -1,3 +1,4 @@
+/* The random taps of a tdl frame and their per-subcarrier response by FFT (tdl.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* Power-delay profiles: the exponential one and TR 38.901 TDL-A/B/C, resolved on the sample grid (tdl.h). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -12,15 +12,6 @@
 
 #include "core/draws.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-/* One Philox4x32-10 evaluation: the raw generator, exposed for tests. */
-rng_words philox4x32_10(const uint32_t ctr[4], const uint32_t key[2]);
-#ifdef __cplusplus
-}
-#endif
-
 /* The four words of draw `index` of (purpose, frame) in the stream of Philox
  * key `key` (rng_key of the point). Inline: it sits in the innermost loop of
  * every draw. */

@@ -1,3 +1,4 @@
+/* The spatial-correlation factors and Rician amplitudes of a point (spatial.h). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

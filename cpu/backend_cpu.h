@@ -1,3 +1,4 @@
+/* The CPU backend's public face: its create (the rest is the interface of core/backend.h). */
 #ifndef OFDMSIM_BACKEND_CPU_H
 #define OFDMSIM_BACKEND_CPU_H
 #include "core/backend.h"

@@ -44,7 +44,8 @@ struct cuda_state {
   int events_made;
   void *pool;               /* one allocation, carved into the buffers below */
   gpu_consts *consts;
-  uint32_t *errors;         /* [frames][tx], then fallbacks [frames] */
+  uint32_t *errors;         /* [frames][tx], then fallbacks [frames], then (fused)
+                               the repair list: its length, then R entries */
   uint8_t *labels;          /* staged: [tx][R] */
   cf32 *x, *H, *Hhat, *y, *G, *Ginv, *z, *xhat; /* staged SoA stacks */
   cf32 *taps, *Hk;          /* tdl: [f][links][L], [f][links][K] */
@@ -72,7 +73,7 @@ layout plan_layout(const link_params *p, int staged, uint64_t frames, size_t wor
   layout l;
   size_t at = 0;
   l.consts = take(&at, sizeof(gpu_consts));
-  l.errors = take(&at, sizeof(uint32_t) * frames * (tx + 1)); /* + fallbacks */
+  l.errors = take(&at, sizeof(uint32_t) * (frames * (tx + 1) + (staged ? 0 : 1 + R)));
   l.labels = take(&at, staged ? tx * R : 0);
   l.x = take(&at, staged ? c8 * tx * R : 0);
   l.H = take(&at, staged ? c8 * links * R : 0);
@@ -124,10 +125,12 @@ int bad_run(int line, const char *why) {
   return -1;
 }
 
-/* The per-frame fallback counters sit after the batch's error counters. */
+/* The per-frame fallback counters sit after the batch's error counters, and
+ * the fused mode's repair list after them. */
 uint32_t *fallbacks_of(cuda_state *s, const gpu_link &g) {
   return s->errors + (size_t)g.frames * (size_t)g.tx;
 }
+uint32_t *repair_of(cuda_state *s, const gpu_link &g) { return fallbacks_of(s, g) + g.frames; }
 
 /* tdl: the batch's taps and their per-subcarrier response Hk (both modes). */
 int tdl_response(cuda_state *s, const gpu_link &g) {
@@ -170,7 +173,7 @@ int run_staged(cuda_state *s, const gpu_link &g) {
  * = the time-domain modem, invert = the fused kernel (draws, channel, Gram,
  * inverse, equalisation, decisions and counting all in one); the other stages
  * take no separate time. */
-int run_fused(cuda_state *s, gpu_link g) {
+int run_fused(cuda_state *s, const gpu_link &g) {
   cudaStream_t st = s->stream;
   CUDA_TRY(cudaEventRecord(s->ev[EV_START], st));
   if (tdl_response(s, g)) return -1;
@@ -182,9 +185,7 @@ int run_fused(cuda_state *s, gpu_link g) {
     if (gpu_fft_set_exec(&s->fft_rx, s->yt, g.frames)) return -1;
   }
   CUDA_TRY(cudaEventRecord(s->ev[EV_CHANNEL], st));
-  g.hsrc = g.model == CH_TDL ? HSRC_TABLE : HSRC_DRAW;
-  g.ysrc = s->have_fft_td ? YSRC_BUFFER : YSRC_COMPUTE;
-  if (gpu_launch_fused(g, s->consts, s->Hk, s->yt, s->errors, fallbacks_of(s, g), st)) return -1;
+  if (gpu_launch_fused(g, s->consts, s->Hk, s->yt, s->errors, repair_of(s, g), st)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_INVERT], st));
   return 0;
 }
@@ -215,15 +216,29 @@ int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *o
   g.first_frame = first_frame;
   g.frames = frames;
   g.R = frames * g.rf;
+  g.hsrc = g.model == CH_TDL ? HSRC_TABLE : HSRC_DRAW; /* what the fused kernels read */
+  g.ysrc = s->have_fft_td ? YSRC_BUFFER : YSRC_COMPUTE;
   const size_t counters = sizeof(uint32_t) * (size_t)frames * (size_t)g.tx;
   const size_t fb_bytes = sizeof(uint32_t) * (size_t)frames;
-  CUDA_TRY(cudaMemsetAsync(s->errors, 0, counters + fb_bytes, s->stream));
+  const size_t list_len = s->staged ? 0 : sizeof(uint32_t); /* the repair list's length */
+  CUDA_TRY(cudaMemsetAsync(s->errors, 0, counters + fb_bytes + list_len, s->stream));
   if (s->staged ? run_staged(s, g) : run_fused(s, g)) return -1;
-  CUDA_TRY(cudaMemcpyAsync(out->errors, s->errors, counters, cudaMemcpyDeviceToHost, s->stream));
-  if (out->fallbacks)
-    CUDA_TRY(cudaMemcpyAsync(out->fallbacks, fallbacks_of(s, g), fb_bytes, cudaMemcpyDeviceToHost,
-                             s->stream));
-  CUDA_TRY(cudaStreamSynchronize(s->stream));
+  uint32_t repairs = 0;
+  if (!s->staged)
+    CUDA_TRY(cudaMemcpyAsync(&repairs, repair_of(s, g), list_len, cudaMemcpyDeviceToHost, s->stream));
+  for (int pass = 0; pass < 2; pass++) {
+    CUDA_TRY(cudaMemcpyAsync(out->errors, s->errors, counters, cudaMemcpyDeviceToHost, s->stream));
+    if (out->fallbacks)
+      CUDA_TRY(cudaMemcpyAsync(out->fallbacks, fallbacks_of(s, g), fb_bytes, cudaMemcpyDeviceToHost,
+                               s->stream));
+    CUDA_TRY(cudaStreamSynchronize(s->stream));
+    /* The fused kernel left its flagged REs undecided: a second pass, only
+     * when there are any, decides them in double and adds their counts. */
+    if (repairs == 0 || pass == 1) break;
+    if (gpu_launch_repair(g, s->consts, s->Hk, s->yt, repair_of(s, g), repairs, s->errors,
+                          fallbacks_of(s, g), s->stream))
+      return -1;
+  }
   if (s->staged) {
     out->t.draw = elapsed_s(s, EV_START, EV_DRAW);
     out->t.channel = elapsed_s(s, EV_DRAW, EV_CHANNEL);

@@ -13,72 +13,109 @@ namespace {
 
 constexpr int kBlock = 256;
 
-/* One RE from its draws to its error counts. The channel is drawn here
- * (rayleigh, awgn) or read from the frame's response table (tdl); y is
- * computed here (frequency domain) or read from the modem's output (time
- * domain); the labels are always redrawn, never stored. */
+/* The front half of one RE: its labels, its channel as the receiver sees it
+ * and its received vector. The channel is drawn here (rayleigh, awgn) or read
+ * from the frame's response table (tdl); y is computed here (frequency
+ * domain) or read from the modem's output (time domain); the labels are
+ * always redrawn, never stored. The repair kernel recomputes exactly this. */
+template <int NT, int NR>
+__device__ __forceinline__ void re_front(const gpu_link &g, const gpu_consts *c, const cf32 *Hk,
+                                         const cf32 *yt, uint64_t f, uint64_t m, uint32_t *lab,
+                                         cf32 *h, cf32 *yv) {
+  const uint64_t frame = g.first_frame + f;
+  re_labels(g.re, frame, m, NT, lab);
+  if (g.hsrc == HSRC_TABLE) {
+    gpu_channel_table<NT, NR>(g, Hk, f, m, h);
+  } else {
+    re_channel(g.re, &c->spatial, frame, m, NT, NR, h);
+  }
+  if (g.ysrc == YSRC_BUFFER) {
+    const cf32 *col = yt + f * (uint64_t)g.rx * g.rf + m;
+    OFDM_UNROLL
+    for (int r = 0; r < NR; r++)
+      yv[r] = r < g.rx ? gpu_load(col + (size_t)r * g.rf) : cf_make(0.0f, 0.0f);
+  } else {
+    cf32 xv[NT];
+    OFDM_UNROLL
+    for (int t = 0; t < NT; t++) xv[t] = qam_map(g.bps, lab[t]);
+    re_apply(g.re, frame, m, NT, NR, h, xv, yv);
+  }
+  re_csi(g.re, frame, m, NR * NT, h);
+}
+
+/* One RE from its draws to its error counts. An RE whose float inverse is
+ * flagged singular is not decided here: it goes on the repair list (batch
+ * index f*R_f + m) for repair_kernel, so that this kernel, which runs for
+ * every RE, carries none of the double-precision path's registers. */
 template <int NT, int NR>
 __global__ void __launch_bounds__(kBlock)
     fused_kernel(gpu_link g, const gpu_consts *__restrict__ c, const cf32 *__restrict__ Hk,
                  const cf32 *__restrict__ yt, uint32_t *__restrict__ errors,
-                 uint32_t *__restrict__ fallbacks) {
+                 uint32_t *__restrict__ repair) {
   uint64_t f, m;
   gpu_frame_position(g, &f, &m);
   uint32_t err[NT] = {}; /* zero for threads past the frame's end */
   if (m < g.rf) {
-    const uint64_t frame = g.first_frame + f;
     uint32_t lab[NT];
-    re_labels(g.re, frame, m, NT, lab);
     cf32 h[NR * NT], yv[NR];
-    if (g.hsrc == HSRC_TABLE) {
-      gpu_channel_table<NT, NR>(g, Hk, f, m, h);
-    } else {
-      re_channel(g.re, &c->spatial, frame, m, NT, NR, h);
-    }
-    if (g.ysrc == YSRC_BUFFER) {
-      const cf32 *col = yt + f * (uint64_t)g.rx * g.rf + m;
-      OFDM_UNROLL
-      for (int r = 0; r < NR; r++)
-        yv[r] = r < g.rx ? gpu_load(col + (size_t)r * g.rf) : cf_make(0.0f, 0.0f);
-    } else {
-      cf32 xv[NT];
-      OFDM_UNROLL
-      for (int t = 0; t < NT; t++) xv[t] = qam_map(g.bps, lab[t]);
-      re_apply(g.re, frame, m, NT, NR, h, xv, yv);
-    }
-    re_csi(g.re, frame, m, NR * NT, h);
+    re_front<NT, NR>(g, c, Hk, yt, f, m, lab, h, yv);
     cf32 gm[NT * NT], zv[NT], gi[NT * NT], xv[NT];
     mat_gram(NR, NT, h, g.diag, gm);
     mat_herm_mulvec(NR, NT, h, yv, zv);
     mat_inv_herm(NT, gm, gi);
     mat_equalize(NT, gi, zv, g.diag, xv);
     if (eq_flagged(xv[0])) {
-      /* Rare: solved again in double, out of line. On copies, so that only
-       * they (not h, yv, xv, which stay in registers) need an address. */
-      cf32 hc[NR * NT], yc[NR], xc[NT];
+      repair[1 + atomicAdd(&repair[0], 1u)] = (uint32_t)(f * g.rf + m);
+    } else {
       OFDM_UNROLL
-      for (int e = 0; e < NR * NT; e++) hc[e] = h[e];
-      OFDM_UNROLL
-      for (int r = 0; r < NR; r++) yc[r] = yv[r];
-      eq_solve_double(NR, NT, hc, yc, g.diag, xc);
-      OFDM_UNROLL
-      for (int t = 0; t < NT; t++) xv[t] = xc[t];
-      atomicAdd(&fallbacks[f], 1u);
+      for (int t = 0; t < NT; t++) err[t] = re_bit_errors(g.bps, xv[t], lab[t]);
     }
-    OFDM_UNROLL
-    for (int t = 0; t < NT; t++) err[t] = re_bit_errors(g.bps, xv[t], lab[t]);
   }
   gpu_count_errors<NT>(err, errors + f * NT);
+}
+
+/* The listed REs again, equalised in double (equalizer/fallback.h), their
+ * errors added to their frame's counters and counted as fallbacks. */
+template <int NT, int NR>
+__global__ void __launch_bounds__(kBlock)
+    repair_kernel(gpu_link g, const gpu_consts *__restrict__ c, const cf32 *__restrict__ Hk,
+                  const cf32 *__restrict__ yt, const uint32_t *__restrict__ repair, uint32_t n,
+                  uint32_t *__restrict__ errors, uint32_t *__restrict__ fallbacks) {
+  const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  const uint64_t i = repair[1 + k], f = i / g.rf, m = i - f * g.rf;
+  uint32_t lab[NT];
+  cf32 h[NR * NT], yv[NR], xv[NT];
+  re_front<NT, NR>(g, c, Hk, yt, f, m, lab, h, yv);
+  eq_solve_double(NR, NT, h, yv, g.diag, xv);
+  OFDM_UNROLL
+  for (int t = 0; t < NT; t++) {
+    const uint32_t e = re_bit_errors(g.bps, xv[t], lab[t]);
+    if (e) atomicAdd(&errors[f * NT + t], e);
+  }
+  atomicAdd(&fallbacks[f], 1u);
 }
 
 template <int NT, int NR>
 struct Fused {
   static int launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
-                    uint32_t *errors, uint32_t *fallbacks, cudaStream_t s) {
+                    uint32_t *errors, uint32_t *repair, cudaStream_t s) {
     const int block = gpu_frame_block(g.rf);
     const uint64_t blocks = g.frames * ((g.rf + block - 1) / block);
-    fused_kernel<NT, NR><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, errors, fallbacks);
+    fused_kernel<NT, NR><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, errors, repair);
     CUDA_TRY_LAUNCH("fused_kernel");
+    return 0;
+  }
+};
+
+template <int NT, int NR>
+struct Repair {
+  static int launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
+                    const uint32_t *repair, uint32_t n, uint32_t *errors, uint32_t *fallbacks,
+                    cudaStream_t s) {
+    repair_kernel<NT, NR><<<gpu_blocks(n, kBlock), kBlock, 0, s>>>(g, c, Hk, yt, repair, n, errors,
+                                                                   fallbacks);
+    CUDA_TRY_LAUNCH("repair_kernel");
     return 0;
   }
 };
@@ -86,7 +123,14 @@ struct Fused {
 }  // namespace
 
 int gpu_launch_fused(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
-                     uint32_t *errors, uint32_t *fallbacks, cudaStream_t s) {
-  return gpu_dispatch<Fused>(g.tx, g.rx, g, c, Hk, yt, errors, fallbacks, s);
+                     uint32_t *errors, uint32_t *repair, cudaStream_t s) {
+  return gpu_dispatch<Fused>(g.tx, g.rx, g, c, Hk, yt, errors, repair, s);
+}
+
+int gpu_launch_repair(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
+                      const uint32_t *repair, uint32_t n, uint32_t *errors, uint32_t *fallbacks,
+                      cudaStream_t s) {
+  if (n == 0) return 0;
+  return gpu_dispatch<Repair>(g.tx, g.rx, g, c, Hk, yt, repair, n, errors, fallbacks, s);
 }
 

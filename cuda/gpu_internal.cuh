@@ -216,6 +216,12 @@ int gpu_link_kernels_loadable(char *why, size_t whylen);
  * counters, one thread per RE, nothing stored on the way. Hk: tdl's response
  * table (hsrc = HSRC_TABLE); yt: the modem's output (ysrc = YSRC_BUFFER). */
 int gpu_launch_fused(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
-                     uint32_t *errors, uint32_t *fallbacks, cudaStream_t s);
+                     uint32_t *errors, uint32_t *repair, cudaStream_t s);
+/* repair: [0] the number n of REs the fused kernel could not decide (float
+ * inverse flagged), [1..n] their batch indices. gpu_launch_repair equalises
+ * those n again in double and adds their errors and fallbacks per frame. */
+int gpu_launch_repair(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
+                      const uint32_t *repair, uint32_t n, uint32_t *errors, uint32_t *fallbacks,
+                      cudaStream_t s);
 
 #endif

@@ -1,3 +1,4 @@
+/* The backend registry: names to backends, "auto" resolved once (backends.h). */
 #include "sim/backends.h"
 
 #include <stdio.h>

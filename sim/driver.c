@@ -1,3 +1,4 @@
+/* The driver: every point through a backend in batches, stopped at the exact frame where a rule fires (driver.h). */
 #include "sim/driver.h"
 
 #include <errno.h>

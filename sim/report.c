@@ -1,3 +1,4 @@
+/* The report: header and table on stdout, the CSV and the JSON sidecar written atomically (report.h). */
 #include "sim/report.h"
 
 #include <errno.h>

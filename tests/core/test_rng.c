@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/rng.h"
+#include "philox_ref.h"
 #include "testutil.h"
 
 /* Random123 tests/kat_vectors, the three "philox4x32 10" lines (counter[4],

@@ -28,6 +28,7 @@
 #include <curand_kernel.h>
 
 #include "core/rng.h"
+#include "philox_ref.h"
 
 struct tuple_in {
   uint64_t seed, frame, index;

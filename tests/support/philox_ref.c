@@ -1,3 +1,6 @@
+/* Random123's Philox4x32-10 compiled once: the tests' reference (philox_ref.h). */
+#include "philox_ref.h"
+
 #include "core/rng.h"
 
 rng_words philox4x32_10(const uint32_t ctr[4], const uint32_t key[2]) {
@@ -7,4 +10,3 @@ rng_words philox4x32_10(const uint32_t ctr[4], const uint32_t key[2]) {
   rng_words out = {{r.v[0], r.v[1], r.v[2], r.v[3]}};
   return out;
 }
-
