@@ -92,9 +92,12 @@ OFDM_HD void re_pair_draws(re_ctx c, uint32_t purpose, uint64_t frame, uint64_t 
 
 /* The channel of RE m when it is drawn per RE: awgn's identity, or rayleigh's
  * i.i.d. CN(0,1) draws (RNG_CHANNEL) through the spatial/Rician mixing of s.
- * h: nr*nt elements, rows >= rx zeroed. */
+ * h: nr*nt elements, rows >= rx zeroed. The mixing (chan_spatial_mix) walks
+ * run-time sizes, so it works on `scratch` (links elements), not on h: in a
+ * kernel only scratch, sized there by the template, needs local memory and h
+ * stays in registers. scratch may be h itself on the CPU. */
 OFDM_HD void re_channel(re_ctx c, const chan_spatial *s, uint64_t frame, uint64_t m, int nt, int nr,
-                        cf32 *h) {
+                        cf32 *h, cf32 *scratch) {
   OFDM_UNROLL
   for (int e = 0; e < nr * nt; e++) h[e] = cf_make(0.0f, 0.0f);
   if (c.model == CH_AWGN) {
@@ -105,16 +108,13 @@ OFDM_HD void re_channel(re_ctx c, const chan_spatial *s, uint64_t frame, uint64_
   }
   re_pair_draws(c, RNG_CHANNEL, frame, m, nr * nt, c.links, 1.0f, 0, h);
   if (c.spatial) {
-    /* The mixing walks its loops with run-time sizes: it works on a copy, so
-     * that in a kernel only the copy, not h, has to live in local memory. */
-    cf32 tmp[LINK_MAX_RX * LINK_MAX_TX];
     OFDM_UNROLL
     for (int e = 0; e < nr * nt; e++)
-      if (e < c.links) tmp[e] = h[e];
-    chan_spatial_mix(s, tmp, 1, 1.0f);
+      if (e < c.links) scratch[e] = h[e];
+    chan_spatial_mix(s, scratch, 1, 1.0f);
     OFDM_UNROLL
     for (int e = 0; e < nr * nt; e++)
-      if (e < c.links) h[e] = tmp[e];
+      if (e < c.links) h[e] = scratch[e];
   }
 }
 

@@ -50,7 +50,7 @@ void chan_fill(const link_params *p, const chan_spatial *s, uint64_t frame, uint
   const re_ctx c = re_ctx_of(p, s);
   cf32 h[LINK_MAX_RX * LINK_MAX_TX];
   for (size_t i = 0; i < n; i++) {
-    re_channel(c, s, frame, m0 + i, p->tx, p->rx, h);
+    re_channel(c, s, frame, m0 + i, p->tx, p->rx, h, h);
     scatter(h, c.links, H, ldh, i);
   }
 }

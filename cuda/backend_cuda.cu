@@ -43,6 +43,7 @@ struct cuda_state {
   cudaEvent_t ev[EV_COUNT];
   int events_made;
   void *pool;               /* one allocation, carved into the buffers below */
+  uint32_t *host_tail;      /* pinned: a batch's fallbacks, then its repair count */
   gpu_consts *consts;
   uint32_t *errors;         /* [frames][tx], then fallbacks [frames], then (fused)
                                the repair list: its length, then R entries */
@@ -106,6 +107,7 @@ void state_free(cuda_state *s) {
   }
   for (int i = 0; i < s->events_made; i++) cudaEventDestroy(s->ev[i]);
   if (s->pool) cudaFree(s->pool);
+  if (s->host_tail) cudaFreeHost(s->host_tail);
   if (s->stream) cudaStreamDestroy(s->stream);
   cudaGetLastError(); /* teardown failures have no one left to report to */
   free(s);
@@ -224,14 +226,15 @@ int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *o
   CUDA_TRY(cudaMemsetAsync(s->errors, 0, counters + fb_bytes + list_len, s->stream));
   if (s->staged ? run_staged(s, g) : run_fused(s, g)) return -1;
   uint32_t repairs = 0;
-  if (!s->staged)
-    CUDA_TRY(cudaMemcpyAsync(&repairs, repair_of(s, g), list_len, cudaMemcpyDeviceToHost, s->stream));
   for (int pass = 0; pass < 2; pass++) {
+    /* Two copies back: the error counters, and the fallbacks with the repair
+     * count right behind them (one transfer). */
     CUDA_TRY(cudaMemcpyAsync(out->errors, s->errors, counters, cudaMemcpyDeviceToHost, s->stream));
-    if (out->fallbacks)
-      CUDA_TRY(cudaMemcpyAsync(out->fallbacks, fallbacks_of(s, g), fb_bytes, cudaMemcpyDeviceToHost,
-                               s->stream));
+    CUDA_TRY(cudaMemcpyAsync(s->host_tail, fallbacks_of(s, g), fb_bytes + list_len,
+                             cudaMemcpyDeviceToHost, s->stream));
     CUDA_TRY(cudaStreamSynchronize(s->stream));
+    if (out->fallbacks) memcpy(out->fallbacks, s->host_tail, fb_bytes);
+    if (pass == 0 && !s->staged) repairs = s->host_tail[frames];
     /* The fused kernel left its flagged REs undecided: a second pass, only
      * when there are any, decides them in double and adds their counts. */
     if (repairs == 0 || pass == 1) break;
@@ -422,6 +425,7 @@ int allocate(cuda_state *s, const link_params *p, const chan_spatial *sp, size_t
   for (; s->events_made < EV_COUNT; s->events_made++)
     CUDA_TRY(cudaEventCreate(&s->ev[s->events_made]));
   CUDA_TRY(cudaMalloc(&s->pool, l.total));
+  CUDA_TRY(cudaMallocHost(&s->host_tail, sizeof(uint32_t) * (s->cap_frames + 1)));
   s->consts = carve<gpu_consts>(s->pool, l.consts);
   s->errors = carve<uint32_t>(s->pool, l.errors);
   s->labels = carve<uint8_t>(s->pool, l.labels);

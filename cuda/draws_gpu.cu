@@ -40,7 +40,8 @@ __global__ void __launch_bounds__(kBlock)
   if (g.model == CH_TDL) {
     gpu_channel_table<NT, NR>(g, Hk, f, m, h);
   } else {
-    re_channel(g.re, &c->spatial, frame, m, NT, NR, h);
+    cf32 scratch[NR * NT];
+    re_channel(g.re, &c->spatial, frame, m, NT, NR, h, scratch);
   }
   OFDM_UNROLL
   for (int e = 0; e < NR * NT; e++)

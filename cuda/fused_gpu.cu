@@ -27,7 +27,8 @@ __device__ __forceinline__ void re_front(const gpu_link &g, const gpu_consts *c,
   if (g.hsrc == HSRC_TABLE) {
     gpu_channel_table<NT, NR>(g, Hk, f, m, h);
   } else {
-    re_channel(g.re, &c->spatial, frame, m, NT, NR, h);
+    cf32 scratch[NR * NT];
+    re_channel(g.re, &c->spatial, frame, m, NT, NR, h, scratch);
   }
   if (g.ysrc == YSRC_BUFFER) {
     const cf32 *col = yt + f * (uint64_t)g.rx * g.rf + m;
