@@ -11,6 +11,7 @@
 #include "sim/config_format.h"
 #include "sim/config_override.h"
 #include "sim/config_point.h"
+#include "sim/config_range.h"
 #include "sim/config_read.h"
 #include "sim/config_schema.h"
 #include "sim/config_state.h"
@@ -143,6 +144,8 @@ static int load(config_state *st, sim_config *c, const char *path, const char *c
     snprintf(err, errlen, "%s: internal error: the schema's defaults do not parse", path);
     return 2;
   }
+  /* a range is checked like the list it stands for, so it becomes that list first */
+  if (cfg_expand_list_ranges(&st->tree, path, err, errlen)) return 2;
   if (check_group(st, config_root_setting(&st->tree), "", path, err, errlen)) return 2;
   if (sweep_plan_build(config_lookup(&st->tree, "sweep"), path, &st->sweep, err, errlen)) return 2;
   run_options(st, c);

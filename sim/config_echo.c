@@ -68,10 +68,14 @@ void sim_config_print(const sim_config *c, FILE *f, const char *prefix) {
   if (st->sweep.n == 0) return;
   cfg_printf(&pr.o, "%ssweep = (\n", pr.prefix);
   for (int i = 0; i < st->sweep.n; i++) {
-    cfg_printf(&pr.o, "%s  { key = ", pr.prefix);
-    cfg_write_string(&pr.o, config_keys[st->sweep.entry[i].key].path);
-    cfg_printf(&pr.o, "; values = ");
-    cfg_write_value(&pr.o, st->sweep.entry[i].values);
+    const sweep_entry *e = &st->sweep.entry[i];
+    cfg_printf(&pr.o, "%s  { %s = %s", pr.prefix, e->zipped ? "keys" : "key", e->zipped ? "[" : "");
+    for (int j = 0; j < e->n_keys; j++) {
+      if (j) cfg_printf(&pr.o, ", ");
+      cfg_write_string(&pr.o, config_keys[e->key[j]].path);
+    }
+    cfg_printf(&pr.o, "%s; values = ", e->zipped ? "]" : "");
+    cfg_write_value(&pr.o, e->values);
     cfg_printf(&pr.o, "; }%s\n", i + 1 < st->sweep.n ? "," : "");
   }
   cfg_printf(&pr.o, "%s);\n", pr.prefix);

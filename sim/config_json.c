@@ -47,11 +47,23 @@ static void add_key(void *ctx, const char *group, const char *name, const config
   b->failed |= json_object_set_new(into, name, setting_json(s)) != 0;
 }
 
+/* An entry as it was written: "key" and its values, or "keys" and the tuples. */
+static json_t *entry_json(const sweep_entry *e) {
+  if (!e->zipped)
+    return json_pack("{s:s, s:o}", "key", config_keys[e->key[0]].path, "values", setting_json(e->values));
+  json_t *keys = json_array();
+  for (int j = 0; keys && j < e->n_keys; j++)
+    if (json_array_append_new(keys, json_string(config_keys[e->key[j]].path))) {
+      json_decref(keys);
+      return NULL;
+    }
+  return json_pack("{s:o, s:o}", "keys", keys, "values", setting_json(e->values));
+}
+
 static json_t *sweep_json(const sweep_plan *plan) {
   json_t *sweep = json_array();
   for (int i = 0; sweep && i < plan->n; i++) {
-    json_t *entry = json_pack("{s:s, s:o}", "key", config_keys[plan->entry[i].key].path, "values",
-                              setting_json(plan->entry[i].values));
+    json_t *entry = entry_json(&plan->entry[i]);
     if (json_array_append_new(sweep, entry)) {
       json_decref(sweep);
       return NULL;

@@ -29,7 +29,8 @@ const config_key config_keys[KEY_COUNT] = {
                        "key of the random streams: same seed, same bits, channels and noise on every backend"),
   [KEY_SNR_DB] = {.path = "simulation.snr_db", .type = KT_NUMBERS, .default_text = "[0.0, 5.0, 10.0]",
                   .lo = -50, .hi = 100, .follows = -1,
-                  .help = "SNR points in dB, the innermost sweep (a bare number is one point)"},
+                  .help = "SNR points in dB, the innermost sweep (a bare number is one point; a range "
+                          "{ from = 0.0; to = 30.0; step = 2.0; } is 0, 2, ..., 30)"},
   [KEY_SNR_KIND] = CHOICE_KEY("simulation.snr_kind", "\"ebno\"", snr_kind_names, 0,
                               "what snr_db means: Eb/N0, Es/N0 per stream, or total received SNR per antenna"),
   [KEY_TARGET_ERRORS] = INT_KEY("simulation.target_errors", "1000", 1, INT64_MAX, 0,
@@ -266,8 +267,12 @@ void sim_config_print_keys(FILE *f) {
   }
   fprintf(f,
           "  %-25s %-9s default %-18s %s\n"
+          "  %-25s %s\n"
+          "  %-25s %s\n"
           "  %-25s %s\n",
           "sweep", "list", "()", "({ key = \"KEY\"; values = [V1, V2, ...]; }, ...)", "",
           "points: the cartesian product of the entries, the first outermost, times "
-          "simulation.snr_db innermost");
+          "simulation.snr_db innermost",
+          "", "{ keys = [\"K1\", \"K2\"]; values = ([A1, B1], [A2, B2]); } sets keys together (one axis)",
+          "", "a numeric key's values may be a range { from = 1; to = 8; step = 1; }");
 }

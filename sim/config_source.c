@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static int is_name_start(int c) { return isalpha(c) || c == '*'; }
 static int is_name_char(int c) { return isalnum(c) || c == '-' || c == '_' || c == '*'; }
@@ -103,21 +104,38 @@ static num_kind number_kind(const char *tok, size_t len, int *needs_l) {
   return !has_l && *stop == '\0' ? NUM_FLOAT : NUM_OTHER;
 }
 
-/* For the '[' at src[i]: 1 when its array mixes integers and floats, with the
- * matching ']' in *close. */
-static int array_is_mixed(const char *src, size_t i, size_t *close) {
-  int ints = 0, floats = 0, dummy;
+/* For the '[' at src[i]: 1 when libconfig would refuse it as an array (an
+ * array holds scalars of one type) but reads it as a list: its scalars are of
+ * more than one kind ([0, 2.5], [2, "zf"]) or its elements are arrays or lists
+ * ([[2, 2], [4, 4]]). The matching ']' in *close. */
+static int array_as_list(const char *src, size_t i, size_t *close) {
+  int kinds = 0, depth = 0, nested = 0, dummy;
   size_t j = i + 1, end;
   for (tok_kind k; (k = next_token(src, j, &end)) != TOK_END; j = end) {
+    const char c = src[j];
+    if (k == TOK_SPACE || k == TOK_COMMENT || (k == TOK_CHAR && c == ',')) continue;
+    if (k == TOK_CHAR && (c == '[' || c == '(')) {
+      nested |= depth++ == 0;
+      continue;
+    }
+    if (k == TOK_CHAR && (c == ']' || c == ')')) {
+      if (depth-- > 0) continue;
+      *close = j;
+      /* two kinds or more: more than one bit of kinds */
+      return c == ']' && (nested || (kinds & (kinds - 1)) != 0);
+    }
+    if (depth > 0) continue; /* inside an element: its own '[' decides for it */
     if (k == TOK_NUMBER) {
       const num_kind nk = number_kind(src + j, end - j, &dummy);
-      ints += nk == NUM_INT;
-      floats += nk == NUM_FLOAT;
-    } else if (k == TOK_CHAR && src[j] == ']') {
-      *close = j;
-      return ints && floats;
-    } else if (k == TOK_STRING || k == TOK_NAME || (k == TOK_CHAR && strchr("[({;=:", src[j]))) {
-      return 0; /* not a plain numeric array: leave it to libconfig */
+      if (nk == NUM_OTHER) return 0;
+      kinds |= nk == NUM_INT ? 1 : 2;
+    } else if (k == TOK_STRING) {
+      kinds |= 4;
+    } else if (k == TOK_NAME && ((end - j == 4 && !strncasecmp(src + j, "true", 4)) ||
+                                 (end - j == 5 && !strncasecmp(src + j, "false", 5)))) {
+      kinds |= 8;
+    } else {
+      return 0; /* not a plain array of values: leave it to libconfig */
     }
   }
   return 0;
@@ -128,7 +146,7 @@ char *cfg_fix_source(const char *src, int *bad_line, char *bad, size_t badlen) {
   char *out = malloc(n + n / 8 + 2); /* an L per literal of at least 10 characters */
   *bad_line = 0;
   if (!out) return NULL;
-  size_t o = 0, end, list_close = SIZE_MAX;
+  size_t o = 0, end, closes[32], n_closes = 0; /* the ']' of the arrays made lists, innermost last */
   int line = 1;
   for (size_t i = 0; next_token(src, i, &end) != TOK_END; i = end) {
     const tok_kind k = next_token(src, i, &end);
@@ -140,10 +158,11 @@ char *cfg_fix_source(const char *src, int *bad_line, char *bad, size_t badlen) {
       return NULL;
     }
     size_t close;
-    if (k == TOK_CHAR && src[i] == '[' && array_is_mixed(src, i, &close)) {
-      list_close = close;
+    if (k == TOK_CHAR && src[i] == '[' && n_closes < sizeof closes / sizeof *closes && array_as_list(src, i, &close)) {
+      closes[n_closes++] = close;
       out[o++] = '(';
-    } else if (k == TOK_CHAR && i == list_close) {
+    } else if (k == TOK_CHAR && n_closes > 0 && i == closes[n_closes - 1]) {
+      n_closes--;
       out[o++] = ')';
     } else {
       memcpy(out + o, src + i, end - i);

@@ -8,8 +8,9 @@
 
 /* src with two libconfig traps stepped around, every line kept where it was:
  * an integer literal beyond 32 bits gets the L suffix, and an array that
- * mixes integers and floats ([0, 2.5], which libconfig rejects: an array
- * holds one type) becomes the list (0, 2.5). The result is the caller's to
+ * libconfig rejects (an array holds scalars of one type) becomes a list: one
+ * that mixes kinds of values ([0, 2.5] -> (0, 2.5), [2, "zf"] -> (2, "zf"))
+ * or holds arrays ([[2, 2], [4, 4]] -> ([2, 2], [4, 4])). The result is the caller's to
  * free. NULL when out of memory (*bad_line = 0), or on an integer
  * beyond 64 bits (its line in *bad_line, its text in bad). */
 char *cfg_fix_source(const char *src, int *bad_line, char *bad, size_t badlen);

@@ -1,6 +1,8 @@
-/* The `sweep` list: entries { key = "dotted.key"; values = [...]; } whose
- * cartesian product (first entry outermost) gives the point combinations.
- * Private to sim/config_*.c. */
+/* The `sweep` list: entries { key = "dotted.key"; values = [...]; }, or
+ * zipped entries { keys = ["a.b", "c.d"]; values = ([A1, C1], [A2, C2]); }
+ * that set several keys together, whose cartesian product (first entry
+ * outermost, a zipped entry one axis) gives the point combinations. Private
+ * to sim/config_*.c. */
 #ifndef OFDMSIM_CONFIG_SWEEP_H
 #define OFDMSIM_CONFIG_SWEEP_H
 
@@ -11,8 +13,10 @@
 #include "sim/config_schema.h"
 
 typedef struct sweep_entry {
-  config_key_id key;
-  const config_setting_t *values;   /* a non-empty array or list, each value valid */
+  config_key_id key[KEY_COUNT];     /* the keys it sets, in the order given */
+  int n_keys;                       /* 1 for `key`; 1 or more for `keys` */
+  int zipped;                       /* given as `keys`: each value is a tuple, one value per key */
+  const config_setting_t *values;   /* a non-empty array or list, each value (or tuple) valid */
   int count;
 } sweep_entry;
 
@@ -24,10 +28,11 @@ typedef struct sweep_plan {
 } sweep_plan;
 
 /* Validates the sweep list (NULL: no sweep) completely: its shape, each key
- * (known, per point, not snr_db, once) and each value by that key's rule.
- * 0, or 2 with a one-line message located in `file` (or a --set). */
-int sweep_plan_build(const config_setting_t *sweep, const char *file, sweep_plan *plan, char *err,
-                     size_t errlen);
+ * (known, per point, not snr_db, once across all entries) and each value by
+ * its key's rule. A range { from; to; step; } as the values of a numeric key
+ * is expanded in the tree first (sim/config_range.h). 0, or 2 with a one-line
+ * message located in `file` (or a --set). */
+int sweep_plan_build(config_setting_t *sweep, const char *file, sweep_plan *plan, char *err, size_t errlen);
 
 /* Points the settings of combination `combo` (0 <= combo < combos) into
  * set[key] for every swept key; other entries of set are left alone. */

@@ -140,6 +140,21 @@ expect_error set_combination '--set equalizer=zf: equalizer: "zf" needs mimo.rx 
 expect_error set_bad_sweep \
   '--set sweep=({key="mimo.tx"; values=[2, 10];}): mimo.tx: expected an integer in [1, 8], got 10 (sweep[0].values[1])' -- \
   "$good" '--set' 'sweep=({key="mimo.tx"; values=[2, 10];})'
+expect_error set_range_step_zero \
+  '--set simulation.snr_db={from=0.0;to=30.0;step=0.0;}: simulation.snr_db.step: expected a non-zero number, got 0.0' -- \
+  "$good" --set 'simulation.snr_db={from=0.0;to=30.0;step=0.0;}'
+expect_error set_range_beyond_bounds \
+  '--set simulation.snr_db={from=0.0;to=120.0;step=10.0;}: simulation.snr_db[11]: expected a number in [-50, 100], got 110.0' -- \
+  "$good" --set 'simulation.snr_db={from=0.0;to=120.0;step=10.0;}'
+expect_error set_range_misspelt_member \
+  "--set simulation.snr_db={from=0.0;too=30.0;step=2.0;}: unknown key 'simulation.snr_db.too' (did you mean 'simulation.snr_db.to'?)" -- \
+  "$good" --set 'simulation.snr_db={from=0.0;too=30.0;step=2.0;}'
+expect_error set_zipped_short_tuple \
+  '--set sweep=({keys=["mimo.tx","mimo.rx"]; values=([2,2],[4]);}): sweep[0].values[1]: expected a tuple of 2 values (mimo.tx, mimo.rx), got [4]' -- \
+  "$good" --set 'sweep=({keys=["mimo.tx","mimo.rx"]; values=([2,2],[4]);})'
+expect_error set_zipped_conflict \
+  '--set equalizer=zf: equalizer: "zf" needs mimo.rx >= mimo.tx, got tx = 4, rx = 2 (sweep point mimo.tx=4 mimo.rx=2)' -- \
+  "$good" --set equalizer=zf --set 'sweep=({keys=["mimo.tx","mimo.rx"]; values=([2,2],[4,2]);})'
 expect_error set_last_one_wins "--set mimo.tx=12: mimo.tx: expected an integer in [1, 8], got 12" -- \
   "$good" --set mimo.tx=4 --set mimo.tx=12
 

@@ -1,6 +1,7 @@
 /* sim_config_load: defaults, every kind of --set, sweep order, labels, n0 for
- * each SNR definition, the effective-config echo re-reading to the same
- * points, the JSON echo, and the JSON values of any string. */
+ * each SNR definition, ranges and zipped sweep entries, the effective-config
+ * echo re-reading to the same points, the JSON echo, and the JSON values of
+ * any string. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -377,6 +378,191 @@ static void test_echo(void) {
   }
 }
 
+/* The effective config as the header prints it, malloc'ed. */
+static char *echo_of(const sim_config *c) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  sim_config_print(c, f, "");
+  fclose(f);
+  return text;
+}
+
+/* Loads text as `name` with the overrides; 1 when its snr_db values are want[0..n). */
+static int snr_points_are(const char *name, const char *text, const char *const *sets, int n_sets,
+                          const double *want, size_t n) {
+  sim_config c;
+  if (load(&c, write_file(name, text), sets, n_sets)) return 0;
+  int same = c.n_points == n;
+  for (size_t i = 0; same && i < n; i++) same = c.points[i].p.snr_db == want[i];
+  CHECK(same, "%s: %zu points, first %g", name, c.n_points, c.n_points ? c.points[0].p.snr_db : NAN);
+  sim_config_free(&c);
+  return same;
+}
+
+/* { from; to; step; } where a list of numbers goes: the values, exact
+ * decimals, the end included, either direction, integers for integer keys. */
+static void test_ranges(void) {
+  double even[16];
+  for (int i = 0; i < 16; i++) even[i] = 2.0 * i;
+  snr_points_are("range_file.cfg", "simulation = { snr_db = { from = 0.0; to = 30.0; step = 2.0; }; };\n", NULL, 0,
+                 even, 16);
+  const char *set_range[] = {"simulation.snr_db={from=0.0;to=30.0;step=2.0;}"};
+  snr_points_are("range_set.cfg", "simulation = { snr_db = [1.0]; };\n", set_range, 1, even, 16);
+  static const double tenths[] = {0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0};
+  snr_points_are("range_tenths.cfg", "simulation = { snr_db = { from = 0; to = 1; step = 0.1; }; };\n", NULL, 0,
+                 tenths, 11);
+  static const double down[] = {10.0, 7.5, 5.0, 2.5, 0.0, -2.5, -5.0};
+  snr_points_are("range_down.cfg", "simulation = { snr_db = { step = -2.5; from = 10.0; to = -5.0; }; };\n", NULL, 0,
+                 down, 7);
+  static const double short_of_end[] = {0.0, 2.0, 4.0}, one[] = {3.0}, near_end[] = {1.1, 1.4, 1.7, 2.0};
+  snr_points_are("range_off_grid.cfg", "simulation = { snr_db = { from = 0.0; to = 5.0; step = 2.0; }; };\n", NULL,
+                 0, short_of_end, 3);
+  snr_points_are("range_one.cfg", "simulation = { snr_db = { from = 3.0; to = 3.0; step = 1.0; }; };\n", NULL, 0,
+                 one, 1);
+  /* 1.1 + 3 x 0.3 is 1.9999999999999998 in doubles: the end is still in, as 2.0 */
+  snr_points_are("range_near_end.cfg", "simulation = { snr_db = { from = 1.1; to = 2.0; step = 0.3; }; };\n", NULL,
+                 0, near_end, 4);
+
+  sim_config c;
+  const char *ints = "mimo = { rx = 8; };\n"
+                     "sweep = ( { key = \"mimo.tx\"; values = { from = 8; to = 1; step = -3; }; },\n"
+                     "          { key = \"channel.rho_tx\"; values = { from = 0; to = 0.2; step = 0.1; }; },\n"
+                     "          { key = \"simulation.target_errors\";\n"
+                     "            values = { from = 5000000000; to = 5000000001; step = 1; }; } );\n";
+  if (!load(&c, write_file("range_sweep.cfg", ints), NULL, 0)) {
+    CHECK(c.n_points == 3 * 3 * 2 * 3, "%zu points", c.n_points);
+    static const int tx[3] = {8, 5, 2};
+    static const double rhos[3] = {0.0, 0.1, 0.2};
+    for (size_t i = 0; i < c.n_points; i++) {
+      const link_params *p = &c.points[i].p;
+      const size_t target = (i / 3) % 2, rho = (i / 6) % 3, t = i / 18;
+      CHECK(p->tx == tx[t] && p->rho_tx == rhos[rho] && c.points[i].target_errors == 5000000000ull + target,
+            "point %zu: tx %d rho %.17g target %llu", i, p->tx, p->rho_tx,
+            (unsigned long long)c.points[i].target_errors);
+    }
+    CHECK(!strcmp(c.points[0].label, "mimo.tx=8 channel.rho_tx=0.0 simulation.target_errors=5000000000"), "label '%s'",
+          c.points[0].label);
+    /* the echo shows the values, integers as integers, so that it re-reads to the same points */
+    char *text = echo_of(&c);
+    CHECK(strstr(text, "{ key = \"mimo.tx\"; values = [8, 5, 2]; }") &&
+              strstr(text, "values = [0.0, 0.1, 0.2]") && strstr(text, "values = [5000000000L, 5000000001L]") &&
+              strstr(text, "snr_db = [0.0, 5.0, 10.0];") && !strstr(text, "from"),
+          "echo of ranges:\n%s", text);
+    free(text);
+    check_echo(&c, "range_echo.cfg", "# ");
+    sim_config_free(&c);
+  }
+  const char *sets[] = {"simulation.snr_db={ from = -1.5; to = 1.5; step = 1.5; }",
+                        "sweep=({ key = \"mimo.rx\"; values = { from = 2; to = 4; step = 2; }; })"};
+  if (!load(&c, write_file("range_set_echo.cfg", ""), sets, 2)) {
+    CHECK(c.n_points == 6 && c.points[1].p.snr_db == 0.0 && c.points[5].p.rx == 4 && c.points[5].p.snr_db == 1.5,
+          "ranges from --set: %zu points", c.n_points);
+    check_echo(&c, "range_set_echo_out.cfg", "");
+    json_t *json = sim_config_json(&c);
+    json_t *want = json_pack("{s:[fff], s:[{s:s, s:[ii]}]}", "snr_db", -1.5, 0.0, 1.5, "sweep", "key", "mimo.rx",
+                             "values", 2, 4);
+    json_t *got = json_pack("{s:O, s:O}", "snr_db", json_object_get(json_object_get(json, "simulation"), "snr_db"),
+                            "sweep", json_object_get(json, "sweep"));
+    CHECK(json_equal(want, got), "the JSON holds the expanded lists");
+    json_decref(got), json_decref(want), json_decref(json);
+    sim_config_free(&c);
+  }
+
+  /* errors say where, which member and what was wrong */
+  static const struct {
+    const char *text, *want;
+  } bad[] = {
+      {"simulation = { snr_db = { from = 0.0; to = 30.0; step = 0.0; }; };",
+       ":1: simulation.snr_db.step: expected a non-zero number, got 0.0"},
+      {"simulation = {\n snr_db = { from = 0.0; to = 30.0; }; };",
+       ":2: simulation.snr_db.step: expected a number (a range has from, to and step), got nothing"},
+      {"simulation = { snr_db = { from = 10.0; to = 0.0; step = 1.0; }; };",
+       ":1: simulation.snr_db: expected a range with at least one value (step > 0 needs to >= from), got "
+       "{ from = 10.0; to = 0.0; step = 1.0; }"},
+      {"sweep = ( { key = \"mimo.tx\"; values = { from = 1; to = 4; step = 1.5; }; } );",
+       ":1: sweep[0].values.step: expected an integer (mimo.tx takes integers), got 1.5"},
+      {"sweep = ( { key = \"mimo.tx\";\n values = { from = 1; to = 9; step = 1; }; } );",
+       ":2: mimo.tx: expected an integer in [1, 8], got 9 (sweep[0].values[8])"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    char err[1024];
+    const char *path = write_file("range_bad.cfg", bad[i].text);
+    CHECK(sim_config_load(&c, path, NULL, 0, err, sizeof err) == 2, "bad range %zu loads", i);
+    CHECK(strstr(err, path) == err && !strcmp(err + strlen(path), bad[i].want), "bad range %zu: '%s'", i, err);
+  }
+  char err[1024];
+  const char *tiny[] = {"simulation.snr_db={from=0.0;to=30.0;step=1e-4;}"};
+  CHECK(sim_config_load(&c, write_file("ok.cfg", ""), tiny, 1, err, sizeof err) == 2, "300001 values load");
+  CHECK(!strcmp(err, "--set simulation.snr_db={from=0.0;to=30.0;step=1e-4;}: simulation.snr_db: expected a range "
+                     "of at most 65536 values, got 300001 values: { from = 0.0; to = 30.0; step = 0.0001; }"),
+        "'%s'", err);
+}
+
+/* keys = [...] sets several keys together: one axis, tuples in the keys' order. */
+static void test_zipped(void) {
+  const char *path = write_file("zipped.cfg",
+                                "simulation = { snr_db = [0.0, 10.0]; };\n"
+                                "equalizer = \"zf\";\n"
+                                "sweep = ( { key = \"modulation\"; values = [\"qpsk\", \"16qam\"]; },\n"
+                                "          { keys = [\"mimo.tx\", \"mimo.rx\"]; values = ([2, 2], [4, 4], [2, 4]); },\n"
+                                "          { keys = [\"channel.rho_rx\"]; values = ([0.5]); } );\n");
+  sim_config c;
+  if (!load(&c, path, NULL, 0)) {
+    /* zf with a cartesian tx x rx would have rx < tx at tx = 4, rx = 2; the tuples never do */
+    CHECK(c.n_points == 2 * 3 * 1 * 2, "%zu points", c.n_points);
+    static const int tx[3] = {2, 4, 2}, rx[3] = {2, 4, 4};
+    static const char *const mod[2] = {"qpsk", "16qam"};
+    for (size_t i = 0; i < c.n_points; i++) {
+      const link_params *p = &c.points[i].p;
+      const size_t snr = i % 2, t = (i / 2) % 3, m = i / 6;
+      CHECK(p->tx == tx[t] && p->rx == rx[t] && p->bps == (m ? 4 : 2) && p->snr_db == 10.0 * (double)snr &&
+                p->rho_rx == 0.5 && p->equalizer == EQ_ZF,
+            "point %zu: %dx%d bps %d snr %g", i, p->tx, p->rx, p->bps, p->snr_db);
+      char label[256];
+      snprintf(label, sizeof label, "modulation=%s mimo.tx=%d mimo.rx=%d channel.rho_rx=0.5", mod[m], tx[t], rx[t]);
+      CHECK(!strcmp(c.points[i].label, label), "label '%s', expected '%s'", c.points[i].label, label);
+    }
+    char *text = echo_of(&c);
+    CHECK(strstr(text, "{ keys = [\"mimo.tx\", \"mimo.rx\"]; values = ([2, 2], [4, 4], [2, 4]); }"), "echo:\n%s",
+          text);
+    free(text);
+    check_echo(&c, "zipped_echo.cfg", "# ");
+    json_t *json = sim_config_json(&c);
+    json_t *want = json_pack("{s:[ss], s:[[ii],[ii],[ii]]}", "keys", "mimo.tx", "mimo.rx", "values", 2, 2, 4, 4, 2, 4);
+    CHECK(json_equal(json_array_get(json_object_get(json, "sweep"), 1), want), "JSON of a zipped entry");
+    json_decref(want), json_decref(json);
+    sim_config_free(&c);
+  }
+  /* tuples of mixed kinds, written as arrays, from --set */
+  const char *sets[] = {"sweep=({ keys = [\"equalizer\", \"mimo.rx\"]; values = [[\"zf\", 2], [\"mmse\", 1]]; })"};
+  if (!load(&c, write_file("zipped_set.cfg", "simulation = { snr_db = 5.0; };\n"), sets, 1)) {
+    CHECK(c.n_points == 2 && c.points[0].p.equalizer == EQ_ZF && c.points[0].p.rx == 2 &&
+              c.points[1].p.equalizer == EQ_MMSE && c.points[1].p.rx == 1,
+          "mixed tuples: %zu points", c.n_points);
+    CHECK(!strcmp(c.points[1].label, "equalizer=mmse mimo.rx=1"), "label '%s'", c.points[1].label);
+    check_echo(&c, "zipped_set_echo.cfg", "");
+    sim_config_free(&c);
+  }
+  /* a combination the tuples do make is still refused, at its value */
+  char err[1024];
+  const char *bad = write_file("zipped_bad.cfg", "equalizer = \"zf\";\n"
+                                                 "sweep = ( { keys = [\"mimo.tx\", \"mimo.rx\"];\n"
+                                                 "            values = ([2, 2],\n [4, 2]); } );\n");
+  CHECK(sim_config_load(&c, bad, NULL, 0, err, sizeof err) == 2, "zf at 4x2 loads");
+  CHECK(strstr(err, "zipped_bad.cfg:1: equalizer: \"zf\" needs mimo.rx >= mimo.tx, got tx = 4, rx = 2 "
+                    "(sweep point mimo.tx=4 mimo.rx=2)"),
+        "'%s'", err);
+  const char *twice = write_file("zipped_twice.cfg",
+                                 "sweep = ( { keys = [\"mimo.tx\", \"mimo.rx\"]; values = ([1, 1]); },\n"
+                                 "          { key = \"mimo.rx\"; values = [2]; } );\n");
+  CHECK(sim_config_load(&c, twice, NULL, 0, err, sizeof err) == 2, "a key in two entries loads");
+  CHECK(strstr(err, "zipped_twice.cfg:2: sweep[1].key: expected each key swept once, got \"mimo.rx\" again "
+                    "(sweep[0].keys[1])"),
+        "'%s'", err);
+  CHECK(c.points == NULL && c.priv == NULL, "nothing left behind");
+}
+
 static void test_errors_via_api(void) {
   sim_config c;
   char err[1024];
@@ -427,6 +613,8 @@ int main(void) {
   test_sweep();
   test_n0();
   test_echo();
+  test_ranges();
+  test_zipped();
   test_errors_via_api();
   test_names();
   test_json_values();
