@@ -54,6 +54,10 @@ static void fill(const point_view *v, const char *label, sim_point *pt) {
   pt->target_errors = (uint64_t)int_of(v, KEY_TARGET_ERRORS);
   pt->max_bits = number_of(v, KEY_MAX_BITS);
   pt->min_frames = (uint64_t)int_of(v, KEY_MIN_FRAMES);
+  /* Automatic: enough frames for the frames' spread to estimate the
+   * interval, and under block fading enough channel realisations that
+   * stopping on target_errors does not bias the BER. */
+  if (pt->min_frames == 0) pt->min_frames = pt->p.model == CH_TDL ? 100 : 10;
   snprintf(pt->label, sizeof pt->label, "%s", label);
 }
 

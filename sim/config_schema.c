@@ -37,9 +37,10 @@ const config_key config_keys[KEY_COUNT] = {
                                 "stop a point after this many bit errors"),
   [KEY_MAX_BITS] = NUM_KEY("simulation.max_bits", "1.0e8", 1, 0, 1e15, 0,
                            "... or after this many simulated bits"),
-  [KEY_MIN_FRAMES] = INT_KEY("simulation.min_frames", "1", 1, INT64_MAX, 0,
-                             "... but target_errors stops no point before this many frames: with tdl each "
-                             "frame is one channel realisation, and errors within it are not independent"),
+  [KEY_MIN_FRAMES] = INT_KEY("simulation.min_frames", "0", 0, INT64_MAX, 0,
+                             "... but target_errors stops no point before this many frames (0 = 100 for tdl, "
+                             "where a frame is one channel realisation, 10 otherwise): the interval is "
+                             "estimated from the spread of the frames' counts"),
   [KEY_THREADS] = INT_KEY("simulation.threads", "0", 0, INT32_MAX, 1, "CPU threads (0 = all cores)"),
   [KEY_BATCH_FRAMES] = INT_KEY("simulation.batch_frames", "0", 0, INT64_MAX, 1,
                                "frames per batch (0 = the backend chooses)"),

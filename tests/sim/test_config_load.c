@@ -67,7 +67,8 @@ static void test_defaults(void) {
     CHECK(p->seed == 1 && c.points[i].index == i && p->stream_key == link_stream_key(p), "seed %llu id %zu",
           (unsigned long long)p->seed, c.points[i].index);
     CHECK(p->pdp.taps == 0, "rayleigh has no taps, got %d", p->pdp.taps);
-    CHECK(pt->target_errors == 1000 && pt->max_bits == 1e8 && pt->min_frames == 1, "stopping %llu %g %llu",
+    /* min_frames 0 (the default) is automatic: 10 frames, 100 under tdl. */
+    CHECK(pt->target_errors == 1000 && pt->max_bits == 1e8 && pt->min_frames == 10, "stopping %llu %g %llu",
           (unsigned long long)pt->target_errors, pt->max_bits, (unsigned long long)pt->min_frames);
     CHECK(pt->label[0] == '\0', "label '%s'", pt->label);
   }
@@ -90,6 +91,8 @@ static void test_overrides(void) {
       CHECK(p->tx == 4 && p->rx == 8, "numbers: %dx%d", p->tx, p->rx);
       CHECK(p->bps == 4, "bare word 16qam: bps %d", p->bps);
       CHECK(p->model == CH_TDL && p->pdp.taps > 0, "bare word tdl: model %d taps %d", p->model, p->pdp.taps);
+      CHECK(c.points[0].min_frames == 100, "automatic min_frames under tdl: %llu",
+            (unsigned long long)c.points[0].min_frames);
       float power = 0;
       for (int l = 0; l < p->pdp.taps; l++) {
         power += p->pdp.power[l];
