@@ -3,10 +3,7 @@
 # positive rate for every size, and rejects bad options with exit 2.
 set -u
 : "${OFDMSIM:?set by ctest}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-check() { local what=$1; shift; if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAILED: $what" >&2; fi; }
+source "$(dirname "${BASH_SOURCE[0]}")/../support/harness.sh"
 
 "$OFDMSIM" bench --small --cpu-only --reps 2 --json "$tmp/b.json" >"$tmp/out" 2>"$tmp/err"
 check "bench exits 0" test $? -eq 0
@@ -45,5 +42,4 @@ check "bench --bogus says which option" grep -q "unknown option '--bogus'" "$tmp
 check "bench --help wins anywhere" test $? -eq 0
 check "bench --help prints the usage" grep -q 'usage: ofdmsim bench' "$tmp/help"
 
-echo "test_bench: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

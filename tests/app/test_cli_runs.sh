@@ -3,12 +3,7 @@
 # batch independence, the sidecar, Ctrl-C keeping what was computed, help.
 set -u
 : "${OFDMSIM:?set by ctest}" "${OFDMSIM_SOURCE_DIR:?set by ctest}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAILED: $*" >&2; }
-check() { local what=$1; shift; if "$@"; then ok; else bad "$what"; fi; }
+source "$(dirname "${BASH_SOURCE[0]}")/../support/harness.sh"
 
 cat >"$tmp/small.cfg" <<'CFG'
 simulation = { seed = 42; snr_db = [2.0, 6.0]; target_errors = 500; max_bits = 2.0e6; threads = 2; };
@@ -99,5 +94,4 @@ for cfg in "$OFDMSIM_SOURCE_DIR"/configs/*.cfg; do
   check "example $(basename "$cfg") runs" test $? -eq 0
 done
 
-echo "test_cli_runs: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -5,10 +5,7 @@
 # (Which parameters enter the key: tests/core/test_stream_key.c.)
 set -u
 : "${OFDMSIM:?set by ctest}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-check() { local what=$1; shift; if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAILED: $what" >&2; fi; }
+source "$(dirname "${BASH_SOURCE[0]}")/../support/harness.sh"
 
 cat >"$tmp/base.cfg" <<'CFG'
 simulation = { backend = "cpu"; seed = 9; snr_db = [0.0, 4.0, 8.0, 12.0, 16.0]; target_errors = 400; max_bits = 3.0e6; };
@@ -38,5 +35,4 @@ done
 run --set simulation.seed=10 -o "$tmp/seed10.csv"
 check "another seed changes the counts" test "$(counts "$tmp/seed10.csv")" != "$(counts "$tmp/full.csv")"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
