@@ -7,13 +7,14 @@
 #include "app/opts.h"
 #include "sim/config.h"
 
-#define USAGE "usage: ofdmsim CONFIG.cfg [--set KEY=VALUE]... [-o results.csv] [-q]"
+#define USAGE "usage: ofdmsim CONFIG.cfg [--set KEY=VALUE]... [-o results.csv [--force]] [-q]"
 
-enum { OPT_SET = OPT_LONG_ONLY };
+enum { OPT_SET = OPT_LONG_ONLY, OPT_FORCE };
 
 static const opt_spec run_options[] = {
     {"set", OPT_SET, required_argument, "KEY=VALUE"},
     {"output", 'o', required_argument, "results.csv"},
+    {"force", OPT_FORCE, no_argument, NULL},
     {"quiet", 'q', no_argument, NULL},
     {"help", 'h', no_argument, NULL},
     {"version", 'V', no_argument, NULL},
@@ -64,6 +65,7 @@ static void on_run_option(opt_parser *p, int key, const char *v, void *ctx) {
     else out->output_csv = v;
     break;
   case 'q': out->quiet = 1; break;
+  case OPT_FORCE: out->force = 1; break;
   case 'h': if (r->asked == CLI_RUN) r->asked = CLI_HELP; break;
   case 'V': if (r->asked == CLI_RUN) r->asked = CLI_VERSION; break;
   }
@@ -118,6 +120,8 @@ void cli_print_help(FILE *f) {
           "  -o, --output FILE\n"
           "                 write the results CSV to FILE (one row per point) and the run's\n"
           "                 JSON sidecar next to it (FILE with .json)\n"
+          "  --force        replace the results of -o when they exist (without it an\n"
+          "                 existing CSV or sidecar is never overwritten: exit 2)\n"
           "  -q, --quiet    no progress line\n"
           "  -h, --help     this text\n"
           "  -V, --version  the version\n");

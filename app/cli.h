@@ -19,6 +19,7 @@ typedef struct cli_args {
   int n_overrides;
   const char *output_csv;       /* -o / --output, NULL if absent */
   int quiet;                    /* -q: no progress line */
+  int force;                    /* --force: replace existing results */
   const app_command *sub;       /* CLI_COMMAND: the subcommand named by argv[1] */
   int sub_argc;
   char **sub_argv;              /* CLI_COMMAND: argv from the command's name on */

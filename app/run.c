@@ -25,11 +25,24 @@ static void join_args(int argc, char **argv, char *out, size_t n) {
 }
 
 /* The result file's folder must take a file before any work starts. */
-static int check_writable(const char *csv_path, char *err, size_t errlen) {
+static int check_writable(const char *csv_path, int force, char *err, size_t errlen) {
   struct stat st;
   if (stat(csv_path, &st) == 0 && !S_ISREG(st.st_mode)) {
     snprintf(err, errlen, "-o %s: expected a file name, got %s", csv_path,
              S_ISDIR(st.st_mode) ? "a directory" : "something that is not a regular file");
+    return -1;
+  }
+  /* Results are never replaced silently: the CSV, or the sidecar next to it. */
+  char sidecar[4096];
+  report_sidecar_path(csv_path, sidecar, sizeof sidecar);
+  const char *existing = stat(csv_path, &st) == 0    ? "the file"
+                         : stat(sidecar, &st) == 0 ? "its JSON sidecar (.json)"
+                                                   : NULL;
+  if (existing && !force) {
+    snprintf(err, errlen,
+             "-o %s: %s already exists; --force replaces it (results are never overwritten "
+             "silently)",
+             csv_path, existing);
     return -1;
   }
   char probe[4096];
@@ -46,7 +59,7 @@ static int check_writable(const char *csv_path, char *err, size_t errlen) {
 
 static int run_config(const cli_args *args, sim_config *cfg, int argc, char **argv) {
   char err[1024] = "";
-  if (args->output_csv && check_writable(args->output_csv, err, sizeof err)) {
+  if (args->output_csv && check_writable(args->output_csv, args->force, err, sizeof err)) {
     fprintf(stderr, "ofdmsim: error: %s\n", err);
     return 2;
   }

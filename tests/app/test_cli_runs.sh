@@ -55,6 +55,20 @@ check "min_frames holds a point until 7 frames" test "$(awk -F, 'NR==2{print $19
 # Unset (0, automatic), a rayleigh point runs at least 10 frames: the
 # interval needs the spread of several frames' counts.
 check "without min_frames a rayleigh point runs 10 frames" test "$(awk -F, 'NR==2{print $19}' "$tmp/a.csv")" = 10
+# Results are never replaced silently: an existing CSV, or its sidecar alone,
+# refuses the run (exit 2, the files untouched); --force replaces them.
+cp "$tmp/a.csv" "$tmp/a.keep"
+"$OFDMSIM" "$tmp/small.cfg" -o "$tmp/a.csv" -q >/dev/null 2>"$tmp/again.err"
+check "an existing CSV refuses the run with exit 2" test $? -eq 2
+check "the message says so and names --force" grep -q 'a.csv: the file already exists; --force replaces it' "$tmp/again.err"
+check "the refused run left the CSV as it was" cmp -s "$tmp/a.csv" "$tmp/a.keep"
+mv "$tmp/a.csv" "$tmp/moved.csv"
+"$OFDMSIM" "$tmp/small.cfg" -o "$tmp/a.csv" -q >/dev/null 2>"$tmp/again.err"
+check "an existing sidecar alone refuses the run" test $? -eq 2 -a ! -e "$tmp/a.csv"
+check "the message names the sidecar" grep -q 'its JSON sidecar' "$tmp/again.err"
+"$OFDMSIM" "$tmp/small.cfg" -o "$tmp/a.csv" -q --force >/dev/null 2>&1
+check "--force replaces the results" test $? -eq 0 -a -s "$tmp/a.csv"
+check "--force gives the same counts" cmp -s <(counts "$tmp/a.csv") <(counts "$tmp/moved.csv")
 "$OFDMSIM" "$tmp/small.cfg" --set simulation.min_frames=-1 -q >/dev/null 2>"$tmp/m.err"
 check "min_frames -1 is a config error" test $? -eq 2
 
