@@ -13,6 +13,9 @@
 #include "sim/config.h"
 #include "sim/driver.h"
 #include "sim/report.h"
+#ifdef OFDMSIM_HAVE_CUDA
+#include "cuda/gpu.h"
+#endif
 
 static void join_args(int argc, char **argv, char *out, size_t n) {
   size_t used = 0;
@@ -57,6 +60,33 @@ static int check_writable(const char *csv_path, int force, char *err, size_t err
   return 0;
 }
 
+/* What runs the simulation, for the results' provenance: the CPU model and
+ * thread count, or the GPU with its driver and runtime versions. */
+static void describe_device(const char *backend, int threads, char *out, size_t n) {
+  snprintf(out, n, "%s", backend);
+#ifdef OFDMSIM_HAVE_CUDA
+  if (!strcmp(backend, "cuda")) {
+    gpu_info g;
+    char why[256];
+    if (gpu_query(0, &g, why, sizeof why) == 0)
+      snprintf(out, n, "%s (compute %d.%d, %d SMs), driver %d, runtime %d", g.name, g.cc_major,
+               g.cc_minor, g.sm_count, g.driver_version, g.runtime_version);
+    return;
+  }
+#endif
+  char line[512], model[256] = "unknown CPU";
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  while (f && fgets(line, sizeof line, f)) {
+    const char *colon = strchr(line, ':');
+    if (strncmp(line, "model name", 10) || !colon) continue;
+    snprintf(model, sizeof model, "%s", colon + 2);
+    model[strcspn(model, "\n")] = '\0';
+    break;
+  }
+  if (f) fclose(f);
+  snprintf(out, n, "%s, %d threads", model, threads);
+}
+
 static int run_config(const cli_args *args, sim_config *cfg, int argc, char **argv) {
   char err[1024] = "";
   if (args->output_csv && check_writable(args->output_csv, args->force, err, sizeof err)) {
@@ -80,7 +110,9 @@ static int run_config(const cli_args *args, sim_config *cfg, int argc, char **ar
     snprintf(backend_desc, sizeof backend_desc, "%s", backend);
   report_header(stdout, cfg, backend_desc, command_line);
 
-  run_options ro = {args->output_csv, args->quiet, command_line, backend};
+  char device[512];
+  describe_device(backend, omp_get_max_threads(), device, sizeof device);
+  run_options ro = {args->output_csv, args->quiet, command_line, backend, device, omp_get_max_threads()};
   return sim_run(cfg, &ro);
 }
 

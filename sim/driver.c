@@ -167,6 +167,8 @@ int sim_run(const sim_config *c, const run_options *o) {
 
   int rc = 0;
   size_t done = 0;
+  char started[32];
+  report_iso_now(started, sizeof started);
   for (size_t i = 0; i < c->n_points && !rc; i++) {
     rc = run_point(c, i, o, results, show_progress);
     if (rc) break;
@@ -176,7 +178,7 @@ int sim_run(const sim_config *c, const run_options *o) {
     done = i + 1;
     if (o->csv_path) {
       if (report_write_csv(o->csv_path, c, results, done) ||
-          report_write_json(json_path, c, results, done, o->command_line)) {
+          report_write_json(json_path, c, results, done, o, started)) {
         fprintf(stderr, "ofdmsim: error: cannot write %s: %s\n", o->csv_path, strerror(errno));
         rc = 1;
       }

@@ -24,6 +24,8 @@ typedef struct run_options {
   int quiet;              /* no progress line */
   const char *command_line;
   const char *backend;    /* "cpu" or "cuda", as resolved by backends_resolve */
+  const char *device;     /* what runs it: "AMD EPYC ... , 2 threads", "NVIDIA H100 ..., driver ..." */
+  int threads;            /* CPU threads */
 } run_options;
 
 /* 0 when every point finished, 1 on a runtime error, 128 + the signal when

@@ -26,7 +26,7 @@ static double inv_per_s(const point_result *r) {
   return r->t.invert > 0 ? (double)r->inversions / r->t.invert : 0.0;
 }
 
-static void iso_now(char *buf, size_t n) {
+void report_iso_now(char *buf, size_t n) {
   time_t t = time(NULL);
   struct tm tm;
   gmtime_r(&t, &tm);
@@ -36,7 +36,7 @@ static void iso_now(char *buf, size_t n) {
 void report_header(FILE *f, const sim_config *c, const char *backend, const char *command_line) {
   char host[256] = "unknown", date[32];
   gethostname(host, sizeof host - 1);
-  iso_now(date, sizeof date);
+  report_iso_now(date, sizeof date);
   fprintf(f, "# ofdmsim %s  %s  host %s  backend %s\n", OFDMSIM_VERSION, date, host, backend);
   fprintf(f, "# command: %s\n", command_line);
   fprintf(f, "# effective config (%s):\n", c->path);
@@ -111,6 +111,8 @@ typedef struct emit_ctx {
   const point_result *r;
   size_t n;
   const char *command_line;
+  const run_options *o;
+  const char *started;
 } emit_ctx;
 
 static int emit_csv(FILE *f, const void *p) {
@@ -121,7 +123,7 @@ static int emit_csv(FILE *f, const void *p) {
 }
 
 int report_write_csv(const char *path, const sim_config *c, const point_result *r, size_t n) {
-  emit_ctx e = {c, r, n, NULL};
+  emit_ctx e = {c, r, n, NULL, NULL, NULL};
   return write_atomically(path, emit_csv, &e);
 }
 
@@ -174,7 +176,7 @@ static json_t *point_json(const sim_point *pt, const point_result *r) {
 static json_t *run_json(const emit_ctx *e) {
   char host[256] = "unknown", date[32];
   gethostname(host, sizeof host - 1);
-  iso_now(date, sizeof date);
+  report_iso_now(date, sizeof date);
   json_t *points = json_array();
   for (size_t i = 0; points && i < e->n; i++) {
     if (json_array_append_new(points, point_json(&e->c->points[i], &e->r[i]))) {
@@ -182,12 +184,22 @@ static json_t *run_json(const emit_ctx *e) {
       points = NULL;
     }
   }
-  return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o}",
+  const run_options *o = e->o;
+  json_t *build = json_pack("{s:s, s:s, s:s, s:s}", "git_commit", OFDMSIM_GIT_COMMIT, "build_type",
+                            OFDMSIM_BUILD_TYPE, "c_flags", OFDMSIM_C_FLAGS, "cuda_architectures",
+                            OFDMSIM_CUDA_ARCHITECTURES);
+  return json_pack("{s:s, s:s, s:o, s:s, s:o, s:s, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o}",
                    "program", "ofdmsim",
                    "version", OFDMSIM_VERSION,
+                   "build", build,
                    "date", date,
+                   "started", sim_json_string(e->started ? e->started : ""),
+                   "written", date,
                    "host", sim_json_string(host),
-                   "command", sim_json_string(e->command_line ? e->command_line : ""),
+                   "command", sim_json_string(o && o->command_line ? o->command_line : ""),
+                   "backend", sim_json_string(o && o->backend ? o->backend : ""),
+                   "device", sim_json_string(o && o->device ? o->device : ""),
+                   "threads", o ? o->threads : 0,
                    "config_file", sim_json_string(e->c->path),
                    "config", sim_config_json(e->c),
                    "points", points);
@@ -205,7 +217,7 @@ static int emit_json(FILE *f, const void *p) {
 }
 
 int report_write_json(const char *path, const sim_config *c, const point_result *r, size_t n,
-                      const char *command_line) {
-  emit_ctx e = {c, r, n, command_line};
+                      const run_options *o, const char *started) {
+  emit_ctx e = {c, r, n, o ? o->command_line : NULL, o, started};
   return write_atomically(path, emit_json, &e);
 }

@@ -15,7 +15,13 @@ void report_table_row(FILE *f, const sim_point *pt, const point_result *r);
 int report_write_csv(const char *path, const sim_config *c, const point_result *r, size_t n);
 /* The sidecar next to the CSV: results.csv -> results.json. */
 void report_sidecar_path(const char *csv_path, char *out, size_t outlen);
+/* The JSON sidecar with the first n results and the run's provenance: the
+ * binary (version, git commit, build type and flags), the command, backend,
+ * device and threads of the run (o), when it started and when this was
+ * written. 0, or -1 with errno set. */
 int report_write_json(const char *path, const sim_config *c, const point_result *r, size_t n,
-                      const char *command_line);
+                      const run_options *o, const char *started);
+/* Now in ISO 8601 UTC, "2026-11-24T20:51:20Z". */
+void report_iso_now(char *buf, size_t n);
 
 #endif

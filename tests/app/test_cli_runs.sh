@@ -36,6 +36,14 @@ if command -v python3 >/dev/null; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 sys.exit(0 if d["config"]["simulation"]["seed"] == 42 and len(d["points"]) == 4 else 1)' "$tmp/a.json"
+  check "json sidecar describes the run: build, backend, device, threads, times" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+b = d["build"]
+ok = (set(b) == {"git_commit", "build_type", "c_flags", "cuda_architectures"} and b["build_type"]
+      and d["backend"] in ("cpu", "cuda") and d["device"] and d["threads"] >= 1
+      and d["started"] <= d["written"] and all("stream_key" in p and "fallbacks" in p for p in d["points"]))
+sys.exit(0 if ok else 1)' "$tmp/a.json"
 fi
 check "no temporary files left" test -z "$(ls "$tmp" | grep -E '\.tmp|\.probe')"
 
