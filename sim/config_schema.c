@@ -41,6 +41,9 @@ const config_key config_keys[KEY_COUNT] = {
                              "... but target_errors stops no point before this many frames (0 = 100 for tdl, "
                              "where a frame is one channel realisation, 10 otherwise): the interval is "
                              "estimated from the spread of the frames' counts"),
+  [KEY_TARGET_PRECISION] = NUM_KEY("simulation.target_precision", "0.0", 0, 0, 1, 1,
+                                   "... or once the half-width of the point's 95% interval is at most "
+                                   "this fraction of its BER, after min_frames frames (0 = off)"),
   [KEY_THREADS] = INT_KEY("simulation.threads", "0", 0, INT32_MAX, 1, "CPU threads (0 = all cores)"),
   [KEY_BATCH_FRAMES] = INT_KEY("simulation.batch_frames", "0", 0, INT64_MAX, 1,
                                "frames per batch (0 = the backend chooses)"),

@@ -33,6 +33,15 @@ void sim_point_interval(const sim_point *pt, const point_result *r, double conf,
   ber_interval(&s, conf, lo, hi);
 }
 
+/* The precision rule: the interval the report will print is narrow enough. */
+static int precise_enough(const sim_point *pt, const point_result *r) {
+  if (!(pt->target_precision > 0.0) || r->frames < pt->min_frames || r->bit_errors == 0) return 0;
+  double lo, hi;
+  sim_point_interval(pt, r, 0.95, &lo, &hi);
+  const double ber = (double)r->bit_errors / (double)r->bits;
+  return 0.5 * (hi - lo) <= pt->target_precision * ber;
+}
+
 uint64_t sim_point_max_frames(const sim_point *pt) {
   const double bpf = (double)link_bits_per_frame(&pt->p);
   const double f = ceil(pt->max_bits / bpf);
@@ -126,6 +135,7 @@ static int run_point(const sim_config *c, size_t i, const run_options *o, point_
       r->bits += bpf;
       r->frames++;
       if (r->bit_errors >= pt->target_errors && r->frames >= pt->min_frames) r->stop = "target_errors";
+      else if (precise_enough(pt, r)) r->stop = "target_precision";
       else if (r->frames >= frames_max) r->stop = "max_bits";
     }
     const double now = clock_seconds();

@@ -63,6 +63,17 @@ check "min_frames holds a point until 7 frames" test "$(awk -F, 'NR==2{print $19
 # Unset (0, automatic), a rayleigh point runs at least 10 frames: the
 # interval needs the spread of several frames' counts.
 check "without min_frames a rayleigh point runs 10 frames" test "$(awk -F, 'NR==2{print $19}' "$tmp/a.csv")" = 10
+# target_precision: a point stops once its interval's half-width is at most
+# that fraction of its BER, and the printed interval says so.
+"$OFDMSIM" "$tmp/small.cfg" --set simulation.target_precision=0.1 --set simulation.target_errors=1000000000 \
+  --set simulation.min_frames=2 -o "$tmp/prec.csv" -q >/dev/null 2>&1
+check "target_precision runs" test $? -eq 0
+check "every point stopped on target_precision" \
+  test "$(awk -F, 'NR > 1 && $20 != "target_precision"' "$tmp/prec.csv" | wc -l)" -eq 0
+check "every interval half-width is at most 10% of the BER" \
+  test "$(awk -F, 'NR > 1 && ($15 - $14) / 2 > 0.1 * $13 * (1 + 1e-9)' "$tmp/prec.csv" | wc -l)" -eq 0
+check "a point stopped before max_bits (2e6 bits)" test "$(awk -F, 'NR > 1 && $11 < 2e6' "$tmp/prec.csv" | wc -l)" -eq 4
+
 # Results are never replaced silently: an existing CSV, or its sidecar alone,
 # refuses the run (exit 2, the files untouched); --force replaces them.
 cp "$tmp/a.csv" "$tmp/a.keep"

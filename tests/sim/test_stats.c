@@ -269,8 +269,28 @@ static void test_consistent_rates(void) {
   CHECK(rejected > 300, "full clusters judged as cluster 1 rejected only %d/1000", rejected);
 }
 
+/* Student t quantiles against published values (to the 7 digits tables
+ * give), on both sides of df = 30 where the bisection hands over to the
+ * Cornish-Fisher expansion, and the symmetry and limits. */
+static void test_t_quantile(void) {
+  static const struct {
+    double p, df, t;
+  } v[] = {{0.975, 1, 12.7062047}, {0.975, 2, 4.3026527}, {0.975, 5, 2.5705818},
+           {0.975, 9, 2.2621572},  {0.975, 29, 2.0452296}, {0.975, 30, 2.0422725},
+           {0.975, 31, 2.0395134}, {0.975, 100, 1.9839715}, {0.975, 1000, 1.9623391},
+           {0.995, 30, 2.7499957}, {0.995, 10, 3.1692727}, {0.9, 40, 1.3030771}};
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+    const double t = t_quantile(v[i].p, v[i].df);
+    CHECK(fabs(t - v[i].t) < 2e-6 * v[i].t, "t(%g, %g) = %.9f, expected %.7f", v[i].p, v[i].df, t, v[i].t);
+    CHECK(t_quantile(1.0 - v[i].p, v[i].df) == -t, "symmetry at df %g", v[i].df);
+  }
+  CHECK(fabs(t_quantile(0.975, 1e9) - 1.959963985) < 1e-8, "large df tends to z");
+  CHECK(isnan(t_quantile(0.0, 5)) && isnan(t_quantile(0.5, 0)), "bad arguments give NAN");
+}
+
 int main(void) {
   test_normal_quantile();
+  test_t_quantile();
   test_wilson_values();
   test_wilson_coverage();
   test_gamma();
