@@ -57,6 +57,12 @@ static void add_times(stage_times *a, const stage_times *b) {
   a->demap += b->demap;
 }
 
+/* When the whole sweep started: the sweep-wide ETA of the progress line. */
+static double sweep_started;
+
+/* The live line: this point's counts, rate and ETA, and the sweep's. The
+ * sweep's ETA assumes the points still to come cost what the finished ones
+ * (and the finished share of this one) did on average. */
 static void progress(const sim_config *c, size_t i, const point_result *r, const sim_point *pt,
                      double elapsed) {
   const double ber = r->bits ? (double)r->bit_errors / (double)r->bits : 0.0;
@@ -67,10 +73,16 @@ static void progress(const sim_config *c, size_t i, const point_result *r, const
   const double by_frames = (double)r->frames / (double)pt->min_frames;
   if (by_frames < by_errors) by_errors = by_frames;
   if (by_errors > done) done = by_errors;
+  if (done > 1.0) done = 1.0;
   const double eta = done > 0 ? elapsed * (1.0 - done) / done : 0.0;
-  fprintf(stderr, "\r[%zu/%zu] snr %6.2f dB  bits %10.3e  errors %8llu  ber %9.3e  %9.2f Mbit/s  ETA %6.1f s ",
+  const double swept = ((double)i + done) / (double)c->n_points;
+  const double total = clock_seconds() - sweep_started;
+  const double sweep_eta = swept > 0 ? total * (1.0 - swept) / swept : 0.0;
+  fprintf(stderr,
+          "\r[%zu/%zu] snr %6.2f dB  bits %10.3e  errors %8llu  ber %9.3e  %9.2f Mbit/s  ETA %6.1f s  "
+          "sweep %5.1f%% ETA %7.1f s ",
           i + 1, c->n_points, pt->p.snr_db, (double)r->bits, (unsigned long long)r->bit_errors, ber,
-          mbps, eta);
+          mbps, eta, 100.0 * swept, sweep_eta);
   fflush(stderr);
 }
 
@@ -163,6 +175,7 @@ static int run_point(const sim_config *c, size_t i, const run_options *o, point_
 }
 
 int sim_run(const sim_config *c, const run_options *o) {
+  sweep_started = clock_seconds();
   point_result *results = calloc(c->n_points, sizeof *results);
   if (!results) {
     fprintf(stderr, "ofdmsim: error: out of memory\n");

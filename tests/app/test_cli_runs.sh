@@ -74,6 +74,13 @@ check "every interval half-width is at most 10% of the BER" \
   test "$(awk -F, 'NR > 1 && ($15 - $14) / 2 > 0.1 * $13 * (1 + 1e-9)' "$tmp/prec.csv" | wc -l)" -eq 0
 check "a point stopped before max_bits (2e6 bits)" test "$(awk -F, 'NR > 1 && $11 < 2e6' "$tmp/prec.csv" | wc -l)" -eq 4
 
+# The live progress line (forced on a pipe by OFDMSIM_PROGRESS) shows the
+# point and the whole sweep, each with its ETA.
+OFDMSIM_PROGRESS=1 "$OFDMSIM" "$tmp/small.cfg" --set simulation.max_bits=4e5 --set simulation.target_errors=1000000 \
+  >/dev/null 2>"$tmp/progress.err"
+check "the progress line shows the point, its ETA and the sweep's" \
+  grep -qE '\[[0-9]+/4\] snr .* ETA +[0-9.]+ s +sweep +[0-9.]+% ETA +[0-9.]+ s' <(tr '\r' '\n' <"$tmp/progress.err")
+
 # Results are never replaced silently: an existing CSV, or its sidecar alone,
 # refuses the run (exit 2, the files untouched); --force replaces them.
 cp "$tmp/a.csv" "$tmp/a.keep"
