@@ -23,6 +23,7 @@ typedef struct sim_point {
   double max_bits;
   uint64_t min_frames;         /* target_errors stops the point only after this many frames */
   double target_precision;     /* stop at this relative half-width of the interval, 0 = off */
+  double stop_below_ber;       /* skip the rest of a curve below this BER, 0 = off */
   char label[256];             /* the swept keys of this point, "mimo.tx=4 modulation=16qam", "" if none */
 } sim_point;
 

@@ -55,6 +55,7 @@ static void fill(const point_view *v, const char *label, sim_point *pt) {
   pt->max_bits = number_of(v, KEY_MAX_BITS);
   pt->min_frames = (uint64_t)int_of(v, KEY_MIN_FRAMES);
   pt->target_precision = number_of(v, KEY_TARGET_PRECISION);
+  pt->stop_below_ber = number_of(v, KEY_STOP_BELOW_BER);
   /* Automatic: enough frames for the frames' spread to estimate the
    * interval, and under block fading enough channel realisations that
    * stopping on target_errors does not bias the BER. */

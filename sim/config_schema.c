@@ -44,6 +44,10 @@ const config_key config_keys[KEY_COUNT] = {
   [KEY_TARGET_PRECISION] = NUM_KEY("simulation.target_precision", "0.0", 0, 0, 1, 1,
                                    "... or once the half-width of the point's 95% interval is at most "
                                    "this fraction of its BER, after min_frames frames (0 = off)"),
+  [KEY_STOP_BELOW_BER] = NUM_KEY("simulation.stop_below_ber", "0.0", 0, 0, 1, 1,
+                                 "end a curve early: once a point's BER falls below this (or it ends "
+                                 "at max_bits with no error), the points of the same sweep combination "
+                                 "at that SNR or higher are skipped (0 = off)"),
   [KEY_THREADS] = INT_KEY("simulation.threads", "0", 0, INT32_MAX, 1, "CPU threads (0 = all cores)"),
   [KEY_BATCH_FRAMES] = INT_KEY("simulation.batch_frames", "0", 0, INT64_MAX, 1,
                                "frames per batch (0 = the backend chooses)"),

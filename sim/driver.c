@@ -192,9 +192,24 @@ int sim_run(const sim_config *c, const run_options *o) {
   size_t done = 0;
   char started[32];
   report_iso_now(started, sizeof started);
+  double floor_snr = INFINITY; /* stop_below_ber: the curve ends from this SNR on */
   for (size_t i = 0; i < c->n_points && !rc; i++) {
-    rc = run_point(c, i, o, results, show_progress);
-    if (rc) break;
+    const sim_point *pt = &c->points[i];
+    /* A sweep combination's points are consecutive and share their label. */
+    if (i == 0 || strcmp(pt->label, c->points[i - 1].label)) floor_snr = INFINITY;
+    if (pt->stop_below_ber > 0.0 && pt->p.snr_db >= floor_snr) {
+      memset(&results[i], 0, sizeof results[i]);
+      results[i].stop = "skipped";
+      results[i].theory = theory_ber(&pt->p, &results[i].theory_kind);
+      results[i].backend = o->backend;
+    } else {
+      rc = run_point(c, i, o, results, show_progress);
+      if (rc) break;
+      const point_result *r = &results[i];
+      const int below = r->bits && (double)r->bit_errors < pt->stop_below_ber * (double)r->bits;
+      const int clean = r->bit_errors == 0 && !strcmp(r->stop, "max_bits");
+      if (pt->stop_below_ber > 0.0 && (below || clean) && pt->p.snr_db < floor_snr) floor_snr = pt->p.snr_db;
+    }
     if (i == 0) report_table_head(stdout);
     report_table_row(stdout, &c->points[i], &results[i]);
     fflush(stdout);

@@ -13,7 +13,8 @@ typedef struct point_result {
   uint64_t stream_errors[LINK_MAX_TX];
   double seconds;         /* wall time of the point */
   stage_times t;          /* summed over its batches */
-  const char *stop;       /* "target_errors" | "max_bits" | "interrupted" | "running" */
+  const char *stop;       /* "target_errors" | "target_precision" | "max_bits" | "skipped"
+                             (stop_below_ber) | "interrupted" | "running" */
   double theory;          /* NAN where no closed form */
   const char *theory_kind;
   const char *backend;    /* what actually ran it */

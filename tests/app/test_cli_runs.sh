@@ -81,6 +81,19 @@ OFDMSIM_PROGRESS=1 "$OFDMSIM" "$tmp/small.cfg" --set simulation.max_bits=4e5 --s
 check "the progress line shows the point, its ETA and the sweep's" \
   grep -qE '\[[0-9]+/4\] snr .* ETA +[0-9.]+ s +sweep +[0-9.]+% ETA +[0-9.]+ s' <(tr '\r' '\n' <"$tmp/progress.err")
 
+# stop_below_ber ends a curve: once a point of a sweep combination falls
+# below it, that combination's points at higher SNR are listed as skipped,
+# with no work; the other combination runs its own course.
+"$OFDMSIM" "$tmp/small.cfg" --set 'simulation.snr_db=[2.0, 6.0, 10.0, 14.0]' --set simulation.stop_below_ber=0.03 \
+  -o "$tmp/stop.csv" -q >/dev/null 2>&1
+check "stop_below_ber runs" test $? -eq 0
+check "some points were skipped" test "$(awk -F, '$20 == "skipped"' "$tmp/stop.csv" | wc -l)" -ge 1
+check "a skipped point follows one below the threshold (or skipped) in its own curve, with 0 bits" \
+  test "$(awk -F, 'NR > 1 { if ($20 == "skipped" && !(prev_label == $26 && (prev_stop == "skipped" || prev_ber < 0.03) && $11 == 0)) bad++;
+                            prev_label = $26; prev_stop = $20; prev_ber = $13 } END { print bad + 0 }' "$tmp/stop.csv")" -eq 0
+check "the first point of each curve ran" \
+  test "$(awk -F, 'NR > 1 && $9 + 0 == 2 && $20 == "skipped"' "$tmp/stop.csv" | wc -l)" -eq 0
+
 # Results are never replaced silently: an existing CSV, or its sidecar alone,
 # refuses the run (exit 2, the files untouched); --force replaces them.
 cp "$tmp/a.csv" "$tmp/a.keep"
