@@ -67,7 +67,7 @@ void report_table_row(FILE *f, const sim_point *pt, const point_result *r) {
 static const char *csv_head =
     "point,tx,rx,modulation,equalizer,channel,domain,snr_kind,snr_db,n0,bits,bit_errors,ber,"
     "ci95_low,ci95_high,theory_ber,theory,stream_bit_errors,frames,stop,inversions,inv_per_s,"
-    "mbit_per_s,seconds,backend,label,fallbacks,stream_key\n";
+    "mbit_per_s,seconds,backend,label,fallbacks,stream_key,frame_errors_sq\n";
 
 static void csv_row(FILE *f, const sim_point *pt, const point_result *r) {
   const link_params *p = &pt->p;
@@ -81,10 +81,10 @@ static void csv_row(FILE *f, const sim_point *pt, const point_result *r) {
   if (isnan(r->theory)) fputs(",,", f);
   else fprintf(f, "%.10g,%s,", r->theory, r->theory_kind);
   for (int t = 0; t < p->tx; t++) fprintf(f, "%s%llu", t ? ";" : "", (unsigned long long)r->stream_errors[t]);
-  fprintf(f, ",%llu,%s,%llu,%.6g,%.6g,%.6g,%s,\"%s\",%llu,%016llx\n", (unsigned long long)r->frames,
-          r->stop, (unsigned long long)r->inversions, inv_per_s(r), mbit_per_s(r), r->seconds,
-          r->backend ? r->backend : "", pt->label, (unsigned long long)r->fallbacks,
-          (unsigned long long)pt->p.stream_key);
+  fprintf(f, ",%llu,%s,%llu,%.6g,%.6g,%.6g,%s,\"%s\",%llu,%016llx,%.17g\n",
+          (unsigned long long)r->frames, r->stop, (unsigned long long)r->inversions, inv_per_s(r),
+          mbit_per_s(r), r->seconds, r->backend ? r->backend : "", pt->label,
+          (unsigned long long)r->fallbacks, (unsigned long long)pt->p.stream_key, r->sum_sq);
 }
 
 /* Writes with `emit` (0, or -1 with errno set) into path.tmp and renames it
@@ -152,7 +152,7 @@ static json_t *point_json(const sim_point *pt, const point_result *r) {
   sim_point_interval(pt, r, 0.95, &lo, &hi);
   char key[17];
   snprintf(key, sizeof key, "%016llx", (unsigned long long)pt->p.stream_key);
-  return json_pack("{s:I, s:o, s:o, s:I, s:s, s:o, s:o, s:I, s:I, s:o, s:[oo], s:o, s:I, s:I, s:o, s:I, s:o, s:o}",
+  return json_pack("{s:I, s:o, s:o, s:I, s:s, s:o, s:o, s:I, s:I, s:o, s:[oo], s:o, s:I, s:I, s:o, s:o, s:I, s:o, s:o}",
                    "point", (json_int_t)pt->index,
                    "label", sim_json_string(pt->label),
                    "backend", sim_json_string(r->backend ? r->backend : ""),
@@ -167,6 +167,7 @@ static json_t *point_json(const sim_point *pt, const point_result *r) {
                    "theory_ber", sim_json_real(r->theory),
                    "frames", (json_int_t)r->frames,
                    "fallbacks", (json_int_t)r->fallbacks,
+                   "frame_errors_sq", sim_json_real(r->sum_sq),
                    "stop", sim_json_string(r->stop),
                    "inversions", (json_int_t)r->inversions,
                    "seconds", sim_json_real(r->seconds),

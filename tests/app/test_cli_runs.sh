@@ -42,7 +42,8 @@ d = json.load(open(sys.argv[1]))
 b = d["build"]
 ok = (set(b) == {"git_commit", "build_type", "c_flags", "cuda_architectures"} and b["build_type"]
       and d["backend"] in ("cpu", "cuda") and d["device"] and d["threads"] >= 1
-      and d["started"] <= d["written"] and all("stream_key" in p and "fallbacks" in p for p in d["points"]))
+      and d["started"] <= d["written"] and all("stream_key" in p and "fallbacks" in p for p in d["points"])
+      and all(p["frame_errors_sq"] >= p["bit_errors"] ** 2 / p["frames"] * (1 - 1e-12) for p in d["points"]))
 sys.exit(0 if ok else 1)' "$tmp/a.json"
 fi
 check "no temporary files left" test -z "$(ls "$tmp" | grep -E '\.tmp|\.probe')"
