@@ -7,14 +7,15 @@
 #include "app/opts.h"
 #include "sim/config.h"
 
-#define USAGE "usage: ofdmsim CONFIG.cfg [--set KEY=VALUE]... [-o results.csv [--force]] [-q]"
+#define USAGE "usage: ofdmsim CONFIG.cfg [--set KEY=VALUE]... [-o results.csv [--force | --resume]] [-q]"
 
-enum { OPT_SET = OPT_LONG_ONLY, OPT_FORCE };
+enum { OPT_SET = OPT_LONG_ONLY, OPT_FORCE, OPT_RESUME };
 
 static const opt_spec run_options[] = {
     {"set", OPT_SET, required_argument, "KEY=VALUE"},
     {"output", 'o', required_argument, "results.csv"},
     {"force", OPT_FORCE, no_argument, NULL},
+    {"resume", OPT_RESUME, no_argument, NULL},
     {"quiet", 'q', no_argument, NULL},
     {"help", 'h', no_argument, NULL},
     {"version", 'V', no_argument, NULL},
@@ -66,6 +67,7 @@ static void on_run_option(opt_parser *p, int key, const char *v, void *ctx) {
     break;
   case 'q': out->quiet = 1; break;
   case OPT_FORCE: out->force = 1; break;
+  case OPT_RESUME: out->resume = 1; break;
   case 'h': if (r->asked == CLI_RUN) r->asked = CLI_HELP; break;
   case 'V': if (r->asked == CLI_RUN) r->asked = CLI_VERSION; break;
   }
@@ -92,6 +94,14 @@ int cli_parse(int argc, char **argv, cli_args *out, char *err, size_t errlen) {
     snprintf(err, errlen, "no config file given (" USAGE ")");
     rc = 2;
   }
+  if (!rc && out->force && out->resume) {
+    snprintf(err, errlen, "--force and --resume contradict each other (start over, or continue)");
+    rc = 2;
+  }
+  if (!rc && (out->force || out->resume) && !out->output_csv) {
+    snprintf(err, errlen, "%s needs -o FILE (the results it applies to)", out->force ? "--force" : "--resume");
+    rc = 2;
+  }
   if (rc) cli_free(out);
   return rc;
 }
@@ -107,7 +117,7 @@ void cli_print_help(FILE *f) {
   fprintf(f,
           "ofdmsim: OFDM/MIMO channel-equalisation simulator\n"
           "\n"
-          "  ofdmsim CONFIG.cfg [--set KEY=VALUE]... [-o results.csv] [-q]\n");
+          "  ofdmsim CONFIG.cfg [--set KEY=VALUE]... [-o results.csv [--force | --resume]] [-q]\n");
   app_commands_print_usage(f);
   fprintf(f,
           "  ofdmsim --help | --version\n"
@@ -119,9 +129,13 @@ void cli_print_help(FILE *f) {
           "                 --set mimo.tx=4 --set modulation=16qam --set simulation.snr_db=[0,10]\n"
           "  -o, --output FILE\n"
           "                 write the results CSV to FILE (one row per point) and the run's\n"
-          "                 JSON sidecar next to it (FILE with .json)\n"
+          "                 JSON sidecar next to it (FILE with .json), and keep the journal of\n"
+          "                 finished chunks of frames there too (FILE with .journal)\n"
           "  --force        replace the results of -o when they exist (without it an\n"
-          "                 existing CSV or sidecar is never overwritten: exit 2)\n"
+          "                 existing CSV, sidecar or journal is never overwritten: exit 2)\n"
+          "  --resume       continue the run of -o from its journal: points and chunks\n"
+          "                 already done are read back, not run again; the totals equal\n"
+          "                 those of one uninterrupted run (a missing journal: start)\n"
           "  -q, --quiet    no progress line\n"
           "  -h, --help     this text\n"
           "  -V, --version  the version\n");

@@ -1,5 +1,5 @@
 /* The command line:
- *   ofdmsim CONFIG.cfg [--set KEY=VALUE]... [-o results.csv] [-q]
+ *   ofdmsim CONFIG.cfg [--set KEY=VALUE]... [-o results.csv [--force | --resume]] [-q]
  *   ofdmsim COMMAND [...]   (a subcommand of app/commands.h: bench)
  *   ofdmsim --help | -h,  ofdmsim --version | -V */
 #ifndef OFDMSIM_CLI_H
@@ -20,6 +20,7 @@ typedef struct cli_args {
   const char *output_csv;       /* -o / --output, NULL if absent */
   int quiet;                    /* -q: no progress line */
   int force;                    /* --force: replace existing results */
+  int resume;                   /* --resume: continue from the journal of -o */
   const app_command *sub;       /* CLI_COMMAND: the subcommand named by argv[1] */
   int sub_argc;
   char **sub_argv;              /* CLI_COMMAND: argv from the command's name on */

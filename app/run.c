@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,32 +28,57 @@ static void join_args(int argc, char **argv, char *out, size_t n) {
   }
 }
 
-/* The result file's folder must take a file before any work starts. */
-static int check_writable(const char *csv_path, int force, char *err, size_t errlen) {
-  struct stat st;
-  if (stat(csv_path, &st) == 0 && !S_ISREG(st.st_mode)) {
-    snprintf(err, errlen, "-o %s: expected a file name, got %s", csv_path,
-             S_ISDIR(st.st_mode) ? "a directory" : "something that is not a regular file");
-    return -1;
+/* Every output of -o is checked before any work starts: the CSV, its JSON
+ * sidecar and its journal must be plain files (or absent), none of them the
+ * config itself, none replaced without --force (or continued without
+ * --resume), and the folder must take a new file. */
+static int check_outputs(const cli_args *args, char *err, size_t errlen) {
+  const char *csv = args->output_csv;
+  char sidecar[4096], journal[4096];
+  report_sidecar_path(csv, sidecar, sizeof sidecar);
+  report_journal_path(csv, journal, sizeof journal);
+  const char *paths[] = {csv, sidecar, journal};
+  const char *what[] = {"the file", "its JSON sidecar", "its journal"};
+  struct stat cfg, st;
+  const int have_cfg = stat(args->config_path, &cfg) == 0;
+  int exists[3];
+  for (int i = 0; i < 3; i++) {
+    if (strlen(paths[i]) >= sizeof sidecar - 1) {
+      snprintf(err, errlen, "-o %.80s...: the name is too long", csv);
+      return -1;
+    }
+    exists[i] = lstat(paths[i], &st) == 0;
+    if (!exists[i]) continue;
+    if (!S_ISREG(st.st_mode)) {
+      snprintf(err, errlen, "-o %s: %s %s is %s, expected a regular file", csv, what[i], paths[i],
+               S_ISDIR(st.st_mode) ? "a directory" : S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file");
+      return -1;
+    }
+    if (have_cfg && st.st_dev == cfg.st_dev && st.st_ino == cfg.st_ino) {
+      snprintf(err, errlen, "-o %s: %s %s is the config file itself; choose another result name", csv,
+               what[i], paths[i]);
+      return -1;
+    }
   }
-  /* Results are never replaced silently: the CSV, or the sidecar next to it. */
-  char sidecar[4096];
-  report_sidecar_path(csv_path, sidecar, sizeof sidecar);
-  const char *existing = stat(csv_path, &st) == 0    ? "the file"
-                         : stat(sidecar, &st) == 0 ? "its JSON sidecar (.json)"
-                                                   : NULL;
-  if (existing && !force) {
+  const int any = exists[0] || exists[1] || exists[2];
+  if (any && !args->force && !args->resume) {
+    const int i = exists[0] ? 0 : exists[1] ? 1 : 2;
     snprintf(err, errlen,
-             "-o %s: %s already exists; --force replaces it (results are never overwritten "
-             "silently)",
-             csv_path, existing);
+             "-o %s: %s already exists%s%s; --force replaces it, --resume continues it (results are never "
+             "overwritten silently)",
+             csv, what[i], i ? " " : "", i ? paths[i] : "");
     return -1;
   }
-  char probe[4096];
-  snprintf(probe, sizeof probe, "%s.probe%ld", csv_path, (long)getpid());
-  int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0644);
+  if (args->resume && (exists[0] || exists[1]) && !exists[2]) {
+    snprintf(err, errlen, "--resume: -o %s has no journal %s to continue from; --force starts over", csv,
+             journal);
+    return -1;
+  }
+  char probe[4200];
+  snprintf(probe, sizeof probe, "%s.probeXXXXXX", csv);
+  int fd = mkstemp(probe);
   if (fd < 0) {
-    snprintf(err, errlen, "-o %s: cannot write there: %s", csv_path, strerror(errno));
+    snprintf(err, errlen, "-o %s: cannot write there: %s", csv, strerror(errno));
     return -1;
   }
   close(fd);
@@ -89,7 +115,7 @@ static void describe_device(const char *backend, int threads, char *out, size_t 
 
 static int run_config(const cli_args *args, sim_config *cfg, int argc, char **argv) {
   char err[1024] = "";
-  if (args->output_csv && check_writable(args->output_csv, args->force, err, sizeof err)) {
+  if (args->output_csv && check_outputs(args, err, sizeof err)) {
     fprintf(stderr, "ofdmsim: error: %s\n", err);
     return 2;
   }
@@ -112,7 +138,8 @@ static int run_config(const cli_args *args, sim_config *cfg, int argc, char **ar
 
   char device[512];
   describe_device(backend, omp_get_max_threads(), device, sizeof device);
-  run_options ro = {args->output_csv, args->quiet, command_line, backend, device, omp_get_max_threads()};
+  run_options ro = {args->output_csv, args->quiet, args->resume, command_line, backend, device,
+                    omp_get_max_threads()};
   return sim_run(cfg, &ro);
 }
 

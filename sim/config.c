@@ -10,6 +10,7 @@
 #include "core/draws.h"
 #include "sim/config_format.h"
 #include "sim/config_override.h"
+#include "sim/config_columns.h"
 #include "sim/config_point.h"
 #include "sim/config_range.h"
 #include "sim/config_read.h"
@@ -130,6 +131,7 @@ static int expand(const config_state *st, sim_config *c, const config_setting_t 
       pt->index = id;
       pt->p.stream_key = link_stream_key(&pt->p);
       if (point_check(&view, pt, path, err, errlen)) return 2;
+      pt->point_key = config_point_key(c, pt);
     }
   }
   return 0;

@@ -56,6 +56,7 @@ static void fill(const point_view *v, const char *label, sim_point *pt) {
   pt->min_frames = (uint64_t)int_of(v, KEY_MIN_FRAMES);
   pt->target_precision = number_of(v, KEY_TARGET_PRECISION);
   pt->stop_below_ber = number_of(v, KEY_STOP_BELOW_BER);
+  pt->first_frame = (uint64_t)int_of(v, KEY_FIRST_FRAME);
   /* Automatic: enough frames for the frames' spread to estimate the
    * interval, and under block fading enough channel realisations that
    * stopping on target_errors does not bias the BER. */
@@ -122,13 +123,18 @@ static int resolve_taps(const point_view *v, link_params *p, const char *at, con
 static int frames_fit(const point_view *v, const sim_point *pt, const char *at, const char *file, char *err,
                       size_t errlen) {
   const double bpf = (double)link_bits_per_frame(&pt->p);
-  if (pt->max_bits / bpf < (double)RNG_MAX_FRAMES) return 0;
-  char got[96], limit[40];
+  if (pt->max_bits / bpf < (double)(RNG_MAX_FRAMES - pt->first_frame)) return 0;
+  char got[96], limit[40], frames[96];
   cfg_describe(point_value(v, KEY_MAX_BITS), got, sizeof got);
-  snprintf(limit, sizeof limit, "%.4g", (double)RNG_MAX_FRAMES * bpf);
-  return cfg_fail_at(first_given(v, KEYS(KEY_MAX_BITS)), file, err, errlen,
-                     "simulation.max_bits: expected a number below 2^%d frames x %.0f bits per frame = %s, got %s%s",
-                     RNG_FRAME_BITS, bpf, limit, got, at);
+  snprintf(limit, sizeof limit, "%.4g", (double)(RNG_MAX_FRAMES - pt->first_frame) * bpf);
+  if (pt->first_frame)
+    snprintf(frames, sizeof frames, "(2^%d - simulation.first_frame %llu)", RNG_FRAME_BITS,
+             (unsigned long long)pt->first_frame);
+  else
+    snprintf(frames, sizeof frames, "2^%d", RNG_FRAME_BITS);
+  return cfg_fail_at(first_given(v, KEYS(KEY_MAX_BITS, KEY_FIRST_FRAME)), file, err, errlen,
+                     "simulation.max_bits: expected a number below %s frames x %.0f bits per frame = %s, got %s%s",
+                     frames, bpf, limit, got, at);
 }
 
 int point_resolve(const point_view *v, const char *label, const char *file, sim_point *pt, char *err,

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/draws.h"
 #include "core/params.h"
 #include "sim/config.h"
 #include "sim/config_format.h"
@@ -48,6 +49,9 @@ const config_key config_keys[KEY_COUNT] = {
                                  "end a curve early: once a point's BER falls below this (or it ends "
                                  "at max_bits with no error), the points of the same sweep combination "
                                  "at that SNR or higher are skipped (0 = off)"),
+  [KEY_FIRST_FRAME] = INT_KEY("simulation.first_frame", "0", 0, (int64_t)RNG_MAX_FRAMES - 1, 0,
+                              "index of the point's first frame: runs of one point over disjoint frame "
+                              "ranges (same seed) are independent parts that `ofdmsim merge` adds up"),
   [KEY_THREADS] = INT_KEY("simulation.threads", "0", 0, INT32_MAX, 1, "CPU threads (0 = all cores)"),
   [KEY_BATCH_FRAMES] = INT_KEY("simulation.batch_frames", "0", 0, INT64_MAX, 1,
                                "frames per batch (0 = the backend chooses)"),

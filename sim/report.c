@@ -7,23 +7,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "sim/config_columns.h"
 #include "sim/config_json.h"
 #include "sim/json_value.h"
 #include "sim/stats.h"
 #include "version.h"
 
 static double ber_of(const point_result *r) {
-  return r->bits ? (double)r->bit_errors / (double)r->bits : NAN;
+  return r->n.bits ? (double)r->n.bit_errors / (double)r->n.bits : NAN;
 }
 
 /* Throughput figures of a point: simulated Mbit/s and inversions per second. */
 static double mbit_per_s(const point_result *r) {
-  return r->seconds > 0 ? (double)r->bits / r->seconds / 1e6 : 0.0;
+  return r->n.seconds > 0 ? (double)r->n.bits / r->n.seconds / 1e6 : 0.0;
 }
 static double inv_per_s(const point_result *r) {
-  return r->t.invert > 0 ? (double)r->inversions / r->t.invert : 0.0;
+  return r->n.t.invert > 0 ? (double)r->n.inversions / r->n.t.invert : 0.0;
 }
 
 void report_iso_now(char *buf, size_t n) {
@@ -59,7 +61,7 @@ void report_table_row(FILE *f, const sim_point *pt, const point_result *r) {
   fprintf(f, "%5zu %3d %3d %-7s %-4s %-5s %7.2f %11.4e %9llu %10.4e [%.3e, %.3e] %10s %9.2f %9.2f %-13s\n",
           pt->index, pt->p.tx, pt->p.rx, modulation_name_of_bps(pt->p.bps),
           equalizer_name(pt->p.equalizer), snr_kind_name(pt->p.snr_kind), pt->p.snr_db,
-          (double)r->bits, (unsigned long long)r->bit_errors, ber_of(r), lo, hi, theory,
+          (double)r->n.bits, (unsigned long long)r->n.bit_errors, ber_of(r), lo, hi, theory,
           mbit_per_s(r), inv_per_s(r) / 1e6, r->stop);
   if (pt->label[0]) fprintf(f, "      %s\n", pt->label);
 }
@@ -67,35 +69,50 @@ void report_table_row(FILE *f, const sim_point *pt, const point_result *r) {
 static const char *csv_head =
     "point,tx,rx,modulation,equalizer,channel,domain,snr_kind,snr_db,n0,bits,bit_errors,ber,"
     "ci95_low,ci95_high,theory_ber,theory,stream_bit_errors,frames,stop,inversions,inv_per_s,"
-    "mbit_per_s,seconds,backend,label,fallbacks,stream_key,frame_errors_sq\n";
+    "mbit_per_s,seconds,backend,label,fallbacks,stream_key,frame_errors_sq,units,point_key";
 
-static void csv_row(FILE *f, const sim_point *pt, const point_result *r) {
+static void csv_row(FILE *f, const sim_config *c, const sim_point *pt, const point_result *r) {
   const link_params *p = &pt->p;
   double lo, hi;
   sim_point_interval(pt, r, 0.95, &lo, &hi);
   fprintf(f, "%zu,%d,%d,%s,%s,%s,%s,%s,%.17g,%.17g,%llu,%llu,%.10g,%.10g,%.10g,", pt->index, p->tx,
           p->rx, modulation_name_of_bps(p->bps), equalizer_name(p->equalizer), channel_model_name(p->model),
           ofdm_domain_name(p->domain), snr_kind_name(p->snr_kind), p->snr_db, p->n0,
-          (unsigned long long)r->bits, (unsigned long long)r->bit_errors, r->bits ? ber_of(r) : 0.0,
+          (unsigned long long)r->n.bits, (unsigned long long)r->n.bit_errors, r->n.bits ? ber_of(r) : 0.0,
           lo, hi);
   if (isnan(r->theory)) fputs(",,", f);
   else fprintf(f, "%.10g,%s,", r->theory, r->theory_kind);
-  for (int t = 0; t < p->tx; t++) fprintf(f, "%s%llu", t ? ";" : "", (unsigned long long)r->stream_errors[t]);
-  fprintf(f, ",%llu,%s,%llu,%.6g,%.6g,%.6g,%s,\"%s\",%llu,%016llx,%.17g\n",
-          (unsigned long long)r->frames, r->stop, (unsigned long long)r->inversions, inv_per_s(r),
-          mbit_per_s(r), r->seconds, r->backend ? r->backend : "", pt->label,
-          (unsigned long long)r->fallbacks, (unsigned long long)pt->p.stream_key, r->sum_sq);
+  for (int t = 0; t < p->tx; t++) fprintf(f, "%s%llu", t ? ";" : "", (unsigned long long)r->n.stream_errors[t]);
+  fprintf(f, ",%llu,%s,%llu,%.6g,%.6g,%.6g,%s,\"%s\",%llu,%016llx,%.17g,%llu,%016llx",
+          (unsigned long long)r->n.frames, r->stop, (unsigned long long)r->n.inversions, inv_per_s(r),
+          mbit_per_s(r), r->n.seconds, r->backend, pt->label, (unsigned long long)r->n.fallbacks,
+          (unsigned long long)pt->p.stream_key, r->n.sum_sq, (unsigned long long)tally_units(pt, &r->n),
+          (unsigned long long)pt->point_key);
+  config_columns_row(f, c, pt);
+  fputc('\n', f);
 }
 
-/* Writes with `emit` (0, or -1 with errno set) into path.tmp and renames it
- * over path. */
+/* Writes with `emit` (0, or -1 with errno set) into a new temporary file in
+ * path's folder (mkstemp: a fresh name, never followed through a link) and
+ * renames it over path, so a reader sees the old file or the new one whole. */
 static int write_atomically(const char *path, int (*emit)(FILE *, const void *), const void *ctx) {
   char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f) return -1;
+  if (snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", path) >= (int)sizeof tmp) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  const int fd = mkstemp(tmp);
+  if (fd < 0) return -1;
+  FILE *f = fdopen(fd, "w");
+  if (!f) {
+    const int e = errno;
+    close(fd);
+    unlink(tmp);
+    errno = e;
+    return -1;
+  }
   int bad = emit(f, ctx) || ferror(f);
-  if (fflush(f) || fsync(fileno(f))) bad = 1;
+  if (fflush(f) || fchmod(fd, 0644) || fsync(fd)) bad = 1;
   if (fclose(f)) bad = 1;
   if (bad || rename(tmp, path)) {
     const int e = errno;
@@ -118,7 +135,9 @@ typedef struct emit_ctx {
 static int emit_csv(FILE *f, const void *p) {
   const emit_ctx *e = p;
   fputs(csv_head, f);
-  for (size_t i = 0; i < e->n; i++) csv_row(f, &e->c->points[i], &e->r[i]);
+  config_columns_head(f);
+  fputc('\n', f);
+  for (size_t i = 0; i < e->n; i++) csv_row(f, e->c, &e->c->points[i], &e->r[i]);
   return 0;
 }
 
@@ -127,12 +146,21 @@ int report_write_csv(const char *path, const sim_config *c, const point_result *
   return write_atomically(path, emit_csv, &e);
 }
 
-void report_sidecar_path(const char *csv_path, char *out, size_t outlen) {
+/* path with its ".csv" (if any) replaced by ext. */
+static void beside(const char *csv_path, const char *ext, char *out, size_t outlen) {
   const size_t len = strlen(csv_path);
   if (len > 4 && !strcmp(csv_path + len - 4, ".csv"))
-    snprintf(out, outlen, "%.*s.json", (int)(len - 4), csv_path);
+    snprintf(out, outlen, "%.*s%s", (int)(len - 4), csv_path, ext);
   else
-    snprintf(out, outlen, "%s.json", csv_path);
+    snprintf(out, outlen, "%s%s", csv_path, ext);
+}
+
+void report_sidecar_path(const char *csv_path, char *out, size_t outlen) {
+  beside(csv_path, ".json", out, outlen);
+}
+
+void report_journal_path(const char *csv_path, char *out, size_t outlen) {
+  beside(csv_path, ".journal", out, outlen);
 }
 
 /* The sidecar's objects. Jansson's pack takes 'o' values as they come, so a
@@ -152,26 +180,31 @@ static json_t *point_json(const sim_point *pt, const point_result *r) {
   sim_point_interval(pt, r, 0.95, &lo, &hi);
   char key[17];
   snprintf(key, sizeof key, "%016llx", (unsigned long long)pt->p.stream_key);
-  return json_pack("{s:I, s:o, s:o, s:I, s:s, s:o, s:o, s:I, s:I, s:o, s:[oo], s:o, s:I, s:I, s:o, s:o, s:I, s:o, s:o}",
+  char pkey[17];
+  snprintf(pkey, sizeof pkey, "%016llx", (unsigned long long)pt->point_key);
+  return json_pack("{s:I, s:s, s:o, s:o, s:I, s:s, s:o, s:o, s:I, s:I, s:I, s:o, s:[oo], s:o, s:I, s:I, s:I, s:o, s:o, s:I, s:o, s:o}",
                    "point", (json_int_t)pt->index,
+                   "point_key", pkey,
                    "label", sim_json_string(pt->label),
-                   "backend", sim_json_string(r->backend ? r->backend : ""),
+                   "backend", sim_json_string(r->backend),
                    "seed", (json_int_t)pt->p.seed,
                    "stream_key", key,
                    "snr_db", sim_json_real(pt->p.snr_db),
                    "n0", sim_json_real(pt->p.n0),
-                   "bits", (json_int_t)r->bits,
-                   "bit_errors", (json_int_t)r->bit_errors,
+                   "first_frame", (json_int_t)pt->first_frame,
+                   "bits", (json_int_t)r->n.bits,
+                   "bit_errors", (json_int_t)r->n.bit_errors,
                    "ber", sim_json_real(ber_of(r)),
                    "ci95", sim_json_real(lo), sim_json_real(hi),
                    "theory_ber", sim_json_real(r->theory),
-                   "frames", (json_int_t)r->frames,
-                   "fallbacks", (json_int_t)r->fallbacks,
-                   "frame_errors_sq", sim_json_real(r->sum_sq),
+                   "frames", (json_int_t)r->n.frames,
+                   "fallbacks", (json_int_t)r->n.fallbacks,
+                   "units", (json_int_t)tally_units(pt, &r->n),
+                   "frame_errors_sq", sim_json_real(r->n.sum_sq),
                    "stop", sim_json_string(r->stop),
-                   "inversions", (json_int_t)r->inversions,
-                   "seconds", sim_json_real(r->seconds),
-                   "stage_seconds", stages_json(&r->t));
+                   "inversions", (json_int_t)r->n.inversions,
+                   "seconds", sim_json_real(r->n.seconds),
+                   "stage_seconds", stages_json(&r->n.t));
 }
 
 static json_t *run_json(const emit_ctx *e) {

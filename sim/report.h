@@ -15,6 +15,8 @@ void report_table_row(FILE *f, const sim_point *pt, const point_result *r);
 int report_write_csv(const char *path, const sim_config *c, const point_result *r, size_t n);
 /* The sidecar next to the CSV: results.csv -> results.json. */
 void report_sidecar_path(const char *csv_path, char *out, size_t outlen);
+/* The journal next to the CSV (sim/journal.h): results.csv -> results.journal. */
+void report_journal_path(const char *csv_path, char *out, size_t outlen);
 /* The JSON sidecar with the first n results and the run's provenance: the
  * binary (version, git commit, build type and flags), the command, backend,
  * device and threads of the run (o), when it started and when this was

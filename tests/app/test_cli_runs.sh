@@ -18,7 +18,7 @@ CFG
 # The counts and parameters: everything but the work and timing columns
 # (inversions, inv_per_s, mbit_per_s, seconds: a batch may run past the frame
 # where a point stops) and the backend name.
-counts() { cut -d, -f1-20,26- "$1"; }
+counts() { csv_counts "$1"; }
 
 "$OFDMSIM" "$tmp/small.cfg" -o "$tmp/a.csv" -q >"$tmp/a.out" 2>"$tmp/a.err"
 check "a run exits 0" test $? -eq 0

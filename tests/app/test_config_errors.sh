@@ -118,7 +118,7 @@ expect_error no_config "no config file given" --
 expect_error output_without_value "option -o needs a value" -- "$good" -o
 expect_error missing_file "$TMP/absent.cfg: cannot read: No such file or directory" -- "$TMP/absent.cfg"
 mkdir -p "$TMP/outdir"
-check_output_path output_is_directory "$TMP/outdir" "-o $TMP/outdir: expected a file name, got a directory"
+check_output_path output_is_directory "$TMP/outdir" "-o $TMP/outdir: the file $TMP/outdir is a directory, expected a regular file"
 check_output_path output_dir_missing "$TMP/nowhere/out.csv" "cannot write there: No such file or directory"
 expect_error folder_as_config "$BAD: cannot read: Is a directory" -- "$BAD"
 expect_error set_out_of_range "--set mimo.tx=9: mimo.tx: expected an integer in [1, 8], got 9" -- \

@@ -8,3 +8,41 @@ ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAILED: $*" >&2; }
 check() { local what=$1; shift; if "$@"; then ok; else bad "$what"; fi; }
 finish() { echo "$pass passed, $fail failed"; [ "$fail" -eq 0 ]; }
+
+# csv_cols FILE NAME...: the named columns of a result CSV, one line per row,
+# fields joined by ','. Quoted fields (the label) may hold commas.
+csv_cols() {
+  local file=$1
+  shift
+  awk -v want="$*" '
+    function split_csv(line, f,   n, i, c, q, cur) {
+      n = 0; cur = ""; q = 0
+      for (i = 1; i <= length(line); i++) {
+        c = substr(line, i, 1)
+        if (q) {
+          if (c == "\"") { if (substr(line, i + 1, 1) == "\"") { cur = cur c; i++ } else q = 0 }
+          else cur = cur c
+        } else if (c == "\"") q = 1
+        else if (c == ",") { f[++n] = cur; cur = "" }
+        else cur = cur c
+      }
+      f[++n] = cur
+      return n
+    }
+    { sub(/\r$/, "") }
+    NR == 1 {
+      n = split_csv($0, h); k = split(want, names, " ")
+      for (j = 1; j <= k; j++) { col[j] = 0; for (i = 1; i <= n; i++) if (h[i] == names[j]) col[j] = i
+        if (!col[j]) { print "csv_cols: no column " names[j] " in " FILENAME > "/dev/stderr"; exit 3 } }
+      next
+    }
+    { split_csv($0, f); line = ""; for (j = 1; j <= k; j++) line = line (j > 1 ? "," : "") f[col[j]]; print line }
+  ' "$file"
+}
+
+# The columns that must not change with the thread count, the batch size, the
+# backend or an interruption and resume: what the point is and its counts.
+csv_counts() {
+  csv_cols "$1" point point_key label snr_db bits bit_errors ber ci95_low ci95_high stream_bit_errors \
+    frames stop fallbacks frame_errors_sq units
+}

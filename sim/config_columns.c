@@ -1,0 +1,87 @@
+/* Every config key's value at a point, and the point key (config_columns.h). */
+#include "sim/config_columns.h"
+
+#include <string.h>
+
+#include "core/draws.h"
+#include "sim/config_schema.h"
+
+/* The text of key k at pt; "" where the key does not apply. Numbers are
+ * printed to round-trip (%.17g), so equal text means equal value. */
+static void value_text(const sim_config *c, const sim_point *pt, config_key_id k, char *buf, size_t n) {
+  const link_params *p = &pt->p;
+  const int tdl = p->model == CH_TDL;
+  buf[0] = '\0';
+  switch (k) {
+  case KEY_BACKEND: snprintf(buf, n, "%s", c->backend); break;
+  case KEY_SEED: snprintf(buf, n, "%llu", (unsigned long long)p->seed); break;
+  case KEY_SNR_DB: snprintf(buf, n, "%.17g", p->snr_db); break;
+  case KEY_SNR_KIND: snprintf(buf, n, "%s", snr_kind_name(p->snr_kind)); break;
+  case KEY_TARGET_ERRORS: snprintf(buf, n, "%llu", (unsigned long long)pt->target_errors); break;
+  case KEY_MAX_BITS: snprintf(buf, n, "%.17g", pt->max_bits); break;
+  case KEY_MIN_FRAMES: snprintf(buf, n, "%llu", (unsigned long long)pt->min_frames); break;
+  case KEY_TARGET_PRECISION: snprintf(buf, n, "%.17g", pt->target_precision); break;
+  case KEY_STOP_BELOW_BER: snprintf(buf, n, "%.17g", pt->stop_below_ber); break;
+  case KEY_FIRST_FRAME: snprintf(buf, n, "%llu", (unsigned long long)pt->first_frame); break;
+  case KEY_THREADS: snprintf(buf, n, "%d", c->threads); break;
+  case KEY_BATCH_FRAMES: snprintf(buf, n, "%llu", (unsigned long long)c->batch_frames); break;
+  case KEY_GPU_MEMORY_MB: snprintf(buf, n, "%llu", (unsigned long long)c->gpu_memory_mb); break;
+  case KEY_TX: snprintf(buf, n, "%d", p->tx); break;
+  case KEY_RX: snprintf(buf, n, "%d", p->rx); break;
+  case KEY_MODULATION: snprintf(buf, n, "%s", modulation_name_of_bps(p->bps)); break;
+  case KEY_EQUALIZER: snprintf(buf, n, "%s", equalizer_name(p->equalizer)); break;
+  case KEY_MODEL: snprintf(buf, n, "%s", channel_model_name(p->model)); break;
+  case KEY_PROFILE: if (tdl) snprintf(buf, n, "%s", pdp_kind_name(p->profile)); break;
+  case KEY_DELAY_SPREAD: if (tdl) snprintf(buf, n, "%.17g", p->delay_spread); break;
+  case KEY_RHO_TX: snprintf(buf, n, "%.17g", p->rho_tx); break;
+  case KEY_RHO_RX: snprintf(buf, n, "%.17g", p->rho_rx); break;
+  case KEY_K_FACTOR: snprintf(buf, n, "%.17g", p->k_factor); break;
+  case KEY_CSI_ERROR_VAR: snprintf(buf, n, "%.17g", p->csi_error_var); break;
+  case KEY_SUBCARRIERS: snprintf(buf, n, "%d", p->subcarriers); break;
+  case KEY_SYMBOLS: snprintf(buf, n, "%d", p->symbols); break;
+  case KEY_DOMAIN: snprintf(buf, n, "%s", ofdm_domain_name(p->domain)); break;
+  case KEY_CP_LENGTH: snprintf(buf, n, "%d", p->cp_length); break;
+  case KEY_COUNT: break;
+  }
+}
+
+/* Keys outside the point key: the per-run settings (schema's per_run), the
+ * stopping rules and the frame range. */
+static int shapes_result(config_key_id k) {
+  switch (k) {
+  case KEY_TARGET_ERRORS:
+  case KEY_MAX_BITS:
+  case KEY_MIN_FRAMES:
+  case KEY_TARGET_PRECISION:
+  case KEY_STOP_BELOW_BER:
+  case KEY_FIRST_FRAME: return 0;
+  default: return !config_keys[k].per_run;
+  }
+}
+
+void config_columns_head(FILE *f) {
+  for (int k = 0; k < KEY_COUNT; k++) fprintf(f, ",%s", config_keys[k].path);
+}
+
+void config_columns_row(FILE *f, const sim_config *c, const sim_point *pt) {
+  char v[64];
+  for (int k = 0; k < KEY_COUNT; k++) {
+    value_text(c, pt, (config_key_id)k, v, sizeof v);
+    fprintf(f, ",%s", v);
+  }
+}
+
+uint64_t config_point_key(const sim_config *c, const sim_point *pt) {
+  /* FNV-1a over "path=value;" of the keys that shape the result, then mixed. */
+  uint64_t h = 1469598103934665603ULL;
+  char v[64];
+  for (int k = 0; k < KEY_COUNT; k++) {
+    if (!shapes_result((config_key_id)k)) continue;
+    value_text(c, pt, (config_key_id)k, v, sizeof v);
+    for (const char *s = config_keys[k].path; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    h = (h ^ '=') * 1099511628211ULL;
+    for (const char *s = v; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    h = (h ^ ';') * 1099511628211ULL;
+  }
+  return rng_mix64(h);
+}

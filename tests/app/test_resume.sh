@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# --resume and the journal: a run killed with SIGKILL at random moments and
+# resumed until it finishes gives the very counts of one uninterrupted run;
+# so does one stopped by SIGINT; the result files always parse; the journal
+# rejects damage and a second writer; a resumed sweep reuses what it has.
+source "$OFDMSIM_SOURCE_DIR/tests/support/harness.sh"
+
+# Small frames (512 bits), so every point has many chunks; four points that
+# run to target_errors or max_bits.
+cat > "$tmp/r.cfg" <<'CFG'
+simulation = { snr_db = [0.0, 4.0, 8.0, 12.0]; target_errors = 100000; max_bits = 3.0e7; seed = 7; };
+mimo = { tx = 2; rx = 2; };
+ofdm = { subcarriers = 64; symbols = 2; };
+CFG
+run() { "$OFDMSIM" "$tmp/r.cfg" -q "$@" >/dev/null 2>>"$tmp/stderr"; }
+
+run -o "$tmp/full.csv"
+check "the uninterrupted run finishes" test $? -eq 0 -a -s "$tmp/full.csv"
+
+# Parses: a header and whole rows with as many fields as the header.
+parses() {
+  [ ! -e "$1" ] && return 0
+  awk -F, 'NR == 1 { n = NF; if ($1 != "point") exit 1; next } NF != n { exit 1 } END { exit NR < 1 }' "$1"
+}
+json_parses() {
+  [ ! -e "$1" ] && return 0
+  ! command -v python3 >/dev/null && return 0
+  python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$1"
+}
+
+# Kill -9 at random moments, resuming each time, until a run ends by itself.
+kills=0 rc=1 first=1
+RANDOM=11
+for attempt in $(seq 1 60); do
+  if [ $first = 1 ]; then opts=(); first=0; else opts=(--resume); fi
+  "$OFDMSIM" "$tmp/r.cfg" -q -o "$tmp/part.csv" "${opts[@]}" >/dev/null 2>>"$tmp/stderr" &
+  pid=$!
+  sleep "0.$(printf '%02d' $((RANDOM % 60 + 5)))"
+  if kill -9 "$pid" 2>/dev/null; then
+    wait "$pid" 2>/dev/null
+    kills=$((kills + 1))
+    parses "$tmp/part.csv" || bad "the CSV parses after kill $kills"
+    json_parses "$tmp/part.json" || bad "the JSON parses after kill $kills"
+  else
+    wait "$pid"
+    rc=$?
+    break
+  fi
+done
+check "killed at least 3 times before finishing ($kills)" test "$kills" -ge 3
+check "the last resume finishes (exit $rc)" test "$rc" -eq 0
+check "killed and resumed = uninterrupted, every count" cmp -s <(csv_counts "$tmp/full.csv") <(csv_counts "$tmp/part.csv")
+check "no temporary files left" test -z "$(ls "$tmp" | grep -E '\.tmp|\.probe')"
+
+# SIGINT: exit 130, the partial results kept, and --resume completes them.
+"$OFDMSIM" "$tmp/r.cfg" -q -o "$tmp/int.csv" >/dev/null 2>"$tmp/int.err" &
+pid=$!
+sleep 0.4
+kill -INT "$pid"
+wait "$pid"
+check "SIGINT exits 130" test $? -eq 130
+check "SIGINT says how to continue" grep -q -- '--resume continues' "$tmp/int.err"
+run -o "$tmp/int.csv" --resume
+check "resumed after SIGINT = uninterrupted" cmp -s <(csv_counts "$tmp/full.csv") <(csv_counts "$tmp/int.csv")
+
+# Resuming a finished run runs nothing and changes no count; another thread
+# count and batch size do not matter.
+cp "$tmp/full.csv" "$tmp/full0.csv"
+"$OFDMSIM" "$tmp/r.cfg" -q -o "$tmp/full.csv" --resume --set simulation.threads=1 \
+  --set simulation.batch_frames=3 >/dev/null 2>"$tmp/again.err"
+check "resuming a finished run succeeds" test $? -eq 0
+check "... and reads all four points back" grep -q '4 of 4 points in the journal, 4 of them finished' "$tmp/again.err"
+check "... with the same counts" cmp -s <(csv_counts "$tmp/full0.csv") <(csv_counts "$tmp/full.csv")
+
+# A resumed sweep that grows reuses its finished points: the new SNR is run,
+# the old ones come from the journal with their counts.
+"$OFDMSIM" "$tmp/r.cfg" -q -o "$tmp/full.csv" --resume --set 'simulation.snr_db=[0.0, 2.0, 4.0, 8.0, 12.0]' \
+  >/dev/null 2>"$tmp/grow.err"
+check "a grown sweep resumes" grep -q '4 of 5 points in the journal, 4 of them finished' "$tmp/grow.err"
+check "... keeping the old points' counts" cmp -s <(csv_counts "$tmp/full0.csv" | cut -d, -f2-) \
+  <(csv_counts "$tmp/full.csv" | grep -v ',2,' | cut -d, -f2- | grep -v '^$')
+
+# A damaged journal (a middle line altered) is refused: exit 2, files untouched.
+cp "$tmp/part.journal" "$tmp/bad.journal"
+sed -i '5s/ more / mxre /' "$tmp/bad.journal"
+cp "$tmp/part.csv" "$tmp/bad.csv"
+cp "$tmp/bad.csv" "$tmp/bad0.csv"
+run -o "$tmp/bad.csv" --resume
+check "a damaged journal: exit 2" test $? -eq 2
+check "... naming its line" grep -q 'bad.journal:5: .*damaged' "$tmp/stderr"
+check "... the CSV untouched" cmp -s "$tmp/bad.csv" "$tmp/bad0.csv"
+
+# A torn last line (a write cut by the kill) is dropped, not an error.
+cp "$tmp/part.journal" "$tmp/torn.journal"
+printf 'chunk 3 0123' >> "$tmp/torn.journal"
+run -o "$tmp/torn.csv" --resume
+check "a torn last line is dropped" test $? -eq 0
+check "... and the result is whole" cmp -s <(csv_counts "$tmp/full0.csv") <(csv_counts "$tmp/torn.csv")
+
+# Results without a journal cannot be resumed; existing results need a flag.
+cp "$tmp/full0.csv" "$tmp/nojournal.csv"
+run -o "$tmp/nojournal.csv" --resume
+check "--resume without a journal: exit 2" test $? -eq 2
+check "... saying so" grep -q 'has no journal .*nojournal.journal' "$tmp/stderr"
+run -o "$tmp/full.csv"
+check "existing results without --resume or --force: exit 2" test $? -eq 2
+check "... naming both ways" grep -q -- '--force replaces it, --resume continues it' "$tmp/stderr"
+
+# One journal, one writer: a second run on the same -o is refused at once.
+"$OFDMSIM" "$tmp/r.cfg" -q -o "$tmp/lock.csv" >/dev/null 2>&1 &
+pid=$!
+sleep 0.3
+run -o "$tmp/lock.csv" --resume
+check "a second writer is refused with exit 2" test $? -eq 2
+check "... saying why" grep -q 'another ofdmsim is writing to this journal' "$tmp/stderr"
+kill -9 "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+
+finish
