@@ -70,7 +70,7 @@ static int check_outputs(const cli_args *args, char *err, size_t errlen) {
     return -1;
   }
   if (args->resume && (exists[0] || exists[1]) && !exists[2]) {
-    snprintf(err, errlen, "--resume: -o %s has no journal %s to continue from; --force starts over", csv,
+    snprintf(err, errlen, "--resume: -o %.400s has no journal %.400s to continue from; --force starts over", csv,
              journal);
     return -1;
   }
@@ -150,7 +150,12 @@ int run_main(const cli_args *args, int argc, char **argv) {
     fprintf(stderr, "ofdmsim: error: %s\n", err);
     return 2;
   }
-  const int rc = run_config(args, &cfg, argc, argv);
+  int rc = run_config(args, &cfg, argc, argv);
   sim_config_free(&cfg);
+  /* The table on stdout is a result too: a full disk or a closed pipe is an error. */
+  if (fflush(stdout) || ferror(stdout)) {
+    fprintf(stderr, "ofdmsim: error: cannot write the results to standard output: %s\n", strerror(errno));
+    if (rc == 0) rc = 1;
+  }
   return rc;
 }

@@ -103,9 +103,18 @@ static int pdp_ok(const verdict *v, const tdl_pdp *pdp) {
 static int frame_ok(const verdict *v, const link_params *p) {
   if (int_in(v, LP_SUBCARRIERS, p->subcarriers, 1, LINK_MAX_RES) || int_in(v, LP_SYMBOLS, p->symbols, 1, 1 << 16))
     return -1;
-  if (link_res_per_frame(p) <= LINK_MAX_RES) return 0;
-  return fail(v, LP_SYMBOLS, "expected subcarriers * symbols <= %d REs per frame, got %d * %d = %llu", LINK_MAX_RES,
-              p->subcarriers, p->symbols, (unsigned long long)link_res_per_frame(p));
+  if (link_res_per_frame(p) > LINK_MAX_RES)
+    return fail(v, LP_SYMBOLS, "expected subcarriers * symbols <= %d REs per frame, got %d * %d = %llu", LINK_MAX_RES,
+                p->subcarriers, p->symbols, (unsigned long long)link_res_per_frame(p));
+  /* A backend holds at least one whole frame: its channels, Gram matrices and
+   * inverses, received and equalised symbols. */
+  const double bytes = (double)link_res_per_frame(p) * (double)link_re_bytes(p);
+  if (bytes <= (double)LINK_MAX_FRAME_BYTES) return 0;
+  return fail(v, LP_SYMBOLS,
+              "expected a frame that fits in %.0f GiB of working memory, got %d * %d REs x %llu bytes per RE "
+              "(tx = %d, rx = %d) = %.1f GiB",
+              (double)LINK_MAX_FRAME_BYTES / 1073741824.0, p->subcarriers, p->symbols,
+              (unsigned long long)link_re_bytes(p), p->tx, p->rx, bytes / 1073741824.0);
 }
 
 /* The time-domain modem needs a channel with a tap form, and a cyclic prefix

@@ -56,6 +56,16 @@ typedef struct link_params {
 static inline uint64_t link_res_per_frame(const link_params *p) {
   return (uint64_t)p->symbols * (uint64_t)p->subcarriers;
 }
+/* The working set of one RE, bytes: true and estimated channels (rx x tx
+ * each), Gram matrix and inverse (tx x tx each), received (rx), sent and
+ * equalised symbols (tx each), complex floats, and the error counts. */
+static inline uint64_t link_re_bytes(const link_params *p) {
+  const uint64_t t = (uint64_t)p->tx, r = (uint64_t)p->rx;
+  return 8u * (2u * r * t + 2u * t * t + r + 2u * t) + 4u * t;
+}
+/* The most working memory one frame may need (link_re_bytes x REs). */
+#define LINK_MAX_FRAME_BYTES (4ULL << 30)
+
 static inline uint64_t link_bits_per_frame(const link_params *p) {
   return link_res_per_frame(p) * (uint64_t)p->tx * (uint64_t)p->bps;
 }

@@ -52,7 +52,7 @@ const config_key config_keys[KEY_COUNT] = {
   [KEY_FIRST_FRAME] = INT_KEY("simulation.first_frame", "0", 0, (int64_t)RNG_MAX_FRAMES - 1, 0,
                               "index of the point's first frame: runs of one point over disjoint frame "
                               "ranges (same seed) are independent parts that `ofdmsim merge` adds up"),
-  [KEY_THREADS] = INT_KEY("simulation.threads", "0", 0, INT32_MAX, 1, "CPU threads (0 = all cores)"),
+  [KEY_THREADS] = INT_KEY("simulation.threads", "0", 0, 1024, 1, "CPU threads (0 = all cores)"),
   [KEY_BATCH_FRAMES] = INT_KEY("simulation.batch_frames", "0", 0, INT64_MAX, 1,
                                "frames per batch (0 = the backend chooses)"),
   [KEY_GPU_MEMORY_MB] = INT_KEY("simulation.gpu_memory_mb", "0", 0, INT64_MAX, 1,

@@ -71,12 +71,21 @@ typedef enum { NUM_OTHER, NUM_INT, NUM_FLOAT } num_kind;
 
 /* What a number token is; for integers, *needs_l: 1 when it needs an L, -1
  * when no libconfig integer type holds it. */
+static num_kind classify(char *t, size_t len, int *needs_l);
+
 static num_kind number_kind(const char *tok, size_t len, int *needs_l) {
-  char t[64];
+  /* the whole token: a cut copy of 0000...0004294967298 would read as 0 */
+  char small[64], *t = len < sizeof small ? small : malloc(len + 1);
   *needs_l = 0;
-  if (len >= sizeof t) len = sizeof t - 1;
+  if (!t) return NUM_OTHER;
   memcpy(t, tok, len);
   t[len] = '\0';
+  const num_kind k = classify(t, len, needs_l);
+  if (t != small) free(t);
+  return k;
+}
+
+static num_kind classify(char *t, size_t len, int *needs_l) {
   int has_l = 0;
   while (len > 0 && (t[len - 1] == 'L' || t[len - 1] == 'l')) {
     t[--len] = '\0';

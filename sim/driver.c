@@ -310,6 +310,7 @@ static int open_journal(run_state *s) {
     fprintf(stderr, "ofdmsim: error: %s%s\n", resume ? "--resume: " : "", err);
     return resume || strstr(err, JOURNAL_BUSY_PREFIX) ? 2 : 1;
   }
+  report_remove_stale_temps(s->o->csv_path);
   return resume ? load_replays(s) : 0;
 }
 
@@ -353,7 +354,8 @@ static int run_points(run_state *s) {
       s->last_synced = clock_seconds();
     }
   }
-  if (!rc && interrupted) {
+  const int all_done = done == c->n_points && strcmp(s->results[done - 1].stop, "interrupted");
+  if (!rc && interrupted && !all_done) {
     if (done < c->n_points && save(s, done, 1)) return 1;
     fprintf(stderr, "ofdmsim: interrupted (%s): %zu of %zu points saved%s%s\n",
             interrupted == SIGTERM ? "SIGTERM" : "SIGINT", done, c->n_points,

@@ -2,6 +2,7 @@
 #include "sim/report.h"
 
 #include <errno.h>
+#include <glob.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,6 +162,24 @@ void report_sidecar_path(const char *csv_path, char *out, size_t outlen) {
 
 void report_journal_path(const char *csv_path, char *out, size_t outlen) {
   beside(csv_path, ".journal", out, outlen);
+}
+
+/* Temporary files of `path` that a killed run left (the mkstemp names of
+ * write_atomically). */
+static void remove_temps_of(const char *path) {
+  char pattern[4200];
+  if (snprintf(pattern, sizeof pattern, "%s.tmp??????", path) >= (int)sizeof pattern) return;
+  glob_t g;
+  if (glob(pattern, GLOB_NOSORT | GLOB_NOESCAPE, NULL, &g) == 0)
+    for (size_t i = 0; i < g.gl_pathc; i++) unlink(g.gl_pathv[i]);
+  globfree(&g);
+}
+
+void report_remove_stale_temps(const char *csv_path) {
+  char json[4096];
+  report_sidecar_path(csv_path, json, sizeof json);
+  remove_temps_of(csv_path);
+  remove_temps_of(json);
 }
 
 /* The sidecar's objects. Jansson's pack takes 'o' values as they come, so a

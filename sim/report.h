@@ -17,6 +17,9 @@ int report_write_csv(const char *path, const sim_config *c, const point_result *
 void report_sidecar_path(const char *csv_path, char *out, size_t outlen);
 /* The journal next to the CSV (sim/journal.h): results.csv -> results.journal. */
 void report_journal_path(const char *csv_path, char *out, size_t outlen);
+/* Removes the temporary files a killed run left beside the CSV and the
+ * sidecar; call it only while holding the journal (one writer per -o). */
+void report_remove_stale_temps(const char *csv_path);
 /* The JSON sidecar with the first n results and the run's provenance: the
  * binary (version, git commit, build type and flags), the command, backend,
  * device and threads of the run (o), when it started and when this was
