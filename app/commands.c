@@ -4,10 +4,19 @@
 #include <string.h>
 
 #include "app/bench.h"
+#include "app/compare.h"
+#include "app/merge.h"
+#include "app/plot.h"
 
 static const app_command commands[] = {
     {"bench", "[...]", "inversion / pipeline throughput on this machine (ofdmsim bench --help)",
      bench_main},
+    {"compare", "A.csv B.csv [...]", "do two result files agree, point by point? (ofdmsim compare --help)",
+     compare_main},
+    {"merge", "A.csv B.csv... -o OUT.csv", "add up results of disjoint parts (ofdmsim merge --help)",
+     merge_main},
+    {"plot", "RESULTS.csv... -o ber.png", "BER against SNR drawn by gnuplot (ofdmsim plot --help)",
+     plot_main},
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 

@@ -246,11 +246,17 @@ for cfg in default tdl_time correlated_rician; do
   done
   tail -n 8 "$logs/08-xc-$cfg-cuda.log"
   if [ $ok = 1 ]; then
-    # Equal bits per point; bit errors within 0.1% + 2 (float rounding differs).
-    verdict=$(paste -d, <(cut -d, -f11,12 "$logs/xc-$cfg-cpu.csv") <(cut -d, -f11,12 "$logs/xc-$cfg-cuda.csv") |
-      awk -F, 'NR > 1 { d = $2 - $4; if (d < 0) d = -d; if ($1 != $3 || d > 0.001 * $2 + 2) bad++; n++ }
-               END { printf "%d of %d points agree", n - bad, n; exit bad > 0 }')
-    if [ $? -eq 0 ]; then pass "cli cpu vs cuda: $cfg" "$verdict"; else fail "cli cpu vs cuda: $cfg" "$verdict"; fi
+    # Same config and seed: the very same draws on both backends. Every point
+    # must be in both files (--require-all) on the same frames
+    # (--require-same-draws), with equal bits and bit errors within 0.1% + 2
+    # (float rounding differs), and pass the z-test besides.
+    "$ofdmsim_bin" compare "$logs/xc-$cfg-cpu.csv" "$logs/xc-$cfg-cuda.csv" --require-all \
+      --require-same-draws --same-draws-tolerance 0.001,2 > "$logs/08-xc-$cfg-compare.log" 2>&1
+    rc=$?
+    grep -E 'DIFFER|only in|: error:' "$logs/08-xc-$cfg-compare.log"
+    verdict=$(grep -oE '^[0-9]+ of [0-9]+ points agree' "$logs/08-xc-$cfg-compare.log")
+    if [ $rc -eq 0 ]; then pass "cli cpu vs cuda: $cfg" "$verdict"
+    else fail "cli cpu vs cuda: $cfg" "${verdict:-ofdmsim compare exit $rc}; see 08-xc-$cfg-compare.log"; fi
   else
     fail "cli cpu vs cuda: $cfg" "a run failed; see 08-xc-$cfg-*.log"
   fi

@@ -266,6 +266,8 @@ journal *journal_resume(const char *path, char *err, size_t errlen) {
 
 size_t journal_count(const journal *j) { return j->n; }
 
+const journal_record *journal_record_at(const journal *j, size_t i) { return i < j->n ? &j->recs[i] : NULL; }
+
 static int same_counts(const journal_record *a, const journal_record *b) {
   return a->n.frames == b->n.frames && a->n.bits == b->n.bits && a->n.bit_errors == b->n.bit_errors &&
          a->n.sum_sq == b->n.sum_sq && !strcmp(a->stop, b->stop);

@@ -53,8 +53,9 @@ journal *journal_resume(const char *path, char *err, size_t errlen);
  * reported as an error: -1 with "PATH:LINE: ..." in err. */
 long journal_chunks(const journal *j, uint64_t work_key, const journal_record **out, char *err,
                     size_t errlen);
-/* Records read at open. */
+/* Records read at open, and the i-th of them (sorted by work key and chunk). */
 size_t journal_count(const journal *j);
+const journal_record *journal_record_at(const journal *j, size_t i);
 
 /* Appends one record with one write(2). 0, or -1 with errno set. */
 int journal_append(journal *j, const journal_record *r);

@@ -1,0 +1,287 @@
+/* `ofdmsim plot`: the command line, then read -> group -> script -> gnuplot.
+ * Everything that can be wrong with the input is found before a file is
+ * written; the picture is drawn into a temporary file beside it and renamed
+ * over the old one only once gnuplot has succeeded. */
+#include "app/plot.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "app/opts.h"
+#include "app/plot_internal.h"
+
+#define PROG "ofdmsim plot"
+
+enum { OPT_TITLE = OPT_LONG_ONLY, OPT_SIZE };
+
+static const opt_spec plot_options[] = {
+    {"output", 'o', required_argument, "ber.png"},
+    {"title", OPT_TITLE, required_argument, "TEXT"},
+    {"size", OPT_SIZE, required_argument, "WxH"},
+    {"help", 'h', no_argument, NULL},
+    {NULL, 0, 0, NULL},
+};
+
+static void print_help(void) {
+  printf("usage: ofdmsim plot RESULTS.csv [MORE.csv ...] -o ber.png|ber.svg|ber.pdf [options]\n"
+         "\n"
+         "Draws BER against SNR from result CSVs (ofdmsim -o) with gnuplot, on a log axis:\n"
+         "one curve per combination of the config keys that differ between the rows (the\n"
+         "legend names them; the file name too when several files hold the same point),\n"
+         "error bars from the 95%% interval (ci95_low, ci95_high), the closed-form theory\n"
+         "dashed in its curve's colour, and for a point without a bit error its 95%% upper\n"
+         "bound as a down-pointing triangle. Skipped points (bits = 0) are left out.\n"
+         "\n"
+         "  -o, --output FILE  the picture; its extension picks the format: .png, .svg or\n"
+         "                     .pdf. An existing picture is replaced: it is derived data,\n"
+         "                     drawn again from the CSVs at will. Beside it goes the\n"
+         "                     gnuplot script that draws it (ber.png -> ber.gp), with the\n"
+         "                     data inline: restyle it and run `gnuplot ber.gp` again.\n"
+         "  --title TEXT       the title (default: what all curves share; '' for none)\n"
+         "  --size WxH         the picture's size in pixels (default 900x600; a PDF is\n"
+         "                     W/150 x H/150 inches, 6x4 in by default)\n"
+         "  -h, --help         this text\n"
+         "\n"
+         "Environment: GNUPLOT, the gnuplot to run (default: gnuplot on PATH; the Debian\n"
+         "package gnuplot-nox, which scripts/setup.sh installs).\n"
+         "Exit status: 0 drawn; 1 gnuplot missing or failing (the script is written);\n"
+         "2 usage error or a bad CSV (nothing is written).\n");
+}
+
+typedef struct plot_args {
+  char **csvs;
+  size_t n_csvs;
+  const char *output;
+  const char *title;
+  int width, height;
+  plot_format format;
+  int help;
+} plot_args;
+
+static int parse_size(const char *v, int *w, int *h) {
+  char *end;
+  errno = 0;
+  const long x = strtol(v, &end, 10);
+  if (end == v || (*end != 'x' && *end != 'X')) return -1;
+  const char *rest = end + 1;
+  const long y = strtol(rest, &end, 10);
+  if (errno || end == rest || *end || x < 100 || y < 100 || x > 10000 || y > 10000) return -1;
+  *w = (int)x, *h = (int)y;
+  return 0;
+}
+
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+/* The format of a picture's name, or -1. */
+static int format_of(const char *path) {
+  const char *slash = strrchr(path, '/');
+  const char *dot = strrchr(slash ? slash + 1 : path, '.');
+  if (!dot) return -1;
+  if (!strcasecmp(dot, ".png")) return PLOT_PNG;
+  if (!strcasecmp(dot, ".svg")) return PLOT_SVG;
+  if (!strcasecmp(dot, ".pdf")) return PLOT_PDF;
+  return -1;
+}
+
+static void on_plot_option(opt_parser *p, int key, const char *v, void *ctx) {
+  plot_args *a = ctx;
+  switch (key) {
+  case OPT_ARG: a->csvs[a->n_csvs++] = (char *)v; break;
+  case 'o':
+    if (!*v) opt_fail_value(p);
+    else if (a->output) opt_fail(p, "option %s given twice (first '%s')", opt_name(p), a->output);
+    else a->output = v;
+    break;
+  case OPT_TITLE: a->title = v; break;
+  case OPT_SIZE:
+    if (parse_size(v, &a->width, &a->height))
+      opt_fail(p, "%s %s: expected WIDTHxHEIGHT in pixels, each 100..10000, e.g. 900x600", opt_name(p), v);
+    break;
+  case 'h': a->help = 1; break;
+  }
+}
+
+/* The command line into a; 0, or 2 with the usage error in err. */
+static int plot_parse(int argc, char **argv, plot_args *a, char *err, size_t errlen) {
+  if (!(a->csvs = calloc((size_t)argc + 1, sizeof *a->csvs))) {
+    snprintf(err, errlen, "out of memory");
+    return 2;
+  }
+  a->width = 900, a->height = 600;
+  int rc = opt_parse(plot_options, argc, argv, on_plot_option, a, err, errlen);
+  if (rc || a->help) return rc;
+  if (!a->n_csvs) {
+    snprintf(err, errlen, "expected a results CSV to plot, got none (ofdmsim plot results.csv -o ber.png)");
+    return 2;
+  }
+  if (!a->output) {
+    snprintf(err, errlen, "expected the picture to write (-o ber.png, .svg or .pdf), got no -o");
+    return 2;
+  }
+  const int format = format_of(a->output);
+  if (format < 0) {
+    const char *dot = strrchr(base_name(a->output), '.');
+    snprintf(err, errlen, "-o %s: expected a picture ending in .png, .svg or .pdf, got '%s'", a->output,
+             dot ? dot : "no extension");
+    return 2;
+  }
+  a->format = (plot_format)format;
+  for (size_t i = 0; i < a->n_csvs; i++) {
+    if (!strcmp(a->csvs[i], a->output)) {
+      snprintf(err, errlen, "-o %s: expected a picture other than the CSV %s, got the same file", a->output,
+               a->csvs[i]);
+      return 2;
+    }
+  }
+  return 0;
+}
+
+/* "ber.gp" beside "ber.png": the picture's name with .gp for its extension. */
+static char *script_path_of(const char *picture) {
+  const size_t stem = (size_t)(strrchr(picture, '.') - picture);
+  char *s = malloc(stem + 4);
+  if (s) memcpy(s, picture, stem), strcpy(s + stem, ".gp");
+  return s;
+}
+
+/* "ofdmsim plot a.csv b.csv -o ber.png --size 800x500", for the script's head. */
+static char *command_line(int argc, char **argv) {
+  size_t len = strlen(PROG) + 1;
+  for (int i = 1; i < argc; i++) len += strlen(argv[i]) + 3;
+  char *s = malloc(len), *p = s;
+  if (!s) return NULL;
+  p += sprintf(p, "%s", PROG);
+  for (int i = 1; i < argc; i++) {
+    static const char plain_chars[] =
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=+,:";
+    const int plain = argv[i][0] && strspn(argv[i], plain_chars) == strlen(argv[i]);
+    p += sprintf(p, plain ? " %s" : " '%s'", argv[i]);
+  }
+  /* a line break would end the comment, a backquote its `...` */
+  for (char *q = s; *q; q++)
+    if (*q == '\n' || *q == '`') *q = ' ';
+  return s;
+}
+
+/* mkstemp's files are private (0600); a script or a picture is as readable
+ * as any file the user creates. */
+static void make_readable(const char *path) {
+  const mode_t mask = umask(0);
+  umask(mask);
+  chmod(path, 0666 & ~mask);
+}
+
+/* The script, written to a temporary file and renamed into place; 0, or 1
+ * with the message. */
+static int write_script(const char *path, const plot_data *d, const plot_style *st, const char *line,
+                        char *err, size_t errlen) {
+  char *tmp = malloc(strlen(path) + 16);
+  if (!tmp) return snprintf(err, errlen, "out of memory"), 1;
+  sprintf(tmp, "%s.tmp.XXXXXX", path);
+  const int fd = mkstemp(tmp);
+  FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+  int rc = !f || plot_script_write(f, d, st, line);
+  if (f && fclose(f)) rc = 1;
+  else if (!f && fd >= 0) close(fd);
+  if (!rc) make_readable(tmp);
+  if (!rc && rename(tmp, path)) rc = 1;
+  if (rc) {
+    snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    if (fd >= 0) unlink(tmp);
+  }
+  free(tmp);
+  return rc;
+}
+
+/* gnuplot draws into a temporary file beside the picture, which replaces the
+ * picture only when gnuplot succeeded and wrote something; 0, or 1 with the
+ * message. */
+static int draw(const char *gnuplot, const char *script, const char *picture, char *err, size_t errlen) {
+  char *tmp = malloc(strlen(picture) + 16);
+  if (!tmp) return snprintf(err, errlen, "out of memory"), 1;
+  sprintf(tmp, "%s.tmp.XXXXXX", picture);
+  const int fd = mkstemp(tmp);
+  if (fd < 0) {
+    snprintf(err, errlen, "cannot write %s: %s", picture, strerror(errno));
+    free(tmp);
+    return 1;
+  }
+  close(fd);
+  int rc = plot_gnuplot_run(gnuplot, script, tmp, err, errlen);
+  struct stat st;
+  if (!rc && (stat(tmp, &st) || st.st_size == 0)) {
+    snprintf(err, errlen, "%.1000s ran without error on %.1000s but drew nothing (an empty picture)", gnuplot,
+             script);
+    rc = 1;
+  }
+  if (!rc) {
+    make_readable(tmp);
+    if (rename(tmp, picture)) {
+      snprintf(err, errlen, "cannot write %s: %s", picture, strerror(errno));
+      rc = 1;
+    }
+  }
+  if (rc) unlink(tmp);
+  free(tmp);
+  return rc;
+}
+
+int plot_main(int argc, char **argv) {
+  char err[4096] = "";
+  plot_args a = {0};
+  int rc = plot_parse(argc, argv, &a, err, sizeof err);
+  if (a.help) {
+    print_help();
+    free(a.csvs);
+    return 0;
+  }
+  if (rc) {
+    opt_print_error(PROG, err);
+    free(a.csvs);
+    return rc;
+  }
+  plot_data d;
+  if ((rc = plot_data_load(&d, a.csvs, a.n_csvs, err, sizeof err))) {
+    fprintf(stderr, PROG ": error: %s\n", err);
+    free(a.csvs);
+    return rc;
+  }
+  char *script = script_path_of(a.output), *line = command_line(argc, argv);
+  const plot_style st = {
+      a.format, a.width, a.height, a.title, base_name(a.output), script ? base_name(script) : ""};
+  char gnuplot[4096];
+  if (!script || !line) {
+    fprintf(stderr, PROG ": error: out of memory\n");
+    rc = 1;
+  } else if (write_script(script, &d, &st, line, err, sizeof err)) {
+    fprintf(stderr, PROG ": error: %s\n", err);
+    rc = 1;
+  } else if (plot_gnuplot_find(gnuplot, sizeof gnuplot)) {
+    const char *asked = getenv("GNUPLOT");
+    const int named = asked && *asked;
+    fprintf(stderr,
+            PROG ": error: gnuplot not found (%s%s%sinstall the Debian package gnuplot-nox; scripts/setup.sh "
+                 "does); the script is in %s\n",
+            named ? "GNUPLOT=" : "", named ? asked : "", named ? " is no executable; " : "", script);
+    rc = 1;
+  } else if (draw(gnuplot, script, a.output, err, sizeof err)) {
+    fprintf(stderr, PROG ": error: %s\n", err);
+    rc = 1;
+  } else {
+    printf("wrote %s (%zu curve%s, %zu point%s) and %s\n", a.output, d.n_curves, d.n_curves == 1 ? "" : "s",
+           d.n_points, d.n_points == 1 ? "" : "s", script);
+  }
+  free(script);
+  free(line);
+  plot_data_free(&d);
+  free(a.csvs);
+  return rc;
+}
