@@ -262,6 +262,36 @@ for cfg in default tdl_time correlated_rician; do
   fi
 done
 
+# ---- resume on the GPU: killed with SIGKILL and resumed = one uninterrupted run ---------
+banner "resume on the GPU: kill -9, --resume, same counts"
+rargs=(configs/default.cfg --set simulation.backend=cuda --set simulation.max_bits=2e10
+       --set simulation.target_errors=1000000000000 -q)
+t0=$(date +%s)
+"$ofdmsim_bin" "${rargs[@]}" -o "$logs/rs-full.csv" > "$logs/09-resume.log" 2>&1
+full_rc=$?
+kills=0 rc=1 opts=()
+for delay in 3 2 2 2 2 2 2 2 2 2 2 2; do
+  "$ofdmsim_bin" "${rargs[@]}" -o "$logs/rs-part.csv" "${opts[@]}" >> "$logs/09-resume.log" 2>&1 &
+  pid=$!
+  sleep "$delay"
+  opts=(--resume)
+  if kill -9 "$pid" 2>/dev/null; then
+    wait "$pid" 2>/dev/null
+    kills=$((kills + 1))
+  else
+    wait "$pid"
+    rc=$?
+    break
+  fi
+done
+if [ "$full_rc" -eq 0 ] && [ "$rc" -eq 0 ] &&
+   "$ofdmsim_bin" compare "$logs/rs-full.csv" "$logs/rs-part.csv" --require-all --require-same-draws \
+     --same-draws-tolerance 0,0 >> "$logs/09-resume.log" 2>&1; then
+  pass "resume on the GPU" "$kills kill(s), counts equal to the uninterrupted run ($(elapsed "$t0"))"
+else
+  fail "resume on the GPU" "uninterrupted exit $full_rc, resumed exit $rc after $kills kill(s); see 09-resume.log"
+fi
+
 # ---- bench ---------------------------------------------------------------------------------
 if [ "${GPU_CHECK_NO_BENCH:-0}" = 0 ]; then
   banner "ofdmsim bench"
