@@ -144,6 +144,7 @@ static int run_config(const cli_args *args, sim_config *cfg, int argc, char **ar
 }
 
 int run_main(const cli_args *args, int argc, char **argv) {
+  sim_catch_stop_signals();
   char err[1024] = "";
   sim_config cfg;
   if (sim_config_load(&cfg, args->config_path, args->overrides, args->n_overrides, err, sizeof err)) {

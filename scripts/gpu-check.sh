@@ -264,7 +264,7 @@ done
 
 # ---- resume on the GPU: killed with SIGKILL and resumed = one uninterrupted run ---------
 banner "resume on the GPU: kill -9, --resume, same counts"
-rargs=(configs/default.cfg --set simulation.backend=cuda --set simulation.max_bits=2e10
+rargs=(configs/default.cfg --set simulation.backend=cuda --set simulation.max_bits=3e11
        --set simulation.target_errors=1000000000000 -q)
 t0=$(date +%s)
 "$ofdmsim_bin" "${rargs[@]}" -o "$logs/rs-full.csv" > "$logs/09-resume.log" 2>&1

@@ -89,7 +89,7 @@ static int precise_enough(const sim_point *pt, const tally *t) {
 const char *chunk_stop_rule(const sim_point *pt, const tally *t) {
   if (t->bit_errors >= pt->target_errors && t->frames >= pt->min_frames) return "target_errors";
   if (precise_enough(pt, t)) return "target_precision";
-  if (t->frames >= point_max_frames(pt)) return "max_bits";
+  if (t->frames >= (pt->max_frames ? pt->max_frames : point_max_frames(pt))) return "max_bits";
   return NULL;
 }
 

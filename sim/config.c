@@ -10,6 +10,7 @@
 #include "core/draws.h"
 #include "sim/config_format.h"
 #include "sim/config_override.h"
+#include "sim/chunks.h"
 #include "sim/config_columns.h"
 #include "sim/config_point.h"
 #include "sim/config_range.h"
@@ -132,6 +133,7 @@ static int expand(const config_state *st, sim_config *c, const config_setting_t 
       pt->p.stream_key = link_stream_key(&pt->p);
       if (point_check(&view, pt, path, err, errlen)) return 2;
       pt->point_key = config_point_key(c, pt);
+      pt->max_frames = point_max_frames(pt);
     }
   }
   return 0;

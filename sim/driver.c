@@ -25,6 +25,15 @@ static void on_stop_signal(int sig) {
   signal(sig, SIG_DFL);
 }
 
+void sim_catch_stop_signals(void) {
+  static int caught;
+  if (caught++) return;
+  /* Installed even where the shell started us with SIGINT ignored (a
+   * background job): a stop asked for is a stop. */
+  signal(SIGINT, on_stop_signal);
+  signal(SIGTERM, on_stop_signal);
+}
+
 void sim_point_interval(const sim_point *pt, const point_result *r, double conf, double *lo,
                         double *hi) {
   tally_interval(pt, &r->n, conf, lo, hi);
@@ -114,17 +123,13 @@ static int journal_chunk(run_state *s, size_t i, uint64_t k, const tally *n, con
   return 1;
 }
 
-/* The share of frame f of a batch of n in one of the batch's totals. */
-static uint64_t share_u64(uint64_t total, uint64_t f, uint64_t n) {
-  return (uint64_t)(((unsigned __int128)total * (f + 1)) / n - ((unsigned __int128)total * f) / n);
-}
-
+/* Adds to a the share of frames [f, f + frames) of a batch of n in the
+ * batch's cost: its inversions (split exactly) and its times. */
 static void add_share(tally *a, const batch_result *br, double seconds, uint64_t f, uint64_t frames,
                       uint64_t n) {
+  const unsigned __int128 inv = br->inversions;
+  a->inversions += (uint64_t)(inv * (f + frames) / n - inv * f / n);
   const double w = (double)frames / (double)n;
-  uint64_t inv = 0;
-  for (uint64_t g = f; g < f + frames; g++) inv += share_u64(br->inversions, g, n);
-  a->inversions += inv;
   a->seconds += seconds * w;
   a->t.draw += br->t.draw * w;
   a->t.channel += br->t.channel * w;
@@ -199,6 +204,7 @@ static int run_point(run_state *s, size_t i) {
     /* Count frame by frame and stop at the exact frame where a rule fires, so
      * the result depends neither on the batch size nor on where a run was
      * interrupted and resumed. */
+    uint64_t seg = 0; /* the batch's first frame not yet in a chunk's cost */
     for (uint64_t f = 0; f < n; f++) {
       uint64_t frame_errors = 0;
       for (int t = 0; t < tx; t++) {
@@ -211,12 +217,15 @@ static int run_point(run_state *s, size_t i) {
       cur.bits += bpf;
       cur.frames++;
       off++;
-      tally view = tot;
-      tally_add(&view, &cur, tx);
+      /* the rules see the ordered prefix: the finished chunks, then this one */
+      const tally view = {.frames = tot.frames + cur.frames, .bits = tot.bits + cur.bits,
+                          .bit_errors = tot.bit_errors + cur.bit_errors, .sum_sq = tot.sum_sq + cur.sum_sq};
       const char *stop = chunk_stop_rule(pt, &view);
-      /* the frames past the stop were computed for nothing: their cost is the point's */
-      add_share(&cur, &br, dt, f, stop ? n - f : 1, n);
       if (!stop && off < chunk_off + chunk_len) continue;
+      /* the frames past the stop were computed for nothing: their cost is the point's */
+      const uint64_t end = stop ? n : f + 1;
+      add_share(&cur, &br, dt, seg, end - seg, n);
+      seg = end;
       if (journal_chunk(s, i, k, &cur, stop, r->backend)) rc = 1;
       tally_add(&tot, &cur, tx);
       memset(&cur, 0, sizeof cur);
@@ -226,6 +235,7 @@ static int run_point(run_state *s, size_t i) {
         break;
       }
     }
+    if (seg < n && !strcmp(r->stop, "running")) add_share(&cur, &br, dt, seg, n - seg, n);
     r->n = tot;
     tally_add(&r->n, &cur, tx);
     if (rc || strcmp(r->stop, "running")) break;
@@ -378,15 +388,9 @@ int sim_run(const sim_config *c, const run_options *o) {
   if (o->csv_path) report_sidecar_path(o->csv_path, s.json_path, sizeof s.json_path);
   report_iso_now(s.started, sizeof s.started);
   s.show_progress = !o->quiet && (isatty(STDERR_FILENO) || getenv("OFDMSIM_PROGRESS"));
+  sim_catch_stop_signals();
   int rc = open_journal(&s);
-  if (!rc) {
-    interrupted = 0;
-    void (*old_int)(int) = signal(SIGINT, on_stop_signal);
-    void (*old_term)(int) = signal(SIGTERM, on_stop_signal);
-    rc = run_points(&s);
-    signal(SIGINT, old_int);
-    signal(SIGTERM, old_term);
-  }
+  if (!rc) rc = run_points(&s);
   if (s.jr) journal_sync(s.jr);
   journal_close(s.jr);
   free(s.replays);
