@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sim/config_format.h"
 #include "sim/config_suggest.h"
 
 enum { OPT_END = -1, OPT_ERROR = -3 };
@@ -58,10 +59,15 @@ const char *opt_name(const opt_parser *p) { return p->name; }
 
 void opt_fail(opt_parser *p, const char *fmt, ...) {
   if (p->failed) return;
+  /* the words of a command line may hold anything (a newline, an escape
+   * sequence): each usage error is escaped whole here, so that every command
+   * and every handler gets one-line messages without quoting with care */
+  char raw[4096];
   va_list ap;
   va_start(ap, fmt);
-  if (p->err && p->errlen) vsnprintf(p->err, p->errlen, fmt, ap);
+  vsnprintf(raw, sizeof raw, fmt, ap);
   va_end(ap);
+  if (p->err && p->errlen) cfg_escape(raw, p->err, p->errlen);
   p->failed = 1;
 }
 

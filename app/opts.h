@@ -40,7 +40,9 @@ int opt_parse(const opt_spec *specs, int argc, char **argv, opt_handler on_optio
               char *err, size_t errlen);
 /* The option being handled, as typed: "--output" or "-o". */
 const char *opt_name(const opt_parser *p);
-/* Records a usage error (only the first one is kept). */
+/* Records a usage error (only the first one is kept), its control characters
+ * escaped (cfg_escape: \n, \x1b) so that quoting a word of the command line
+ * in it keeps it one line. */
 void opt_fail(opt_parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "option --output needs a value: --output results.csv" for the option being
  * handled. */

@@ -12,6 +12,7 @@
 
 #include "sim/backends.h"
 #include "sim/config.h"
+#include "sim/config_format.h"
 #include "sim/driver.h"
 #include "sim/report.h"
 #ifdef OFDMSIM_HAVE_CUDA
@@ -116,7 +117,8 @@ static void describe_device(const char *backend, int threads, char *out, size_t 
 static int run_config(const cli_args *args, sim_config *cfg, int argc, char **argv) {
   char err[1024] = "";
   if (args->output_csv && check_outputs(args, err, sizeof err)) {
-    fprintf(stderr, "ofdmsim: error: %s\n", err);
+    char safe[2048]; /* the paths are the user's text */
+    fprintf(stderr, "ofdmsim: error: %s\n", cfg_escape(err, safe, sizeof safe));
     return 2;
   }
   if (cfg->threads > 0) omp_set_num_threads(cfg->threads);
@@ -148,7 +150,8 @@ int run_main(const cli_args *args, int argc, char **argv) {
   char err[1024] = "";
   sim_config cfg;
   if (sim_config_load(&cfg, args->config_path, args->overrides, args->n_overrides, err, sizeof err)) {
-    fprintf(stderr, "ofdmsim: error: %s\n", err);
+    char safe[2048];
+    fprintf(stderr, "ofdmsim: error: %s\n", cfg_escape(err, safe, sizeof safe));
     return 2;
   }
   int rc = run_config(args, &cfg, argc, argv);

@@ -143,3 +143,30 @@ void cfg_describe(const config_setting_t *s, char *buf, size_t n) {
   write_any(&o, s, 0);
   if (o.cut) strcat(buf, "...");
 }
+
+const char *cfg_escape(const char *s, char *buf, size_t n) {
+  if (n == 0) return buf;
+  size_t o = 0, fit = 0; /* fit: the last place a cut with "..." can be made */
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    char piece[12];
+    const unsigned char c = *p;
+    if (c == '\n') snprintf(piece, sizeof piece, "\\n");
+    else if (c == '\t') snprintf(piece, sizeof piece, "\\t");
+    else if (c == '\r') snprintf(piece, sizeof piece, "\\r");
+    else if (c < 0x20 || c == 0x7f) snprintf(piece, sizeof piece, "\\x%02x", c);
+    else if (c == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) snprintf(piece, sizeof piece, "\\xc2\\x%02x", *++p);
+    else piece[0] = (char)c, piece[1] = '\0';
+    /* never between an escape's characters or inside a UTF-8 sequence */
+    if (o + 4 <= n && (c < 0x80 || c >= 0xc0)) fit = o;
+    const size_t len = strlen(piece);
+    if (o + len >= n) {
+      if (fit + 4 <= n) memcpy(buf + fit, "...", 4);
+      else buf[fit] = '\0';
+      return buf;
+    }
+    memcpy(buf + o, piece, len);
+    o += len;
+  }
+  buf[o] = '\0';
+  return buf;
+}

@@ -1,5 +1,7 @@
 /* Settings written back out in libconfig syntax: the effective-config echo,
- * and values as error messages quote them. Private to sim/config_*.c. */
+ * and values as error messages quote them. Private to sim/config_*.c, but for
+ * cfg_escape, which every message quoting user text uses (app/opts.c and
+ * app/cli.c too). */
 #ifndef OFDMSIM_CONFIG_FORMAT_H
 #define OFDMSIM_CONFIG_FORMAT_H
 
@@ -27,5 +29,13 @@ void cfg_write_string(cfg_out *o, const char *s);
 /* A value as an error message shows it after "got": libconfig syntax, cut
  * with "..." beyond about n characters. */
 void cfg_describe(const config_setting_t *s, char *buf, size_t n);
+
+/* s as a message may quote it: every control character (C0, DEL, and the C1
+ * controls as UTF-8 spells them) written as an escape (\n, \t, \r, \x1b,
+ * \xc2\x9b), so that text from a command line or a file keeps an error message
+ * on one line and cannot drive the terminal; other bytes, backslashes
+ * included, stay as they are. Cut with "..." when it does not fit in n. Returns
+ * buf, so that it can stand in a printf argument list. */
+const char *cfg_escape(const char *s, char *buf, size_t n);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "sim/config_format.h"
 #include "sim/config_path.h"
+#include "sim/config_read.h"
 #include "sim/config_schema.h"
 #include "sim/config_source.h"
 #include "sim/config_where.h"
@@ -25,7 +26,7 @@ static const config_setting_t *read_v(config_t *scratch, const char *text, char 
   if (!src) return NULL;
   /* the newline keeps a trailing # comment from swallowing the ';' */
   sprintf(src, "v = %s\n;", text);
-  const int ok = config_read_string(scratch, src);
+  const int ok = cfg_parse_string(scratch, src);
   free(src);
   if (!ok) cfg_syntax_text(scratch, why, whylen);
   else if (!single_v(scratch)) snprintf(why, whylen, "more than one value");
@@ -79,25 +80,29 @@ static char *remember(config_state *st, const char *text) {
 int config_apply_override(config_state *st, const char *text, const char *file, char *err,
                           size_t errlen) {
   const char *eq = strchr(text, '=');
+  char shown[600]; /* the override as messages quote it: one line, whatever it holds */
+  cfg_escape(text, shown, sizeof shown);
   if (!eq || eq == text) {
-    snprintf(err, errlen, "--set %s: expected KEY=VALUE, got '%s'", text, text);
+    snprintf(err, errlen, "--set %s: expected KEY=VALUE, got '%s'", shown, shown);
     return 2;
   }
   char key[256], msg[512];
   if ((size_t)(eq - text) >= sizeof key) {
-    snprintf(err, errlen, "--set %s: unknown key '%.40s...'", text, text);
+    char start[41], start_shown[200];
+    snprintf(start, sizeof start, "%s", text);
+    snprintf(err, errlen, "--set %s: unknown key '%s...'", shown, cfg_escape(start, start_shown, sizeof start_shown));
     return 2;
   }
   memcpy(key, text, (size_t)(eq - text));
   key[eq - text] = '\0';
   if (config_key_find(key) < 0 && !config_key_is_group(key) && strcmp(key, "sweep")) {
     config_key_unknown(key, msg, sizeof msg);
-    snprintf(err, errlen, "--set %s: %s", text, msg);
+    snprintf(err, errlen, "--set %s: %s", shown, msg);
     return 2;
   }
   char *origin = remember(st, text);
   if (!origin) {
-    snprintf(err, errlen, "--set %s: out of memory", text);
+    snprintf(err, errlen, "--set %s: out of memory", shown);
     return 2;
   }
   config_t scratch;
@@ -106,7 +111,7 @@ int config_apply_override(config_state *st, const char *text, const char *file, 
   const config_setting_t *value = parse_value(&scratch, eq + 1, why, sizeof why), *blocker = NULL;
   int rc = 0;
   if (!value) {
-    snprintf(err, errlen, "--set %s: %s: syntax error: %s", text, key, why);
+    snprintf(err, errlen, "--set %s: %s: syntax error: %s", shown, key, why);
     rc = 2;
   } else if (cfg_set_path(&st->tree, key, value, origin, &blocker)) {
     char where[256], got[96];
@@ -115,7 +120,7 @@ int config_apply_override(config_state *st, const char *text, const char *file, 
       cfg_describe(blocker, got, sizeof got);
       rc = cfg_fail_at(blocker, file, err, errlen, "%s: expected a group of settings, got %s", where, got);
     } else {
-      snprintf(err, errlen, "--set %s: cannot set %s", text, key);
+      snprintf(err, errlen, "--set %s: cannot set %s", shown, key);
       rc = 2;
     }
   }

@@ -126,8 +126,10 @@ void config_key_unknown(const char *path, char *msg, size_t n) {
   const char *names[2 * KEY_COUNT + 1];
   char groups[KEY_COUNT][32];
   const char *near = cfg_suggest(path, names, known_names(names, groups));
-  if (near) snprintf(msg, n, "unknown key '%s' (did you mean '%s'?)", path, near);
-  else snprintf(msg, n, "unknown key '%s'", path);
+  char shown[300]; /* a --set key may hold anything */
+  cfg_escape(path, shown, sizeof shown);
+  if (near) snprintf(msg, n, "unknown key '%s' (did you mean '%s'?)", shown, near);
+  else snprintf(msg, n, "unknown key '%s'", shown);
 }
 
 /* 1e15, not 1e+15: bounds as a person writes them */

@@ -137,7 +137,10 @@ static int array_as_list(const char *src, size_t i, size_t *close) {
     if (k == TOK_NUMBER) {
       const num_kind nk = number_kind(src + j, end - j, &dummy);
       if (nk == NUM_OTHER) return 0;
-      kinds |= nk == NUM_INT ? 1 : 2;
+      /* an integer that will carry an L is libconfig's int64, another type
+       * than a plain int: [2, 4294967298] must become a list too */
+      const int wide = nk == NUM_INT && (dummy > 0 || src[end - 1] == 'L' || src[end - 1] == 'l');
+      kinds |= nk == NUM_INT ? (wide ? 16 : 1) : 2;
     } else if (k == TOK_STRING) {
       kinds |= 4;
     } else if (k == TOK_NAME && ((end - j == 4 && !strncasecmp(src + j, "true", 4)) ||

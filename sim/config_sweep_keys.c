@@ -42,8 +42,10 @@ static int one_key(const config_setting_t *ks, const char *at, const sweep_plan 
     const char *paths[KEY_COUNT];
     for (int j = 0; j < KEY_COUNT; j++) paths[j] = config_keys[j].path;
     const char *near = cfg_suggest(name, paths, KEY_COUNT);
-    if (near) cfg_fail_at(ks, file, err, errlen, "%s: unknown key '%s' (did you mean '%s'?)", at, name, near);
-    else cfg_fail_at(ks, file, err, errlen, "%s: unknown key '%s'", at, name);
+    char shown[300];
+    cfg_escape(name, shown, sizeof shown);
+    if (near) cfg_fail_at(ks, file, err, errlen, "%s: unknown key '%s' (did you mean '%s'?)", at, shown, near);
+    else cfg_fail_at(ks, file, err, errlen, "%s: unknown key '%s'", at, shown);
     return -1;
   }
   if (k == KEY_SNR_DB) {

@@ -6,14 +6,14 @@
 #include <libconfig.h>
 #include <stddef.h>
 
-/* "FILE:LINE" for line `line` of `file` as libconfig reported it: NULL is the
- * top file `top` (read from a string), a relative name an @include'd file
- * next to c's include folder. */
-void cfg_locate(const config_t *c, const char *file, const char *top, unsigned line, char *buf,
-                size_t n);
+/* "FILE:LINE" for line `line` of `file`, a setting's source file: NULL is the
+ * top file `top`, else an @include'd file by its path as resolved
+ * (sim/config_include.h). Control characters in the name come out escaped
+ * (cfg_escape). */
+void cfg_locate(const char *file, const char *top, unsigned line, char *buf, size_t n);
 
 /* "--set K=V" for a setting a --set override made (its hook is the override
- * text), else "FILE:LINE" as cfg_locate. */
+ * text, escaped as cfg_escape does), else "FILE:LINE" as cfg_locate. */
 void cfg_where(const config_setting_t *s, const char *top, char *buf, size_t n);
 
 /* Writes "WHERE: message" to err, WHERE the place of s (just `top` when s is

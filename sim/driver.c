@@ -12,6 +12,7 @@
 
 #include "core/clock.h"
 #include "sim/backends.h"
+#include "sim/config_format.h"
 #include "sim/journal.h"
 #include "sim/report.h"
 #include "sim/theory.h"
@@ -157,7 +158,9 @@ static int run_point(run_state *s, size_t i) {
 
   char err[512] = "";
   backend_options bo = {0};
-  bo.max_batch_frames = c->batch_frames;
+  /* no buffer bigger than the point can use: a one-frame point allocates one frame */
+  const uint64_t most = point_max_frames(pt) - (rp ? rp->n.frames : 0);
+  bo.max_batch_frames = c->batch_frames && c->batch_frames < most ? c->batch_frames : most;
   bo.cpu.threads = c->threads;
   bo.cuda.memory_mb = c->gpu_memory_mb;
   backend *b = backends_create(s->o->backend, &pt->p, &bo, err, sizeof err);
@@ -317,7 +320,8 @@ static int open_journal(run_state *s) {
   const int resume = s->o->resume && access(path, F_OK) == 0;
   s->jr = resume ? journal_resume(path, err, sizeof err) : journal_create(path, err, sizeof err);
   if (!s->jr) {
-    fprintf(stderr, "ofdmsim: error: %s%s\n", resume ? "--resume: " : "", err);
+    char safe[1300];
+    fprintf(stderr, "ofdmsim: error: %s%s\n", resume ? "--resume: " : "", cfg_escape(err, safe, sizeof safe));
     return resume || strstr(err, JOURNAL_BUSY_PREFIX) ? 2 : 1;
   }
   report_remove_stale_temps(s->o->csv_path);

@@ -47,6 +47,11 @@ expect_error() {
   done
   [ -e "$TMP/out.csv" ] && why+="out.csv was created; "
   [ -e "$TMP/out.json" ] && why+="out.json was created; "
+  # one line, whatever the user typed: no control character but the newline
+  # that ends it, and nothing after it but where to read more
+  LC_ALL=C grep -q '[[:cntrl:]]' <(tr -d '\n' <"$TMP/stderr") && why+="stderr holds a control character; "
+  [ -n "$(grep -v -e '^ofdmsim: error: ' -e '^(see ofdmsim --help)$' "$TMP/stderr")" ] &&
+    why+="stderr holds more than the error line; "
   if [ -z "$why" ]; then
     passed=$((passed + 1))
   else
@@ -157,6 +162,79 @@ expect_error set_zipped_conflict \
   "$good" --set equalizer=zf --set 'sweep=({keys=["mimo.tx","mimo.rx"]; values=([2,2],[4,2]);})'
 expect_error set_last_one_wins "--set mimo.tx=12: mimo.tx: expected an integer in [1, 8], got 12" -- \
   "$good" --set mimo.tx=4 --set mimo.tx=12
+
+# --- user text quoted into a message comes out escaped, on one line ---------
+nl=$'\n' esc=$'\033' tab=$'\t'
+expect_error set_key_control_chars "--set mimo.t\\nx\\x1b[31m=2: unknown key 'mimo.t\\nx\\x1b[31m'" -- \
+  "$good" --set "mimo.t${nl}x${esc}[31m=2"
+expect_error set_value_control_chars "--set mimo.tx=9\\t\\n: mimo.tx: expected an integer in [1, 8], got 9" -- \
+  "$good" --set "mimo.tx=9${tab}${nl}"
+expect_error set_no_equals_control_chars "--set mimo.tx\\x1b[2J: expected KEY=VALUE, got 'mimo.tx\\x1b[2J' (no '=')" -- \
+  "$good" --set "mimo.tx${esc}[2J"
+expect_error option_control_chars "unknown option '--fo\\x1bo'" -- "$good" "--fo${esc}o"
+expect_error config_name_control_chars "$TMP/ab\\nsent\\x1b.cfg: cannot read: No such file or directory" -- \
+  "$TMP/ab${nl}sent${esc}.cfg"
+sed 's/tx = 2;/tx = 9;/' "$good" >"$TMP/line${nl}break.cfg"
+expect_error config_name_control_chars_at_line "$TMP/line\\nbreak.cfg:2: mimo.tx: expected an integer in [1, 8], got 9" -- \
+  "$TMP/line${nl}break.cfg"
+
+# --- integers padded with leading zeros are read whole -----------------------
+zeros() { printf "%0${1}d" 0; }
+expect_error set_hex_padded_beyond_32_bits "--set mimo.tx=0x$(zeros 60)100000002: mimo.tx: expected an integer in [1, 8], got 4294967298" -- \
+  "$good" --set "mimo.tx=0x$(zeros 60)100000002"
+expect_error set_sweep_padded_beyond_32_bits "mimo.tx: expected an integer in [1, 8], got 4294967298 (sweep[0].values[0])" -- \
+  "$good" --set "sweep=({key=\"mimo.tx\"; values=[$(zeros 60)4294967298];})"
+# ... and a padded valid value runs as itself
+padded_run() {
+  local name=$1 check_col=$2 want=$3
+  shift 3
+  rm -f "$TMP/p.csv" "$TMP/p.json" "$TMP/p.journal"
+  if "$OFDMSIM" "$@" --set simulation.max_bits=1e3 -q -o "$TMP/p.csv" >"$TMP/p.out" 2>"$TMP/p.err" &&
+    [ "$(awk -F, -v c="$check_col" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next } { print $k }' \
+      "$TMP/p.csv" | sort -u)" = "$want" ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAILED $name: expected a run with $check_col = $want" >&2
+    sed 's/^/  stderr: /' "$TMP/p.err" >&2
+  fi
+}
+padded_run set_padded_valid tx 4 "$good" --set "mimo.tx=$(zeros 69)4" --set mimo.rx=4
+padded_run set_padded_valid_hex rx 3 "$good" --set "mimo.rx=0x$(zeros 68)3"
+printf 'simulation = { seed = %s; snr_db = [0.0]; };\nmimo = { tx = %s2; rx = 2; };\nofdm = { subcarriers = 64; symbols = 2; };\n' \
+  "$(zeros 57)5000000000" "$(zeros 69)" >"$TMP/padded.cfg"
+padded_run file_padded_valid tx 2 "$TMP/padded.cfg"
+if grep -Eq '^# +seed = 5000000000L?;$' "$TMP/p.out"; then passed=$((passed + 1)); else
+  failed=$((failed + 1))
+  echo "FAILED file_padded_seed: the echo lacks seed = 5000000000 (a 64-byte copy of the 70 characters wraps it)" >&2
+  grep seed "$TMP/p.out" | sed 's/^/  stdout: /' >&2
+fi
+
+# An array mixing 32- and 64-bit integers is read as the list of both (before,
+# only the big one got its L and libconfig refused the array's mixed types).
+padded_run mixed_width_array simulation.seed $'2\n4294967298' "$good" \
+  --set 'sweep=({key="simulation.seed"; values=[2, 4294967298];})'
+
+# --- a file name that is not UTF-8 still gives a valid JSON sidecar ----------
+latin=$'n\xffme.cfg'
+cp "$good" "$TMP/$latin"
+rm -f "$TMP/u.csv" "$TMP/u.json"
+if "$OFDMSIM" "$TMP/$latin" --set simulation.max_bits=1e3 -q -o "$TMP/u.csv" >/dev/null 2>"$TMP/u.err" &&
+  python3 - "$TMP/u.json" <<'PY'
+import json, sys
+with open(sys.argv[1], encoding="utf-8") as f:  # strict: invalid UTF-8 fails here
+    side = json.load(f)
+name = side["config_file"]
+assert name.endswith("n\ufffdme.cfg"), repr(name)
+assert "\ufffd" in side["command"], repr(side["command"])
+PY
+then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+  echo "FAILED sidecar_utf8: the sidecar of a run of $TMP/n<0xff>me.cfg is not valid JSON with U+FFFD in config_file" >&2
+  sed 's/^/  stderr: /' "$TMP/u.err" >&2
+fi
 
 # --- and the flags that must work, so that the failures above mean something -
 if "$OFDMSIM" --help >"$TMP/help" 2>&1 && grep -q -- '--set KEY=VALUE' "$TMP/help" &&

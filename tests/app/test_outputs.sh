@@ -46,6 +46,11 @@ check "a ${#long}-byte folder: the run succeeds" test $? -eq 0
 check "... with the CSV and the sidecar in it" test -s "$long/r.csv" -a -s "$long/r.json"
 check "... and nothing beside" test -z "$(ls "$tmp" | grep -v -E '^(x|x0)\.cfg$|^run\.json$|^d\.json$|^l\.csv$|^err$|^d{200}$')"
 
+# A path with control characters is quoted escaped: one line, no terminal codes.
+"$OFDMSIM" "$tmp/x.cfg" -q -o "$tmp/no"$'\e[31m\n'"where/r.csv" >/dev/null 2>"$tmp/err"
+check "an -o path with ESC and newline: exit 2" test $? -eq 2
+check "... the message on one line, escaped" test "$(wc -l < "$tmp/err")" -eq 1 -a -n "$(grep -F 'no\x1b[31m\nwhere' "$tmp/err")"
+
 # stdout that cannot be written (a full disk) is an error.
 if [ -w /dev/full ]; then
   "$OFDMSIM" "$tmp/x.cfg" -q > /dev/full 2>"$tmp/err"
