@@ -16,12 +16,12 @@
 #include "sim/config_where.h"
 
 /* text with every string literal blanked out: the first of a run of them
- * (libconfig joins "a" "b") becomes 0, the others a blank, each keeping its
+ * (libconfig joins "a" "b") becomes " 0 ", the others a blank, each keeping its
  * newlines (before the 0: libconfig counts a token's line where it ends).
  * Comments and unterminated strings stay as they are. */
 static char *mask_strings(const char *text) {
   const size_t n = strlen(text);
-  char *out = malloc(n + 2);
+  char *out = malloc(3 * n + 2); /* a string of 2 bytes or more becomes " 0 " */
   if (!out) return NULL;
   size_t o = 0, i = 0;
   int after_string = 0; /* the last token was a string: the next one joins it */
@@ -45,7 +45,13 @@ static char *mask_strings(const char *text) {
       }
       for (size_t k = i; k < j; k++)
         if (text[k] == '\n') out[o++] = '\n';
-      out[o++] = after_string ? ' ' : '0';
+      /* a lone 0 token where the string stood: the spaces keep it from
+       * joining its neighbours (0x7f"x"ff must not read as 0x7f0ff) */
+      if (!after_string) {
+        out[o++] = ' ';
+        out[o++] = '0';
+      }
+      out[o++] = ' ';
       after_string = 1;
       i = j + 1;
     } else {

@@ -260,7 +260,7 @@ journal *journal_resume(const char *path, char *err, size_t errlen) {
     journal_close(j);
     return NULL;
   }
-  qsort(j->recs, j->n, sizeof *j->recs, by_key);
+  if (j->n) qsort(j->recs, j->n, sizeof *j->recs, by_key);
   return j;
 }
 
