@@ -55,6 +55,36 @@ check "the last resume finishes (exit $rc)" test "$rc" -eq 0
 check "killed and resumed = uninterrupted, every count" cmp -s <(csv_counts "$tmp/full.csv") <(csv_counts "$tmp/part.csv")
 check "no temporary files left" test -z "$(ls "$tmp" | grep -E '\.tmp|\.probe')"
 
+# The same during heavy writes: 3000 one-frame points, so that most kills
+# land while the CSV, the JSON or the journal is being written.
+cat > "$tmp/w.cfg" <<'CFG'
+simulation = { snr_db = { from = 0.0; to = 29.99; step = 0.01; }; max_bits = 1.0; seed = 3; backend = "cpu"; };
+ofdm = { subcarriers = 1; symbols = 1; };
+CFG
+"$OFDMSIM" "$tmp/w.cfg" -q -o "$tmp/wfull.csv" >/dev/null 2>>"$tmp/stderr"
+wkills=0 rc=1 opts=()
+for attempt in $(seq 0 39); do
+  "$OFDMSIM" "$tmp/w.cfg" -q -o "$tmp/w.csv" "${opts[@]}" >/dev/null 2>>"$tmp/stderr" &
+  pid=$!
+  opts=(--resume)
+  ms=$((RANDOM % 300 + 20 + 50 * attempt))
+  sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
+  if kill -9 "$pid" 2>/dev/null; then
+    wait "$pid" 2>/dev/null
+    wkills=$((wkills + 1))
+    parses "$tmp/w.csv" || bad "heavy writes: the CSV parses after kill $wkills"
+    json_parses "$tmp/w.json" || bad "heavy writes: the JSON parses after kill $wkills"
+  else
+    wait "$pid"
+    rc=$?
+    break
+  fi
+done
+check "heavy writes: killed at least twice ($wkills)" test "$wkills" -ge 2
+check "heavy writes: the last resume finishes (exit $rc)" test "$rc" -eq 0
+check "heavy writes: killed and resumed = uninterrupted" cmp -s <(csv_counts "$tmp/wfull.csv") <(csv_counts "$tmp/w.csv")
+check "heavy writes: no temporary files left" test -z "$(ls "$tmp" | grep -E '\.tmp|\.probe')"
+
 # SIGINT: exit 130, the partial results kept, and --resume completes them.
 "$OFDMSIM" "$tmp/r.cfg" -q -o "$tmp/int.csv" >/dev/null 2>"$tmp/int.err" &
 pid=$!
