@@ -62,14 +62,14 @@ for t in "${targets[@]}"; do
   case $t in fuzz_config_*|fuzz_sweep) dict=(-dict="$root/fuzz/config.dict") ;; esac
   log="$build/$t.log"
   # shellcheck disable=SC2046
-  if (cd "$build" && "./$t" "${dict[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=8192 \
+  if (cd "$build" && "$build/fuzz/$t" "${dict[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=8192 \
         -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" "$corpus" $(seeds "$t")) >"$log" 2>&1; then
     status=ok
   else
     status=FAILED
     failed=$((failed + 1))
   fi
-  runs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}' | tail -1)
+  runs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}' | tail -1 || true)
   runs=${runs:-0}
   total=$((total + runs))
   printf '%-20s %-6s %12s executions in %ss\n' "$t" "$status" "$runs" "$seconds"
