@@ -6,9 +6,12 @@
 source "$OFDMSIM_SOURCE_DIR/tests/support/harness.sh"
 
 # Small frames (512 bits), so every point has many chunks; four points that
-# run to target_errors or max_bits.
+# run to target_errors or max_bits. On the CPU, so that the kills land in the
+# middle of the work on any machine (a GPU would spend the first ones starting
+# up, then finish at once); the GPU's resume is checked by gpu-check.sh.
 cat > "$tmp/r.cfg" <<'CFG'
-simulation = { snr_db = [0.0, 4.0, 8.0, 12.0]; target_errors = 100000; max_bits = 3.0e7; seed = 7; };
+simulation = { snr_db = [0.0, 4.0, 8.0, 12.0]; target_errors = 100000; max_bits = 3.0e7; seed = 7;
+               backend = "cpu"; };
 mimo = { tx = 2; rx = 2; };
 ofdm = { subcarriers = 64; symbols = 2; };
 CFG
@@ -142,7 +145,7 @@ check "... naming both ways" grep -q -- '--force replaces it, --resume continues
 # One journal, one writer: a second run on the same -o is refused at once.
 "$OFDMSIM" "$tmp/r.cfg" -q -o "$tmp/lock.csv" >/dev/null 2>&1 &
 pid=$!
-sleep 0.3
+for i in $(seq 1 100); do [ -s "$tmp/lock.journal" ] && break; sleep 0.1; done
 run -o "$tmp/lock.csv" --resume
 check "a second writer is refused with exit 2" test $? -eq 2
 check "... saying why" grep -q 'another ofdmsim is writing to this journal' "$tmp/stderr"
