@@ -63,7 +63,7 @@ fi
 # journal holding every chunk, the CSV is rewritten at intervals that keep it
 # a small share of the run: -o costs about what the run does.
 cat > "$tmp/many.cfg" <<'CFG'
-simulation = { snr_db = { from = 0.0; to = 99.95; step = 0.05; }; max_bits = 1.0; backend = "cpu"; };
+simulation = { snr_db = { from = 0.0; to = 99.95; step = 0.05; }; max_bits = 1.0; backend = "cpu"; threads = 1; };
 ofdm = { subcarriers = 1; symbols = 1; };
 CFG
 t0=$(date +%s%N)

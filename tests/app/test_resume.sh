@@ -61,7 +61,7 @@ check "no temporary files left" test -z "$(ls "$tmp" | grep -E '\.tmp|\.probe')"
 # The same during heavy writes: 3000 one-frame points, so that most kills
 # land while the CSV, the JSON or the journal is being written.
 cat > "$tmp/w.cfg" <<'CFG'
-simulation = { snr_db = { from = 0.0; to = 29.99; step = 0.01; }; max_bits = 1.0; seed = 3; backend = "cpu"; };
+simulation = { snr_db = { from = 0.0; to = 29.99; step = 0.01; }; max_bits = 1.0; seed = 3; backend = "cpu"; threads = 1; };
 ofdm = { subcarriers = 1; symbols = 1; };
 CFG
 "$OFDMSIM" "$tmp/w.cfg" -q -o "$tmp/wfull.csv" >/dev/null 2>>"$tmp/stderr"

@@ -7,7 +7,7 @@ source "$OFDMSIM_SOURCE_DIR/tests/support/harness.sh"
 # 20000 one-frame points (several seconds in all): each ends within its first
 # batch. On the CPU: a GPU would spend most of it setting up 20000 backends.
 cat > "$tmp/quick.cfg" <<'CFG'
-simulation = { snr_db = { from = 0.0; to = 99.995; step = 0.005; }; max_bits = 1.0; backend = "cpu"; };
+simulation = { snr_db = { from = 0.0; to = 99.995; step = 0.005; }; max_bits = 1.0; backend = "cpu"; threads = 1; };
 ofdm = { subcarriers = 1; symbols = 1; };
 CFG
 # One long point.
