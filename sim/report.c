@@ -59,10 +59,19 @@ void report_table_row(FILE *f, const sim_point *pt, const point_result *r) {
   char theory[16];
   if (isnan(r->theory)) snprintf(theory, sizeof theory, "-");
   else snprintf(theory, sizeof theory, "%.3e", r->theory);
-  fprintf(f, "%5zu %3d %3d %-7s %-4s %-5s %7.2f %11.4e %9llu %10.4e [%.3e, %.3e] %10s %9.2f %9.2f %-13s\n",
+  /* a skipped point has no BER and no interval: dashes, not nan */
+  char ber[16], interval[32];
+  if (r->n.bits) {
+    snprintf(ber, sizeof ber, "%.4e", ber_of(r));
+    snprintf(interval, sizeof interval, "[%.3e, %.3e]", lo, hi);
+  } else {
+    snprintf(ber, sizeof ber, "-");
+    snprintf(interval, sizeof interval, "-");
+  }
+  fprintf(f, "%5zu %3d %3d %-7s %-4s %-5s %7.2f %11.4e %9llu %10s %23s %10s %9.2f %9.2f %-13s\n",
           pt->index, pt->p.tx, pt->p.rx, modulation_name_of_bps(pt->p.bps),
           equalizer_name(pt->p.equalizer), snr_kind_name(pt->p.snr_kind), pt->p.snr_db,
-          (double)r->n.bits, (unsigned long long)r->n.bit_errors, ber_of(r), lo, hi, theory,
+          (double)r->n.bits, (unsigned long long)r->n.bit_errors, ber, interval, theory,
           mbit_per_s(r), inv_per_s(r) / 1e6, r->stop);
   if (pt->label[0]) fprintf(f, "      %s\n", pt->label);
 }
