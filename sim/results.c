@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void fail(char *err, size_t errlen, const char *fmt, ...) {
+void results_fail(char *err, size_t errlen, const char *fmt, ...) {
   if (!err || !errlen) return;
   va_list ap;
   va_start(ap, fmt);
@@ -134,7 +133,7 @@ static int read_record(csv_cursor *c, strvec *fields, char *err, size_t errlen) 
       c->p++;
       for (;;) {
         if (c->p >= c->end) {
-          fail(err, errlen, "%s:%zu: field %zu: expected a closing '\"' for the quote opened here, got the end of the file",
+          results_fail(err, errlen, "%s:%zu: field %zu: expected a closing '\"' for the quote opened here, got the end of the file",
                c->path, open_line, column);
           goto bad;
         }
@@ -156,7 +155,7 @@ static int read_record(csv_cursor *c, strvec *fields, char *err, size_t errlen) 
       if (!(c->p >= c->end || *c->p == ',' || at_eol(c, c->p, &skip))) {
         char got[64];
         excerpt(c->p, c->end, got, sizeof got);
-        fail(err, errlen, "%s:%zu: field %zu: expected ',' or the end of the line after the closing '\"', got '%s'",
+        results_fail(err, errlen, "%s:%zu: field %zu: expected ',' or the end of the line after the closing '\"', got '%s'",
              c->path, c->line, column, got);
         goto bad;
       }
@@ -166,7 +165,7 @@ static int read_record(csv_cursor *c, strvec *fields, char *err, size_t errlen) 
         if (*c->p == '"') {
           char got[64];
           excerpt(run, c->end, got, sizeof got);
-          fail(err, errlen, "%s:%zu: field %zu: expected a field without '\"' or one quoted whole (\"...\"), got '%s'",
+          results_fail(err, errlen, "%s:%zu: field %zu: expected a field without '\"' or one quoted whole (\"...\"), got '%s'",
                c->path, c->line, fields->n + 1, got);
           goto bad;
         }
@@ -188,7 +187,7 @@ static int read_record(csv_cursor *c, strvec *fields, char *err, size_t errlen) 
     return 0;
   }
 oom:
-  fail(err, errlen, "%s:%zu: out of memory", c->path, start_line);
+  results_fail(err, errlen, "%s:%zu: out of memory", c->path, start_line);
 bad:
   free(b.s);
   return 2;
@@ -218,7 +217,7 @@ static int check_header(const result_table *t, char *err, size_t errlen) {
       size_t used = 0;
       for (size_t k = 0; k < t->n_cols && used + 1 < sizeof got; k++)
         used += (size_t)snprintf(got + used, sizeof got - used, "%s%s", k ? "," : "", t->names[k]);
-      fail(err, errlen, "%s:1: expected an ofdmsim results header (with columns point, bits, bit_errors), got '%.60s%s'",
+      results_fail(err, errlen, "%s:1: expected an ofdmsim results header (with columns point, bits, bit_errors), got '%.60s%s'",
            t->path, got, strlen(got) > 60 ? "..." : "");
       return 2;
     }
@@ -231,7 +230,7 @@ int result_table_read(result_table *t, const char *path, char *err, size_t errle
   size_t len = 0;
   char *text = slurp(path, &len);
   if (!text) {
-    fail(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    results_fail(err, errlen, "%s: cannot read: %s", path, strerror(errno));
     return 2;
   }
   csv_cursor c = {path, text, text + len, 1};
@@ -243,7 +242,7 @@ int result_table_read(result_table *t, const char *path, char *err, size_t errle
     const char *z = memchr(text, '\0', len);
     size_t line = 1;
     for (const char *q = text; q < z; q++) line += *q == '\n';
-    fail(err, errlen, "%s:%zu: expected text, got a NUL byte (not a CSV file)", path, line);
+    results_fail(err, errlen, "%s:%zu: expected text, got a NUL byte (not a CSV file)", path, line);
     rc = 2;
     goto done;
   }
@@ -265,7 +264,7 @@ int result_table_read(result_table *t, const char *path, char *err, size_t errle
       continue;
     }
     if (fields.n != t->n_cols) {
-      fail(err, errlen, "%s:%zu: expected %zu fields (as the header has), got %zu", path, line, t->n_cols,
+      results_fail(err, errlen, "%s:%zu: expected %zu fields (as the header has), got %zu", path, line, t->n_cols,
            fields.n);
       rc = 2;
       goto done;
@@ -286,7 +285,7 @@ int result_table_read(result_table *t, const char *path, char *err, size_t errle
     lines[n_lines++] = line;
   }
   if (!t->names) {
-    fail(err, errlen, "%s:1: expected a header line, got an empty file", path);
+    results_fail(err, errlen, "%s:1: expected a header line, got an empty file", path);
     rc = 2;
     goto done;
   }
@@ -298,7 +297,7 @@ int result_table_read(result_table *t, const char *path, char *err, size_t errle
   if (!t->cells && !(t->cells = calloc(1, sizeof *t->cells))) goto oom; /* no rows: still not NULL */
   goto done;
 oom:
-  fail(err, errlen, "%s:%zu: out of memory", path, c.line);
+  results_fail(err, errlen, "%s:%zu: out of memory", path, c.line);
   rc = 2;
 done:
   strvec_free(&fields);
@@ -323,7 +322,7 @@ const char *result_table_cell(const result_table *t, size_t row, int col) {
 /* The column called name, or -1 with the message. */
 static int need_column(const result_table *t, const char *name, char *err, size_t errlen) {
   const int col = result_table_column(t, name);
-  if (col < 0) fail(err, errlen, "%s:1: expected a column %s, got none", t->path, name);
+  if (col < 0) results_fail(err, errlen, "%s:1: expected a column %s, got none", t->path, name);
   return col;
 }
 
@@ -342,7 +341,7 @@ int result_table_u64(const result_table *t, size_t row, const char *name, uint64
     else x = 10 * x + d;
   }
   if (!ok) {
-    fail(err, errlen, "%s:%zu: column %s: expected an unsigned integer below 2^64, got '%.40s'", t->path,
+    results_fail(err, errlen, "%s:%zu: column %s: expected an unsigned integer below 2^64, got '%.40s'", t->path,
          line_of(t, row), name, s);
     return 2;
   }
@@ -359,7 +358,7 @@ int result_table_double(const result_table *t, size_t row, const char *name, dou
   errno = 0;
   const double x = *s && *s != ' ' && *s != '\t' ? strtod(s, &end) : NAN;
   if (!end || *end || !isfinite(x)) {
-    fail(err, errlen, "%s:%zu: column %s: expected a finite number, got '%.40s'", t->path, line_of(t, row),
+    results_fail(err, errlen, "%s:%zu: column %s: expected a finite number, got '%.40s'", t->path, line_of(t, row),
          name, s);
     return 2;
   }

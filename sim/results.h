@@ -48,4 +48,8 @@ int result_table_double(const result_table *t, size_t row, const char *name, dou
 /* 0, or 2 naming the first of the NULL-terminated names that is missing. */
 int result_table_require(const result_table *t, const char *const *names, char *err, size_t errlen);
 
+/* printf into err (when err and errlen allow): the one way the result
+ * readers, merge and compare report. */
+void results_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 #endif

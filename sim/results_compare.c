@@ -7,15 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void fail(char *err, size_t errlen, const char *fmt, ...) {
-  if (!err || !errlen) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
-
 /* The 97.5% normal quantile the written interval was taken at. */
 #define Z975 1.959963984540054
 
@@ -30,12 +21,12 @@ int results_ber_variance(const result_table *t, size_t row, double *ber, double 
       result_table_double(t, row, "ci95_high", &hi, err, errlen))
     return 2;
   if (errors > bits) {
-    fail(err, errlen, "%s:%zu: column bit_errors: expected at most bits (%llu), got %llu", t->path,
+    results_fail(err, errlen, "%s:%zu: column bit_errors: expected at most bits (%llu), got %llu", t->path,
          t->lines[row], (unsigned long long)bits, (unsigned long long)errors);
     return 2;
   }
   if (!(lo <= hi)) {
-    fail(err, errlen, "%s:%zu: column ci95_high: expected at least ci95_low (%.10g), got %.10g", t->path,
+    results_fail(err, errlen, "%s:%zu: column ci95_high: expected at least ci95_low (%.10g), got %.10g", t->path,
          t->lines[row], lo, hi);
     return 2;
   }
@@ -130,7 +121,7 @@ static int read_sides(const result_table *t, compare_side *s, char *err, size_t 
     x->row = r;
     const char *key = result_table_cell(t, r, key_col);
     if (!valid_key(key)) {
-      fail(err, errlen, "%s:%zu: column point_key: expected 16 lowercase hex digits, got '%.40s'", t->path,
+      results_fail(err, errlen, "%s:%zu: column point_key: expected 16 lowercase hex digits, got '%.40s'", t->path,
            t->lines[r], key);
       return 2;
     }
@@ -198,7 +189,7 @@ int results_compare(const result_table *a, const result_table *b, const compare_
   const result_table *tables[2] = {a, b};
   for (int i = 0; i < 2; i++) {
     if (result_table_column(tables[i], "point_key") < 0) {
-      fail(err, errlen,
+      results_fail(err, errlen,
            "%s:1: expected a point_key column (the point's identity, which pairs the rows), got none: "
            "the file was written before point keys existed; run it again",
            tables[i]->path);
@@ -214,7 +205,7 @@ int results_compare(const result_table *a, const result_table *b, const compare_
   compare_pair *pairs = calloc(a->n_rows + b->n_rows + 1, sizeof *pairs);
   char **id_a = NULL, **id_b = NULL;
   if (!sa || !sb || !b_of_a || !b_used || !how || !pairs) {
-    fail(err, errlen, "out of memory");
+    results_fail(err, errlen, "out of memory");
     goto done;
   }
   if (read_sides(a, sa, err, errlen) || read_sides(b, sb, err, errlen)) goto done;
@@ -233,7 +224,7 @@ int results_compare(const result_table *a, const result_table *b, const compare_
   if (n_matched < a->n_rows && n_matched < b->n_rows && result_table_column(a, "simulation.seed") >= 0 &&
       result_table_column(b, "simulation.seed") >= 0) {
     if (!(id_a = identities(a, a, b)) || !(id_b = identities(b, a, b))) {
-      fail(err, errlen, "out of memory");
+      results_fail(err, errlen, "out of memory");
       goto done;
     }
     for (size_t r = 0; r < a->n_rows; r++) {
@@ -246,7 +237,7 @@ int results_compare(const result_table *a, const result_table *b, const compare_
     }
   }
   if (!n_matched) {
-    fail(err, errlen,
+    results_fail(err, errlen,
          "%s and %s: expected points common to both files, got none (no point_key of one is in the "
          "other, nor a row with the same config under another seed)",
          a->path, b->path);

@@ -13,15 +13,6 @@
 
 #include "sim/stats.h"
 
-static void fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void fail(char *err, size_t errlen, const char *fmt, ...) {
-  if (!err || !errlen) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
-
 /* The most streams a row may list (mimo.tx is at most 8; room to grow). */
 #define MAX_STREAMS 64
 
@@ -56,13 +47,13 @@ static int same_header(const result_table *a, const result_table *b, char *err, 
   const size_t n = a->n_cols < b->n_cols ? a->n_cols : b->n_cols;
   for (size_t c = 0; c < n; c++)
     if (strcmp(a->names[c], b->names[c])) {
-      fail(err, errlen, "%s:1: expected the header of %s, got column %zu '%s' where %s has '%s'", b->path,
+      results_fail(err, errlen, "%s:1: expected the header of %s, got column %zu '%s' where %s has '%s'", b->path,
            a->path, c + 1, b->names[c], a->path, a->names[c]);
       return 2;
     }
   if (a->n_cols != b->n_cols) {
     const result_table *longer = a->n_cols > b->n_cols ? a : b;
-    fail(err, errlen, "%s:1: expected the header of %s, got %zu columns where %s has %zu (first differing column %zu '%s' of %s)",
+    results_fail(err, errlen, "%s:1: expected the header of %s, got %zu columns where %s has %zu (first differing column %zu '%s' of %s)",
          b->path, a->path, b->n_cols, a->path, a->n_cols, n + 1, longer->names[n], longer->path);
     return 2;
   }
@@ -84,7 +75,7 @@ static int read_streams(part *p, char *err, size_t errlen) {
       q++;
     }
     if (q == start || (*q && *q != ';') || p->n_streams == MAX_STREAMS) {
-      fail(err, errlen, "%s:%zu: column stream_bit_errors: expected counts joined by ';', got '%.60s'",
+      results_fail(err, errlen, "%s:%zu: column stream_bit_errors: expected counts joined by ';', got '%.60s'",
            p->t->path, p->t->lines[p->row], s);
       return 2;
     }
@@ -112,7 +103,7 @@ static int read_part(part *p, char *err, size_t errlen) {
       result_table_u64(t, r, "simulation.first_frame", &p->first_frame, err, errlen))
     return 2;
   if (p->first_frame > UINT64_MAX - p->frames) {
-    fail(err, errlen, "%s:%zu: expected simulation.first_frame + frames below 2^64, got %llu + %llu", t->path,
+    results_fail(err, errlen, "%s:%zu: expected simulation.first_frame + frames below 2^64, got %llu + %llu", t->path,
          t->lines[r], (unsigned long long)p->first_frame, (unsigned long long)p->frames);
     return 2;
   }
@@ -134,10 +125,10 @@ static int check_tiling(const group *g, part **data, size_t n, char *err, size_t
     frames_text(a, fa, sizeof fa);
     frames_text(b, fb, sizeof fb);
     if (b->first_frame < end)
-      fail(err, errlen, "point %s: %s overlap %s (an interrupted point is a prefix of its re-run: keep one of them)",
+      results_fail(err, errlen, "point %s: %s overlap %s (an interrupted point is a prefix of its re-run: keep one of them)",
            g->key, fa, fb);
     else
-      fail(err, errlen, "point %s: %s and %s leave frames %llu..%llu out (the parts of a point must tile one range of frames)",
+      results_fail(err, errlen, "point %s: %s and %s leave frames %llu..%llu out (the parts of a point must tile one range of frames)",
            g->key, fa, fb, (unsigned long long)end, (unsigned long long)(b->first_frame - 1));
     return 2;
   }
@@ -205,7 +196,7 @@ static int merge_row(const group *g, part **data, size_t n, char **cells, char *
   for (size_t i = 0; i < n; i++) {
     const part *p = data[i];
     if (p->n_streams != data[0]->n_streams) {
-      fail(err, errlen, "point %s: %s:%zu lists %zu streams in stream_bit_errors, %s:%zu lists %zu", g->key,
+      results_fail(err, errlen, "point %s: %s:%zu lists %zu streams in stream_bit_errors, %s:%zu lists %zu", g->key,
            data[0]->t->path, data[0]->t->lines[data[0]->row], data[0]->n_streams, p->t->path,
            p->t->lines[p->row], p->n_streams);
       return 2;
@@ -215,7 +206,7 @@ static int merge_row(const group *g, part **data, size_t n, char **cells, char *
                add_u64(&fallbacks, p->fallbacks);
     for (size_t k = 0; k < p->n_streams; k++) over |= add_u64(&streams[k], p->streams[k]);
     if (over) {
-      fail(err, errlen, "point %s: expected counts that add up below 2^64, got an overflow at %s:%zu", g->key,
+      results_fail(err, errlen, "point %s: expected counts that add up below 2^64, got an overflow at %s:%zu", g->key,
            p->t->path, p->t->lines[p->row]);
       return 2;
     }
@@ -251,7 +242,7 @@ static int merge_row(const group *g, part **data, size_t n, char **cells, char *
       set_cell(t, cells, "frame_errors_sq", format("%.17g", s.sum_sq)) ||
       set_cell(t, cells, "units", format("%llu", (unsigned long long)s.units)) ||
       set_cell(t, cells, "simulation.first_frame", format("%llu", (unsigned long long)data[0]->first_frame))) {
-    fail(err, errlen, "out of memory");
+    results_fail(err, errlen, "out of memory");
     return 2;
   }
   return 0;
@@ -273,7 +264,7 @@ static char **copy_row(const result_table *t, size_t row) {
 static int merge_group(group *g, char *err, size_t errlen) {
   part **data = malloc(g->n * sizeof *data);
   if (!data) {
-    fail(err, errlen, "out of memory");
+    results_fail(err, errlen, "out of memory");
     return 2;
   }
   size_t n = 0;
@@ -290,14 +281,14 @@ static int merge_group(group *g, char *err, size_t errlen) {
   /* no data at all: the point is skipped in every part, its first row stands */
   const part *out = n ? data[n - 1] : g->parts[0];
   if (!rc && !(g->cells = copy_row(out->t, out->row))) {
-    fail(err, errlen, "out of memory");
+    results_fail(err, errlen, "out of memory");
     rc = 2;
   }
   if (!rc && n >= 2) rc = merge_row(g, data, n, g->cells, err, errlen);
   if (!rc) {
     char e2[256];
     if (result_table_u64(out->t, out->row, "point", &g->point, e2, sizeof e2)) {
-      fail(err, errlen, "%s", e2);
+      results_fail(err, errlen, "%s", e2);
       rc = 2;
     }
   }
@@ -314,7 +305,7 @@ static int by_point(const void *x, const void *y) {
 int results_merge(const result_table *in, size_t n, result_table *out, char *err, size_t errlen) {
   *out = (result_table){0};
   if (n == 0) {
-    fail(err, errlen, "expected input files, got none");
+    results_fail(err, errlen, "expected input files, got none");
     return 2;
   }
   for (size_t i = 0; i < n; i++) {
@@ -332,7 +323,7 @@ int results_merge(const result_table *in, size_t n, result_table *out, char *err
       if (!seed_t) {
         seed_t = &in[i], seed_row = r, seed = s;
       } else if (s != seed) {
-        fail(err, errlen,
+        results_fail(err, errlen,
              "%s:%zu has simulation.seed %llu but %s:%zu has %llu: merge adds parts of one seed's draws "
              "(results of other seeds are independent estimates: compare them with ofdmsim compare)",
              in[i].path, in[i].lines[r], (unsigned long long)s, seed_t->path, seed_t->lines[seed_row],
@@ -347,7 +338,7 @@ int results_merge(const result_table *in, size_t n, result_table *out, char *err
   group *groups = calloc(total + 1, sizeof *groups);
   size_t n_groups = 0;
   if (!parts || !groups) {
-    fail(err, errlen, "out of memory");
+    results_fail(err, errlen, "out of memory");
     goto done;
   }
   size_t seq = 0;
@@ -359,7 +350,7 @@ int results_merge(const result_table *in, size_t n, result_table *out, char *err
       if (read_part(p, err, errlen)) goto done;
       const char *key = result_table_cell(&in[i], r, key_col);
       if (!*key) {
-        fail(err, errlen, "%s:%zu: column point_key: expected the point's key, got ''", in[i].path, in[i].lines[r]);
+        results_fail(err, errlen, "%s:%zu: column point_key: expected the point's key, got ''", in[i].path, in[i].lines[r]);
         goto done;
       }
       group *g = NULL;
@@ -374,7 +365,7 @@ int results_merge(const result_table *in, size_t n, result_table *out, char *err
         g->cap = g->cap ? 2 * g->cap : 4;
         part **grown = realloc(g->parts, g->cap * sizeof *grown);
         if (!grown) {
-          fail(err, errlen, "out of memory");
+          results_fail(err, errlen, "out of memory");
           goto done;
         }
         g->parts = grown;
@@ -403,7 +394,7 @@ int results_merge(const result_table *in, size_t n, result_table *out, char *err
   rc = 0;
   goto done;
 oom:
-  fail(err, errlen, "out of memory");
+  results_fail(err, errlen, "out of memory");
   rc = 2;
 done:
   for (size_t k = 0; groups && k < n_groups; k++) {
