@@ -14,6 +14,7 @@
 
 #include "app/opts.h"
 #include "app/plot_internal.h"
+#include "sim/atomic_file.h"
 
 #define PROG "ofdmsim plot"
 
@@ -179,25 +180,18 @@ static void make_readable(const char *path) {
   chmod(path, 0666 & ~mask);
 }
 
-/* The script, written to a temporary file and renamed into place; 0, or 1
- * with the message. */
+/* The script, written whole or not at all; 0, or 1 with the message. */
 static int write_script(const char *path, const plot_data *d, const plot_style *st, const char *line,
                         char *err, size_t errlen) {
-  char *tmp = malloc(strlen(path) + 16);
-  if (!tmp) return snprintf(err, errlen, "out of memory"), 1;
-  sprintf(tmp, "%s.tmp.XXXXXX", path);
-  const int fd = mkstemp(tmp);
-  FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
-  int rc = !f || plot_script_write(f, d, st, line);
-  if (f && fclose(f)) rc = 1;
-  else if (!f && fd >= 0) close(fd);
-  if (!rc) make_readable(tmp);
-  if (!rc && rename(tmp, path)) rc = 1;
-  if (rc) {
-    snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-    if (fd >= 0) unlink(tmp);
+  results_file w;
+  int rc = results_file_open(&w, path) != 0;
+  if (!rc && (plot_script_write(w.f, d, st, line) || ferror(w.f))) {
+    results_file_abort(&w);
+    rc = 1;
+  } else if (!rc) {
+    rc = results_file_commit(&w) != 0;
   }
-  free(tmp);
+  if (rc) snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
   return rc;
 }
 

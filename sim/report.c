@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sim/atomic_file.h"
 #include "sim/config_columns.h"
 #include "sim/config_json.h"
 #include "sim/json_value.h"
@@ -102,35 +103,17 @@ static void csv_row(FILE *f, const sim_config *c, const sim_point *pt, const poi
   fputc('\n', f);
 }
 
-/* Writes with `emit` (0, or -1 with errno set) into a new temporary file in
- * path's folder (mkstemp: a fresh name, never followed through a link) and
- * renames it over path, so a reader sees the old file or the new one whole. */
+/* Writes with `emit` (0, or -1 with errno set) through an atomic file. */
 static int write_atomically(const char *path, int (*emit)(FILE *, const void *), const void *ctx) {
-  char tmp[4096];
-  if (snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", path) >= (int)sizeof tmp) {
-    errno = ENAMETOOLONG;
-    return -1;
-  }
-  const int fd = mkstemp(tmp);
-  if (fd < 0) return -1;
-  FILE *f = fdopen(fd, "w");
-  if (!f) {
-    const int e = errno;
-    close(fd);
-    unlink(tmp);
+  results_file w;
+  if (results_file_open(&w, path)) return -1;
+  if (emit(w.f, ctx) || ferror(w.f)) {
+    const int e = errno ? errno : EIO;
+    results_file_abort(&w);
     errno = e;
     return -1;
   }
-  int bad = emit(f, ctx) || ferror(f);
-  if (fflush(f) || fchmod(fd, 0644) || fsync(fd)) bad = 1;
-  if (fclose(f)) bad = 1;
-  if (bad || rename(tmp, path)) {
-    const int e = errno;
-    unlink(tmp);
-    errno = e;
-    return -1;
-  }
-  return 0;
+  return results_file_commit(&w);
 }
 
 typedef struct emit_ctx {

@@ -29,6 +29,7 @@
 
 #include <stdio.h>
 
+#include "sim/atomic_file.h"
 #include "sim/results.h"
 
 /* Merges the n tables into out (a new table with their header; out->path is
@@ -40,25 +41,5 @@ int results_merge(const result_table *in, size_t n, result_table *out, char *err
  * other cells only where they hold a comma, a quote or a line break. 0, or -1
  * on a write error. */
 int results_write_csv(FILE *f, const result_table *t);
-
-/* A file written whole or not at all: the text goes to a temporary file made
- * with mkstemp in the target's folder and synced; results_file_commit renames
- * it over the target, results_file_abort removes it. */
-typedef struct results_file {
-  char *path, *tmp;
-  FILE *f;
-} results_file;
-/* 0, or -1 with errno set. */
-int results_file_open(results_file *w, const char *path);
-/* Flushes, syncs and closes the temporary file, then renames it: 0, or -1
- * with errno set (the temporary file removed). */
-int results_file_commit(results_file *w);
-/* Flushes, syncs and closes without renaming: 0, or -1 with errno set (the
- * temporary file removed). For writing several files before renaming any. */
-int results_file_close(results_file *w);
-/* Renames a closed file into place: 0, or -1 with errno set. */
-int results_file_rename(results_file *w);
-/* Removes the temporary file (if any) and frees w; safe twice. */
-void results_file_abort(results_file *w);
 
 #endif
