@@ -51,12 +51,7 @@ static void add_batch(pipeline_fig *f, const link_params *p, uint64_t frames, co
   f->bits += frames * link_bits_per_frame(p);
   f->inversions += r->inversions;
   for (size_t i = 0; i < frames * (size_t)p->tx; i++) f->bit_errors += r->errors[i];
-  f->t.draw += r->t.draw;
-  f->t.channel += r->t.channel;
-  f->t.gram += r->t.gram;
-  f->t.invert += r->t.invert;
-  f->t.equalize += r->t.equalize;
-  f->t.demap += r->t.demap;
+  stage_times_add(&f->t, &r->t, 1.0);
 }
 
 /* Batches on b until `seconds` have passed (one timed batch at least), after

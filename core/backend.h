@@ -28,6 +28,16 @@ typedef struct stage_times {
   double demap;     /* hard decisions and error counting */
 } stage_times;
 
+/* a += w * b, stage by stage. */
+static inline void stage_times_add(stage_times *a, const stage_times *b, double w) {
+  a->draw += w * b->draw;
+  a->channel += w * b->channel;
+  a->gram += w * b->gram;
+  a->invert += w * b->invert;
+  a->equalize += w * b->equalize;
+  a->demap += w * b->demap;
+}
+
 /* What one batch of frames produced. errors[f*tx + t] counts the bit errors of
  * stream t in frame first_frame + f; the caller cuts at the exact frame where a
  * stopping rule fires, so counts never depend on the batch size. */

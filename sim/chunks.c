@@ -19,12 +19,7 @@ void tally_add(tally *a, const tally *b, int tx) {
   a->sum_sq += b->sum_sq;
   for (int s = 0; s < tx; s++) a->stream_errors[s] += b->stream_errors[s];
   a->seconds += b->seconds;
-  a->t.draw += b->t.draw;
-  a->t.channel += b->t.channel;
-  a->t.gram += b->t.gram;
-  a->t.invert += b->t.invert;
-  a->t.equalize += b->t.equalize;
-  a->t.demap += b->t.demap;
+  stage_times_add(&a->t, &b->t, 1.0);
 }
 
 uint64_t chunk_cap(const sim_point *pt) {

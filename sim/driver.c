@@ -132,12 +132,7 @@ static void add_share(tally *a, const batch_result *br, double seconds, uint64_t
   a->inversions += (uint64_t)(inv * (f + frames) / n - inv * f / n);
   const double w = (double)frames / (double)n;
   a->seconds += seconds * w;
-  a->t.draw += br->t.draw * w;
-  a->t.channel += br->t.channel * w;
-  a->t.gram += br->t.gram * w;
-  a->t.invert += br->t.invert * w;
-  a->t.equalize += br->t.equalize * w;
-  a->t.demap += br->t.demap * w;
+  stage_times_add(&a->t, &br->t, w);
 }
 
 /* Simulates point i from where the journal left it; 0, or 1 on a failure
