@@ -14,6 +14,7 @@
 #include "sim/backends.h"
 #include "sim/config_format.h"
 #include "sim/journal.h"
+#include "sim/point_fold.h"
 #include "sim/report.h"
 #include "sim/theory.h"
 
@@ -109,30 +110,27 @@ static int save(run_state *s, size_t n, int now_or_never) {
   return 0;
 }
 
-/* Appends a finished chunk; 0, or 1 with the message printed. */
-static int journal_chunk(run_state *s, size_t i, uint64_t k, const tally *n, const char *stop,
-                         const char *backend) {
+/* The journal as the fold's chunk sink: appends a closed chunk; 0, or 1 with
+ * the message printed. */
+typedef struct chunk_out {
+  run_state *s;
+  size_t i;
+  const char *backend;
+} chunk_out;
+
+static int journal_chunk(void *ctx, uint64_t k, const tally *n, const char *stop) {
+  const chunk_out *o = ctx;
+  run_state *s = o->s;
   if (!s->jr) return 0;
-  const sim_point *pt = &s->c->points[i];
-  journal_record rec = {.point = i, .work_key = point_work_key(pt), .point_key = pt->point_key, .chunk = k,
+  const sim_point *pt = &s->c->points[o->i];
+  journal_record rec = {.point = o->i, .work_key = point_work_key(pt), .point_key = pt->point_key, .chunk = k,
                         .n = *n, .tx = pt->p.tx};
   snprintf(rec.stop, sizeof rec.stop, "%s", stop ? stop : "more");
-  snprintf(rec.backend, sizeof rec.backend, "%s", backend);
+  snprintf(rec.backend, sizeof rec.backend, "%s", o->backend);
   if (journal_append(s->jr, &rec) == 0) return 0;
   fprintf(stderr, "\nofdmsim: error: cannot append to the journal of %s: %s\n", s->o->csv_path,
           strerror(errno));
   return 1;
-}
-
-/* Adds to a the share of frames [f, f + frames) of a batch of n in the
- * batch's cost: its inversions (split exactly) and its times. */
-static void add_share(tally *a, const batch_result *br, double seconds, uint64_t f, uint64_t frames,
-                      uint64_t n) {
-  const unsigned __int128 inv = br->inversions;
-  a->inversions += (uint64_t)(inv * (f + frames) / n - inv * f / n);
-  const double w = (double)frames / (double)n;
-  a->seconds += seconds * w;
-  stage_times_add(&a->t, &br->t, w);
 }
 
 /* Simulates point i from where the journal left it; 0, or 1 on a failure
@@ -166,7 +164,6 @@ static int run_point(run_state *s, size_t i) {
   snprintf(r->backend, sizeof r->backend, "%s", backend_name(b));
 
   const int tx = pt->p.tx;
-  const uint64_t bpf = link_bits_per_frame(&pt->p), frames_max = point_max_frames(pt);
   uint64_t cap = b->ops->max_frames(b);
   if (c->batch_frames && c->batch_frames < cap) cap = c->batch_frames;
   uint32_t *errors = malloc(sizeof(uint32_t) * (size_t)cap * ((size_t)tx + 1));
@@ -177,66 +174,33 @@ static int run_point(run_state *s, size_t i) {
   }
   batch_result br = {.errors = errors, .fallbacks = errors + (size_t)cap * (size_t)tx};
 
-  /* tot: the finished chunks; cur: the chunk under way. */
-  tally tot = rp ? rp->n : (tally){0}, cur = {0};
-  uint64_t k = rp ? rp->chunks : 0, chunk_off, chunk_len;
-  chunk_range(pt, k, &chunk_off, &chunk_len);
-  uint64_t off = chunk_off;
+  point_fold f;
+  point_fold_init(&f, pt, rp ? rp->chunks : 0, rp ? &rp->n : NULL, 1);
+  chunk_out out = {s, i, r->backend};
   const double t_point = clock_seconds();
   double last_shown = 0;
   /* batches grow from one frame, so easy points stop early */
   uint64_t next = 1;
-  while (next * 2 <= off + 1) next *= 2;
+  while (next * 2 <= f.off + 1) next *= 2;
   int rc = 0;
-  while (!rc && !strcmp(r->stop, "running")) {
+  while (!rc && !f.stop) {
     uint64_t n = next < cap ? next : cap;
-    if (n > frames_max - off) n = frames_max - off;
+    if (n > f.end - f.off) n = f.end - f.off;
     const double t0 = clock_seconds();
-    if (backend_run(b, pt->first_frame + off, n, &br)) {
+    if (backend_run(b, pt->first_frame + f.off, n, &br)) {
       fprintf(stderr, "\nofdmsim: error: point %zu: the %s backend failed: %s\n", i, r->backend,
               backend_error(b));
       rc = 1;
       break;
     }
-    const double dt = clock_seconds() - t0;
+    const work_cost cost = {clock_seconds() - t0, br.inversions, br.t};
     /* Count frame by frame and stop at the exact frame where a rule fires, so
      * the result depends neither on the batch size nor on where a run was
      * interrupted and resumed. */
-    uint64_t seg = 0; /* the batch's first frame not yet in a chunk's cost */
-    for (uint64_t f = 0; f < n; f++) {
-      uint64_t frame_errors = 0;
-      for (int t = 0; t < tx; t++) {
-        cur.stream_errors[t] += errors[f * (uint64_t)tx + (uint64_t)t];
-        frame_errors += errors[f * (uint64_t)tx + (uint64_t)t];
-      }
-      cur.bit_errors += frame_errors;
-      cur.sum_sq += (double)frame_errors * (double)frame_errors;
-      cur.fallbacks += br.fallbacks[f];
-      cur.bits += bpf;
-      cur.frames++;
-      off++;
-      /* the rules see the ordered prefix: the finished chunks, then this one */
-      const tally view = {.frames = tot.frames + cur.frames, .bits = tot.bits + cur.bits,
-                          .bit_errors = tot.bit_errors + cur.bit_errors, .sum_sq = tot.sum_sq + cur.sum_sq};
-      const char *stop = chunk_stop_rule(pt, &view);
-      if (!stop && off < chunk_off + chunk_len) continue;
-      /* the frames past the stop were computed for nothing: their cost is the point's */
-      const uint64_t end = stop ? n : f + 1;
-      add_share(&cur, &br, dt, seg, end - seg, n);
-      seg = end;
-      if (journal_chunk(s, i, k, &cur, stop, r->backend)) rc = 1;
-      tally_add(&tot, &cur, tx);
-      memset(&cur, 0, sizeof cur);
-      chunk_range(pt, ++k, &chunk_off, &chunk_len);
-      if (stop) {
-        r->stop = stop;
-        break;
-      }
-    }
-    if (seg < n && !strcmp(r->stop, "running")) add_share(&cur, &br, dt, seg, n - seg, n);
-    r->n = tot;
-    tally_add(&r->n, &cur, tx);
-    if (rc || strcmp(r->stop, "running")) break;
+    if (point_fold_frames(&f, errors, br.fallbacks, n, &cost, journal_chunk, &out, NULL)) rc = 1;
+    point_fold_total(&f, &r->n);
+    if (f.stop) r->stop = f.stop;
+    if (rc || f.stop) break;
     if (interrupted) {
       r->stop = "interrupted";
       break;
