@@ -36,7 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   /* every point the journal holds, as --resume would ask for it */
   for (size_t i = 0; i < journal_count(j); i++) {
     const journal_record *recs;
-    journal_chunks(j, journal_record_at(j, i)->work_key, &recs, err, sizeof err);
+    size_t decided;
+    journal_chunks(j, journal_record_at(j, i)->work_key, &recs, &decided, err, sizeof err);
   }
   journal_close(j);
   return 0;

@@ -118,7 +118,7 @@ int journal_parse(const char *line, journal_record *r, char *why, size_t n) {
   if (parse_word(tok[20], r->stop, sizeof r->stop) || parse_word(tok[21], r->backend, sizeof r->backend))
     return snprintf(why, n, "a stop or backend word too long"), -1;
   if (!strcmp(r->backend, "-")) r->backend[0] = '\0';
-  static const char *const stops[] = {"more", "target_errors", "target_precision", "max_bits"};
+  static const char *const stops[] = {"more", "ahead", "target_errors", "target_precision", "max_bits"};
   for (size_t i = 0; i < sizeof stops / sizeof *stops; i++)
     if (!strcmp(r->stop, stops[i])) return 0;
   return snprintf(why, n, "an unknown stop '%s'", r->stop), -1;
@@ -273,20 +273,30 @@ static int same_counts(const journal_record *a, const journal_record *b) {
          a->n.sum_sq == b->n.sum_sq && !strcmp(a->stop, b->stop);
 }
 
-long journal_chunks(const journal *j, uint64_t work_key, const journal_record **out, char *err,
-                    size_t errlen) {
+long journal_chunks(const journal *j, uint64_t work_key, const journal_record **out, size_t *decided,
+                    char *err, size_t errlen) {
   size_t lo = 0, hi = j->n;
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
     if (j->recs[mid].work_key < work_key) lo = mid + 1;
     else hi = mid;
   }
+  size_t end = lo;
+  while (end < j->n && j->recs[end].work_key == work_key) end++;
   journal *w = (journal *)j;
   free(w->scratch);
   w->scratch = NULL;
+  *out = NULL;
+  *decided = 0;
+  if (end == lo) return 0;
+  w->scratch = malloc((end - lo) * sizeof *w->scratch);
+  if (!w->scratch) return snprintf(err, errlen, "%s: out of memory", j->path), -1;
+  /* the decided chunks (sorted by chunk, then line): 0, 1, ... without a gap */
   size_t m = 0;
-  for (size_t i = lo; i < j->n && j->recs[i].work_key == work_key; i++) {
+  int ended = 0;
+  for (size_t i = lo; i < end; i++) {
     const journal_record *r = &j->recs[i];
+    if (!strcmp(r->stop, "ahead")) continue;
     if (m && r->chunk == w->scratch[m - 1].chunk) {
       /* the same chunk twice: harmless only when it says the same */
       if (same_counts(r, &w->scratch[m - 1])) continue;
@@ -294,17 +304,23 @@ long journal_chunks(const journal *j, uint64_t work_key, const journal_record **
                r->line, (unsigned long long)r->chunk, (unsigned long long)r->point_key, w->scratch[m - 1].line);
       return -1;
     }
-    if (r->chunk != m || (m && strcmp(w->scratch[m - 1].stop, "more"))) {
+    if (r->chunk != m || ended) {
       snprintf(err, errlen, "%s:%zu: chunk %llu of point %016llx %s", j->path, r->line,
                (unsigned long long)r->chunk, (unsigned long long)r->point_key,
                r->chunk != m ? "has no chunk before it" : "follows the chunk that ended the point");
       return -1;
     }
-    if (!w->scratch) {
-      w->scratch = malloc((j->n - lo) * sizeof *w->scratch);
-      if (!w->scratch) return snprintf(err, errlen, "%s: out of memory", j->path), -1;
-    }
+    ended = strcmp(r->stop, "more") != 0;
     w->scratch[m++] = *r;
+  }
+  *decided = m;
+  /* then the chunks saved ahead of their prefix, past the decided ones (the
+   * last copy of each); none once the point ended */
+  for (size_t i = lo; i < end && !ended; i++) {
+    const journal_record *r = &j->recs[i];
+    if (strcmp(r->stop, "ahead") || r->chunk < *decided) continue;
+    if (m > *decided && w->scratch[m - 1].chunk == r->chunk) w->scratch[m - 1] = *r;
+    else w->scratch[m++] = *r;
   }
   *out = w->scratch;
   return (long)m;

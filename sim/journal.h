@@ -13,7 +13,10 @@
  *         SUM_SQ SECONDS DRAW CHANNEL GRAM INVERT EQUALIZE DEMAP
  *         TX STREAM_ERRORS STOP BACKEND CHECK
  * keys in hex, doubles in C99 hex-float (%a, exact), STREAM_ERRORS joined by
- * ';', STOP "more" or the rule that ended the point in this chunk, CHECK a
+ * ';', STOP "more" or the rule that ended the point in this chunk, or
+ * "ahead" for a chunk finished before the chunks ahead of it (the MPI engine
+ * saves every chunk it receives; whether a rule fired inside it is decided
+ * when its prefix is there, and written again then), CHECK a
  * 32-bit FNV-1a of everything before it. A line that does not end in '\n' or
  * fails its check at the end of the file is the torn write of a killed run:
  * it is dropped (and cut off before appending); anywhere else it is an error. */
@@ -31,7 +34,7 @@ typedef struct journal_record {
   uint64_t chunk;        /* k of chunks.h */
   tally n;               /* the chunk's counts */
   int tx;                /* streams in n.stream_errors */
-  char stop[24];         /* "more", or "target_errors" | "target_precision" | "max_bits" */
+  char stop[24];         /* "more", "ahead", or "target_errors" | "target_precision" | "max_bits" */
   char backend[16];
   size_t line;           /* where it was read; 0 for a new record */
 } journal_record;
@@ -48,11 +51,16 @@ journal *journal_resume(const char *path, char *err, size_t errlen);
 /* Another process holds the journal (each open one is locked). */
 #define JOURNAL_BUSY_PREFIX "another ofdmsim is writing"
 
-/* The saved chunks 0 .. m-1 of a work key, in order, in *out (valid until the
- * journal closes); returns m. A record of an earlier chunk missing is
- * reported as an error: -1 with "PATH:LINE: ..." in err. */
-long journal_chunks(const journal *j, uint64_t work_key, const journal_record **out, char *err,
-                    size_t errlen);
+/* The saved chunks of a work key, one record per chunk, in *out (valid until
+ * the journal closes): first the decided chunks 0 .. *decided - 1 in order
+ * (stop "more", the last one maybe the rule that ended the point), then the
+ * chunks saved "ahead" past them, in chunk order (the last copy of each; none
+ * once the point ended; a decided copy of a chunk stands over an ahead one).
+ * Returns the count. A decided record with an earlier one missing, after the
+ * one that ended the point, or disagreeing with a decided copy, is an error:
+ * -1 with "PATH:LINE: ..." in err. */
+long journal_chunks(const journal *j, uint64_t work_key, const journal_record **out, size_t *decided,
+                    char *err, size_t errlen);
 /* Records read at open, and the i-th of them (sorted by work key and chunk). */
 size_t journal_count(const journal *j);
 const journal_record *journal_record_at(const journal *j, size_t i);

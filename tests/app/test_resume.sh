@@ -58,19 +58,22 @@ check "the last resume finishes (exit $rc)" test "$rc" -eq 0
 check "killed and resumed = uninterrupted, every count" cmp -s <(csv_counts "$tmp/full.csv") <(csv_counts "$tmp/part.csv")
 check "no temporary files left" test -z "$(ls "$tmp" | grep -E '\.tmp|\.probe')"
 
-# The same during heavy writes: 3000 one-frame points, so that most kills
-# land while the CSV, the JSON or the journal is being written.
+# The same during heavy writes: 10000 one-frame points, so that most kills
+# land while the CSV, the JSON or the journal is being written. The kills
+# fall at random within the time the whole run takes on this machine.
 cat > "$tmp/w.cfg" <<'CFG'
-simulation = { snr_db = { from = 0.0; to = 29.99; step = 0.01; }; max_bits = 1.0; seed = 3; backend = "cpu"; threads = 1; };
+simulation = { snr_db = { from = 0.0; to = 99.99; step = 0.01; }; max_bits = 1.0; seed = 3; backend = "cpu"; threads = 1; };
 ofdm = { subcarriers = 1; symbols = 1; };
 CFG
+t0=$(date +%s%N)
 "$OFDMSIM" "$tmp/w.cfg" -q -o "$tmp/wfull.csv" >/dev/null 2>>"$tmp/stderr"
+whole_ms=$((($(date +%s%N) - t0) / 1000000 + 1))
 wkills=0 rc=1 opts=()
 for attempt in $(seq 0 39); do
   "$OFDMSIM" "$tmp/w.cfg" -q -o "$tmp/w.csv" "${opts[@]}" >/dev/null 2>>"$tmp/stderr" &
   pid=$!
   opts=(--resume)
-  ms=$((RANDOM % 300 + 20 + 50 * attempt))
+  ms=$((RANDOM % (whole_ms / 2 + 1) + 10 + whole_ms * attempt / 8))
   sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
   if kill -9 "$pid" 2>/dev/null; then
     wait "$pid" 2>/dev/null
