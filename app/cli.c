@@ -7,15 +7,16 @@
 #include "app/opts.h"
 #include "sim/config.h"
 
-#define USAGE "usage: ofdmsim CONFIG.cfg [--set KEY=VALUE]... [-o results.csv [--force | --resume]] [-q]"
+#define USAGE "usage: ofdmsim CONFIG.cfg [--set KEY=VALUE]... [-o results.csv [--force | --resume]] [--shard I/N] [-q]"
 
-enum { OPT_SET = OPT_LONG_ONLY, OPT_FORCE, OPT_RESUME };
+enum { OPT_SET = OPT_LONG_ONLY, OPT_FORCE, OPT_RESUME, OPT_SHARD };
 
 static const opt_spec run_options[] = {
     {"set", OPT_SET, required_argument, "KEY=VALUE"},
     {"output", 'o', required_argument, "results.csv"},
     {"force", OPT_FORCE, no_argument, NULL},
     {"resume", OPT_RESUME, no_argument, NULL},
+    {"shard", OPT_SHARD, required_argument, "I/N"},
     {"quiet", 'q', no_argument, NULL},
     {"help", 'h', no_argument, NULL},
     {"version", 'V', no_argument, NULL},
@@ -39,6 +40,24 @@ static void add_override(opt_parser *p, cli_args *out, const char *kv) {
   }
   out->overrides = grown;
   out->overrides[out->n_overrides++] = kv;
+}
+
+/* --shard I/N: 1 <= I <= N <= 2^20. */
+static void set_shard(opt_parser *p, cli_args *out, const char *v) {
+  unsigned long i = 0, n = 0;
+  char *slash = NULL, *end = NULL;
+  int ok = *v >= '1' && *v <= '9';
+  if (ok) i = strtoul(v, &slash, 10);
+  ok = ok && *slash == '/' && slash[1] >= '1' && slash[1] <= '9';
+  if (ok) n = strtoul(slash + 1, &end, 10);
+  ok = ok && !*end && i <= n && n <= (1ul << 20);
+  if (out->shards) opt_fail(p, "option --shard given twice (first %u/%u)", out->shard, out->shards);
+  else if (!ok)
+    opt_fail(p, "--shard %s: expected I/N with 1 <= I <= N <= 1048576 (this job's share: shard I of N), got '%s'", v, v);
+  else {
+    out->shard = (unsigned)i;
+    out->shards = (unsigned)n;
+  }
 }
 
 static void set_config(opt_parser *p, cli_args *out, const char *path) {
@@ -68,6 +87,7 @@ static void on_run_option(opt_parser *p, int key, const char *v, void *ctx) {
   case 'q': out->quiet = 1; break;
   case OPT_FORCE: out->force = 1; break;
   case OPT_RESUME: out->resume = 1; break;
+  case OPT_SHARD: set_shard(p, out, v); break;
   case 'h': if (r->asked == CLI_RUN) r->asked = CLI_HELP; break;
   case 'V': if (r->asked == CLI_RUN) r->asked = CLI_VERSION; break;
   }
@@ -117,7 +137,8 @@ void cli_print_help(FILE *f) {
   fprintf(f,
           "ofdmsim: OFDM/MIMO channel-equalisation simulator\n"
           "\n"
-          "  ofdmsim CONFIG.cfg [--set KEY=VALUE]... [-o results.csv [--force | --resume]] [-q]\n");
+          "  ofdmsim CONFIG.cfg [--set KEY=VALUE]... [-o results.csv [--force | --resume]] [--shard I/N] [-q]\n"
+          "  mpirun -np N ofdmsim CONFIG.cfg ...   (a build with Open MPI: the sweep over N ranks)\n");
   app_commands_print_usage(f);
   fprintf(f,
           "  ofdmsim --help | --version\n"
@@ -136,6 +157,9 @@ void cli_print_help(FILE *f) {
           "  --resume       continue the run of -o from its journal: points and chunks\n"
           "                 already done are read back, not run again; the totals equal\n"
           "                 those of one uninterrupted run (a missing journal: start)\n"
+          "  --shard I/N    run shard I of N of the sweep's points (dealt by point key, the\n"
+          "                 same share in every job); `ofdmsim merge` joins the N results\n"
+          "                 into the CSV of one whole run\n"
           "  -q, --quiet    no progress line\n"
           "  -h, --help     this text\n"
           "  -V, --version  the version\n");

@@ -1,5 +1,5 @@
 /* The command line:
- *   ofdmsim CONFIG.cfg [--set KEY=VALUE]... [-o results.csv [--force | --resume]] [-q]
+ *   ofdmsim CONFIG.cfg [--set KEY=VALUE]... [-o results.csv [--force | --resume]] [--shard I/N] [-q]
  *   ofdmsim COMMAND [...]   (a subcommand of app/commands.h: bench)
  *   ofdmsim --help | -h,  ofdmsim --version | -V */
 #ifndef OFDMSIM_CLI_H
@@ -21,6 +21,7 @@ typedef struct cli_args {
   int quiet;                    /* -q: no progress line */
   int force;                    /* --force: replace existing results */
   int resume;                   /* --resume: continue from the journal of -o */
+  unsigned shard, shards;       /* --shard I/N: shard I (1-based) of N; 0/0 without it */
   const app_command *sub;       /* CLI_COMMAND: the subcommand named by argv[1] */
   int sub_argc;
   char **sub_argv;              /* CLI_COMMAND: argv from the command's name on */

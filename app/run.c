@@ -15,6 +15,7 @@
 #include "sim/config_format.h"
 #include "sim/driver.h"
 #include "sim/report.h"
+#include "sim/shard.h"
 #ifdef OFDMSIM_HAVE_CUDA
 #include "cuda/gpu.h"
 #endif
@@ -141,7 +142,7 @@ static int run_config(const cli_args *args, sim_config *cfg, int argc, char **ar
   char device[512];
   describe_device(backend, omp_get_max_threads(), device, sizeof device);
   run_options ro = {args->output_csv, args->quiet, args->resume, command_line, backend, device,
-                    omp_get_max_threads()};
+                    omp_get_max_threads(), 1, NULL};
   return sim_run(cfg, &ro);
 }
 
@@ -153,6 +154,11 @@ int run_main(const cli_args *args, int argc, char **argv) {
     char safe[2048];
     fprintf(stderr, "ofdmsim: error: %s\n", cfg_escape(err, safe, sizeof safe));
     return 2;
+  }
+  if (args->shards && sim_config_shard(&cfg, args->shard, args->shards)) {
+    fprintf(stderr, "ofdmsim: error: out of memory\n");
+    sim_config_free(&cfg);
+    return 1;
   }
   int rc = run_config(args, &cfg, argc, argv);
   sim_config_free(&cfg);

@@ -37,7 +37,9 @@ typedef struct sim_config {
   uint64_t batch_frames;       /* 0 = backend chooses */
   uint64_t gpu_memory_mb;      /* 0 = free device memory */
   sim_point *points;           /* sweep entries (first outermost) x snr_db (innermost) */
-  size_t n_points;             /* points[i].index == i */
+  size_t n_points;             /* points[i].index == i, but in a shard (shard.h) */
+  size_t sweep_points;         /* the whole sweep's (n_points but in a shard) */
+  unsigned shard, shards;      /* this shard of how many (0/0: the whole sweep) */
   void *priv;                  /* the effective libconfig tree, for the echoes */
 } sim_config;
 

@@ -24,8 +24,19 @@ typedef struct run_options {
   const char *command_line;
   const char *backend;    /* "cpu" or "cuda", as resolved by backends_resolve */
   const char *device;     /* what runs it: "AMD EPYC ... , 2 threads", "NVIDIA H100 ..., driver ..." */
-  int threads;            /* CPU threads */
+  int threads;            /* CPU threads (of each rank) */
+  int ranks;              /* processes computing the sweep: 1, or the MPI job's size */
+  const struct rank_stat *rank_stats; /* ranks of them, or NULL (kept up to date by the MPI engine) */
 } run_options;
+
+/* What one rank of an MPI run did (the report's per-rank throughput). */
+typedef struct rank_stat {
+  char host[64];
+  char backend[16];
+  char device[160];
+  uint64_t units, frames, bits; /* work units done, and their frames and bits (kept or not) */
+  double seconds;               /* spent computing them */
+} rank_stat;
 
 /* From here on SIGINT and SIGTERM ask the run to stop (between any two
  * batches and points) after saving what was computed; a second one stops at

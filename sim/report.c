@@ -45,7 +45,10 @@ void report_header(FILE *f, const sim_config *c, const char *backend, const char
   fprintf(f, "# command: %s\n", command_line);
   fprintf(f, "# effective config (%s):\n", c->path);
   sim_config_print(c, f, "#   ");
-  fprintf(f, "# %zu point%s\n", c->n_points, c->n_points == 1 ? "" : "s");
+  if (c->shards)
+    fprintf(f, "# shard %u/%u: %zu of the sweep's %zu points\n", c->shard, c->shards, c->n_points, c->sweep_points);
+  else
+    fprintf(f, "# %zu point%s\n", c->n_points, c->n_points == 1 ? "" : "s");
 }
 
 void report_table_head(FILE *f) {
@@ -230,10 +233,25 @@ static json_t *run_json(const emit_ctx *e) {
     }
   }
   const run_options *o = e->o;
+  json_t *ranks = json_array();
+  for (int k = 0; ranks && o && o->rank_stats && k < o->ranks; k++) {
+    const rank_stat *r = &o->rank_stats[k];
+    json_t *one = json_pack("{s:i, s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:o}", "rank", k, "host", sim_json_string(r->host),
+                            "backend", sim_json_string(r->backend), "device", sim_json_string(r->device),
+                            "units", (json_int_t)r->units, "frames", (json_int_t)r->frames, "bits",
+                            (json_int_t)r->bits, "seconds", sim_json_real(r->seconds), "mbit_per_s",
+                            sim_json_real(r->seconds > 0 ? (double)r->bits / r->seconds / 1e6 : 0.0));
+    if (json_array_append_new(ranks, one)) {
+      json_decref(ranks);
+      ranks = NULL;
+    }
+  }
+  char shard[32] = "";
+  if (e->c->shards) snprintf(shard, sizeof shard, "%u/%u", e->c->shard, e->c->shards);
   json_t *build = json_pack("{s:s, s:s, s:s, s:s}", "git_commit", OFDMSIM_GIT_COMMIT, "build_type",
                             OFDMSIM_BUILD_TYPE, "c_flags", OFDMSIM_C_FLAGS, "cuda_architectures",
                             OFDMSIM_CUDA_ARCHITECTURES);
-  return json_pack("{s:s, s:s, s:o, s:s, s:o, s:s, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o}",
+  return json_pack("{s:s, s:s, s:o, s:s, s:o, s:s, s:o, s:o, s:o, s:o, s:i, s:i, s:o, s:o, s:o, s:o, s:o}",
                    "program", "ofdmsim",
                    "version", OFDMSIM_VERSION,
                    "build", build,
@@ -245,6 +263,9 @@ static json_t *run_json(const emit_ctx *e) {
                    "backend", sim_json_string(o && o->backend ? o->backend : ""),
                    "device", sim_json_string(o && o->device ? o->device : ""),
                    "threads", o ? o->threads : 0,
+                   "ranks", o && o->ranks > 0 ? o->ranks : 1,
+                   "rank_stats", ranks,
+                   "shard", shard[0] ? json_string(shard) : json_null(),
                    "config_file", sim_json_string(e->c->path),
                    "config", sim_config_json(e->c),
                    "points", points);

@@ -281,5 +281,7 @@ int sweep_finish(run_state *s, size_t done, int rc) {
     rc = 128 + (int)interrupted;
   }
   if (rc == 1 && done) sweep_save(s, done, 1); /* keep what was computed */
+  /* a shard without points still says so, for the merge of all shards */
+  if (!rc && c->n_points == 0) rc = sweep_save(s, 0, 1);
   return rc;
 }
