@@ -16,6 +16,9 @@
 #include "sim/driver.h"
 #include "sim/report.h"
 #include "sim/shard.h"
+#ifdef OFDMSIM_HAVE_MPI
+#include "mpi/engine.h"
+#endif
 #ifdef OFDMSIM_HAVE_CUDA
 #include "cuda/gpu.h"
 #endif
@@ -96,7 +99,7 @@ static void describe_device(const char *backend, int threads, char *out, size_t 
   if (!strcmp(backend, "cuda")) {
     gpu_info g;
     char why[256];
-    if (gpu_query(0, &g, why, sizeof why) == 0)
+    if (gpu_query(gpu_current_device(), &g, why, sizeof why) == 0)
       snprintf(out, n, "%s (compute %d.%d, %d SMs), driver %d, runtime %d", g.name, g.cc_major,
                g.cc_minor, g.sm_count, g.driver_version, g.runtime_version);
     return;
@@ -115,53 +118,138 @@ static void describe_device(const char *backend, int threads, char *out, size_t 
   snprintf(out, n, "%s, %d threads", model, threads);
 }
 
-static int run_config(const cli_args *args, sim_config *cfg, int argc, char **argv) {
+/* What a run needs besides its config: the options and the texts they point at. */
+typedef struct run_setup {
+  char command_line[4096];
+  char device[512];
+  run_options ro;
+} run_setup;
+
+/* The config of the run (and this shard's share of it). 0, or the exit code
+ * with the message printed when `speak`. */
+static int load_config(const cli_args *args, sim_config *cfg, int speak) {
+  char err[1024] = "";
+  if (sim_config_load(cfg, args->config_path, args->overrides, args->n_overrides, err, sizeof err)) {
+    char safe[2048];
+    if (speak) fprintf(stderr, "ofdmsim: error: %s\n", cfg_escape(err, safe, sizeof safe));
+    return 2;
+  }
+  if (args->shards && sim_config_shard(cfg, args->shard, args->shards)) {
+    if (speak) fprintf(stderr, "ofdmsim: error: out of memory\n");
+    return 1;
+  }
+  return 0;
+}
+
+static int outputs_ok(const cli_args *args) {
   char err[1024] = "";
   if (args->output_csv && check_outputs(args, err, sizeof err)) {
     char safe[2048]; /* the paths are the user's text */
     fprintf(stderr, "ofdmsim: error: %s\n", cfg_escape(err, safe, sizeof safe));
     return 2;
   }
-  if (cfg->threads > 0) omp_set_num_threads(cfg->threads);
+  return 0;
+}
 
+/* The backend, the threads, the header (when `header`) and the run's
+ * options. 0, or 1 with the message printed. */
+static int set_up(const cli_args *args, const sim_config *cfg, int threads, int header, int argc, char **argv,
+                  run_setup *su) {
+  if (threads > 0) omp_set_num_threads(threads);
   char why[256] = "";
   const char *backend = backends_resolve(cfg->backend, why, sizeof why);
   if (!backend) {
     fprintf(stderr, "ofdmsim: error: simulation.backend = \"%s\": %s\n", cfg->backend, why);
     return 1;
   }
-  char command_line[4096];
-  join_args(argc, argv, command_line, sizeof command_line);
-  char backend_desc[64];
-  if (!strcmp(backend, "cpu"))
-    snprintf(backend_desc, sizeof backend_desc, "cpu (%d threads)", omp_get_max_threads());
-  else
-    snprintf(backend_desc, sizeof backend_desc, "%s", backend);
-  report_header(stdout, cfg, backend_desc, command_line);
+  join_args(argc, argv, su->command_line, sizeof su->command_line);
+  if (header) {
+    char backend_desc[64];
+    if (!strcmp(backend, "cpu"))
+      snprintf(backend_desc, sizeof backend_desc, "cpu (%d threads)", omp_get_max_threads());
+    else
+      snprintf(backend_desc, sizeof backend_desc, "%s", backend);
+    report_header(stdout, cfg, backend_desc, su->command_line);
+  }
+  describe_device(backend, omp_get_max_threads(), su->device, sizeof su->device);
+  su->ro = (run_options){args->output_csv, args->quiet, args->resume, su->command_line, backend, su->device,
+                         omp_get_max_threads(), 1, NULL};
+  return 0;
+}
 
-  char device[512];
-  describe_device(backend, omp_get_max_threads(), device, sizeof device);
-  run_options ro = {args->output_csv, args->quiet, args->resume, command_line, backend, device,
-                    omp_get_max_threads(), 1, NULL};
-  return sim_run(cfg, &ro);
+#ifdef OFDMSIM_HAVE_MPI
+/* A rank of `mpirun -np N ofdmsim ...`: every rank reads the config and sets
+ * up its backend (the GPU of its node-local rank, or its share of the
+ * node's cores); rank 0 alone checks the outputs, prints and writes. */
+static int run_rank(const cli_args *args, int argc, char **argv) {
+  mpi_job j;
+  if (mpi_job_start(&j, &argc, &argv)) return 1;
+  sim_catch_stop_signals(); /* MPI_Init may have taken the signals */
+  sim_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  int rc = mpi_job_agree(&j, load_config(args, &cfg, j.rank == 0));
+  if (!rc) rc = mpi_job_agree(&j, j.rank == 0 ? outputs_ok(args) : 0);
+  int threads = cfg.threads;
+  if (!rc && threads == 0 && j.local_size > 1) { /* the node's cores split between its ranks */
+    threads = omp_get_num_procs() / j.local_size;
+    if (threads < 1) threads = 1;
+  }
+  char note[256] = "";
+  if (!rc && backends_use_gpu_of_rank(j.local_rank, j.local_size, note, sizeof note)) {
+    fprintf(stderr, "ofdmsim: error: rank %d on %s: %s\n", j.rank, j.host, note);
+    rc = 1;
+  } else if (!rc && note[0]) {
+    fprintf(stderr, "ofdmsim: warning: %s (%s)\n", note, j.host);
+  }
+  run_setup su;
+  if (!rc) rc = mpi_job_agree(&j, set_up(args, &cfg, threads, j.rank == 0, argc, argv, &su));
+  if (!rc) {
+    if (j.rank == 0) printf("# %d ranks\n", j.size);
+    fflush(stdout);
+    su.ro.ranks = j.size;
+    rc = mpi_engine_run(&j, &cfg, &su.ro);
+  }
+  sim_config_free(&cfg);
+  mpi_job_end(&j);
+  return rc;
+}
+#endif
+
+/* Whether a launcher started several copies of this program that cannot
+ * share the work (a build without MPI under mpirun). */
+static int launched_without_mpi(void) {
+  const char *size = getenv("OMPI_COMM_WORLD_SIZE");
+  if (!size) size = getenv("PMI_SIZE");
+  return size && atoi(size) > 1;
 }
 
 int run_main(const cli_args *args, int argc, char **argv) {
   sim_catch_stop_signals();
-  char err[1024] = "";
-  sim_config cfg;
-  if (sim_config_load(&cfg, args->config_path, args->overrides, args->n_overrides, err, sizeof err)) {
-    char safe[2048];
-    fprintf(stderr, "ofdmsim: error: %s\n", cfg_escape(err, safe, sizeof safe));
+  int rc;
+#ifdef OFDMSIM_HAVE_MPI
+  if (mpi_job_launched()) {
+    rc = run_rank(args, argc, argv);
+    goto flush;
+  }
+#endif
+  if (launched_without_mpi()) {
+    fprintf(stderr,
+            "ofdmsim: error: started as one of several ranks (mpirun/srun), but this build has no MPI engine: "
+            "every rank would run the whole sweep; build with Open MPI (apt-get install libopenmpi-dev; "
+            "cmake -DOFDMSIM_MPI=ON), or use --shard I/N\n");
     return 2;
   }
-  if (args->shards && sim_config_shard(&cfg, args->shard, args->shards)) {
-    fprintf(stderr, "ofdmsim: error: out of memory\n");
-    sim_config_free(&cfg);
-    return 1;
-  }
-  int rc = run_config(args, &cfg, argc, argv);
+  sim_config cfg;
+  rc = load_config(args, &cfg, 1);
+  if (rc) return rc;
+  rc = outputs_ok(args);
+  run_setup su;
+  if (!rc) rc = set_up(args, &cfg, cfg.threads, 1, argc, argv, &su);
+  if (!rc) rc = sim_run(&cfg, &su.ro);
   sim_config_free(&cfg);
+#ifdef OFDMSIM_HAVE_MPI
+flush:
+#endif
   /* The table on stdout is a result too: a full disk or a closed pipe is an error. */
   if (fflush(stdout) || ferror(stdout)) {
     fprintf(stderr, "ofdmsim: error: cannot write the results to standard output: %s\n", strerror(errno));

@@ -84,6 +84,23 @@ extern "C" int gpu_device_count(char *why, size_t whylen) {
   return count;
 }
 
+extern "C" int gpu_use_device(int device, char *why, size_t whylen) {
+  const cudaError_t e = cudaSetDevice(device);
+  if (e == cudaSuccess) return 0;
+  if (why) snprintf(why, whylen, "cudaSetDevice(%d): %s (%s)", device, cudaGetErrorName(e), cudaGetErrorString(e));
+  cudaGetLastError();
+  return -1;
+}
+
+extern "C" int gpu_current_device(void) {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return device;
+}
+
 extern "C" int gpu_query(int device, gpu_info *info, char *why, size_t whylen) {
   memset(info, 0, sizeof *info);
   cudaDeviceProp prop;

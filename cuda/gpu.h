@@ -37,6 +37,11 @@ typedef struct gpu_info {
 int gpu_device_count(char *why, size_t whylen);
 /* Properties of `device`; -1 with the reason in `why` on failure. */
 int gpu_query(int device, gpu_info *info, char *why, size_t whylen);
+/* Makes `device` this thread's current device (every later CUDA call of
+ * cuda/ runs there). 0, or -1 with the reason in why. */
+int gpu_use_device(int device, char *why, size_t whylen);
+/* This thread's current device (0 unless gpu_use_device chose another). */
+int gpu_current_device(void);
 /* The last failure reported by any function of cuda/ ("" if none). */
 const char *gpu_last_error(void);
 

@@ -7,6 +7,7 @@
 #include "cpu/backend_cpu.h"
 #ifdef OFDMSIM_HAVE_CUDA
 #include "cuda/backend_cuda.h"
+#include "cuda/gpu.h"
 #endif
 
 int backends_cuda_usable(char *why, size_t whylen) {
@@ -16,6 +17,23 @@ int backends_cuda_usable(char *why, size_t whylen) {
   snprintf(why, whylen, "this build has no CUDA backend (configure with a CUDA compiler)");
   return 0;
 #endif
+}
+
+int backends_use_gpu_of_rank(int local_rank, int local_size, char *note, size_t notelen) {
+  note[0] = '\0';
+#ifdef OFDMSIM_HAVE_CUDA
+  char why[256];
+  const int count = gpu_device_count(why, sizeof why);
+  if (count < 1) return 0;
+  if (gpu_use_device(local_rank % count, note, notelen)) return -1;
+  if (local_size > count && local_rank == 0)
+    snprintf(note, notelen, "%d ranks on this node share its %d GPU%s", local_size, count, count == 1 ? "" : "s");
+#else
+  (void)local_rank;
+  (void)local_size;
+  (void)notelen;
+#endif
+  return 0;
 }
 
 const char *backends_resolve(const char *name, char *why, size_t whylen) {

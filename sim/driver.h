@@ -41,7 +41,8 @@ typedef struct rank_stat {
 /* From here on SIGINT and SIGTERM ask the run to stop (between any two
  * batches and points) after saving what was computed; a second one stops at
  * once. Call it first thing, so that a signal during start-up (reading the
- * config, starting the GPU) is not lost; sim_run calls it too. */
+ * config, starting the GPU) is not lost, and again after MPI_Init; sim_run
+ * calls it too. */
 void sim_catch_stop_signals(void);
 
 /* 0 when every point finished, 1 on a runtime error, 2 when the journal to

@@ -24,15 +24,19 @@ static void on_stop_signal(int sig) {
 }
 
 void sim_catch_stop_signals(void) {
-  static int caught;
-  if (caught++) return;
   /* Installed even where the shell started us with SIGINT ignored (a
-   * background job): a stop asked for is a stop. */
+   * background job): a stop asked for is a stop. Again after a library
+   * (MPI) took the signals over, unless one came already. */
+  if (interrupted) return;
   signal(SIGINT, on_stop_signal);
   signal(SIGTERM, on_stop_signal);
 }
 
 int sweep_interrupted(void) { return interrupted; }
+
+void sweep_request_stop(int sig) {
+  if (!interrupted) interrupted = sig;
+}
 
 void sweep_progress(const run_state *s, size_t i, const tally *n, double elapsed, int ranks) {
   /* The sweep's ETA assumes the points still to come cost what the finished

@@ -49,6 +49,8 @@ void sweep_close(run_state *s);
 /* The signal that asked the run to stop (SIGINT or SIGTERM), 0 while none
  * (sim_catch_stop_signals installs the handlers). */
 int sweep_interrupted(void);
+/* Stops the run as signal sig would (another process of the run caught it). */
+void sweep_request_stop(int sig);
 
 /* A chunk sink (point_fold.h) appending to the journal; ctx is a chunk_out. */
 typedef struct chunk_out {

@@ -1,0 +1,645 @@
+/* The MPI engine (engine.h): the coordinator on rank 0, the workers on the
+ * others, and the messages between them. */
+#define _GNU_SOURCE
+#include "mpi/engine.h"
+
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/clock.h"
+#include "sim/frame_codec.h"
+#include "sim/point_fold.h"
+#include "sim/sweep_run.h"
+#include "sim/work_unit.h"
+
+/* Messages. A unit with point NO_POINT is "stop": the worker finishes its
+ * sends, says bye and returns. */
+enum { TAG_HELLO = 1, TAG_UNIT, TAG_RESULT, TAG_FAIL, TAG_SIGNAL, TAG_BYE };
+#define NO_POINT UINT64_MAX
+#define NO_CHUNK UINT64_MAX
+/* A remote rank holds this many units: one it computes, one queued, so it
+ * never waits for the coordinator between units. */
+#define DEPTH 2
+/* A unit is sized to take about this long on its rank, and holds at most
+ * this many frames (its per-frame counts travel in one message). */
+#define UNIT_SECONDS 0.5
+#define UNIT_MAX_FRAMES (1ull << 22)
+
+typedef struct hello {
+  char host[64];
+  char backend[16];
+  char device[160];
+} hello;
+
+/* A result message: this header, then `bytes` of frame_encode'd counts. */
+typedef struct result_head {
+  unit_spec u;
+  work_cost cost;
+  char backend[16];
+  uint64_t bytes;
+} result_head;
+
+static void pause_briefly(void) {
+  const struct timespec ts = {0, 50000}; /* 50 us: waiting without spinning a core */
+  nanosleep(&ts, NULL);
+}
+
+/* ---- the worker ---------------------------------------------------------- */
+
+typedef struct worker {
+  unit_exec *x;
+  unit_spec q[DEPTH + 1];
+  int nq, stopping;
+  unit_spec inbox;
+  MPI_Request rreq, sreq;
+  uint8_t *out;
+  size_t out_cap;
+} worker;
+
+/* Takes in a unit (or the stop) if one came; 1 when one did. */
+static int worker_poll(worker *w) {
+  int got = 0;
+  if (w->stopping) return 0;
+  MPI_Test(&w->rreq, &got, MPI_STATUS_IGNORE);
+  if (!got) return 0;
+  if (w->inbox.point == NO_POINT) {
+    w->stopping = 1;
+    return 1;
+  }
+  if (w->nq <= DEPTH) w->q[w->nq++] = w->inbox;
+  MPI_Irecv(&w->inbox, sizeof w->inbox, MPI_BYTE, 0, TAG_UNIT, MPI_COMM_WORLD, &w->rreq);
+  return 1;
+}
+
+static void worker_send(worker *w, int tag, const void *buf, size_t n) {
+  MPI_Wait(&w->sreq, MPI_STATUS_IGNORE);
+  if (n > w->out_cap) {
+    free(w->out);
+    w->out = malloc(n);
+    w->out_cap = w->out ? n : 0;
+    if (!w->out) {
+      fprintf(stderr, "ofdmsim: error: rank out of memory for a message of %zu bytes\n", n);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+  }
+  memcpy(w->out, buf, n);
+  MPI_Isend(w->out, (int)n, MPI_BYTE, 0, tag, MPI_COMM_WORLD, &w->sreq);
+}
+
+/* Sends the unit just computed: its header and per-frame counts. */
+static void worker_send_result(worker *w, const sim_config *c) {
+  const unit_spec *u = unit_exec_spec(w->x);
+  const int tx = c->points[u->point].p.tx;
+  const size_t max = sizeof(result_head) + frame_encoded_max(u->frames, tx);
+  uint8_t *buf = malloc(max);
+  if (!buf) {
+    fprintf(stderr, "ofdmsim: error: rank out of memory for a unit of %llu frames\n",
+            (unsigned long long)u->frames);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  result_head h = {.u = *u, .cost = unit_exec_cost(w->x)};
+  snprintf(h.backend, sizeof h.backend, "%s", unit_exec_backend(w->x));
+  h.bytes = frame_encode(unit_exec_errors(w->x), unit_exec_fallbacks(w->x), u->frames, tx,
+                         buf + sizeof h);
+  memcpy(buf, &h, sizeof h);
+  worker_send(w, TAG_RESULT, buf, sizeof h + h.bytes);
+  free(buf);
+}
+
+static int run_worker(const mpi_job *j, const sim_config *c, const run_options *o) {
+  worker w = {.rreq = MPI_REQUEST_NULL, .sreq = MPI_REQUEST_NULL};
+  w.x = unit_exec_create(c, o->backend, o->threads);
+  if (!w.x) MPI_Abort(MPI_COMM_WORLD, 1);
+  hello h = {0};
+  snprintf(h.host, sizeof h.host, "%s", j->host);
+  snprintf(h.backend, sizeof h.backend, "%s", o->backend);
+  snprintf(h.device, sizeof h.device, "%s", o->device ? o->device : "");
+  worker_send(&w, TAG_HELLO, &h, sizeof h);
+  MPI_Irecv(&w.inbox, sizeof w.inbox, MPI_BYTE, 0, TAG_UNIT, MPI_COMM_WORLD, &w.rreq);
+  int rc = 0, told = 0;
+  while (!w.stopping) {
+    if (sweep_interrupted() && !told) { /* the coordinator decides; tell it */
+      const int sig = sweep_interrupted();
+      worker_send(&w, TAG_SIGNAL, &sig, sizeof sig);
+      told = 1;
+    }
+    if (!worker_poll(&w) && (w.nq == 0 || rc || told)) {
+      pause_briefly();
+      continue;
+    }
+    if (w.stopping || w.nq == 0 || rc || told) continue;
+    char err[600] = "";
+    int step = unit_exec_start(w.x, &w.q[0], err, sizeof err) ? -1 : 1;
+    while (step == 1 && !w.stopping && !sweep_interrupted()) {
+      step = unit_exec_step(w.x, err, sizeof err);
+      worker_poll(&w);
+      int sent;
+      MPI_Test(&w.sreq, &sent, MPI_STATUS_IGNORE);
+    }
+    if (step < 0) {
+      char msg[700];
+      snprintf(msg, sizeof msg, "point %llu: %s", (unsigned long long)w.q[0].point, err);
+      worker_send(&w, TAG_FAIL, msg, strlen(msg) + 1);
+      rc = 1;
+    } else if (step == 0) {
+      worker_send_result(&w, c);
+    }
+    memmove(w.q, w.q + 1, sizeof *w.q * (size_t)--w.nq);
+  }
+  worker_send(&w, TAG_BYE, &rc, sizeof rc);
+  MPI_Wait(&w.sreq, MPI_STATUS_IGNORE);
+  free(w.out);
+  unit_exec_destroy(w.x);
+  if (!rc && sweep_interrupted()) rc = 128 + sweep_interrupted();
+  return rc;
+}
+
+/* ---- the coordinator ------------------------------------------------------ */
+
+/* A unit's result waiting for the units ahead of it. */
+typedef struct held {
+  unit_spec u;
+  uint32_t *errors, *fallbacks; /* NULL for a chunk from the journal: */
+  tally chunk;                  /* ... its tally alone (u.chunks == 1) */
+  work_cost cost;
+  char backend[16];
+  struct held *next;
+} held;
+
+/* A point as the coordinator sees it. */
+typedef struct pstate {
+  point_fold f;
+  int done;               /* folded to its stop, finished in the journal, or skipped */
+  uint64_t next_chunk;    /* the first chunk not yet dealt */
+  uint64_t redo;          /* a chunk from the journal to compute again (NO_CHUNK: none) */
+  held *held;             /* sorted by first chunk */
+  uint64_t seen_frames, seen_errors; /* folded and held: the estimate of what it needs */
+  int out;                /* units dealt and not back */
+  char backend[16];
+} pstate;
+
+typedef struct rstate {
+  int hello, bye, out;    /* out: units dealt and not back */
+  uint64_t last_point;
+  double bits_per_s;      /* of its last unit, 0 before */
+} rstate;
+
+typedef struct coord {
+  const mpi_job *j;
+  const sim_config *c;
+  run_state s;
+  run_options o;          /* the caller's, with the ranks and their stats */
+  pstate *p;
+  rstate *r;
+  rank_stat *stats;
+  size_t next_report;     /* points before it are reported */
+  unit_exec *x;           /* rank 0's own units */
+  int local_busy;
+  int rc;
+  const char *failure;    /* set once a rank failed */
+} coord;
+
+static void free_held(held *h) {
+  free(h->errors);
+  free(h->fallbacks);
+  free(h);
+}
+
+static void drop_held(pstate *p) {
+  while (p->held) {
+    held *h = p->held;
+    p->held = h->next;
+    free_held(h);
+  }
+}
+
+static void insert_held(pstate *p, held *h) {
+  held **at = &p->held;
+  while (*at && (*at)->u.first_chunk < h->u.first_chunk) at = &(*at)->next;
+  h->next = *at;
+  *at = h;
+}
+
+/* Folds point i's held units that continue its prefix. */
+static void advance(coord *k, size_t i) {
+  pstate *p = &k->p[i];
+  point_result *res = &k->s.results[i];
+  while (!p->done && p->held && p->held->u.first_chunk == p->f.k) {
+    held *h = p->held;
+    p->held = h->next;
+    chunk_out out = {&k->s, i, h->backend, NULL};
+    if (!h->errors) { /* from the journal: decided by its tally, or computed again */
+      const int r = point_fold_chunk(&p->f, &h->chunk, sweep_chunk_sink, &out);
+      if (r == 1 || r < 0) p->redo = h->u.first_chunk;
+      else if (r > 1) k->rc = 1;
+    } else if (point_fold_frames(&p->f, h->errors, h->fallbacks, h->u.frames, &h->cost, sweep_chunk_sink, &out,
+                                 NULL)) {
+      k->rc = 1;
+    }
+    snprintf(p->backend, sizeof p->backend, "%s", h->backend);
+    free_held(h);
+    if (p->redo != NO_CHUNK) break;
+  }
+  point_fold_total(&p->f, &res->n);
+  snprintf(res->backend, sizeof res->backend, "%s", p->backend);
+  if (p->f.stop) {
+    p->done = 1;
+    res->stop = p->f.stop;
+    drop_held(p);
+  }
+}
+
+/* A unit's result, from a rank or from rank 0 itself. */
+static void take_result(coord *k, int rank, const result_head *h, const uint32_t *errors,
+                        const uint32_t *fallbacks) {
+  rank_stat *st = &k->stats[rank];
+  rstate *r = &k->r[rank];
+  const sim_point *pt = &k->c->points[h->u.point];
+  st->units++;
+  st->frames += h->u.frames;
+  st->bits += h->u.frames * link_bits_per_frame(&pt->p);
+  st->seconds += h->cost.seconds;
+  snprintf(st->backend, sizeof st->backend, "%s", h->backend);
+  if (h->cost.seconds > 0)
+    r->bits_per_s = (double)(h->u.frames * link_bits_per_frame(&pt->p)) / h->cost.seconds;
+  r->out--;
+  pstate *p = &k->p[h->u.point];
+  p->out--;
+  if (p->done || h->u.first_chunk < p->f.k) return; /* past the stop, or done again */
+  const int tx = pt->p.tx;
+  held *e = calloc(1, sizeof *e);
+  if (e) {
+    e->errors = malloc(sizeof(uint32_t) * (size_t)(h->u.frames ? h->u.frames : 1) * (size_t)tx);
+    e->fallbacks = malloc(sizeof(uint32_t) * (size_t)(h->u.frames ? h->u.frames : 1));
+  }
+  if (!e || !e->errors || !e->fallbacks) {
+    fprintf(stderr, "ofdmsim: error: out of memory for a unit of %llu frames\n", (unsigned long long)h->u.frames);
+    if (e) free_held(e);
+    k->rc = 1;
+    return;
+  }
+  memcpy(e->errors, errors, sizeof(uint32_t) * (size_t)h->u.frames * (size_t)tx);
+  memcpy(e->fallbacks, fallbacks, sizeof(uint32_t) * (size_t)h->u.frames);
+  e->u = h->u;
+  e->cost = h->cost;
+  snprintf(e->backend, sizeof e->backend, "%s", h->backend);
+  for (uint64_t f = 0; f < h->u.frames * (uint64_t)tx; f++) p->seen_errors += errors[f];
+  p->seen_frames += h->u.frames;
+  if (h->u.first_chunk != p->f.k) {
+    /* Ahead of its prefix: into the journal now, so a kill does not lose it. */
+    point_fold ahead;
+    point_fold_init(&ahead, pt, h->u.first_chunk, NULL, 0);
+    chunk_out out = {&k->s, h->u.point, e->backend, "ahead"};
+    if (point_fold_frames(&ahead, errors, fallbacks, h->u.frames, &h->cost, sweep_chunk_sink, &out, NULL))
+      k->rc = 1;
+  }
+  insert_held(p, e);
+  advance(k, h->u.point);
+}
+
+/* Frames point i likely needs in all, from what came back so far. */
+static uint64_t frames_needed(const sim_point *pt, const pstate *p) {
+  const uint64_t end = p->f.end;
+  if (p->seen_frames == 0) return 1;
+  if (p->seen_errors == 0) return end;
+  const double want = (double)p->seen_frames * (double)pt->target_errors / (double)p->seen_errors * 1.25 + 1.0;
+  uint64_t need = want >= (double)end ? end : (uint64_t)want;
+  if (need < pt->min_frames) need = pt->min_frames;
+  return need < end ? need : end;
+}
+
+/* Whether an earlier point of i's curve (stop_below_ber) is not done: i may
+ * be skipped. */
+static int may_be_skipped(const coord *k, size_t i) {
+  const sim_point *pt = &k->c->points[i];
+  if (!(pt->stop_below_ber > 0.0)) return 0;
+  for (size_t j = i; j-- > k->next_report && !strcmp(k->c->points[j].label, pt->label);)
+    if (!k->p[j].done) return 1;
+  return 0;
+}
+
+/* A unit of point i for a rank computing bits_per_s; 0 when i has none to
+ * deal (strict: none it likely needs). */
+static int unit_of(coord *k, size_t i, double bits_per_s, int strict, unit_spec *u) {
+  pstate *p = &k->p[i];
+  const sim_point *pt = &k->c->points[i];
+  if (p->done) return 0;
+  if (strict && may_be_skipped(k, i)) return 0;
+  if (p->redo != NO_CHUNK) {
+    unit_spec_make(u, pt, i, p->redo, 1);
+    p->redo = NO_CHUNK;
+    return 1;
+  }
+  /* past the chunks the journal had ahead */
+  for (held *h = p->held; h; h = h->next)
+    if (h->u.first_chunk == p->next_chunk) p->next_chunk += h->u.chunks;
+  uint64_t off, len;
+  chunk_range(pt, p->next_chunk, &off, &len);
+  const uint64_t need = frames_needed(pt, p);
+  if (off >= p->f.end || (strict && off >= need)) return 0;
+  /* whole chunks up to the rank's half second, what the point needs, and the next held chunk */
+  const uint64_t bpf = link_bits_per_frame(&pt->p);
+  uint64_t want = bits_per_s > 0 ? (uint64_t)(bits_per_s * UNIT_SECONDS / (double)bpf) : 1;
+  if (strict && want > need - off) want = need - off;
+  if (want > UNIT_MAX_FRAMES) want = UNIT_MAX_FRAMES;
+  uint64_t stop_at = NO_CHUNK;
+  for (held *h = p->held; h; h = h->next)
+    if (h->u.first_chunk > p->next_chunk && h->u.first_chunk < stop_at) stop_at = h->u.first_chunk;
+  uint64_t n = 0, frames = 0;
+  do {
+    frames += point_chunk_frames(pt, p->next_chunk + n);
+    n++;
+  } while (frames < want && p->next_chunk + n < stop_at && point_chunk_frames(pt, p->next_chunk + n) > 0 &&
+           frames + point_chunk_frames(pt, p->next_chunk + n) <= UNIT_MAX_FRAMES);
+  unit_spec_make(u, pt, i, p->next_chunk, n);
+  p->next_chunk += n;
+  return 1;
+}
+
+/* The next unit for rank `rank`: the earliest points' needed chunks first
+ * (its last point before others, keeping its backend), then, rather than
+ * idle, chunks further ahead. 0 when there is nothing left to deal. */
+static int choose(coord *k, int rank, unit_spec *u) {
+  rstate *r = &k->r[rank];
+  const size_t n = k->c->n_points;
+  if (r->last_point < n && r->last_point >= k->next_report && unit_of(k, r->last_point, r->bits_per_s, 1, u))
+    goto dealt;
+  for (int strict = 1; strict >= 0; strict--)
+    for (size_t i = k->next_report; i < n; i++)
+      if (unit_of(k, i, r->bits_per_s, strict, u)) goto dealt;
+  return 0;
+dealt:
+  r->last_point = u->point;
+  r->out++;
+  k->p[u->point].out++;
+  return 1;
+}
+
+static void report_done_points(coord *k) {
+  while (k->next_report < k->c->n_points) {
+    const size_t i = k->next_report;
+    if (sweep_skips(&k->s, i)) {
+      drop_held(&k->p[i]);
+      k->p[i].done = 1;
+      sweep_skip_point(&k->s, i, k->o.backend);
+    } else if (!k->p[i].done) {
+      return;
+    }
+    if (sweep_point_done(&k->s, i)) k->rc = 1;
+    k->next_report++;
+  }
+}
+
+/* Handles one message if one is waiting; 1 when one was. */
+static int serve(coord *k) {
+  int flag = 0;
+  MPI_Status st;
+  MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+  if (!flag) return 0;
+  int bytes = 0;
+  MPI_Get_count(&st, MPI_BYTE, &bytes);
+  uint8_t *buf = malloc(bytes ? (size_t)bytes : 1);
+  if (!buf) {
+    fprintf(stderr, "ofdmsim: error: out of memory for a message of %d bytes\n", bytes);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Recv(buf, bytes, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  const int from = st.MPI_SOURCE;
+  rstate *r = &k->r[from];
+  switch (st.MPI_TAG) {
+  case TAG_HELLO: {
+    hello h;
+    memcpy(&h, buf, sizeof h);
+    h.host[sizeof h.host - 1] = h.backend[sizeof h.backend - 1] = h.device[sizeof h.device - 1] = '\0';
+    snprintf(k->stats[from].host, sizeof k->stats[from].host, "%s", h.host);
+    snprintf(k->stats[from].backend, sizeof k->stats[from].backend, "%s", h.backend);
+    snprintf(k->stats[from].device, sizeof k->stats[from].device, "%s", h.device);
+    r->hello = 1;
+    break;
+  }
+  case TAG_RESULT: {
+    result_head h;
+    memcpy(&h, buf, sizeof h);
+    /* the unit must be one this coordinator could have dealt */
+    unit_spec want = {0};
+    if (h.u.point < k->c->n_points && h.u.chunks > 0 && h.u.chunks < (1u << 30))
+      unit_spec_make(&want, &k->c->points[h.u.point], h.u.point, h.u.first_chunk, h.u.chunks);
+    const sim_point *pt = (size_t)bytes == sizeof h + h.bytes && want.chunks && !memcmp(&want, &h.u, sizeof want)
+                              ? &k->c->points[h.u.point]
+                              : NULL;
+    uint32_t *e = pt ? malloc(sizeof(uint32_t) * (size_t)(h.u.frames + 1) * (size_t)(pt->p.tx + 1)) : NULL;
+    if (!e || frame_decode(buf + sizeof h, h.bytes, h.u.frames, pt->p.tx, e, e + h.u.frames * (uint64_t)pt->p.tx)) {
+      fprintf(stderr, "ofdmsim: error: rank %d sent a result that does not decode\n", from);
+      k->rc = 1;
+    } else {
+      take_result(k, from, &h, e, e + h.u.frames * (uint64_t)pt->p.tx);
+    }
+    free(e);
+    break;
+  }
+  case TAG_FAIL:
+    buf[bytes ? bytes - 1 : 0] = '\0';
+    fprintf(stderr, "\nofdmsim: error: rank %d (%s): %s\n", from, k->stats[from].host, (char *)buf);
+    k->rc = 1;
+    break;
+  case TAG_SIGNAL: {
+    int sig;
+    memcpy(&sig, buf, sizeof sig);
+    sweep_request_stop(sig);
+    break;
+  }
+  case TAG_BYE: r->bye = 1; break;
+  }
+  free(buf);
+  return 1;
+}
+
+/* Rank 0's own unit: one batch of it, or a new one. 1 when it worked. */
+static int work_locally(coord *k) {
+  char err[600] = "";
+  if (!k->local_busy) {
+    unit_spec u;
+    if (!choose(k, 0, &u)) return 0;
+    if (unit_exec_start(k->x, &u, err, sizeof err)) goto failed;
+    k->local_busy = 1;
+  }
+  const int step = unit_exec_step(k->x, err, sizeof err);
+  if (step < 0) goto failed;
+  if (step == 0) {
+    k->local_busy = 0;
+    result_head h = {.u = *unit_exec_spec(k->x), .cost = unit_exec_cost(k->x)};
+    snprintf(h.backend, sizeof h.backend, "%s", unit_exec_backend(k->x));
+    take_result(k, 0, &h, unit_exec_errors(k->x), unit_exec_fallbacks(k->x));
+  }
+  return 1;
+failed:
+  fprintf(stderr, "\nofdmsim: error: rank 0 (%s): point %llu: %s\n", k->j->host,
+          (unsigned long long)unit_exec_spec(k->x)->point, err);
+  k->rc = 1;
+  return 1;
+}
+
+static void deal_remote(coord *k) {
+  for (int rank = 1; rank < k->j->size; rank++) {
+    rstate *r = &k->r[rank];
+    unit_spec u;
+    while (r->hello && !r->bye && r->out < DEPTH && choose(k, rank, &u))
+      MPI_Send(&u, sizeof u, MPI_BYTE, rank, TAG_UNIT, MPI_COMM_WORLD);
+  }
+}
+
+static int units_out(const coord *k) {
+  int n = k->local_busy;
+  for (int rank = 1; rank < k->j->size; rank++) n += k->r[rank].out;
+  return n;
+}
+
+/* Every point's state from the journal: finished, folded as far as its
+ * saved chunks decide, and its chunks saved ahead held for later. */
+static void begin_points(coord *k) {
+  for (size_t i = 0; i < k->c->n_points; i++) {
+    pstate *p = &k->p[i];
+    const sim_point *pt = &k->c->points[i];
+    p->redo = NO_CHUNK;
+    if (sweep_point_begin(&k->s, i)) {
+      p->done = 1;
+      continue;
+    }
+    const replay *rp = k->s.replays ? &k->s.replays[i] : NULL;
+    point_fold_init(&p->f, pt, rp ? rp->chunks : 0, rp ? &rp->n : NULL, 1);
+    sweep_fold_ahead(&k->s, i, &p->f);
+    p->next_chunk = p->f.k;
+    p->seen_frames = p->f.tot.frames;
+    p->seen_errors = p->f.tot.bit_errors;
+    for (size_t a = 0; rp && a < rp->n_ahead; a++) {
+      const journal_record *rec = &rp->ahead[a];
+      if (rec->chunk <= p->f.k) continue; /* at the prefix and undecided: computed again */
+      held *h = calloc(1, sizeof *h);
+      if (!h) continue; /* computed again */
+      unit_spec_make(&h->u, pt, i, rec->chunk, 1);
+      h->chunk = rec->n;
+      snprintf(h->backend, sizeof h->backend, "%s", rec->backend);
+      p->seen_frames += rec->n.frames;
+      p->seen_errors += rec->n.bit_errors;
+      insert_held(p, h);
+    }
+    point_fold_total(&p->f, &k->s.results[i].n);
+    if (p->f.stop) {
+      p->done = 1;
+      k->s.results[i].stop = p->f.stop;
+    }
+  }
+}
+
+/* Stops every worker and takes what they still send (results that arrive are
+ * folded or saved ahead). */
+static void stop_workers(coord *k) {
+  const unit_spec stop = {.point = NO_POINT};
+  for (int rank = 1; rank < k->j->size; rank++) MPI_Send(&stop, sizeof stop, MPI_BYTE, rank, TAG_UNIT, MPI_COMM_WORLD);
+  for (;;) {
+    int all = 1;
+    for (int rank = 1; rank < k->j->size; rank++) all &= k->r[rank].bye;
+    if (all) break;
+    if (!serve(k)) pause_briefly();
+  }
+}
+
+static void print_ranks(const coord *k) {
+  for (int rank = 0; rank < k->j->size; rank++) {
+    const rank_stat *st = &k->stats[rank];
+    printf("# rank %d on %s (%s): %llu units, %.4g bits in %.2f s, %.2f Mbit/s\n", rank, st->host, st->backend,
+           (unsigned long long)st->units, (double)st->bits, st->seconds,
+           st->seconds > 0 ? (double)st->bits / st->seconds / 1e6 : 0.0);
+  }
+}
+
+static int run_coordinator(const mpi_job *j, const sim_config *c, const run_options *o) {
+  coord k = {.j = j, .c = c, .o = *o};
+  k.p = calloc(c->n_points ? c->n_points : 1, sizeof *k.p);
+  k.r = calloc((size_t)j->size, sizeof *k.r);
+  k.stats = calloc((size_t)j->size, sizeof *k.stats);
+  k.x = unit_exec_create(c, o->backend, o->threads);
+  if (!k.p || !k.r || !k.stats || !k.x) {
+    fprintf(stderr, "ofdmsim: error: out of memory\n");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  for (int rank = 0; rank < j->size; rank++) k.r[rank].last_point = NO_POINT;
+  snprintf(k.stats[0].host, sizeof k.stats[0].host, "%s", j->host);
+  snprintf(k.stats[0].backend, sizeof k.stats[0].backend, "%s", o->backend);
+  snprintf(k.stats[0].device, sizeof k.stats[0].device, "%s", o->device ? o->device : "");
+  k.o.ranks = j->size;
+  k.o.rank_stats = k.stats;
+  int rc = sweep_open(&k.s, c, &k.o);
+  if (!rc) {
+    begin_points(&k);
+    double last_shown = 0, last_synced = clock_seconds(), frontier_since = clock_seconds();
+    size_t frontier = 0;
+    while (!k.rc) {
+      while (serve(&k)) {
+      }
+      report_done_points(&k);
+      if (k.next_report == c->n_points || sweep_interrupted() || k.rc) break;
+      deal_remote(&k);
+      if (!work_locally(&k) && !serve(&k)) {
+        if (units_out(&k) == 0) {
+          fprintf(stderr, "ofdmsim: error: internal: point %zu has no work left and no stop\n", k.next_report);
+          k.rc = 1;
+          break;
+        }
+        pause_briefly();
+      }
+      const double now = clock_seconds();
+      if (frontier != k.next_report) {
+        frontier = k.next_report;
+        frontier_since = now;
+      }
+      if (k.s.show_progress && now - last_shown > 0.2 && k.next_report < c->n_points) {
+        sweep_progress(&k.s, k.next_report, &k.s.results[k.next_report].n, now - frontier_since, j->size);
+        last_shown = now;
+      }
+      if (now - last_synced > 1.0 && k.s.jr) {
+        journal_sync(k.s.jr);
+        last_synced = now;
+      }
+      if (k.next_report < c->n_points && sweep_save(&k.s, k.next_report + 1, 0)) k.rc = 1;
+    }
+    sweep_progress_clear(&k.s);
+    /* Interrupted: the files first (mpirun kills a second after its SIGTERM). */
+    const size_t at = k.next_report;
+    const int partial = sweep_interrupted() && at < c->n_points;
+    if (partial) {
+      k.s.results[at].stop = "interrupted";
+      sweep_save(&k.s, at + 1, 1);
+      if (k.s.jr) journal_sync(k.s.jr);
+    }
+    stop_workers(&k);
+    report_done_points(&k);
+    size_t done = k.next_report;
+    if (partial && done < c->n_points) {
+      k.s.results[done].stop = "interrupted";
+      if (sweep_point_done(&k.s, done)) k.rc = 1;
+      done++;
+    }
+    if (k.next_report == c->n_points) print_ranks(&k);
+    rc = sweep_finish(&k.s, done, k.rc);
+    if (rc == 128 + SIGTERM && j->size > 1)
+      fprintf(stderr, "ofdmsim: (under mpirun a SIGTERM also means that a rank died: mpirun names it)\n");
+  } else {
+    stop_workers(&k);
+  }
+  for (size_t i = 0; i < c->n_points; i++) drop_held(&k.p[i]);
+  sweep_close(&k.s);
+  unit_exec_destroy(k.x);
+  free(k.p);
+  free(k.r);
+  free(k.stats);
+  return rc;
+}
+
+int mpi_engine_run(const mpi_job *j, const sim_config *c, const run_options *o) {
+  return j->rank == 0 ? run_coordinator(j, c, o) : run_worker(j, c, o);
+}

@@ -1,0 +1,23 @@
+/* The MPI job this process is a rank of (Open MPI; a build without it has no
+ * mpi/ and never calls these). Only a process started by mpirun/srun starts
+ * MPI: a plain `ofdmsim` stays a plain process. */
+#ifndef OFDMSIM_MPI_JOB_H
+#define OFDMSIM_MPI_JOB_H
+
+typedef struct mpi_job {
+  int size, rank;
+  int local_size, local_rank; /* the ranks of this node (MPI_COMM_TYPE_SHARED) */
+  char host[64];
+} mpi_job;
+
+/* 1 when a launcher started this process as a rank of a job (its
+ * environment says so: Open MPI, PMIx or PMI), else 0. */
+int mpi_job_launched(void);
+/* MPI_Init and the job's shape. 0, or -1 with the message printed. */
+int mpi_job_start(mpi_job *j, int *argc, char ***argv);
+/* The largest rc of all ranks (every rank calls it): the job's verdict on a
+ * step every rank took, such as reading the config. */
+int mpi_job_agree(const mpi_job *j, int rc);
+void mpi_job_end(mpi_job *j);
+
+#endif

@@ -1,0 +1,130 @@
+/* Computing a work unit in batches (work_unit.h). */
+#include "sim/work_unit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "sim/backends.h"
+
+struct unit_exec {
+  const sim_config *c;
+  char backend_name[16];
+  int threads;
+  backend *b;             /* for point b_point, NULL before the first unit */
+  uint64_t b_point;
+  uint64_t b_cap;         /* its batch limit */
+  uint32_t *batch;        /* b_cap * (tx + 1): one batch's errors, then fallbacks */
+  unit_spec u;
+  uint64_t done;          /* frames of u computed */
+  uint32_t *errors, *fallbacks; /* u.frames * tx, u.frames */
+  uint64_t held;          /* frames those hold room for */
+  work_cost cost;
+};
+
+void unit_spec_make(unit_spec *u, const sim_point *pt, uint64_t point, uint64_t k, uint64_t chunks) {
+  uint64_t off, len;
+  chunk_range(pt, k, &off, &len);
+  u->point = point;
+  u->first_chunk = k;
+  u->chunks = chunks;
+  u->offset = off;
+  u->frames = 0;
+  for (uint64_t j = 0; j < chunks; j++) u->frames += point_chunk_frames(pt, k + j);
+}
+
+unit_exec *unit_exec_create(const sim_config *c, const char *backend, int threads) {
+  unit_exec *x = calloc(1, sizeof *x);
+  if (!x) return NULL;
+  x->c = c;
+  snprintf(x->backend_name, sizeof x->backend_name, "%s", backend);
+  x->threads = threads;
+  return x;
+}
+
+static void drop_backend(unit_exec *x) {
+  backend_destroy(x->b);
+  x->b = NULL;
+  free(x->batch);
+  x->batch = NULL;
+}
+
+void unit_exec_destroy(unit_exec *x) {
+  if (!x) return;
+  drop_backend(x);
+  free(x->errors);
+  free(x->fallbacks);
+  free(x);
+}
+
+/* The backend for point i, kept from the last unit when it was the same point. */
+static int backend_for(unit_exec *x, uint64_t i, char *err, size_t errlen) {
+  if (x->b && x->b_point == i) return 0;
+  drop_backend(x);
+  const sim_config *c = x->c;
+  const sim_point *pt = &c->points[i];
+  backend_options bo = {0};
+  /* as the driver: no buffer bigger than the point can use */
+  const uint64_t most = point_max_frames(pt);
+  bo.max_batch_frames = c->batch_frames && c->batch_frames < most ? c->batch_frames : most;
+  bo.cpu.threads = x->threads;
+  bo.cuda.memory_mb = c->gpu_memory_mb;
+  x->b = backends_create(x->backend_name, &pt->p, &bo, err, errlen);
+  if (!x->b) return -1;
+  x->b_point = i;
+  x->b_cap = x->b->ops->max_frames(x->b);
+  if (c->batch_frames && c->batch_frames < x->b_cap) x->b_cap = c->batch_frames;
+  x->batch = malloc(sizeof(uint32_t) * (size_t)x->b_cap * ((size_t)pt->p.tx + 1));
+  if (!x->batch) {
+    snprintf(err, errlen, "out of memory");
+    drop_backend(x);
+    return -1;
+  }
+  return 0;
+}
+
+int unit_exec_start(unit_exec *x, const unit_spec *u, char *err, size_t errlen) {
+  if (u->point >= x->c->n_points) return snprintf(err, errlen, "no point %llu", (unsigned long long)u->point), -1;
+  if (backend_for(x, u->point, err, errlen)) return -1;
+  if (u->frames > x->held || !x->errors) {
+    free(x->errors);
+    free(x->fallbacks);
+    x->errors = malloc(sizeof(uint32_t) * (size_t)(u->frames ? u->frames : 1) * (size_t)LINK_MAX_TX);
+    x->fallbacks = malloc(sizeof(uint32_t) * (size_t)(u->frames ? u->frames : 1));
+    x->held = x->errors && x->fallbacks ? u->frames : 0;
+    if (!x->held && u->frames) return snprintf(err, errlen, "out of memory for a unit of %llu frames",
+                                               (unsigned long long)u->frames), -1;
+  }
+  x->u = *u;
+  x->done = 0;
+  memset(&x->cost, 0, sizeof x->cost);
+  return 0;
+}
+
+int unit_exec_step(unit_exec *x, char *err, size_t errlen) {
+  if (x->done == x->u.frames) return 0;
+  const sim_point *pt = &x->c->points[x->u.point];
+  const uint64_t tx = (uint64_t)pt->p.tx;
+  uint64_t n = x->u.frames - x->done;
+  if (n > x->b_cap) n = x->b_cap;
+  batch_result br = {.errors = x->batch, .fallbacks = x->batch + x->b_cap * tx};
+  const double t0 = clock_seconds();
+  if (backend_run(x->b, pt->first_frame + x->u.offset + x->done, n, &br)) {
+    snprintf(err, errlen, "the %s backend failed: %s", backend_name(x->b), backend_error(x->b));
+    return -1;
+  }
+  x->cost.seconds += clock_seconds() - t0;
+  x->cost.inversions += br.inversions;
+  stage_times_add(&x->cost.t, &br.t, 1.0);
+  memcpy(x->errors + x->done * tx, br.errors, sizeof(uint32_t) * (size_t)(n * tx));
+  memcpy(x->fallbacks + x->done, br.fallbacks, sizeof(uint32_t) * (size_t)n);
+  x->done += n;
+  return x->done < x->u.frames;
+}
+
+const unit_spec *unit_exec_spec(const unit_exec *x) { return &x->u; }
+const uint32_t *unit_exec_errors(const unit_exec *x) { return x->errors; }
+const uint32_t *unit_exec_fallbacks(const unit_exec *x) { return x->fallbacks; }
+work_cost unit_exec_cost(const unit_exec *x) { return x->cost; }
+const char *unit_exec_backend(const unit_exec *x) { return x->b ? backend_name(x->b) : x->backend_name; }
