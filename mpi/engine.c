@@ -301,10 +301,13 @@ static void take_result(coord *k, int rank, const result_head *h, const uint32_t
   advance(k, h->u.point);
 }
 
-/* Frames point i likely needs in all, from what came back so far. */
-static uint64_t frames_needed(const sim_point *pt, const pstate *p) {
+/* Frames point i likely needs in all, from what came back so far: before
+ * anything came back, twice what was dealt (units grow as the driver's
+ * batches do, so an easy point wastes little); without an error yet, all
+ * of them; else what reaches target_errors at the rate seen, and a margin. */
+static uint64_t frames_needed(const sim_point *pt, const pstate *p, uint64_t dealt) {
   const uint64_t end = p->f.end;
-  if (p->seen_frames == 0) return 1;
+  if (p->seen_frames == 0) return 2 * dealt + 1 < end ? 2 * dealt + 1 : end;
   if (p->seen_errors == 0) return end;
   const double want = (double)p->seen_frames * (double)pt->target_errors / (double)p->seen_errors * 1.25 + 1.0;
   uint64_t need = want >= (double)end ? end : (uint64_t)want;
@@ -322,13 +325,18 @@ static int may_be_skipped(const coord *k, size_t i) {
   return 0;
 }
 
+/* How sure a unit is to be needed, most first. */
+enum { NEEDED = 2, AHEAD = 1, MAYBE_SKIPPED = 0 };
+
 /* A unit of point i for a rank computing bits_per_s; 0 when i has none to
- * deal (strict: none it likely needs). */
-static int unit_of(coord *k, size_t i, double bits_per_s, int strict, unit_spec *u) {
+ * deal at that level: NEEDED, chunks the point likely needs; AHEAD, any
+ * chunk of a point that will not be skipped; MAYBE_SKIPPED, any chunk. */
+static int unit_of(coord *k, size_t i, double bits_per_s, int level, unit_spec *u) {
   pstate *p = &k->p[i];
   const sim_point *pt = &k->c->points[i];
+  const int strict = level == NEEDED;
   if (p->done) return 0;
-  if (strict && may_be_skipped(k, i)) return 0;
+  if (level > MAYBE_SKIPPED && may_be_skipped(k, i)) return 0;
   if (p->redo != NO_CHUNK) {
     unit_spec_make(u, pt, i, p->redo, 1);
     p->redo = NO_CHUNK;
@@ -339,7 +347,7 @@ static int unit_of(coord *k, size_t i, double bits_per_s, int strict, unit_spec 
     if (h->u.first_chunk == p->next_chunk) p->next_chunk += h->u.chunks;
   uint64_t off, len;
   chunk_range(pt, p->next_chunk, &off, &len);
-  const uint64_t need = frames_needed(pt, p);
+  const uint64_t need = frames_needed(pt, p, off);
   if (off >= p->f.end || (strict && off >= need)) return 0;
   /* whole chunks up to the rank's half second, what the point needs, and the next held chunk */
   const uint64_t bpf = link_bits_per_frame(&pt->p);
@@ -362,15 +370,16 @@ static int unit_of(coord *k, size_t i, double bits_per_s, int strict, unit_spec 
 
 /* The next unit for rank `rank`: the earliest points' needed chunks first
  * (its last point before others, keeping its backend), then, rather than
- * idle, chunks further ahead. 0 when there is nothing left to deal. */
+ * idle, chunks further ahead, of points that may be skipped last. 0 when
+ * there is nothing left to deal. */
 static int choose(coord *k, int rank, unit_spec *u) {
   rstate *r = &k->r[rank];
   const size_t n = k->c->n_points;
-  if (r->last_point < n && r->last_point >= k->next_report && unit_of(k, r->last_point, r->bits_per_s, 1, u))
+  if (r->last_point < n && r->last_point >= k->next_report && unit_of(k, r->last_point, r->bits_per_s, NEEDED, u))
     goto dealt;
-  for (int strict = 1; strict >= 0; strict--)
+  for (int level = NEEDED; level >= MAYBE_SKIPPED; level--)
     for (size_t i = k->next_report; i < n; i++)
-      if (unit_of(k, i, r->bits_per_s, strict, u)) goto dealt;
+      if (unit_of(k, i, r->bits_per_s, level, u)) goto dealt;
   return 0;
 dealt:
   r->last_point = u->point;
@@ -608,26 +617,24 @@ static int run_coordinator(const mpi_job *j, const sim_config *c, const run_opti
       if (k.next_report < c->n_points && sweep_save(&k.s, k.next_report + 1, 0)) k.rc = 1;
     }
     sweep_progress_clear(&k.s);
-    /* Interrupted: the files first (mpirun kills a second after its SIGTERM). */
-    const size_t at = k.next_report;
-    const int partial = sweep_interrupted() && at < c->n_points;
-    if (partial) {
-      k.s.results[at].stop = "interrupted";
-      sweep_save(&k.s, at + 1, 1);
+    if (sweep_interrupted()) {
+      /* The files and the message first: mpirun kills a second after its SIGTERM. */
+      size_t done = k.next_report;
+      if (done < c->n_points) {
+        k.s.results[done].stop = "interrupted";
+        if (sweep_point_done(&k.s, done)) k.rc = 1;
+        done++;
+      }
+      rc = sweep_finish(&k.s, done, k.rc);
+      if (rc == 128 + SIGTERM && j->size > 1)
+        fprintf(stderr, "ofdmsim: (under mpirun a SIGTERM also means that a rank died: mpirun names it)\n");
       if (k.s.jr) journal_sync(k.s.jr);
+      stop_workers(&k); /* what still comes back goes to the journal */
+    } else {
+      stop_workers(&k);
+      if (k.next_report == c->n_points) print_ranks(&k);
+      rc = sweep_finish(&k.s, k.next_report, k.rc);
     }
-    stop_workers(&k);
-    report_done_points(&k);
-    size_t done = k.next_report;
-    if (partial && done < c->n_points) {
-      k.s.results[done].stop = "interrupted";
-      if (sweep_point_done(&k.s, done)) k.rc = 1;
-      done++;
-    }
-    if (k.next_report == c->n_points) print_ranks(&k);
-    rc = sweep_finish(&k.s, done, k.rc);
-    if (rc == 128 + SIGTERM && j->size > 1)
-      fprintf(stderr, "ofdmsim: (under mpirun a SIGTERM also means that a rank died: mpirun names it)\n");
   } else {
     stop_workers(&k);
   }

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# The MPI engine: `mpirun -np 1, 2, 3` give the plain run's counts, byte for
+# byte, on a sweep with easy and hard points (many chunks each), under the
+# target_errors, max_bits, stop_below_ber and target_precision rules; units
+# that finish ahead of their prefix are saved in the journal at once; a
+# SIGINT to mpirun saves and says how to continue; a rank killed with -9
+# ends the run (mpirun names the rank); --resume with another rank count
+# reaches the same totals. Config and output errors exit 2 once, from rank 0.
+# Skipped (77) in a build without the MPI engine or without mpirun.
+set -u
+: "${OFDMSIM:?set by ctest}" "${OFDMSIM_SOURCE_DIR:?set by ctest}"
+source "$(dirname "${BASH_SOURCE[0]}")/../support/harness.sh"
+cd "$OFDMSIM_SOURCE_DIR" || exit 1
+if [ "${OFDMSIM_HAVE_MPI:-0}" != 1 ] || ! command -v mpirun >/dev/null; then
+  echo "test_mpi: skipped: this build has no MPI engine or there is no mpirun"
+  exit 77
+fi
+source "$(dirname "${BASH_SOURCE[0]}")/../support/mpi_env.sh"
+
+# Two ranks or three on CI's two cores: oversubscribed, one thread each.
+mpi() { mpirun --oversubscribe -np "$@"; }
+# The same in the background, $! being mpirun's pid.
+mpi_bg() { mpirun --oversubscribe -np "$@" & }
+common=(-q --set simulation.backend=cpu --set simulation.threads=1 --set ofdm.subcarriers=64 --set ofdm.symbols=14)
+# A: easy points (stop on errors after a few chunks) and hard ones (max_bits
+# after many), with stop_below_ber ending a curve; B: the precision rule.
+a=("${common[@]}" --set 'simulation.snr_db=[0.0, 8.0, 16.0, 40.0]' --set simulation.target_errors=4000
+   --set simulation.max_bits=1.2e7 --set simulation.stop_below_ber=5e-3)
+b=("${common[@]}" --set 'simulation.snr_db=[4.0, 12.0]' --set simulation.target_errors=100000000
+   --set simulation.max_bits=1e7 --set simulation.target_precision=0.04)
+
+"$OFDMSIM" configs/default.cfg "${a[@]}" -o "$tmp/a.csv" >/dev/null 2>"$tmp/a.err"
+check "plain run A (exit $?)" test -s "$tmp/a.csv"
+check "A has points stopped by errors, by max_bits and skipped" \
+  test "$(csv_cols "$tmp/a.csv" stop | sort -u | tr '\n' ' ')" = "max_bits skipped target_errors "
+"$OFDMSIM" configs/default.cfg "${b[@]}" -o "$tmp/b.csv" >/dev/null 2>&1
+check "B stops by the precision rule" test "$(csv_cols "$tmp/b.csv" stop | sort -u)" = "target_precision"
+
+for n in 1 2 3; do
+  mpi "$n" "$OFDMSIM" configs/default.cfg "${a[@]}" -o "$tmp/a$n.csv" >"$tmp/a$n.out" 2>"$tmp/a$n.err"
+  rc=$?
+  check "A on $n ranks exits 0 (got $rc: $(tail -3 "$tmp/a$n.err"))" test $rc -eq 0
+  check "A on $n ranks = the plain run, every count" cmp -s <(csv_counts "$tmp/a.csv") <(csv_counts "$tmp/a$n.csv")
+  mpi "$n" "$OFDMSIM" configs/default.cfg "${b[@]}" -o "$tmp/b$n.csv" >/dev/null 2>&1
+  check "B (precision) on $n ranks = the plain run" cmp -s <(csv_counts "$tmp/b.csv") <(csv_counts "$tmp/b$n.csv")
+  check "A on $n ranks: the report has a line per rank" test "$(grep -c '^# rank [0-9]* on ' "$tmp/a$n.out")" -eq "$n"
+  check "A on $n ranks: the sidecar has the ranks' throughput" grep -q "\"ranks\": $n," "$tmp/a$n.json"
+done
+check "the header says how many ranks" grep -q '^# 3 ranks' "$tmp/a3.out"
+check "three ranks saved units ahead of their prefix in the journal" grep -q ' ahead ' "$tmp/a3.journal"
+check "only rank 0 writes: one CSV, one sidecar, one journal" \
+  test "$(ls "$tmp" | grep -c '^a3\.\(csv\|json\|journal\)$')" -eq 3
+
+# Waits (5 s at most) until no process holds the journal $1: mpirun may
+# return while a killed job's ranks are still going.
+unlocked() {
+  for _ in $(seq 50); do
+    flock -n "$1" true 2>/dev/null && return 0
+    sleep 0.1
+  done
+  return 1
+}
+# The pids of mpirun $1's ranks, with their ranks: "PID RANK" lines.
+ranks_of() {
+  local c r
+  for c in $(pgrep -P "$1"); do
+    r=$(tr '\0' '\n' <"/proc/$c/environ" 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')
+    [ -n "$r" ] && echo "$c $r"
+  done
+}
+# Waits until the job's journal $1 holds a random number of records, from
+# 10 to 30 (of the 70 or so the run writes): the job is well under way.
+nap() {
+  local want=$((10 + RANDOM % 21))
+  for _ in $(seq 500); do
+    [ -s "$1" ] && [ "$(wc -l <"$1")" -gt "$want" ] && return 0
+    sleep 0.02
+  done
+}
+
+# SIGINT to mpirun: every rank stops, rank 0 saves, --resume on 3 ranks completes.
+mpi_bg 2 "$OFDMSIM" configs/default.cfg "${a[@]}" -o "$tmp/int.csv" >/dev/null 2>"$tmp/int.err"
+pid=$!
+nap "$tmp/int.journal"
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+check "SIGINT: mpirun exits non-zero (got $rc)" test $rc -ne 0
+check "SIGINT: rank 0 saves and says how to continue ($(grep ofdmsim "$tmp/int.err"))" grep -q -- "interrupted.*--resume continues" "$tmp/int.err"
+check "SIGINT: the CSV parses" test "$(head -c 5 "$tmp/int.csv")" = "point"
+unlocked "$tmp/int.journal"
+mpi 3 "$OFDMSIM" configs/default.cfg "${a[@]}" -o "$tmp/int.csv" --resume >/dev/null 2>"$tmp/int2.err"
+check "SIGINT, then --resume on 3 ranks exits 0 ($(tail -2 "$tmp/int2.err"))" test $? -eq 0
+check "SIGINT, then --resume on 3 ranks = the plain run" cmp -s <(csv_counts "$tmp/a.csv") <(csv_counts "$tmp/int.csv")
+
+# kill -9 of one rank, a worker then the coordinator: the job ends with an
+# error naming the rank; --resume (plain, then 2 ranks) reaches the same totals.
+for victim in 1 0; do
+  out="$tmp/kill$victim"
+  mpi_bg 3 "$OFDMSIM" configs/default.cfg "${a[@]}" -o "$out.csv" >/dev/null 2>"$out.err"
+  pid=$!
+  nap "$out.journal"
+  killed=0
+  while read -r c r; do
+    [ "$r" = "$victim" ] && kill -9 "$c" && killed=1
+  done < <(ranks_of "$pid")
+  wait "$pid"
+  rc=$?
+  check "rank $victim killed mid-run (killed $killed, mpirun exit $rc)" test $killed = 1 -a $rc -ne 0
+  check "rank $victim killed: mpirun names it" grep -q "process rank $victim .*signal 9" "$out.err"
+  check "rank $victim killed: the journal is released" unlocked "$out.journal"
+  "$OFDMSIM" configs/default.cfg "${a[@]}" -o "$out.csv" --resume >/dev/null 2>"$out.r1"
+  check "rank $victim killed: a plain --resume = the plain run" \
+    cmp -s <(csv_counts "$tmp/a.csv") <(csv_counts "$out.csv")
+  mpi 2 "$OFDMSIM" configs/default.cfg "${a[@]}" -o "$out.csv" --resume >/dev/null 2>"$out.r2"
+  check "rank $victim killed: --resume on 2 ranks after it changes nothing" \
+    cmp -s <(csv_counts "$tmp/a.csv") <(csv_counts "$out.csv")
+done
+
+# A config error: exit 2, said once (by rank 0), nothing written.
+mpi 2 "$OFDMSIM" configs/default.cfg -q --set mimo.tx=0 -o "$tmp/bad.csv" >/dev/null 2>"$tmp/bad.err"
+rc=$?
+check "config error under mpirun: exit 2 (got $rc)" test $rc -eq 2
+check "config error under mpirun: said once" test "$(grep -c '^ofdmsim: error:' "$tmp/bad.err")" -eq 1
+check "config error under mpirun: no file" test ! -e "$tmp/bad.csv" -a ! -e "$tmp/bad.journal"
+# An existing result without --force: exit 2, the file untouched.
+cp "$tmp/a.csv" "$tmp/keep.csv"
+mpi 2 "$OFDMSIM" configs/default.cfg "${a[@]}" -o "$tmp/a.csv" >/dev/null 2>"$tmp/exists.err"
+check "existing output under mpirun: exit 2" test $? -eq 2
+check "existing output under mpirun: said once" test "$(grep -c 'already exists' "$tmp/exists.err")" -eq 1
+check "existing output under mpirun: untouched" cmp -s "$tmp/a.csv" "$tmp/keep.csv"
+finish

@@ -1,0 +1,9 @@
+# Open MPI settings for the tests, sourced: root in a container is allowed
+# (CI), the shared-memory transport copies through its own buffers (the
+# kernel's cross-process copy is often barred in containers), and ranks wait
+# without spinning when oversubscribed.
+if [ "$(id -u)" -eq 0 ]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_mpi_yield_when_idle=1
