@@ -8,7 +8,8 @@
 #   cpu        cpu channel equalizer core
 #   cuda       cuda channel equalizer core
 #   sim        sim cpu cuda channel equalizer core
-#   app        app sim cuda cpu channel equalizer core
+#   mpi        mpi sim cpu cuda channel equalizer core (a build with MPI)
+#   app        app mpi sim cuda cpu channel equalizer core
 #   tests/L    what L may include; tests/cuda and tests/support (the GPU
 #              tests compare both backends; the point simulator uses the
 #              backend registry) what sim may include
@@ -29,12 +30,13 @@ allowed() {
     cpu) echo "cpu channel equalizer core" ;;
     cuda) echo "cuda channel equalizer core" ;;
     sim) echo "sim cpu cuda channel equalizer core" ;;
-    app) echo "app sim cuda cpu channel equalizer core" ;;
+    mpi) echo "mpi sim cpu cuda channel equalizer core" ;;
+    app) echo "app mpi sim cuda cpu channel equalizer core" ;;
     *) return 1 ;;
   esac
 }
 
-layers="core channel equalizer cpu cuda sim app"
+layers="core channel equalizer cpu cuda sim mpi app"
 bad=0
 checked=0
 while IFS= read -r file; do

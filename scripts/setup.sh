@@ -6,7 +6,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${OFDMSIM_BUILD:-$root/build}
 
 need=()
-for pkg in cmake make gcc pkg-config libconfig-dev libfftw3-dev librandom123-dev libjansson-dev gnuplot-nox; do
+for pkg in cmake make gcc pkg-config libconfig-dev libfftw3-dev librandom123-dev libjansson-dev gnuplot-nox \
+  libopenmpi-dev openmpi-bin; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

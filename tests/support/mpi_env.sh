@@ -7,3 +7,10 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_mpi_yield_when_idle=1
+# Under the sanitizers (scripts/sanitize.sh): Open MPI's components stay
+# loaded and allocations get whole stacks, so its own leaks at exit match
+# the suppressions by library name (tests/support/lsan.supp).
+if [ -n "${ASAN_OPTIONS:-}" ]; then
+  export ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0"
+  export OMPI_MCA_mca_base_component_disable_dlclose=1 PMIX_MCA_mca_base_component_disable_dlclose=1
+fi
