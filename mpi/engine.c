@@ -16,14 +16,21 @@
 #include "sim/sweep_run.h"
 #include "sim/work_unit.h"
 
-/* Messages. A unit with point NO_POINT is "stop": the worker finishes its
- * sends, says bye and returns. */
-enum { TAG_HELLO = 1, TAG_UNIT, TAG_RESULT, TAG_FAIL, TAG_SIGNAL, TAG_BYE };
+/* Messages. Rank 0 sends orders (TAG_ORDER): a unit to compute, the prefix
+ * of a unit dealt before its prefix was known (the rank then stops it at its
+ * stop rather than compute past it), or stop (the worker finishes its sends,
+ * says bye and returns). */
+enum { TAG_HELLO = 1, TAG_ORDER, TAG_RESULT, TAG_FAIL, TAG_SIGNAL, TAG_BYE };
+enum { ORDER_UNIT = 1, ORDER_PREFIX, ORDER_STOP };
+typedef struct order {
+  uint64_t what;
+  unit_spec u;
+} order;
 #define NO_POINT UINT64_MAX
 #define NO_CHUNK UINT64_MAX
 /* A remote rank holds this many units: one it computes, one queued, so it
  * never waits for the coordinator between units. */
-#define DEPTH 2
+#define DEPTH 3
 /* A unit is sized to take about this long on its rank, and holds at most
  * this many frames (its per-frame counts travel in one message). */
 #define UNIT_SECONDS 0.5
@@ -53,25 +60,40 @@ static void pause_briefly(void) {
 typedef struct worker {
   unit_exec *x;
   unit_spec q[DEPTH + 1];
-  int nq, stopping;
-  unit_spec inbox;
+  int nq, stopping, running; /* running: q[0] is under way in x */
+  order inbox;
   MPI_Request rreq, sreq;
   uint8_t *out;
   size_t out_cap;
 } worker;
 
-/* Takes in a unit (or the stop) if one came; 1 when one did. */
+/* A unit's prefix: to the unit under way, or to a queued one. */
+static void worker_know(worker *w, const unit_spec *known) {
+  for (int i = 0; i < w->nq; i++) {
+    unit_spec *u = &w->q[i];
+    if (u->point != known->point || u->first_chunk != known->first_chunk) continue;
+    if (i == 0 && w->running) unit_exec_know(w->x, known);
+    else if (!u->known) {
+      const uint64_t frames = u->frames;
+      *u = *known;
+      u->frames = frames;
+    }
+  }
+}
+
+/* Takes in an order if one came; 1 when one did. */
 static int worker_poll(worker *w) {
   int got = 0;
   if (w->stopping) return 0;
   MPI_Test(&w->rreq, &got, MPI_STATUS_IGNORE);
   if (!got) return 0;
-  if (w->inbox.point == NO_POINT) {
+  if (w->inbox.what == ORDER_STOP) {
     w->stopping = 1;
     return 1;
   }
-  if (w->nq <= DEPTH) w->q[w->nq++] = w->inbox;
-  MPI_Irecv(&w->inbox, sizeof w->inbox, MPI_BYTE, 0, TAG_UNIT, MPI_COMM_WORLD, &w->rreq);
+  if (w->inbox.what == ORDER_PREFIX) worker_know(w, &w->inbox.u);
+  else if (w->nq <= DEPTH) w->q[w->nq++] = w->inbox.u;
+  MPI_Irecv(&w->inbox, sizeof w->inbox, MPI_BYTE, 0, TAG_ORDER, MPI_COMM_WORLD, &w->rreq);
   return 1;
 }
 
@@ -114,12 +136,13 @@ static int run_worker(const mpi_job *j, const sim_config *c, const run_options *
   worker w = {.rreq = MPI_REQUEST_NULL, .sreq = MPI_REQUEST_NULL};
   w.x = unit_exec_create(c, o->backend, o->threads);
   if (!w.x) MPI_Abort(MPI_COMM_WORLD, 1);
+  unit_exec_pace(w.x, 0.05); /* a prefix that comes is used soon */
   hello h = {0};
   snprintf(h.host, sizeof h.host, "%s", j->host);
   snprintf(h.backend, sizeof h.backend, "%s", o->backend);
   snprintf(h.device, sizeof h.device, "%s", o->device ? o->device : "");
   worker_send(&w, TAG_HELLO, &h, sizeof h);
-  MPI_Irecv(&w.inbox, sizeof w.inbox, MPI_BYTE, 0, TAG_UNIT, MPI_COMM_WORLD, &w.rreq);
+  MPI_Irecv(&w.inbox, sizeof w.inbox, MPI_BYTE, 0, TAG_ORDER, MPI_COMM_WORLD, &w.rreq);
   int rc = 0, told = 0;
   while (!w.stopping) {
     if (sweep_interrupted() && !told) { /* the coordinator decides; tell it */
@@ -134,6 +157,7 @@ static int run_worker(const mpi_job *j, const sim_config *c, const run_options *
     if (w.stopping || w.nq == 0 || rc || told) continue;
     char err[600] = "";
     int step = unit_exec_start(w.x, &w.q[0], err, sizeof err) ? -1 : 1;
+    w.running = step == 1;
     while (step == 1 && !w.stopping && !sweep_interrupted()) {
       step = unit_exec_step(w.x, err, sizeof err);
       worker_poll(&w);
@@ -148,6 +172,7 @@ static int run_worker(const mpi_job *j, const sim_config *c, const run_options *
     } else if (step == 0) {
       worker_send_result(&w, c);
     }
+    w.running = 0;
     memmove(w.q, w.q + 1, sizeof *w.q * (size_t)--w.nq);
   }
   worker_send(&w, TAG_BYE, &rc, sizeof rc);
@@ -183,7 +208,8 @@ typedef struct pstate {
 } pstate;
 
 typedef struct rstate {
-  int hello, bye, out;    /* out: units dealt and not back */
+  int hello, bye, out;    /* out: units dealt and not back, in q */
+  unit_spec q[DEPTH];
   uint64_t last_point;
   double bits_per_s;      /* of its last unit, 0 before */
 } rstate;
@@ -224,6 +250,29 @@ static void insert_held(pstate *p, held *h) {
   *at = h;
 }
 
+/* The fold of point i stands at the start of a unit dealt before its prefix
+ * was known: the rank computing it gets the prefix, and stops it at its stop
+ * instead of computing past it. */
+static void tell_prefix(coord *k, size_t i) {
+  const pstate *p = &k->p[i];
+  if (p->done || p->f.cur.frames) return;
+  for (int rank = 0; rank < k->j->size; rank++) {
+    rstate *r = &k->r[rank];
+    for (int q = 0; q < r->out; q++) {
+      unit_spec *u = &r->q[q];
+      if (u->point != i || u->first_chunk != p->f.k || u->known) continue;
+      unit_spec_know(u, &p->f.tot);
+      if (rank == 0) {
+        if (k->local_busy) unit_exec_know(k->x, u);
+      } else {
+        const order o = {ORDER_PREFIX, *u};
+        MPI_Send(&o, sizeof o, MPI_BYTE, rank, TAG_ORDER, MPI_COMM_WORLD);
+      }
+      return;
+    }
+  }
+}
+
 /* Folds point i's held units that continue its prefix. */
 static void advance(coord *k, size_t i) {
   pstate *p = &k->p[i];
@@ -251,6 +300,7 @@ static void advance(coord *k, size_t i) {
     res->stop = p->f.stop;
     drop_held(p);
   }
+  tell_prefix(k, i);
 }
 
 /* A unit's result, from a rank or from rank 0 itself. */
@@ -266,6 +316,11 @@ static void take_result(coord *k, int rank, const result_head *h, const uint32_t
   snprintf(st->backend, sizeof st->backend, "%s", h->backend);
   if (h->cost.seconds > 0)
     r->bits_per_s = (double)(h->u.frames * link_bits_per_frame(&pt->p)) / h->cost.seconds;
+  for (int q = 0; q < r->out; q++) /* no longer out */
+    if (r->q[q].point == h->u.point && r->q[q].first_chunk == h->u.first_chunk) {
+      memmove(r->q + q, r->q + q + 1, sizeof *r->q * (size_t)(r->out - q - 1));
+      break;
+    }
   r->out--;
   pstate *p = &k->p[h->u.point];
   p->out--;
@@ -304,12 +359,12 @@ static void take_result(coord *k, int rank, const result_head *h, const uint32_t
 /* Frames point i likely needs in all, from what came back so far: before
  * anything came back, twice what was dealt (units grow as the driver's
  * batches do, so an easy point wastes little); without an error yet, all
- * of them; else what reaches target_errors at the rate seen, and a margin. */
+ * of them; else what reaches target_errors at the rate seen, and 10%. */
 static uint64_t frames_needed(const sim_point *pt, const pstate *p, uint64_t dealt) {
   const uint64_t end = p->f.end;
   if (p->seen_frames == 0) return 2 * dealt + 1 < end ? 2 * dealt + 1 : end;
   if (p->seen_errors == 0) return end;
-  const double want = (double)p->seen_frames * (double)pt->target_errors / (double)p->seen_errors * 1.25 + 1.0;
+  const double want = (double)p->seen_frames * (double)pt->target_errors / (double)p->seen_errors * 1.1 + 1.0;
   uint64_t need = want >= (double)end ? end : (uint64_t)want;
   if (need < pt->min_frames) need = pt->min_frames;
   return need < end ? need : end;
@@ -339,6 +394,7 @@ static int unit_of(coord *k, size_t i, double bits_per_s, int level, unit_spec *
   if (level > MAYBE_SKIPPED && may_be_skipped(k, i)) return 0;
   if (p->redo != NO_CHUNK) {
     unit_spec_make(u, pt, i, p->redo, 1);
+    unit_spec_know(u, &p->f.tot); /* it is where the fold stands */
     p->redo = NO_CHUNK;
     return 1;
   }
@@ -364,6 +420,7 @@ static int unit_of(coord *k, size_t i, double bits_per_s, int level, unit_spec *
   } while (frames < want && p->next_chunk + n < stop_at && point_chunk_frames(pt, p->next_chunk + n) > 0 &&
            frames + point_chunk_frames(pt, p->next_chunk + n) <= UNIT_MAX_FRAMES);
   unit_spec_make(u, pt, i, p->next_chunk, n);
+  if (p->next_chunk == p->f.k) unit_spec_know(u, &p->f.tot); /* it starts where the fold stands */
   p->next_chunk += n;
   return 1;
 }
@@ -382,6 +439,7 @@ static int choose(coord *k, int rank, unit_spec *u) {
       if (unit_of(k, i, r->bits_per_s, level, u)) goto dealt;
   return 0;
 dealt:
+  r->q[r->out] = *u;
   r->last_point = u->point;
   r->out++;
   k->p[u->point].out++;
@@ -437,9 +495,10 @@ static int serve(coord *k) {
     unit_spec want = {0};
     if (h.u.point < k->c->n_points && h.u.chunks > 0 && h.u.chunks < (1u << 30))
       unit_spec_make(&want, &k->c->points[h.u.point], h.u.point, h.u.first_chunk, h.u.chunks);
-    const sim_point *pt = (size_t)bytes == sizeof h + h.bytes && want.chunks && !memcmp(&want, &h.u, sizeof want)
-                              ? &k->c->points[h.u.point]
-                              : NULL;
+    /* (a unit with a known prefix may come back cut at its stop) */
+    const int fits = want.chunks && want.offset == h.u.offset &&
+                     (h.u.known ? h.u.frames <= want.frames : h.u.frames == want.frames);
+    const sim_point *pt = (size_t)bytes == sizeof h + h.bytes && fits ? &k->c->points[h.u.point] : NULL;
     uint32_t *e = pt ? malloc(sizeof(uint32_t) * (size_t)(h.u.frames + 1) * (size_t)(pt->p.tx + 1)) : NULL;
     if (!e || frame_decode(buf + sizeof h, h.bytes, h.u.frames, pt->p.tx, e, e + h.u.frames * (uint64_t)pt->p.tx)) {
       fprintf(stderr, "ofdmsim: error: rank %d sent a result that does not decode\n", from);
@@ -496,8 +555,10 @@ static void deal_remote(coord *k) {
   for (int rank = 1; rank < k->j->size; rank++) {
     rstate *r = &k->r[rank];
     unit_spec u;
-    while (r->hello && !r->bye && r->out < DEPTH && choose(k, rank, &u))
-      MPI_Send(&u, sizeof u, MPI_BYTE, rank, TAG_UNIT, MPI_COMM_WORLD);
+    while (r->hello && !r->bye && r->out < DEPTH && choose(k, rank, &u)) {
+      const order o = {ORDER_UNIT, u};
+      MPI_Send(&o, sizeof o, MPI_BYTE, rank, TAG_ORDER, MPI_COMM_WORLD);
+    }
   }
 }
 
@@ -547,8 +608,8 @@ static void begin_points(coord *k) {
 /* Stops every worker and takes what they still send (results that arrive are
  * folded or saved ahead). */
 static void stop_workers(coord *k) {
-  const unit_spec stop = {.point = NO_POINT};
-  for (int rank = 1; rank < k->j->size; rank++) MPI_Send(&stop, sizeof stop, MPI_BYTE, rank, TAG_UNIT, MPI_COMM_WORLD);
+  const order stop = {.what = ORDER_STOP};
+  for (int rank = 1; rank < k->j->size; rank++) MPI_Send(&stop, sizeof stop, MPI_BYTE, rank, TAG_ORDER, MPI_COMM_WORLD);
   for (;;) {
     int all = 1;
     for (int rank = 1; rank < k->j->size; rank++) all &= k->r[rank].bye;
@@ -572,6 +633,7 @@ static int run_coordinator(const mpi_job *j, const sim_config *c, const run_opti
   k.r = calloc((size_t)j->size, sizeof *k.r);
   k.stats = calloc((size_t)j->size, sizeof *k.stats);
   k.x = unit_exec_create(c, o->backend, o->threads);
+  if (k.x) unit_exec_pace(k.x, 0.05); /* rank 0 answers its ranks between batches */
   if (!k.p || !k.r || !k.stats || !k.x) {
     fprintf(stderr, "ofdmsim: error: out of memory\n");
     MPI_Abort(MPI_COMM_WORLD, 1);

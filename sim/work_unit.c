@@ -21,17 +21,30 @@ struct unit_exec {
   uint32_t *errors, *fallbacks; /* u.frames * tx, u.frames */
   uint64_t held;          /* frames those hold room for */
   work_cost cost;
+  double pace;            /* seconds a batch may take, 0: any */
+  double frames_per_s;    /* measured on the last batches */
+  point_fold f;           /* with a known prefix: where the stop falls */
+  uint64_t next;          /* then: the next batch's size */
 };
 
 void unit_spec_make(unit_spec *u, const sim_point *pt, uint64_t point, uint64_t k, uint64_t chunks) {
   uint64_t off, len;
   chunk_range(pt, k, &off, &len);
+  memset(u, 0, sizeof *u);
   u->point = point;
   u->first_chunk = k;
   u->chunks = chunks;
   u->offset = off;
   u->frames = 0;
   for (uint64_t j = 0; j < chunks; j++) u->frames += point_chunk_frames(pt, k + j);
+}
+
+void unit_spec_know(unit_spec *u, const tally *t) {
+  u->known = 1;
+  u->pre_frames = t->frames;
+  u->pre_bits = t->bits;
+  u->pre_errors = t->bit_errors;
+  u->pre_sum_sq = t->sum_sq;
 }
 
 unit_exec *unit_exec_create(const sim_config *c, const char *backend, int threads) {
@@ -84,6 +97,16 @@ static int backend_for(unit_exec *x, uint64_t i, char *err, size_t errlen) {
   return 0;
 }
 
+/* Starts the fold of a unit whose prefix is known. */
+static void fold_from_prefix(unit_exec *x) {
+  const unit_spec *u = &x->u;
+  const tally prefix = {.frames = u->pre_frames, .bits = u->pre_bits, .bit_errors = u->pre_errors,
+                        .sum_sq = u->pre_sum_sq};
+  point_fold_init(&x->f, &x->c->points[u->point], u->first_chunk, &prefix, 1);
+}
+
+void unit_exec_pace(unit_exec *x, double seconds) { x->pace = seconds; }
+
 int unit_exec_start(unit_exec *x, const unit_spec *u, char *err, size_t errlen) {
   if (u->point >= x->c->n_points) return snprintf(err, errlen, "no point %llu", (unsigned long long)u->point), -1;
   if (backend_for(x, u->point, err, errlen)) return -1;
@@ -99,7 +122,28 @@ int unit_exec_start(unit_exec *x, const unit_spec *u, char *err, size_t errlen) 
   x->u = *u;
   x->done = 0;
   memset(&x->cost, 0, sizeof x->cost);
+  if (u->known) {
+    fold_from_prefix(x);
+    /* the driver's batch sizes: powers of two, from the one below the offset */
+    x->next = 1;
+    while (x->next * 2 <= u->offset + 1) x->next *= 2;
+  }
   return 0;
+}
+
+void unit_exec_know(unit_exec *x, const unit_spec *known) {
+  if (x->u.known || !known->known) return;
+  x->u.known = 1;
+  x->u.pre_frames = known->pre_frames;
+  x->u.pre_bits = known->pre_bits;
+  x->u.pre_errors = known->pre_errors;
+  x->u.pre_sum_sq = known->pre_sum_sq;
+  fold_from_prefix(x);
+  x->next = x->b_cap;
+  uint64_t used = x->done;
+  const work_cost none = {0};
+  point_fold_frames(&x->f, x->errors, x->fallbacks, x->done, &none, NULL, NULL, &used);
+  if (x->f.stop) x->u.frames = x->done = used; /* the stop lies behind: done */
 }
 
 int unit_exec_step(unit_exec *x, char *err, size_t errlen) {
@@ -108,18 +152,33 @@ int unit_exec_step(unit_exec *x, char *err, size_t errlen) {
   const uint64_t tx = (uint64_t)pt->p.tx;
   uint64_t n = x->u.frames - x->done;
   if (n > x->b_cap) n = x->b_cap;
+  if (x->u.known && n > x->next) n = x->next;
+  if (x->pace > 0 && x->frames_per_s > 0) {
+    const double most = x->frames_per_s * x->pace;
+    if ((double)n > most) n = most < 1 ? 1 : (uint64_t)most;
+  }
   batch_result br = {.errors = x->batch, .fallbacks = x->batch + x->b_cap * tx};
   const double t0 = clock_seconds();
   if (backend_run(x->b, pt->first_frame + x->u.offset + x->done, n, &br)) {
     snprintf(err, errlen, "the %s backend failed: %s", backend_name(x->b), backend_error(x->b));
     return -1;
   }
-  x->cost.seconds += clock_seconds() - t0;
+  const double dt = clock_seconds() - t0;
+  x->cost.seconds += dt;
+  if (dt > 0) x->frames_per_s = (double)n / dt;
   x->cost.inversions += br.inversions;
   stage_times_add(&x->cost.t, &br.t, 1.0);
   memcpy(x->errors + x->done * tx, br.errors, sizeof(uint32_t) * (size_t)(n * tx));
   memcpy(x->fallbacks + x->done, br.fallbacks, sizeof(uint32_t) * (size_t)n);
+  if (x->u.known) {
+    uint64_t used = n;
+    const work_cost none = {0};
+    point_fold_frames(&x->f, br.errors, br.fallbacks, n, &none, NULL, NULL, &used);
+    if (x->f.stop) n = used; /* the unit ends at the stop */
+    if (x->next < x->b_cap) x->next *= 2;
+  }
   x->done += n;
+  if (x->u.known && x->f.stop) x->u.frames = x->done;
   return x->done < x->u.frames;
 }
 

@@ -20,10 +20,18 @@ typedef struct unit_spec {
   uint64_t point;         /* index into the config's points */
   uint64_t first_chunk, chunks;
   uint64_t offset, frames; /* the frames: point first_frame + offset, ... (chunk aligned, cut at the point's end) */
+  /* When the unit starts where the point's fold stands, its prefix (the
+   * counts the stopping rules see): the unit then stops at the frame where a
+   * rule fires, as the driver does, and comes back with fewer frames. */
+  uint64_t known, pre_frames, pre_bits, pre_errors;
+  double pre_sum_sq;
 } unit_spec;
 
-/* The unit of `chunks` chunks of point pt from chunk k: its frame range. */
+/* The unit of `chunks` chunks of point pt from chunk k: its frame range
+ * (prefix unknown). */
 void unit_spec_make(unit_spec *u, const sim_point *pt, uint64_t point, uint64_t k, uint64_t chunks);
+/* Gives u the prefix t (the point's closed chunks before it). */
+void unit_spec_know(unit_spec *u, const tally *t);
 
 typedef struct unit_exec unit_exec;
 
@@ -32,11 +40,23 @@ typedef struct unit_exec unit_exec;
 unit_exec *unit_exec_create(const sim_config *c, const char *backend, int threads);
 void unit_exec_destroy(unit_exec *x);
 
+/* Batches of at most about `seconds` each (0: no limit), so that the caller
+ * (the MPI coordinator, which computes too) gets back to its messages often. */
+void unit_exec_pace(unit_exec *x, double seconds);
+
 /* Begins unit u (the backend made or kept). 0, or -1 with the reason in err. */
 int unit_exec_start(unit_exec *x, const unit_spec *u, char *err, size_t errlen);
 /* Runs one batch of the unit begun: 1 while frames remain, 0 when the unit
- * is done, -1 with the reason in err on a backend failure. */
+ * is done (with a known prefix, maybe early: its spec's frames cut at the
+ * stop), -1 with the reason in err on a backend failure. Batches of a unit
+ * with a known prefix grow from one frame as the driver's do, so an easy
+ * point stops early; the others take the backend's largest. */
 int unit_exec_step(unit_exec *x, char *err, size_t errlen);
+
+/* The prefix of the unit under way came (unit_spec_know'n in `known`):
+ * from here on it stops at its stop, which may lie in the frames already
+ * computed (the unit is then done). */
+void unit_exec_know(unit_exec *x, const unit_spec *known);
 
 /* The unit done (or under way): its spec, per-frame counts (errors[i*tx + s],
  * fallbacks[i] of frame offset + i), its cost so far and the backend's name. */

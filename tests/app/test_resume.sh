@@ -17,8 +17,10 @@ ofdm = { subcarriers = 64; symbols = 2; };
 CFG
 run() { "$OFDMSIM" "$tmp/r.cfg" -q "$@" >/dev/null 2>>"$tmp/stderr"; }
 
+t0=$(date +%s%N)
 run -o "$tmp/full.csv"
 check "the uninterrupted run finishes" test $? -eq 0 -a -s "$tmp/full.csv"
+full_ms=$((($(date +%s%N) - t0) / 1000000 + 1))
 
 # Parses: a header and whole rows with as many fields as the header.
 parses() {
@@ -32,15 +34,16 @@ json_parses() {
 }
 
 # Kill -9 at random moments, resuming each time, until a run ends by itself.
-# The delays grow by 0.1 s a try, so a slow start (a GPU's, or a sanitizer
-# build's) still leaves each run time to save chunks.
+# The delays are random within a third of the uninterrupted run's time and
+# grow by a tenth of it a try, so each run has time to save chunks whatever
+# this machine's (or a sanitizer build's) speed.
 kills=0 rc=1 first=1
 RANDOM=11
 for attempt in $(seq 0 59); do
   if [ $first = 1 ]; then opts=(); first=0; else opts=(--resume); fi
   "$OFDMSIM" "$tmp/r.cfg" -q -o "$tmp/part.csv" "${opts[@]}" >/dev/null 2>>"$tmp/stderr" &
   pid=$!
-  ms=$((RANDOM % 600 + 50 + 100 * attempt))
+  ms=$((RANDOM % (full_ms / 3 + 1) + 30 + full_ms * attempt / 10))
   sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
   if kill -9 "$pid" 2>/dev/null; then
     wait "$pid" 2>/dev/null
