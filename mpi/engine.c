@@ -18,10 +18,11 @@
 
 /* Messages. Rank 0 sends orders (TAG_ORDER): a unit to compute, the prefix
  * of a unit dealt before its prefix was known (the rank then stops it at its
- * stop rather than compute past it), or stop (the worker finishes its sends,
+ * stop rather than compute past it), the cancel of a point's units (it
+ * stopped: they are dropped unsent), or stop (the worker finishes its sends,
  * says bye and returns). */
 enum { TAG_HELLO = 1, TAG_ORDER, TAG_RESULT, TAG_FAIL, TAG_SIGNAL, TAG_BYE };
-enum { ORDER_UNIT = 1, ORDER_PREFIX, ORDER_STOP };
+enum { ORDER_UNIT = 1, ORDER_PREFIX, ORDER_CANCEL, ORDER_STOP };
 typedef struct order {
   uint64_t what;
   unit_spec u;
@@ -61,6 +62,7 @@ typedef struct worker {
   unit_exec *x;
   unit_spec q[DEPTH + 1];
   int nq, stopping, running; /* running: q[0] is under way in x */
+  int cancelled;             /* q[0]'s point was cancelled while under way */
   order inbox;
   MPI_Request rreq, sreq;
   uint8_t *out;
@@ -91,8 +93,21 @@ static int worker_poll(worker *w) {
     w->stopping = 1;
     return 1;
   }
-  if (w->inbox.what == ORDER_PREFIX) worker_know(w, &w->inbox.u);
-  else if (w->nq <= DEPTH) w->q[w->nq++] = w->inbox.u;
+  if (w->inbox.what == ORDER_PREFIX) {
+    worker_know(w, &w->inbox.u);
+  } else if (w->inbox.what == ORDER_CANCEL) {
+    for (int i = w->nq - 1; i >= 0; i--) {
+      if (w->q[i].point != w->inbox.u.point) continue;
+      if (i == 0 && w->running) {
+        w->cancelled = 1; /* dropped by the loop */
+        continue;
+      }
+      memmove(w->q + i, w->q + i + 1, sizeof *w->q * (size_t)(w->nq - i - 1));
+      w->nq--;
+    }
+  } else if (w->nq <= DEPTH) {
+    w->q[w->nq++] = w->inbox.u;
+  }
   MPI_Irecv(&w->inbox, sizeof w->inbox, MPI_BYTE, 0, TAG_ORDER, MPI_COMM_WORLD, &w->rreq);
   return 1;
 }
@@ -158,7 +173,8 @@ static int run_worker(const mpi_job *j, const sim_config *c, const run_options *
     char err[600] = "";
     int step = unit_exec_start(w.x, &w.q[0], err, sizeof err) ? -1 : 1;
     w.running = step == 1;
-    while (step == 1 && !w.stopping && !sweep_interrupted()) {
+    w.cancelled = 0;
+    while (step == 1 && !w.stopping && !w.cancelled && !sweep_interrupted()) {
       step = unit_exec_step(w.x, err, sizeof err);
       worker_poll(&w);
       int sent;
@@ -169,7 +185,7 @@ static int run_worker(const mpi_job *j, const sim_config *c, const run_options *
       snprintf(msg, sizeof msg, "point %llu: %s", (unsigned long long)w.q[0].point, err);
       worker_send(&w, TAG_FAIL, msg, strlen(msg) + 1);
       rc = 1;
-    } else if (step == 0) {
+    } else if (step == 0 && !w.cancelled) {
       worker_send_result(&w, c);
     }
     w.running = 0;
@@ -273,6 +289,29 @@ static void tell_prefix(coord *k, size_t i) {
   }
 }
 
+/* Point i stopped: its units still out are of no use; their ranks drop them
+ * (rank 0 at once, the others at their next batch) and take other work. */
+static void cancel_units(coord *k, size_t i) {
+  for (int rank = 0; rank < k->j->size; rank++) {
+    rstate *r = &k->r[rank];
+    int had = 0;
+    for (int q = r->out - 1; q >= 0; q--) {
+      if (r->q[q].point != i) continue;
+      memmove(r->q + q, r->q + q + 1, sizeof *r->q * (size_t)(r->out - q - 1));
+      r->out--;
+      k->p[i].out--;
+      had = 1;
+    }
+    if (!had) continue;
+    if (rank == 0) {
+      if (k->local_busy && unit_exec_spec(k->x)->point == i) k->local_busy = 0;
+    } else {
+      const order o = {.what = ORDER_CANCEL, .u = {.point = i}};
+      MPI_Send(&o, sizeof o, MPI_BYTE, rank, TAG_ORDER, MPI_COMM_WORLD);
+    }
+  }
+}
+
 /* Folds point i's held units that continue its prefix. */
 static void advance(coord *k, size_t i) {
   pstate *p = &k->p[i];
@@ -299,6 +338,7 @@ static void advance(coord *k, size_t i) {
     p->done = 1;
     res->stop = p->f.stop;
     drop_held(p);
+    cancel_units(k, i);
   }
   tell_prefix(k, i);
 }
@@ -316,14 +356,14 @@ static void take_result(coord *k, int rank, const result_head *h, const uint32_t
   snprintf(st->backend, sizeof st->backend, "%s", h->backend);
   if (h->cost.seconds > 0)
     r->bits_per_s = (double)(h->u.frames * link_bits_per_frame(&pt->p)) / h->cost.seconds;
-  for (int q = 0; q < r->out; q++) /* no longer out */
+  pstate *p = &k->p[h->u.point];
+  for (int q = 0; q < r->out; q++) /* no longer out (a cancelled one was not) */
     if (r->q[q].point == h->u.point && r->q[q].first_chunk == h->u.first_chunk) {
       memmove(r->q + q, r->q + q + 1, sizeof *r->q * (size_t)(r->out - q - 1));
+      r->out--;
+      p->out--;
       break;
     }
-  r->out--;
-  pstate *p = &k->p[h->u.point];
-  p->out--;
   if (p->done || h->u.first_chunk < p->f.k) return; /* past the stop, or done again */
   const int tx = pt->p.tx;
   held *e = calloc(1, sizeof *e);

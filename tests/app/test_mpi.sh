@@ -68,10 +68,17 @@ ranks_of() {
     [ -n "$r" ] && echo "$c $r"
   done
 }
-# Waits until the job's journal $1 holds a random number of records, from
-# 10 to 30 (of the 70 or so the run writes): the job is well under way.
+# The runs to interrupt: A with five times its bits, long enough that the
+# stop (mpirun forwards a signal after a second or so) lands mid-run.
+l=("${a[@]}" --set simulation.max_bits=6e7)
+"$OFDMSIM" configs/default.cfg "${l[@]}" -o "$tmp/l.csv" >/dev/null 2>&1
+mpi 2 "$OFDMSIM" configs/default.cfg "${l[@]}" -o "$tmp/l2.csv" >/dev/null 2>&1
+check "the long run on 2 ranks = its plain run" cmp -s <(csv_counts "$tmp/l.csv") <(csv_counts "$tmp/l2.csv")
+# Waits until the job's journal $1 holds a random share, 15% to 50%, of the
+# records the 2-rank run wrote: the job is well under way, far from its end.
+records=$(wc -l <"$tmp/l2.journal")
 nap() {
-  local want=$((10 + RANDOM % 21))
+  local want=$((records * (15 + RANDOM % 36) / 100))
   for _ in $(seq 500); do
     [ -s "$1" ] && [ "$(wc -l <"$1")" -gt "$want" ] && return 0
     sleep 0.02
@@ -79,7 +86,7 @@ nap() {
 }
 
 # SIGINT to mpirun: every rank stops, rank 0 saves, --resume on 3 ranks completes.
-mpi_bg 2 "$OFDMSIM" configs/default.cfg "${a[@]}" -o "$tmp/int.csv" >/dev/null 2>"$tmp/int.err"
+mpi_bg 2 "$OFDMSIM" configs/default.cfg "${l[@]}" -o "$tmp/int.csv" >/dev/null 2>"$tmp/int.err"
 pid=$!
 nap "$tmp/int.journal"
 kill -INT "$pid"
@@ -92,15 +99,15 @@ check "SIGINT: rank 0 saved the partial point as interrupted" \
   test "$(csv_cols "$tmp/int.csv" stop | tail -1)" = "interrupted"
 check "SIGINT: the JSON parses" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/int.json"
 unlocked "$tmp/int.journal"
-mpi 3 "$OFDMSIM" configs/default.cfg "${a[@]}" -o "$tmp/int.csv" --resume >/dev/null 2>"$tmp/int2.err"
+mpi 3 "$OFDMSIM" configs/default.cfg "${l[@]}" -o "$tmp/int.csv" --resume >/dev/null 2>"$tmp/int2.err"
 check "SIGINT, then --resume on 3 ranks exits 0 ($(tail -2 "$tmp/int2.err"))" test $? -eq 0
-check "SIGINT, then --resume on 3 ranks = the plain run" cmp -s <(csv_counts "$tmp/a.csv") <(csv_counts "$tmp/int.csv")
+check "SIGINT, then --resume on 3 ranks = the plain run" cmp -s <(csv_counts "$tmp/l.csv") <(csv_counts "$tmp/int.csv")
 
 # kill -9 of one rank, a worker then the coordinator: the job ends with an
 # error naming the rank; --resume (plain, then 2 ranks) reaches the same totals.
 for victim in 1 0; do
   out="$tmp/kill$victim"
-  mpi_bg 3 "$OFDMSIM" configs/default.cfg "${a[@]}" -o "$out.csv" >/dev/null 2>"$out.err"
+  mpi_bg 3 "$OFDMSIM" configs/default.cfg "${l[@]}" -o "$out.csv" >/dev/null 2>"$out.err"
   pid=$!
   nap "$out.journal"
   killed=0
@@ -112,12 +119,12 @@ for victim in 1 0; do
   check "rank $victim killed mid-run (killed $killed, mpirun exit $rc)" test $killed = 1 -a $rc -ne 0
   check "rank $victim killed: mpirun names it" grep -q "process rank $victim .*signal 9" "$out.err"
   check "rank $victim killed: the journal is released" unlocked "$out.journal"
-  "$OFDMSIM" configs/default.cfg "${a[@]}" -o "$out.csv" --resume >/dev/null 2>"$out.r1"
+  "$OFDMSIM" configs/default.cfg "${l[@]}" -o "$out.csv" --resume >/dev/null 2>"$out.r1"
   check "rank $victim killed: a plain --resume = the plain run" \
-    cmp -s <(csv_counts "$tmp/a.csv") <(csv_counts "$out.csv")
-  mpi 2 "$OFDMSIM" configs/default.cfg "${a[@]}" -o "$out.csv" --resume >/dev/null 2>"$out.r2"
+    cmp -s <(csv_counts "$tmp/l.csv") <(csv_counts "$out.csv")
+  mpi 2 "$OFDMSIM" configs/default.cfg "${l[@]}" -o "$out.csv" --resume >/dev/null 2>"$out.r2"
   check "rank $victim killed: --resume on 2 ranks after it changes nothing" \
-    cmp -s <(csv_counts "$tmp/a.csv") <(csv_counts "$out.csv")
+    cmp -s <(csv_counts "$tmp/l.csv") <(csv_counts "$out.csv")
 done
 
 # A config error: exit 2, said once (by rank 0), nothing written.
