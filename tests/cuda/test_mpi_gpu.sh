@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The MPI engine on one GPU: two ranks share it (with the warning that says
+# so) and give the counts of one plain CUDA run, point for point; each rank
+# reports its throughput. Labelled gpu; skipped (77) without the MPI engine,
+# mpirun or a usable GPU.
+set -u
+: "${OFDMSIM:?set by ctest}" "${OFDMSIM_SOURCE_DIR:?set by ctest}"
+source "$(dirname "${BASH_SOURCE[0]}")/../support/harness.sh"
+cd "$OFDMSIM_SOURCE_DIR" || exit 1
+if [ "${OFDMSIM_HAVE_MPI:-0}" != 1 ] || ! command -v mpirun >/dev/null; then
+  echo "test_mpi_gpu: skipped: this build has no MPI engine or there is no mpirun"
+  exit 77
+fi
+if ! "$OFDMSIM" configs/default.cfg -q --set simulation.backend=cuda --set simulation.max_bits=1 >/dev/null 2>&1; then
+  echo "test_mpi_gpu: skipped: no usable GPU"
+  exit 77
+fi
+source "$(dirname "${BASH_SOURCE[0]}")/../support/mpi_env.sh"
+
+# A sweep with easy points and hard ones, several chunks each on the GPU too.
+args=(-q --set simulation.backend=cuda --set 'simulation.snr_db=[0.0, 10.0, 30.0]' --set simulation.target_errors=200000
+      --set simulation.max_bits=2e9)
+t0=$(date +%s%N)
+"$OFDMSIM" configs/default.cfg "${args[@]}" -o "$tmp/plain.csv" >"$tmp/plain.out" 2>"$tmp/plain.err"
+check "the plain CUDA run (exit $?)" test -s "$tmp/plain.csv"
+t1=$(date +%s%N)
+mpirun --oversubscribe -np 2 "$OFDMSIM" configs/default.cfg "${args[@]}" -o "$tmp/two.csv" >"$tmp/two.out" 2>"$tmp/two.err"
+rc=$?
+t2=$(date +%s%N)
+check "2 ranks on the GPU exit 0 (got $rc: $(tail -3 "$tmp/two.err"))" test $rc -eq 0
+check "2 ranks sharing the GPU = the plain run, every count" cmp -s <(csv_counts "$tmp/plain.csv") <(csv_counts "$tmp/two.csv")
+check "the ranks say they share the GPU" grep -q '2 ranks on this node share its 1 GPU' "$tmp/two.err"
+check "both ranks computed on the GPU" test "$(grep -c '^# rank [01] on .*(cuda)' "$tmp/two.out")" -eq 2
+bits=$(csv_cols "$tmp/plain.csv" bits | paste -sd+ | bc)
+echo "plain: $(( (t1 - t0) / 1000000 )) ms, 2 ranks: $(( (t2 - t1) / 1000000 )) ms, $bits bits kept"
+grep '^# rank' "$tmp/two.out"
+finish
