@@ -11,11 +11,8 @@ set -u
 : "${OFDMSIM:?set by ctest}" "${OFDMSIM_SOURCE_DIR:?set by ctest}"
 source "$(dirname "${BASH_SOURCE[0]}")/../support/harness.sh"
 cd "$OFDMSIM_SOURCE_DIR" || exit 1
-if [ "${OFDMSIM_HAVE_MPI:-0}" != 1 ] || ! command -v mpirun >/dev/null; then
-  echo "test_mpi: skipped: this build has no MPI engine or there is no mpirun"
-  exit 77
-fi
 source "$(dirname "${BASH_SOURCE[0]}")/../support/mpi_env.sh"
+mpi_test_or_skip test_mpi
 
 # Two ranks or three on CI's two cores: oversubscribed, one thread each.
 mpi() { mpirun --oversubscribe -np "$@"; }

@@ -7,15 +7,12 @@ set -u
 : "${OFDMSIM:?set by ctest}" "${OFDMSIM_SOURCE_DIR:?set by ctest}"
 source "$(dirname "${BASH_SOURCE[0]}")/../support/harness.sh"
 cd "$OFDMSIM_SOURCE_DIR" || exit 1
-if [ "${OFDMSIM_HAVE_MPI:-0}" != 1 ] || ! command -v mpirun >/dev/null; then
-  echo "test_mpi_gpu: skipped: this build has no MPI engine or there is no mpirun"
-  exit 77
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/../support/mpi_env.sh"
+mpi_test_or_skip test_mpi_gpu
 if ! "$OFDMSIM" configs/default.cfg -q --set simulation.backend=cuda --set simulation.max_bits=1 >/dev/null 2>&1; then
   echo "test_mpi_gpu: skipped: no usable GPU"
   exit 77
 fi
-source "$(dirname "${BASH_SOURCE[0]}")/../support/mpi_env.sh"
 
 # A sweep with easy points and hard ones, several chunks each on the GPU too.
 args=(-q --set simulation.backend=cuda --set 'simulation.snr_db=[0.0, 10.0, 30.0]' --set simulation.target_errors=200000
