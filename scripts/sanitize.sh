@@ -21,7 +21,7 @@ t0=$(date +%s)
 rc=0
 (cd "$build" && ctest --output-on-failure -j"$(nproc)" "$@") || rc=$?
 # A log that only lists the suppressions used (Open MPI's leaks) is no report.
-n=$(grep -lE 'ERROR|runtime error' -r "$reports" 2>/dev/null | wc -l)
+n=$( (grep -lE 'ERROR|runtime error' -r "$reports" 2>/dev/null || true) | wc -l)
 echo "sanitize: ctest exit $rc, $n sanitizer report(s), $(( $(date +%s) - t0 )) s"
 if [ "$n" -gt 0 ]; then
   for f in $(grep -lE 'ERROR|runtime error' -r "$reports"); do echo "== $f"; head -n 30 "$f"; done
