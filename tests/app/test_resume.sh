@@ -34,16 +34,17 @@ json_parses() {
 }
 
 # Kill -9 at random moments, resuming each time, until a run ends by itself.
-# The delays are random within a third of the uninterrupted run's time and
-# grow by a tenth of it a try, so each run has time to save chunks whatever
-# this machine's (or a sanitizer build's) speed.
+# The delays are random within a sixth of the uninterrupted run's time and
+# grow by a twentieth of it a try: several kills land before the end, and each
+# run has time to save chunks, whatever this machine's (or a sanitizer
+# build's) speed.
 kills=0 rc=1 first=1
 RANDOM=11
 for attempt in $(seq 0 59); do
   if [ $first = 1 ]; then opts=(); first=0; else opts=(--resume); fi
   "$OFDMSIM" "$tmp/r.cfg" -q -o "$tmp/part.csv" "${opts[@]}" >/dev/null 2>>"$tmp/stderr" &
   pid=$!
-  ms=$((RANDOM % (full_ms / 3 + 1) + 30 + full_ms * attempt / 10))
+  ms=$((RANDOM % (full_ms / 6 + 1) + 20 + full_ms * attempt / 20))
   sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
   if kill -9 "$pid" 2>/dev/null; then
     wait "$pid" 2>/dev/null
