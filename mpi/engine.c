@@ -312,23 +312,31 @@ static void cancel_units(coord *k, size_t i) {
   }
 }
 
+/* Folds the frames of a unit of point i that continues its prefix. */
+static void fold_unit(coord *k, size_t i, uint64_t frames, const uint32_t *errors, const uint32_t *fallbacks,
+                      const work_cost *cost, const char *backend) {
+  pstate *p = &k->p[i];
+  chunk_out out = {&k->s, i, backend, NULL};
+  if (point_fold_frames(&p->f, errors, fallbacks, frames, cost, sweep_chunk_sink, &out, NULL)) k->rc = 1;
+  snprintf(p->backend, sizeof p->backend, "%s", backend);
+}
+
 /* Folds point i's held units that continue its prefix. */
 static void advance(coord *k, size_t i) {
   pstate *p = &k->p[i];
   point_result *res = &k->s.results[i];
-  while (!p->done && p->held && p->held->u.first_chunk == p->f.k) {
+  while (!p->done && !p->f.stop && p->held && p->held->u.first_chunk == p->f.k) {
     held *h = p->held;
     p->held = h->next;
-    chunk_out out = {&k->s, i, h->backend, NULL};
     if (!h->errors) { /* from the journal: decided by its tally, or computed again */
+      chunk_out out = {&k->s, i, h->backend, NULL};
       const int r = point_fold_chunk(&p->f, &h->chunk, sweep_chunk_sink, &out);
       if (r == 1 || r < 0) p->redo = h->u.first_chunk;
       else if (r > 1) k->rc = 1;
-    } else if (point_fold_frames(&p->f, h->errors, h->fallbacks, h->u.frames, &h->cost, sweep_chunk_sink, &out,
-                                 NULL)) {
-      k->rc = 1;
+      snprintf(p->backend, sizeof p->backend, "%s", h->backend);
+    } else {
+      fold_unit(k, i, h->u.frames, h->errors, h->fallbacks, &h->cost, h->backend);
     }
-    snprintf(p->backend, sizeof p->backend, "%s", h->backend);
     free_held(h);
     if (p->redo != NO_CHUNK) break;
   }
@@ -366,6 +374,14 @@ static void take_result(coord *k, int rank, const result_head *h, const uint32_t
     }
   if (p->done || h->u.first_chunk < p->f.k) return; /* past the stop, or done again */
   const int tx = pt->p.tx;
+  for (uint64_t f = 0; f < h->u.frames * (uint64_t)tx; f++) p->seen_errors += errors[f];
+  p->seen_frames += h->u.frames;
+  if (h->u.first_chunk == p->f.k) { /* it continues the prefix: folded now, no copy */
+    fold_unit(k, h->u.point, h->u.frames, errors, fallbacks, &h->cost, h->backend);
+    advance(k, h->u.point);
+    return;
+  }
+  /* Ahead of its prefix: held, and into the journal now, so a kill does not lose it. */
   held *e = calloc(1, sizeof *e);
   if (e) {
     e->errors = malloc(sizeof(uint32_t) * (size_t)(h->u.frames ? h->u.frames : 1) * (size_t)tx);
@@ -382,18 +398,11 @@ static void take_result(coord *k, int rank, const result_head *h, const uint32_t
   e->u = h->u;
   e->cost = h->cost;
   snprintf(e->backend, sizeof e->backend, "%s", h->backend);
-  for (uint64_t f = 0; f < h->u.frames * (uint64_t)tx; f++) p->seen_errors += errors[f];
-  p->seen_frames += h->u.frames;
-  if (h->u.first_chunk != p->f.k) {
-    /* Ahead of its prefix: into the journal now, so a kill does not lose it. */
-    point_fold ahead;
-    point_fold_init(&ahead, pt, h->u.first_chunk, NULL, 0);
-    chunk_out out = {&k->s, h->u.point, e->backend, "ahead"};
-    if (point_fold_frames(&ahead, errors, fallbacks, h->u.frames, &h->cost, sweep_chunk_sink, &out, NULL))
-      k->rc = 1;
-  }
+  point_fold ahead;
+  point_fold_init(&ahead, pt, h->u.first_chunk, NULL, 0);
+  chunk_out out = {&k->s, h->u.point, e->backend, "ahead"};
+  if (point_fold_frames(&ahead, errors, fallbacks, h->u.frames, &h->cost, sweep_chunk_sink, &out, NULL)) k->rc = 1;
   insert_held(p, e);
-  advance(k, h->u.point);
 }
 
 /* Frames point i likely needs in all, from what came back so far: before

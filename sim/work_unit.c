@@ -15,7 +15,6 @@ struct unit_exec {
   backend *b;             /* for point b_point, NULL before the first unit */
   uint64_t b_point;
   uint64_t b_cap;         /* its batch limit */
-  uint32_t *batch;        /* b_cap * (tx + 1): one batch's errors, then fallbacks */
   unit_spec u;
   uint64_t done;          /* frames of u computed */
   uint32_t *errors, *fallbacks; /* u.frames * tx, u.frames */
@@ -59,8 +58,6 @@ unit_exec *unit_exec_create(const sim_config *c, const char *backend, int thread
 static void drop_backend(unit_exec *x) {
   backend_destroy(x->b);
   x->b = NULL;
-  free(x->batch);
-  x->batch = NULL;
 }
 
 void unit_exec_destroy(unit_exec *x) {
@@ -88,12 +85,6 @@ static int backend_for(unit_exec *x, uint64_t i, char *err, size_t errlen) {
   x->b_point = i;
   x->b_cap = x->b->ops->max_frames(x->b);
   if (c->batch_frames && c->batch_frames < x->b_cap) x->b_cap = c->batch_frames;
-  x->batch = malloc(sizeof(uint32_t) * (size_t)x->b_cap * ((size_t)pt->p.tx + 1));
-  if (!x->batch) {
-    snprintf(err, errlen, "out of memory");
-    drop_backend(x);
-    return -1;
-  }
   return 0;
 }
 
@@ -157,7 +148,8 @@ int unit_exec_step(unit_exec *x, char *err, size_t errlen) {
     const double most = x->frames_per_s * x->pace;
     if ((double)n > most) n = most < 1 ? 1 : (uint64_t)most;
   }
-  batch_result br = {.errors = x->batch, .fallbacks = x->batch + x->b_cap * tx};
+  /* the backend writes straight into the unit's per-frame counts */
+  batch_result br = {.errors = x->errors + x->done * tx, .fallbacks = x->fallbacks + x->done};
   const double t0 = clock_seconds();
   if (backend_run(x->b, pt->first_frame + x->u.offset + x->done, n, &br)) {
     snprintf(err, errlen, "the %s backend failed: %s", backend_name(x->b), backend_error(x->b));
@@ -168,8 +160,6 @@ int unit_exec_step(unit_exec *x, char *err, size_t errlen) {
   if (dt > 0) x->frames_per_s = (double)n / dt;
   x->cost.inversions += br.inversions;
   stage_times_add(&x->cost.t, &br.t, 1.0);
-  memcpy(x->errors + x->done * tx, br.errors, sizeof(uint32_t) * (size_t)(n * tx));
-  memcpy(x->fallbacks + x->done, br.fallbacks, sizeof(uint32_t) * (size_t)n);
   if (x->u.known) {
     uint64_t used = n;
     const work_cost none = {0};
