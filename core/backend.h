@@ -41,11 +41,26 @@ static inline void stage_times_add(stage_times *a, const stage_times *b, double 
 /* What one batch of frames produced. errors[f*tx + t] counts the bit errors of
  * stream t in frame first_frame + f; the caller cuts at the exact frame where a
  * stopping rule fires, so counts never depend on the batch size. */
+/* The unit of batch_result.gmi_loss: 2^-GMI_LOSS_SHIFT bits (the quantum
+ * of equalizer/soft.h's soft_loss_q). Integers, so that the per-frame sums
+ * do not depend on the order a GPU adds them in. */
+#define GMI_LOSS_SHIFT 24
+
 typedef struct batch_result {
   uint32_t *errors;      /* caller-owned, frames*tx */
   uint32_t *fallbacks;   /* caller-owned, frames, or NULL: REs of each frame
                             whose float Gram inverse was flagged singular and
                             that were equalised in double precision instead */
+  uint64_t *gmi_loss;    /* caller-owned, frames*tx, or NULL; with p.llr != off
+                            the GMI loss of stream t in frame f: the sum over
+                            its bits of soft_loss_q (equalizer/soft.h), in
+                            units of 2^-GMI_LOSS_SHIFT bits */
+  float *llr;            /* caller-owned or NULL: the batch's LLRs, frame by
+                            frame, RE by RE (symbol-major, subcarrier
+                            fastest), stream by stream, label bit 0 first:
+                            llr[((f*R_f + m)*tx + t)*bps + k] (needs p.llr != off) */
+  uint8_t *bits;         /* caller-owned or NULL (with llr): the transmitted
+                            bits in the same layout, 0 or 1 */
   uint64_t inversions;   /* matrices inverted in this batch */
   stage_times t;
 } batch_result;

@@ -8,8 +8,8 @@
   _Static_assert(sizeof names_ / sizeof *names_ == sizeof values_ / sizeof *values_, #table); \
   const name_table table = {(int)(sizeof names_ / sizeof *names_), names_, values_}
 
-static const char *const eq_n[] = {"zf", "mmse"};
-static const int eq_v[] = {EQ_ZF, EQ_MMSE};
+static const char *const eq_n[] = {"zf", "mmse", "mmse-sic", "kbest", "ml"};
+static const int eq_v[] = {EQ_ZF, EQ_MMSE, EQ_MMSE_SIC, EQ_KBEST, EQ_ML};
 NAME_TABLE(equalizer_names, eq_n, eq_v);
 
 static const char *const model_n[] = {"awgn", "rayleigh", "tdl"};
@@ -27,6 +27,10 @@ NAME_TABLE(ofdm_domain_names, domain_n, domain_v);
 static const char *const snr_n[] = {"ebno", "esno", "snr"};
 static const int snr_v[] = {SNR_EBNO, SNR_ESNO, SNR_SNR};
 NAME_TABLE(snr_kind_names, snr_n, snr_v);
+
+static const char *const llr_n[] = {"off", "maxlog", "exact"};
+static const int llr_v[] = {LLR_OFF, LLR_MAXLOG, LLR_EXACT};
+NAME_TABLE(llr_kind_names, llr_n, llr_v);
 
 static const char *const mod_n[] = {"bpsk", "qpsk", "16qam", "64qam", "256qam"};
 static const int mod_v[] = {1, 2, 4, 6, 8};
@@ -55,3 +59,4 @@ const char *channel_model_name(channel_model m) { return or_unknown(&channel_mod
 const char *pdp_kind_name(pdp_kind k) { return or_unknown(&pdp_kind_names, (int)k); }
 const char *ofdm_domain_name(ofdm_domain d) { return or_unknown(&ofdm_domain_names, (int)d); }
 const char *snr_kind_name(snr_def k) { return or_unknown(&snr_kind_names, (int)k); }
+const char *llr_kind_name(llr_kind k) { return or_unknown(&llr_kind_names, (int)k); }

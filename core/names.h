@@ -16,7 +16,8 @@ typedef struct name_table {
   const int *values;
 } name_table;
 
-extern const name_table equalizer_names;     /* eq_kind: zf, mmse */
+extern const name_table equalizer_names;     /* eq_kind: zf, mmse, mmse-sic, kbest, ml */
+extern const name_table llr_kind_names;      /* llr_kind: off, maxlog, exact */
 extern const name_table channel_model_names; /* channel_model: awgn, rayleigh, tdl */
 extern const name_table pdp_kind_names;      /* pdp_kind: exp, tdl-a, tdl-b, tdl-c */
 extern const name_table ofdm_domain_names;   /* ofdm_domain: frequency, time */
@@ -31,6 +32,7 @@ const char *value_to_name(const name_table *t, int value);
 /* The same, "unknown" for a value outside the enumeration. */
 const char *modulation_name_of_bps(int bps);
 const char *equalizer_name(eq_kind e);
+const char *llr_kind_name(llr_kind k);
 const char *channel_model_name(channel_model m);
 const char *pdp_kind_name(pdp_kind k);
 const char *ofdm_domain_name(ofdm_domain d);

@@ -46,7 +46,9 @@ static const char *const plain_names[LP_COUNT] = {
     [LP_CSI_ERROR_VAR] = "CSI error variance", [LP_PDP] = "power-delay profile",
     [LP_MODEL] = "channel model",     [LP_DOMAIN] = "OFDM domain",
     [LP_CP_LENGTH] = "cyclic prefix", [LP_RHO_TX] = "spatial correlation rho_tx",
-    [LP_RHO_RX] = "spatial correlation rho_rx", [LP_K_FACTOR] = "Rician k_factor"};
+    [LP_RHO_RX] = "spatial correlation rho_rx", [LP_K_FACTOR] = "Rician k_factor",
+    [LP_EQUALIZER] = "detector",      [LP_LLR] = "soft output",
+    [LP_KBEST_K] = "K-best list size", [LP_LLR_CLIP] = "LLR clip"};
 
 typedef struct verdict {
   const char *const *names;
@@ -131,6 +133,27 @@ static int modem_ok(const verdict *v, const link_params *p) {
               name_of(v, LP_SUBCARRIERS), p->subcarriers, p->cp_length);
 }
 
+/* The detector and its soft output: kbest and ml search the QR of H (rx >=
+ * tx), ml's M^tx candidates are bounded, and their LLRs are max-log. */
+static int receiver_ok(const verdict *v, const link_params *p) {
+  if (p->equalizer < EQ_ZF || p->equalizer > EQ_ML)
+    return fail(v, LP_EQUALIZER, "expected zf, mmse, mmse-sic, kbest or ml, got %d", (int)p->equalizer);
+  if ((p->equalizer == EQ_KBEST || p->equalizer == EQ_ML) && p->rx < p->tx)
+    return fail(v, LP_EQUALIZER, "\"%s\" needs rx >= tx, got tx = %d, rx = %d", equalizer_name(p->equalizer),
+                p->tx, p->rx);
+  if (p->equalizer == EQ_ML && p->bps * p->tx > 16)
+    return fail(v, LP_EQUALIZER, "\"ml\" enumerates M^tx candidates, expected at most 2^16, got 2^%d",
+                p->bps * p->tx);
+  if (p->llr < LLR_OFF || p->llr > LLR_EXACT)
+    return fail(v, LP_LLR, "expected off, maxlog or exact, got %d", (int)p->llr);
+  if ((p->equalizer == EQ_KBEST || p->equalizer == EQ_ML) && p->llr == LLR_EXACT)
+    return fail(v, LP_LLR, "expected off or maxlog with \"%s\", got exact", equalizer_name(p->equalizer));
+  if (p->equalizer != EQ_KBEST) return 0;
+  if (int_in(v, LP_KBEST_K, p->kbest_k, 1, LINK_MAX_KBEST)) return -1;
+  if (p->llr_clip > 0.0 && p->llr_clip <= 64.0) return 0;
+  return fail(v, LP_LLR_CLIP, "expected a number in (0, 64], got %g", p->llr_clip);
+}
+
 int link_params_diagnose(const link_params *p, const char *const *names, link_param *blame, char *err,
                          size_t errlen) {
   const verdict v = {names, blame, err, errlen};
@@ -140,6 +163,7 @@ int link_params_diagnose(const link_params *p, const char *const *names, link_pa
   if (variance(&v, LP_N0, p->n0) || variance(&v, LP_CSI_ERROR_VAR, p->csi_error_var)) return -1;
   if (spatial_ok(&v, p)) return -1;
   if (p->model == CH_TDL && pdp_ok(&v, &p->pdp)) return -1;
+  if (receiver_ok(&v, p)) return -1;
   return modem_ok(&v, p);
 }
 

@@ -17,7 +17,15 @@ extern "C" {
 #define TDL_MAX_TAPS 64
 #define LINK_MAX_RES (1 << 24) /* subcarriers * symbols of one frame */
 
-typedef enum { EQ_ZF = 0, EQ_MMSE = 1 } eq_kind;
+/* The detector: linear (zf, mmse: one stream at a time from x_hat), or
+ * joint (mmse-sic, kbest, ml: equalizer/detect.h). */
+typedef enum { EQ_ZF = 0, EQ_MMSE = 1, EQ_MMSE_SIC = 2, EQ_KBEST = 3, EQ_ML = 4 } eq_kind;
+/* Soft outputs: none (hard decisions only), max-log or exact LLRs
+ * (equalizer/soft.h); with LLRs the point's GMI is estimated too. */
+typedef enum { LLR_OFF = 0, LLR_MAXLOG = 1, LLR_EXACT = 2 } llr_kind;
+/* The largest K of kbest, and the largest M^tx ml enumerates. */
+#define LINK_MAX_KBEST 256
+#define LINK_MAX_ML_CANDIDATES 65536
 typedef enum { CH_AWGN = 0, CH_RAYLEIGH = 1, CH_TDL = 2 } channel_model;
 typedef enum { PDP_EXP = 0, PDP_TDL_A = 1, PDP_TDL_B = 2, PDP_TDL_C = 3 } pdp_kind;
 typedef enum { DOMAIN_FREQUENCY = 0, DOMAIN_TIME = 1 } ofdm_domain;
@@ -42,6 +50,9 @@ typedef struct link_params {
   double rho_tx, rho_rx;   /* exponential spatial correlation (Kronecker) */
   double k_factor;         /* Rician K, linear (0: Rayleigh) */
   double csi_error_var;    /* the equalizer sees H + E, E ~ CN(0, var) */
+  llr_kind llr;            /* soft outputs and GMI */
+  int kbest_k;             /* kbest: survivors kept per layer */
+  double llr_clip;         /* kbest/ml: |LLR| of a bit with no counter-hypothesis */
   ofdm_domain domain;
   int subcarriers, symbols, cp_length;
   snr_def snr_kind;
@@ -90,7 +101,8 @@ int link_params_check(const link_params *p, char *err, size_t errlen);
 /* The parameters link_params_check can find at fault. */
 typedef enum link_param {
   LP_TX, LP_RX, LP_BPS, LP_SUBCARRIERS, LP_SYMBOLS, LP_N0, LP_CSI_ERROR_VAR, LP_PDP, LP_MODEL,
-  LP_DOMAIN, LP_CP_LENGTH, LP_RHO_TX, LP_RHO_RX, LP_K_FACTOR, LP_COUNT
+  LP_DOMAIN, LP_CP_LENGTH, LP_RHO_TX, LP_RHO_RX, LP_K_FACTOR, LP_EQUALIZER, LP_LLR, LP_KBEST_K,
+  LP_LLR_CLIP, LP_COUNT
 } link_param;
 
 /* link_params_check for a caller that spells the parameters its own way (the

@@ -140,8 +140,8 @@ static void worker_send_result(worker *w, const sim_config *c) {
   }
   result_head h = {.u = *u, .cost = unit_exec_cost(w->x)};
   snprintf(h.backend, sizeof h.backend, "%s", unit_exec_backend(w->x));
-  h.bytes = frame_encode(unit_exec_errors(w->x), unit_exec_fallbacks(w->x), u->frames, tx,
-                         buf + sizeof h);
+  h.bytes = frame_encode(unit_exec_errors(w->x), unit_exec_fallbacks(w->x), unit_exec_gmi_loss(w->x), u->frames,
+                         tx, buf + sizeof h);
   memcpy(buf, &h, sizeof h);
   worker_send(w, TAG_RESULT, buf, sizeof h + h.bytes);
   free(buf);
@@ -205,6 +205,7 @@ static int run_worker(const mpi_job *j, const sim_config *c, const run_options *
 typedef struct held {
   unit_spec u;
   uint32_t *errors, *fallbacks; /* NULL for a chunk from the journal: */
+  uint64_t *loss;               /* GMI losses, NULL without soft outputs */
   tally chunk;                  /* ... its tally alone (u.chunks == 1) */
   work_cost cost;
   char backend[16];
@@ -248,6 +249,7 @@ typedef struct coord {
 static void free_held(held *h) {
   free(h->errors);
   free(h->fallbacks);
+  free(h->loss);
   free(h);
 }
 
@@ -314,10 +316,10 @@ static void cancel_units(coord *k, size_t i) {
 
 /* Folds the frames of a unit of point i that continues its prefix. */
 static void fold_unit(coord *k, size_t i, uint64_t frames, const uint32_t *errors, const uint32_t *fallbacks,
-                      const work_cost *cost, const char *backend) {
+                      const uint64_t *loss, const work_cost *cost, const char *backend) {
   pstate *p = &k->p[i];
   chunk_out out = {&k->s, i, backend, NULL};
-  if (point_fold_frames(&p->f, errors, fallbacks, frames, cost, sweep_chunk_sink, &out, NULL)) k->rc = 1;
+  if (point_fold_frames(&p->f, errors, fallbacks, loss, frames, cost, sweep_chunk_sink, &out, NULL)) k->rc = 1;
   snprintf(p->backend, sizeof p->backend, "%s", backend);
 }
 
@@ -335,7 +337,7 @@ static void advance(coord *k, size_t i) {
       else if (r > 1) k->rc = 1;
       snprintf(p->backend, sizeof p->backend, "%s", h->backend);
     } else {
-      fold_unit(k, i, h->u.frames, h->errors, h->fallbacks, &h->cost, h->backend);
+      fold_unit(k, i, h->u.frames, h->errors, h->fallbacks, h->loss, &h->cost, h->backend);
     }
     free_held(h);
     if (p->redo != NO_CHUNK) break;
@@ -353,7 +355,7 @@ static void advance(coord *k, size_t i) {
 
 /* A unit's result, from a rank or from rank 0 itself. */
 static void take_result(coord *k, int rank, const result_head *h, const uint32_t *errors,
-                        const uint32_t *fallbacks) {
+                        const uint32_t *fallbacks, const uint64_t *loss) {
   rank_stat *st = &k->stats[rank];
   rstate *r = &k->r[rank];
   const sim_point *pt = &k->c->points[h->u.point];
@@ -377,17 +379,19 @@ static void take_result(coord *k, int rank, const result_head *h, const uint32_t
   for (uint64_t f = 0; f < h->u.frames * (uint64_t)tx; f++) p->seen_errors += errors[f];
   p->seen_frames += h->u.frames;
   if (h->u.first_chunk == p->f.k) { /* it continues the prefix: folded now, no copy */
-    fold_unit(k, h->u.point, h->u.frames, errors, fallbacks, &h->cost, h->backend);
+    fold_unit(k, h->u.point, h->u.frames, errors, fallbacks, loss, &h->cost, h->backend);
     advance(k, h->u.point);
     return;
   }
   /* Ahead of its prefix: held, and into the journal now, so a kill does not lose it. */
   held *e = calloc(1, sizeof *e);
+  const size_t nf = (size_t)(h->u.frames ? h->u.frames : 1);
   if (e) {
-    e->errors = malloc(sizeof(uint32_t) * (size_t)(h->u.frames ? h->u.frames : 1) * (size_t)tx);
-    e->fallbacks = malloc(sizeof(uint32_t) * (size_t)(h->u.frames ? h->u.frames : 1));
+    e->errors = malloc(sizeof(uint32_t) * nf * (size_t)tx);
+    e->fallbacks = malloc(sizeof(uint32_t) * nf);
+    if (loss) e->loss = malloc(sizeof(uint64_t) * nf * (size_t)tx);
   }
-  if (!e || !e->errors || !e->fallbacks) {
+  if (!e || !e->errors || !e->fallbacks || (loss && !e->loss)) {
     fprintf(stderr, "ofdmsim: error: out of memory for a unit of %llu frames\n", (unsigned long long)h->u.frames);
     if (e) free_held(e);
     k->rc = 1;
@@ -395,13 +399,14 @@ static void take_result(coord *k, int rank, const result_head *h, const uint32_t
   }
   memcpy(e->errors, errors, sizeof(uint32_t) * (size_t)h->u.frames * (size_t)tx);
   memcpy(e->fallbacks, fallbacks, sizeof(uint32_t) * (size_t)h->u.frames);
+  if (loss) memcpy(e->loss, loss, sizeof(uint64_t) * (size_t)h->u.frames * (size_t)tx);
   e->u = h->u;
   e->cost = h->cost;
   snprintf(e->backend, sizeof e->backend, "%s", h->backend);
   point_fold ahead;
   point_fold_init(&ahead, pt, h->u.first_chunk, NULL, 0);
   chunk_out out = {&k->s, h->u.point, e->backend, "ahead"};
-  if (point_fold_frames(&ahead, errors, fallbacks, h->u.frames, &h->cost, sweep_chunk_sink, &out, NULL)) k->rc = 1;
+  if (point_fold_frames(&ahead, errors, fallbacks, loss, h->u.frames, &h->cost, sweep_chunk_sink, &out, NULL)) k->rc = 1;
   insert_held(p, e);
 }
 
@@ -548,14 +553,18 @@ static int serve(coord *k) {
     const int fits = want.chunks && want.offset == h.u.offset &&
                      (h.u.known ? h.u.frames <= want.frames : h.u.frames == want.frames);
     const sim_point *pt = (size_t)bytes == sizeof h + h.bytes && fits ? &k->c->points[h.u.point] : NULL;
+    const int soft = pt && pt->p.llr != LLR_OFF;
     uint32_t *e = pt ? malloc(sizeof(uint32_t) * (size_t)(h.u.frames + 1) * (size_t)(pt->p.tx + 1)) : NULL;
-    if (!e || frame_decode(buf + sizeof h, h.bytes, h.u.frames, pt->p.tx, e, e + h.u.frames * (uint64_t)pt->p.tx)) {
+    uint64_t *loss = soft ? malloc(sizeof(uint64_t) * (size_t)(h.u.frames + 1) * (size_t)pt->p.tx) : NULL;
+    if (!e || (soft && !loss) ||
+        frame_decode(buf + sizeof h, h.bytes, h.u.frames, pt->p.tx, e, e + h.u.frames * (uint64_t)pt->p.tx, loss)) {
       fprintf(stderr, "ofdmsim: error: rank %d sent a result that does not decode\n", from);
       k->rc = 1;
     } else {
-      take_result(k, from, &h, e, e + h.u.frames * (uint64_t)pt->p.tx);
+      take_result(k, from, &h, e, e + h.u.frames * (uint64_t)pt->p.tx, loss);
     }
     free(e);
+    free(loss);
     break;
   }
   case TAG_FAIL:
@@ -590,7 +599,7 @@ static int work_locally(coord *k) {
     k->local_busy = 0;
     result_head h = {.u = *unit_exec_spec(k->x), .cost = unit_exec_cost(k->x)};
     snprintf(h.backend, sizeof h.backend, "%s", unit_exec_backend(k->x));
-    take_result(k, 0, &h, unit_exec_errors(k->x), unit_exec_fallbacks(k->x));
+    take_result(k, 0, &h, unit_exec_errors(k->x), unit_exec_fallbacks(k->x), unit_exec_gmi_loss(k->x));
   }
   return 1;
 failed:

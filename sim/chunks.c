@@ -18,6 +18,8 @@ void tally_add(tally *a, const tally *b, int tx) {
   a->inversions += b->inversions;
   a->sum_sq += b->sum_sq;
   for (int s = 0; s < tx; s++) a->stream_errors[s] += b->stream_errors[s];
+  for (int s = 0; s < tx; s++) a->gmi_loss[s] += b->gmi_loss[s];
+  a->gmi_loss_sq += b->gmi_loss_sq;
   a->seconds += b->seconds;
   stage_times_add(&a->t, &b->t, 1.0);
 }
@@ -96,4 +98,28 @@ uint64_t point_work_key(const sim_point *pt) {
   uint64_t h = pt->point_key;
   for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) h = rng_mix64(h ^ rng_mix64(rules[i] + i));
   return h;
+}
+
+double tally_gmi(const sim_point *pt, const tally *t, int s) {
+  const link_params *p = &pt->p;
+  if (p->llr == LLR_OFF || !t->frames) return NAN;
+  const double uses = (double)t->frames * (double)link_res_per_frame(p);
+  if (s >= 0) return p->bps - t->gmi_loss[s] / uses;
+  double loss = 0.0;
+  for (int k = 0; k < p->tx; k++) loss += t->gmi_loss[k];
+  return (double)p->bps * p->tx - loss / uses;
+}
+
+void tally_gmi_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi) {
+  *lo = *hi = NAN;
+  const link_params *p = &pt->p;
+  if (p->llr == LLR_OFF) return;
+  double loss = 0.0; /* per RE, summed over the frames */
+  for (int k = 0; k < p->tx; k++) loss += t->gmi_loss[k];
+  loss /= (double)link_res_per_frame(p);
+  double l_lo, l_hi;
+  mean_interval(loss, t->gmi_loss_sq, t->frames, conf, &l_lo, &l_hi);
+  const double full = (double)p->bps * p->tx;
+  *lo = full - l_hi;
+  *hi = full - l_lo;
 }

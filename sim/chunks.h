@@ -29,6 +29,13 @@ typedef struct tally {
   uint64_t inversions;  /* matrices inverted for these frames */
   double sum_sq;        /* sum over the frames of (bit errors of the frame)^2 */
   uint64_t stream_errors[LINK_MAX_TX];
+  /* GMI (points with soft outputs): the loss of each stream, the sum over
+   * its bits of log2(1 + exp(-(2b-1) L)) in bits, and the sum over frames of
+   * the squared loss of the frame per RE (for the interval). Sums of
+   * per-frame integers (batch_result.gmi_loss) in frame order, so they are
+   * the same whoever computed the frames. */
+  double gmi_loss[LINK_MAX_TX];
+  double gmi_loss_sq;
   double seconds;       /* wall time spent on these frames */
   stage_times t;        /* the stages' share of it */
 } tally;
@@ -54,6 +61,15 @@ const char *chunk_stop_rule(const sim_point *pt, const tally *t);
 void tally_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi);
 /* The interval's units for t: frames for tdl, frames x REs otherwise. */
 uint64_t tally_units(const sim_point *pt, const tally *t);
+
+/* GMI of the frames in t, bits per channel use (RE): stream s, or the sum
+ * over the streams for s < 0; NAN without soft outputs or frames. The
+ * estimate is bps minus the mean loss per bit (BICM GMI with the LLRs as
+ * the decoder's metric). */
+double tally_gmi(const sim_point *pt, const tally *t, int s);
+/* Its interval at confidence conf (frames are the independent units): a t
+ * interval from the per-frame losses; NAN with fewer than 2 frames. */
+void tally_gmi_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi);
 
 /* Frames the stopping rules allow at most. */
 uint64_t point_max_frames(const sim_point *pt);

@@ -41,6 +41,9 @@ static void value_text(const sim_config *c, const sim_point *pt, config_key_id k
   case KEY_SYMBOLS: snprintf(buf, n, "%d", p->symbols); break;
   case KEY_DOMAIN: snprintf(buf, n, "%s", ofdm_domain_name(p->domain)); break;
   case KEY_CP_LENGTH: snprintf(buf, n, "%d", p->cp_length); break;
+  case KEY_LLR: snprintf(buf, n, "%s", llr_kind_name(p->llr)); break;
+  case KEY_KBEST_K: if (p->equalizer == EQ_KBEST) snprintf(buf, n, "%d", p->kbest_k); break;
+  case KEY_LLR_CLIP: if (p->equalizer == EQ_KBEST) snprintf(buf, n, "%.17g", p->llr_clip); break;
   case KEY_COUNT: break;
   }
 }
@@ -78,6 +81,9 @@ uint64_t config_point_key(const sim_config *c, const sim_point *pt) {
   for (int k = 0; k < KEY_COUNT; k++) {
     if (!shapes_result((config_key_id)k)) continue;
     value_text(c, pt, (config_key_id)k, v, sizeof v);
+    /* the receiver keys came later: left out where they do nothing, so that
+     * the points of earlier runs keep their keys (and journals) */
+    if ((k == KEY_LLR && pt->p.llr == LLR_OFF) || ((k == KEY_KBEST_K || k == KEY_LLR_CLIP) && !v[0])) continue;
     for (const char *s = config_keys[k].path; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
     h = (h ^ '=') * 1099511628211ULL;
     for (const char *s = v; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;

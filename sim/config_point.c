@@ -45,6 +45,9 @@ static void fill(const point_view *v, const char *label, sim_point *pt) {
   p->rho_rx = number_of(v, KEY_RHO_RX);
   p->k_factor = number_of(v, KEY_K_FACTOR);
   p->csi_error_var = number_of(v, KEY_CSI_ERROR_VAR);
+  p->llr = (llr_kind)choice_of(v, KEY_LLR);
+  p->kbest_k = (int)int_of(v, KEY_KBEST_K);
+  p->llr_clip = number_of(v, KEY_LLR_CLIP);
   p->domain = (ofdm_domain)choice_of(v, KEY_DOMAIN);
   p->subcarriers = (int)int_of(v, KEY_SUBCARRIERS);
   p->symbols = (int)int_of(v, KEY_SYMBOLS);
@@ -78,13 +81,15 @@ static int conditions_hold(const point_view *v, const char *at, const char *file
   return 0;
 }
 
-/* ZF inverts H^H H, singular with fewer receive antennas than streams; awgn is
+/* ZF inverts H^H H, singular with fewer receive antennas than streams, and
+ * the tree searches run on the QR of H, which needs as many rows; awgn is
  * H = I, square and without correlation or a line-of-sight part. */
 static int antennas_fit(const point_view *v, const link_params *p, const char *at, const char *file, char *err,
                         size_t errlen) {
-  if (p->equalizer == EQ_ZF && p->rx < p->tx)
+  if ((p->equalizer == EQ_ZF || p->equalizer == EQ_KBEST || p->equalizer == EQ_ML) && p->rx < p->tx)
     return cfg_fail_at(first_given(v, KEYS(KEY_EQUALIZER)), file, err, errlen,
-                       "equalizer: \"zf\" needs mimo.rx >= mimo.tx, got tx = %d, rx = %d%s", p->tx, p->rx, at);
+                       "equalizer: \"%s\" needs mimo.rx >= mimo.tx, got tx = %d, rx = %d%s",
+                       equalizer_name(p->equalizer), p->tx, p->rx, at);
   if (p->model != CH_AWGN) return 0;
   if (p->tx != p->rx)
     return cfg_fail_at(first_given(v, KEYS(KEY_MODEL)), file, err, errlen,
@@ -100,6 +105,23 @@ static int antennas_fit(const point_view *v, const link_params *p, const char *a
                        "%s: expected 0 with channel.model = \"awgn\" (H = I), got %s%s", config_keys[k].path, got,
                        at);
   }
+  return 0;
+}
+
+/* ml enumerates M^tx candidates per RE; kbest and ml give max-log LLRs
+ * (their lists hold no more than the best candidates). */
+static int detector_fits(const point_view *v, const link_params *p, const char *at, const char *file, char *err,
+                         size_t errlen) {
+  if (p->equalizer == EQ_ML && (double)p->bps * p->tx > 16.0)
+    return cfg_fail_at(first_given(v, KEYS(KEY_EQUALIZER, KEY_MODULATION, KEY_TX)), file, err, errlen,
+                       "equalizer: \"ml\" enumerates M^tx candidates per RE, expected at most 65536 (2^16), "
+                       "got %s with tx = %d: 2^%d (use \"kbest\")%s",
+                       modulation_name_of_bps(p->bps), p->tx, p->bps * p->tx, at);
+  if ((p->equalizer == EQ_ML || p->equalizer == EQ_KBEST) && p->llr == LLR_EXACT)
+    return cfg_fail_at(first_given(v, KEYS(KEY_LLR, KEY_EQUALIZER)), file, err, errlen,
+                       "receiver.llr: expected \"off\" or \"maxlog\" with equalizer = \"%s\" (its LLRs are "
+                       "max-log over its candidates), got \"exact\"%s",
+                       equalizer_name(p->equalizer), at);
   return 0;
 }
 
@@ -143,6 +165,7 @@ int point_resolve(const point_view *v, const char *label, const char *file, sim_
   sweep_point(label, at, sizeof at);
   fill(v, label, pt);
   if (conditions_hold(v, at, file, err, errlen) || antennas_fit(v, &pt->p, at, file, err, errlen) ||
+      detector_fits(v, &pt->p, at, file, err, errlen) ||
       resolve_taps(v, &pt->p, at, file, err, errlen) || frames_fit(v, pt, at, file, err, errlen))
     return 2;
   return 0;
@@ -166,6 +189,10 @@ static const struct {
     [LP_MODEL] = {1, {KEY_MODEL, -1}},
     [LP_DOMAIN] = {1, {KEY_DOMAIN, KEY_MODEL, -1}},
     [LP_CP_LENGTH] = {1, {KEY_CP_LENGTH, KEY_SUBCARRIERS, -1}},
+    [LP_EQUALIZER] = {1, {KEY_EQUALIZER, -1}},
+    [LP_LLR] = {1, {KEY_LLR, KEY_EQUALIZER, -1}},
+    [LP_KBEST_K] = {1, {KEY_KBEST_K, KEY_EQUALIZER, -1}},
+    [LP_LLR_CLIP] = {1, {KEY_LLR_CLIP, KEY_EQUALIZER, -1}},
 };
 
 int point_check(const point_view *v, const sim_point *pt, const char *file, char *err, size_t errlen) {

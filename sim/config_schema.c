@@ -62,7 +62,9 @@ const config_key config_keys[KEY_COUNT] = {
   [KEY_MODULATION] = CHOICE_KEY("modulation", "\"qpsk\"", modulation_names, 0,
                                 "Gray-mapped QAM with unit mean energy (1, 2, 4, 6, 8 bits per symbol)"),
   [KEY_EQUALIZER] = CHOICE_KEY("equalizer", "\"mmse\"", equalizer_names, 0,
-                               "zero forcing, or MMSE with bias correction; zf needs rx >= tx"),
+                               "the detector: zero forcing; MMSE with bias correction; ordered MMSE-SIC "
+                               "(hard cancellation); K-best tree search on the sorted QR; exhaustive "
+                               "maximum likelihood (M^tx <= 65536); zf, kbest and ml need rx >= tx"),
   [KEY_MODEL] = CHOICE_KEY("channel.model", "\"rayleigh\"", channel_model_names, 0,
                            "awgn: H = I (needs rx = tx); rayleigh: i.i.d. CN(0,1) per RE; tdl: multipath taps per frame"),
   [KEY_PROFILE] = {.path = "channel.profile", .type = KT_CHOICE, .default_text = "\"exp\"",
@@ -90,6 +92,15 @@ const config_key config_keys[KEY_COUNT] = {
   [KEY_CP_LENGTH] = {.path = "ofdm.cp_length", .type = KT_INT, .default_note = "subcarriers/8",
                      .imin = 0, .imax = 65535, .follows = KEY_SUBCARRIERS,
                      .help = "cyclic prefix in samples, below subcarriers"},
+  [KEY_LLR] = CHOICE_KEY("receiver.llr", "\"off\"", llr_kind_names, 0,
+                         "soft outputs: off (hard decisions), max-log or exact bit LLRs; with LLRs each "
+                         "point also reports its BICM GMI (achievable rate); kbest and ml give max-log"),
+  [KEY_KBEST_K] = {.path = "receiver.kbest_k", .type = KT_INT, .default_text = "16", .imin = 1,
+                   .imax = LINK_MAX_KBEST, .follows = KEY_EQUALIZER, .only_with = "kbest",
+                   .help = "survivors K the K-best search keeps per layer (K = M^tx is exhaustive ML)"},
+  [KEY_LLR_CLIP] = {.path = "receiver.llr_clip", .type = KT_NUMBER, .default_text = "20.0", .lo = 0,
+                    .lo_open = 1, .hi = 64, .follows = KEY_EQUALIZER, .only_with = "kbest",
+                    .help = "|LLR| K-best gives a bit whose other value no survivor holds"},
 };
 
 int config_key_find(const char *path) {

@@ -41,6 +41,9 @@ typedef enum config_key_id {
   KEY_SYMBOLS,
   KEY_DOMAIN,
   KEY_CP_LENGTH,
+  KEY_LLR,
+  KEY_KBEST_K,
+  KEY_LLR_CLIP,
   KEY_COUNT
 } config_key_id;
 

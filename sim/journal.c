@@ -12,7 +12,8 @@
 #include <unistd.h>
 
 #define JOURNAL_MAGIC "ofdmsim-journal 1"
-#define FIELDS 23 /* words of a chunk line, its check included */
+#define FIELDS 25      /* words of a chunk line, its check included */
+#define FIELDS_HARD 23 /* ... of a line written before the GMI fields came */
 
 struct journal {
   int fd;
@@ -43,8 +44,23 @@ int journal_format(const journal_record *r, char *buf, size_t n) {
       t->sum_sq, t->seconds, t->t.draw, t->t.channel, t->t.gram, t->t.invert, t->t.equalize, t->t.demap, r->tx,
       streams, r->stop, r->backend[0] ? r->backend : "-");
   if (len < 0 || (size_t)len + 11 >= n) return -1;
-  return len + snprintf(buf + len, n - (size_t)len, " %08x\n", check_of(buf, (size_t)len));
+  /* the GMI fields: the per-stream losses and the frames' sum of squares, "-" without soft outputs */
+  int soft = t->gmi_loss_sq != 0.0;
+  for (int s = 0; s < r->tx && s < LINK_MAX_TX; s++) soft |= t->gmi_loss[s] != 0.0;
+  int more = 0;
+  if (!soft) {
+    more = snprintf(buf + len, n - (size_t)len, " - -");
+  } else {
+    for (int s = 0; s < r->tx && s < LINK_MAX_TX && more >= 0 && (size_t)(len + more) < n; s++)
+      more += snprintf(buf + len + more, n - (size_t)(len + more), "%s%a", s ? ";" : " ", t->gmi_loss[s]);
+    if (more >= 0 && (size_t)(len + more) < n)
+      more += snprintf(buf + len + more, n - (size_t)(len + more), " %a", t->gmi_loss_sq);
+  }
+  if (more < 0 || (size_t)(len + more) + 11 >= n) return -1;
+  return len + more + snprintf(buf + len + more, n - (size_t)(len + more), " %08x\n",
+                               check_of(buf, (size_t)(len + more)));
 }
+
 
 static int parse_u64(const char *s, int base, uint64_t *v) {
   if (!*s || *s == '-' || *s == '+' || *s == ' ') return -1;
@@ -72,7 +88,7 @@ static int parse_word(const char *s, char *out, size_t n) {
 
 int journal_parse(const char *line, journal_record *r, char *why, size_t n) {
   memset(r, 0, sizeof *r);
-  char copy[1024];
+  char copy[2048];
   const size_t len = strlen(line);
   if (len >= sizeof copy) return snprintf(why, n, "a line of %zu characters, longer than any record", len), -1;
   memcpy(copy, line, len + 1);
@@ -87,7 +103,7 @@ int journal_parse(const char *line, journal_record *r, char *why, size_t n) {
     if (k == FIELDS) return snprintf(why, n, "more than %d fields", FIELDS), -1;
     tok[k++] = t;
   }
-  if (k != FIELDS || strcmp(tok[0], "chunk"))
+  if ((k != FIELDS && k != FIELDS_HARD) || strcmp(tok[0], "chunk"))
     return snprintf(why, n, "expected a chunk record of %d fields", FIELDS), -1;
   uint64_t tx;
   tally *t = &r->n;
@@ -118,6 +134,15 @@ int journal_parse(const char *line, journal_record *r, char *why, size_t n) {
   if (parse_word(tok[20], r->stop, sizeof r->stop) || parse_word(tok[21], r->backend, sizeof r->backend))
     return snprintf(why, n, "a stop or backend word too long"), -1;
   if (!strcmp(r->backend, "-")) r->backend[0] = '\0';
+  if (k == FIELDS && (strcmp(tok[22], "-") || strcmp(tok[23], "-"))) {
+    e = strtok_r(tok[22], ";", &save);
+    for (int s = 0; s < r->tx; s++, e = strtok_r(NULL, ";", &save))
+      if (!e || parse_double(e, &t->gmi_loss[s]) || !(t->gmi_loss[s] >= 0.0))
+        return snprintf(why, n, "expected %d per-stream GMI losses", r->tx), -1;
+    if (e) return snprintf(why, n, "expected %d per-stream GMI losses, got more", r->tx), -1;
+    if (parse_double(tok[23], &t->gmi_loss_sq) || !(t->gmi_loss_sq >= 0.0))
+      return snprintf(why, n, "a GMI sum of squares that is not a number >= 0"), -1;
+  }
   static const char *const stops[] = {"more", "ahead", "target_errors", "target_precision", "max_bits"};
   for (size_t i = 0; i < sizeof stops / sizeof *stops; i++)
     if (!strcmp(r->stop, stops[i])) return 0;
@@ -191,7 +216,7 @@ static int read_records(journal *j, const char *text, size_t size, size_t *keep,
     line++;
     const char *nl = memchr(text + at, '\n', size - at);
     const size_t end = nl ? (size_t)(nl - text) : size;
-    char buf[1024], why[160];
+    char buf[2048], why[160];
     journal_record r;
     const size_t len = end - at;
     int bad = !nl || len >= sizeof buf || memchr(text + at, '\0', len);
@@ -270,7 +295,7 @@ const journal_record *journal_record_at(const journal *j, size_t i) { return i <
 
 static int same_counts(const journal_record *a, const journal_record *b) {
   return a->n.frames == b->n.frames && a->n.bits == b->n.bits && a->n.bit_errors == b->n.bit_errors &&
-         a->n.sum_sq == b->n.sum_sq && !strcmp(a->stop, b->stop);
+         a->n.sum_sq == b->n.sum_sq && a->n.gmi_loss_sq == b->n.gmi_loss_sq && !strcmp(a->stop, b->stop);
 }
 
 long journal_chunks(const journal *j, uint64_t work_key, const journal_record **out, size_t *decided,
@@ -327,7 +352,7 @@ long journal_chunks(const journal *j, uint64_t work_key, const journal_record **
 }
 
 int journal_append(journal *j, const journal_record *r) {
-  char buf[1024];
+  char buf[2048];
   const int n = journal_format(r, buf, sizeof buf);
   if (n < 0) {
     errno = EOVERFLOW;

@@ -1,6 +1,7 @@
 /* The frame-by-frame fold of a point's counts (point_fold.h). */
 #include "sim/point_fold.h"
 
+#include <math.h>
 #include <string.h>
 
 void point_fold_init(point_fold *f, const sim_point *pt, uint64_t k, const tally *done, int decide) {
@@ -42,11 +43,13 @@ static int close_chunk(point_fold *f, const char *stop, chunk_sink sink, void *c
   return rc;
 }
 
-int point_fold_frames(point_fold *f, const uint32_t *errors, const uint32_t *fallbacks, uint64_t n,
+int point_fold_frames(point_fold *f, const uint32_t *errors, const uint32_t *fallbacks,
+                      const uint64_t *gmi_loss, uint64_t n,
                       const work_cost *cost, chunk_sink sink, void *ctx, uint64_t *used) {
   const sim_point *pt = f->pt;
   const int tx = pt->p.tx;
   const uint64_t bpf = link_bits_per_frame(&pt->p);
+  const uint64_t rf = link_res_per_frame(&pt->p);
   uint64_t seg = 0; /* the first frame not yet in a chunk's cost */
   uint64_t i = 0;
   int rc = 0;
@@ -61,6 +64,16 @@ int point_fold_frames(point_fold *f, const uint32_t *errors, const uint32_t *fal
     c->bit_errors += frame_errors;
     c->sum_sq += (double)frame_errors * (double)frame_errors;
     if (fallbacks) c->fallbacks += fallbacks[i];
+    if (gmi_loss) {
+      double frame_loss = 0.0;
+      for (int s = 0; s < tx; s++) {
+        const double l = ldexp((double)gmi_loss[i * (uint64_t)tx + (uint64_t)s], -GMI_LOSS_SHIFT);
+        c->gmi_loss[s] += l;
+        frame_loss += l;
+      }
+      frame_loss /= (double)rf;
+      c->gmi_loss_sq += frame_loss * frame_loss;
+    }
     c->bits += bpf;
     c->frames++;
     f->off++;

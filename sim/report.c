@@ -78,12 +78,42 @@ void report_table_row(FILE *f, const sim_point *pt, const point_result *r) {
           (double)r->n.bits, (unsigned long long)r->n.bit_errors, ber, interval, theory,
           mbit_per_s(r), inv_per_s(r) / 1e6, r->stop);
   if (pt->label[0]) fprintf(f, "      %s\n", pt->label);
+  if (pt->p.llr != LLR_OFF && r->n.frames) {
+    double glo, ghi;
+    tally_gmi_interval(pt, &r->n, 0.95, &glo, &ghi);
+    fprintf(f, "      GMI %.4f bit/RE", tally_gmi(pt, &r->n, -1));
+    if (!isnan(glo)) fprintf(f, " [%.4f, %.4f]", glo, ghi);
+    fprintf(f, " (%s LLRs), per stream", llr_kind_name(pt->p.llr));
+    for (int t = 0; t < pt->p.tx; t++) fprintf(f, " %.4f", tally_gmi(pt, &r->n, t));
+    fputc('\n', f);
+  }
+}
+
+/* The GMI columns of the CSV: the estimate and its interval, per stream,
+ * and the sums a merge adds up; empty without soft outputs. */
+static void csv_gmi(FILE *f, const sim_point *pt, const point_result *r) {
+  const link_params *p = &pt->p;
+  if (p->llr == LLR_OFF || !r->n.frames) {
+    fputs(",,,,,,", f);
+    return;
+  }
+  double lo, hi;
+  tally_gmi_interval(pt, &r->n, 0.95, &lo, &hi);
+  fprintf(f, ",%.10g,", tally_gmi(pt, &r->n, -1));
+  if (!isnan(lo)) fprintf(f, "%.10g,%.10g", lo, hi);
+  else fputc(',', f);
+  fputc(',', f);
+  for (int t = 0; t < p->tx; t++) fprintf(f, "%s%.10g", t ? ";" : "", tally_gmi(pt, &r->n, t));
+  fputc(',', f);
+  for (int t = 0; t < p->tx; t++) fprintf(f, "%s%.17g", t ? ";" : "", r->n.gmi_loss[t]);
+  fprintf(f, ",%.17g", r->n.gmi_loss_sq);
 }
 
 static const char *csv_head =
     "point,tx,rx,modulation,equalizer,channel,domain,snr_kind,snr_db,n0,bits,bit_errors,ber,"
     "ci95_low,ci95_high,theory_ber,theory,stream_bit_errors,frames,stop,inversions,inv_per_s,"
-    "mbit_per_s,seconds,backend,label,fallbacks,stream_key,frame_errors_sq,units,point_key";
+    "mbit_per_s,seconds,backend,label,fallbacks,stream_key,frame_errors_sq,units,point_key,gmi,gmi_ci95_low,"
+    "gmi_ci95_high,stream_gmi,stream_gmi_loss,frame_gmi_loss_sq";
 
 static void csv_row(FILE *f, const sim_config *c, const sim_point *pt, const point_result *r) {
   const link_params *p = &pt->p;
@@ -102,6 +132,7 @@ static void csv_row(FILE *f, const sim_config *c, const sim_point *pt, const poi
           mbit_per_s(r), r->n.seconds, r->backend, pt->label, (unsigned long long)r->n.fallbacks,
           (unsigned long long)pt->p.stream_key, r->n.sum_sq, (unsigned long long)tally_units(pt, &r->n),
           (unsigned long long)pt->point_key);
+  csv_gmi(f, pt, r);
   config_columns_row(f, c, pt);
   fputc('\n', f);
 }
@@ -189,6 +220,25 @@ static json_t *stages_json(const stage_times *t) {
                    "demap", sim_json_real(t->demap));
 }
 
+/* The point's GMI (null without soft outputs). */
+static json_t *gmi_json(const sim_point *pt, const point_result *r) {
+  const link_params *p = &pt->p;
+  if (p->llr == LLR_OFF || !r->n.frames) return json_null();
+  double lo, hi;
+  tally_gmi_interval(pt, &r->n, 0.95, &lo, &hi);
+  json_t *streams = json_array(), *loss = json_array();
+  for (int t = 0; streams && loss && t < p->tx; t++)
+    if (json_array_append_new(streams, sim_json_real(tally_gmi(pt, &r->n, t))) ||
+        json_array_append_new(loss, sim_json_real(r->n.gmi_loss[t]))) {
+      json_decref(streams);
+      json_decref(loss);
+      return NULL;
+    }
+  return json_pack("{s:o, s:[oo], s:o, s:o, s:o, s:s}", "total", sim_json_real(tally_gmi(pt, &r->n, -1)), "ci95",
+                   sim_json_real(lo), sim_json_real(hi), "streams", streams, "stream_loss", loss, "frame_loss_sq",
+                   sim_json_real(r->n.gmi_loss_sq), "llr", llr_kind_name(p->llr));
+}
+
 static json_t *point_json(const sim_point *pt, const point_result *r) {
   double lo, hi;
   sim_point_interval(pt, r, 0.95, &lo, &hi);
@@ -196,7 +246,7 @@ static json_t *point_json(const sim_point *pt, const point_result *r) {
   snprintf(key, sizeof key, "%016llx", (unsigned long long)pt->p.stream_key);
   char pkey[17];
   snprintf(pkey, sizeof pkey, "%016llx", (unsigned long long)pt->point_key);
-  return json_pack("{s:I, s:s, s:o, s:o, s:I, s:s, s:o, s:o, s:I, s:I, s:I, s:o, s:[oo], s:o, s:I, s:I, s:I, s:o, s:o, s:I, s:o, s:o}",
+  return json_pack("{s:I, s:s, s:o, s:o, s:I, s:s, s:o, s:o, s:I, s:I, s:I, s:o, s:[oo], s:o, s:I, s:I, s:I, s:o, s:o, s:I, s:o, s:o, s:o}",
                    "point", (json_int_t)pt->index,
                    "point_key", pkey,
                    "label", sim_json_string(pt->label),
@@ -218,7 +268,8 @@ static json_t *point_json(const sim_point *pt, const point_result *r) {
                    "stop", sim_json_string(r->stop),
                    "inversions", (json_int_t)r->n.inversions,
                    "seconds", sim_json_real(r->n.seconds),
-                   "stage_seconds", stages_json(&r->n.t));
+                   "stage_seconds", stages_json(&r->n.t),
+                   "gmi", gmi_json(pt, r));
 }
 
 static json_t *run_json(const emit_ctx *e) {

@@ -2,11 +2,13 @@
 #include "sim/results_merge.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/names.h"
 #include "sim/stats.h"
 
 /* The most streams a row may list (mimo.tx is at most 8; room to grow). */
@@ -21,6 +23,8 @@ typedef struct part {
   double sum_sq, seconds, inv_per_s;
   uint64_t streams[MAX_STREAMS];
   size_t n_streams;
+  int gmi;                    /* the row has GMI sums (a point with soft outputs) */
+  double gmi_loss[MAX_STREAMS], gmi_loss_sq;
 } part;
 
 /* The rows of one point_key. */
@@ -38,6 +42,9 @@ static const char *const merge_columns[] = {
     "point", "point_key", "bits", "bit_errors", "ber", "ci95_low", "ci95_high", "stream_bit_errors",
     "frames", "stop", "inversions", "inv_per_s", "mbit_per_s", "seconds", "backend", "fallbacks",
     "frame_errors_sq", "units", "simulation.seed", NULL};
+/* ... and those it rewrites where a file has them (the GMI came later):
+ * gmi, gmi_ci95_low, gmi_ci95_high, stream_gmi, stream_gmi_loss and
+ * frame_gmi_loss_sq, read by read_gmi and written by merge_gmi. */
 
 static int same_header(const result_table *a, const result_table *b, char *err, size_t errlen) {
   const size_t n = a->n_cols < b->n_cols ? a->n_cols : b->n_cols;
@@ -81,6 +88,38 @@ static int read_streams(part *p, char *err, size_t errlen) {
   }
 }
 
+/* The GMI sums of a row, where it has them (the columns came later, and are
+ * empty for a point without soft outputs). */
+static int read_gmi(part *p, char *err, size_t errlen) {
+  const result_table *t = p->t;
+  const int col = result_table_column(t, "stream_gmi_loss");
+  p->gmi = 0;
+  if (col < 0 || !*result_table_cell(t, p->row, col)) return 0;
+  const char *s = result_table_cell(t, p->row, col);
+  size_t k = 0;
+  for (const char *q = s;; k++) {
+    char *end;
+    errno = 0;
+    const double v = k < MAX_STREAMS ? strtod(q, &end) : NAN;
+    if (k >= MAX_STREAMS || end == q || errno || !(v >= 0.0) || (*end && *end != ';')) {
+      results_fail(err, errlen, "%s:%zu: column stream_gmi_loss: expected numbers >= 0 joined by ';', got '%.60s'",
+                   t->path, t->lines[p->row], s);
+      return 2;
+    }
+    p->gmi_loss[k] = v;
+    if (!*end) break;
+    q = end + 1;
+  }
+  if (k + 1 != p->n_streams) {
+    results_fail(err, errlen, "%s:%zu: column stream_gmi_loss: expected %zu streams as in stream_bit_errors, got %zu",
+                 t->path, t->lines[p->row], p->n_streams, k + 1);
+    return 2;
+  }
+  if (result_table_double(t, p->row, "frame_gmi_loss_sq", &p->gmi_loss_sq, err, errlen)) return 2;
+  p->gmi = 1;
+  return 0;
+}
+
 static int read_part(part *p, char *err, size_t errlen) {
   const result_table *t = p->t;
   const size_t r = p->row;
@@ -92,7 +131,8 @@ static int read_part(part *p, char *err, size_t errlen) {
       result_table_u64(t, r, "units", &p->units, err, errlen) ||
       result_table_double(t, r, "frame_errors_sq", &p->sum_sq, err, errlen) ||
       result_table_double(t, r, "seconds", &p->seconds, err, errlen) ||
-      result_table_double(t, r, "inv_per_s", &p->inv_per_s, err, errlen) || read_streams(p, err, errlen))
+      result_table_double(t, r, "inv_per_s", &p->inv_per_s, err, errlen) || read_streams(p, err, errlen) ||
+      read_gmi(p, err, errlen))
     return 2;
   p->first_frame = 0; /* before simulation.first_frame existed every run began at frame 0 */
   if (result_table_column(t, "simulation.first_frame") >= 0 &&
@@ -181,6 +221,58 @@ static char *join_backends(part **data, size_t n) {
   return strdup(out);
 }
 
+/* The GMI columns of the merged row: the losses add up, the estimates and
+ * the interval come from the sums (chunks.h's tally_gmi, from the columns). */
+static int merge_gmi(const group *g, part **data, size_t n, char **cells, char *err, size_t errlen) {
+  const result_table *t = data[n - 1]->t;
+  double loss[MAX_STREAMS] = {0}, sq = 0.0, total = 0.0;
+  uint64_t frames = 0, bits = 0;
+  const size_t tx = data[0]->n_streams;
+  for (size_t i = 0; i < n; i++) {
+    if (!data[i]->gmi) {
+      results_fail(err, errlen, "point %s: %s:%zu has no GMI where %s:%zu has one", g->key, data[i]->t->path,
+                   data[i]->t->lines[data[i]->row], data[0]->t->path, data[0]->t->lines[data[0]->row]);
+      return 2;
+    }
+    for (size_t k = 0; k < tx; k++) loss[k] += data[i]->gmi_loss[k];
+    sq += data[i]->gmi_loss_sq;
+    frames += data[i]->frames;
+    bits += data[i]->bits;
+  }
+  /* bits per RE (tx x bits per symbol) and REs: from the bits of a frame */
+  uint64_t bps = 0;
+  const char *mod = result_table_cell(t, data[n - 1]->row, result_table_column(t, "modulation"));
+  const int v = name_to_value(&modulation_names, mod);
+  if (v <= 0 || !frames) {
+    results_fail(err, errlen, "point %s: %s:%zu: expected a modulation name, got '%.40s'", g->key, t->path,
+                 t->lines[data[n - 1]->row], mod);
+    return 2;
+  }
+  bps = (uint64_t)v;
+  const double res = (double)bits / (double)frames / (double)(tx * bps); /* REs per frame */
+  const double uses = (double)frames * res;
+  char streams_gmi[MAX_STREAMS * 24 + 1] = "", streams_loss[MAX_STREAMS * 26 + 1] = "";
+  size_t a = 0, b = 0;
+  for (size_t k = 0; k < tx; k++) {
+    total += loss[k];
+    a += (size_t)snprintf(streams_gmi + a, sizeof streams_gmi - a, "%s%.10g", k ? ";" : "", (double)bps - loss[k] / uses);
+    b += (size_t)snprintf(streams_loss + b, sizeof streams_loss - b, "%s%.17g", k ? ";" : "", loss[k]);
+  }
+  double llo, lhi;
+  mean_interval(total / res, sq, frames, 0.95, &llo, &lhi);
+  const double full = (double)(tx * bps);
+  if (set_cell(t, cells, "gmi", format("%.10g", full - total / uses)) ||
+      set_cell(t, cells, "gmi_ci95_low", isnan(lhi) ? strdup("") : format("%.10g", full - lhi)) ||
+      set_cell(t, cells, "gmi_ci95_high", isnan(llo) ? strdup("") : format("%.10g", full - llo)) ||
+      set_cell(t, cells, "stream_gmi", strdup(streams_gmi)) ||
+      set_cell(t, cells, "stream_gmi_loss", strdup(streams_loss)) ||
+      set_cell(t, cells, "frame_gmi_loss_sq", format("%.17g", sq))) {
+    results_fail(err, errlen, "out of memory");
+    return 2;
+  }
+  return 0;
+}
+
 /* The merged row of a point whose n data parts (n >= 2) are in frame order. */
 static int merge_row(const group *g, part **data, size_t n, char **cells, char *err, size_t errlen) {
   const part *last = data[n - 1];
@@ -215,6 +307,7 @@ static int merge_row(const group *g, part **data, size_t n, char **cells, char *
   }
   double lo, hi;
   ber_interval(&s, 0.95, &lo, &hi);
+  if (data[0]->gmi && merge_gmi(g, data, n, cells, err, errlen)) return 2;
   char st[MAX_STREAMS * 21 + 1] = "";
   size_t used = 0;
   for (size_t k = 0; k < data[0]->n_streams; k++)

@@ -165,3 +165,13 @@ void ber_interval(const ber_sample *s, double conf, double *lo, double *hi) {
   wilson_real(ph, n_eff, z, lo, hi);
   if (s->errors == 0) *lo = 0.0;
 }
+
+void mean_interval(double sum, double sum_sq, uint64_t n, double conf, double *lo, double *hi) {
+  *lo = *hi = NAN;
+  if (n < 2 || !(conf > 0.0 && conf < 1.0)) return;
+  const double k = (double)n, mean = sum / k;
+  const double var = fmax(0.0, (sum_sq - sum * mean) / (k - 1.0));
+  const double half = t_quantile(0.5 + 0.5 * conf, k - 1.0) * sqrt(var / k);
+  *lo = mean - half;
+  *hi = mean + half;
+}

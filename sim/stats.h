@@ -36,6 +36,10 @@ typedef struct ber_sample {
  * z^2 / units. bits = 0 gives [0, 1]; NAN for a bad argument. */
 void ber_interval(const ber_sample *s, double conf, double *lo, double *hi);
 
+/* The t interval at confidence conf of the mean of n independent values
+ * whose sum is sum and sum of squares sum_sq; [NAN, NAN] for n < 2. */
+void mean_interval(double sum, double sum_sq, uint64_t n, double conf, double *lo, double *hi);
+
 /* Student's t quantile: P(T <= t_quantile(p, df)) = p, for df > 0. */
 double t_quantile(double p, double df);
 

@@ -18,6 +18,7 @@ struct unit_exec {
   unit_spec u;
   uint64_t done;          /* frames of u computed */
   uint32_t *errors, *fallbacks; /* u.frames * tx, u.frames */
+  uint64_t *loss;         /* u.frames * tx: GMI losses (points with soft outputs) */
   uint64_t held;          /* frames those hold room for */
   work_cost cost;
   double pace;            /* seconds a batch may take, 0: any */
@@ -65,6 +66,7 @@ void unit_exec_destroy(unit_exec *x) {
   drop_backend(x);
   free(x->errors);
   free(x->fallbacks);
+  free(x->loss);
   free(x);
 }
 
@@ -104,9 +106,12 @@ int unit_exec_start(unit_exec *x, const unit_spec *u, char *err, size_t errlen) 
   if (u->frames > x->held || !x->errors) {
     free(x->errors);
     free(x->fallbacks);
-    x->errors = malloc(sizeof(uint32_t) * (size_t)(u->frames ? u->frames : 1) * (size_t)LINK_MAX_TX);
-    x->fallbacks = malloc(sizeof(uint32_t) * (size_t)(u->frames ? u->frames : 1));
-    x->held = x->errors && x->fallbacks ? u->frames : 0;
+    free(x->loss);
+    const size_t n = (size_t)(u->frames ? u->frames : 1);
+    x->errors = malloc(sizeof(uint32_t) * n * (size_t)LINK_MAX_TX);
+    x->fallbacks = malloc(sizeof(uint32_t) * n);
+    x->loss = malloc(sizeof(uint64_t) * n * (size_t)LINK_MAX_TX);
+    x->held = x->errors && x->fallbacks && x->loss ? u->frames : 0;
     if (!x->held && u->frames) return snprintf(err, errlen, "out of memory for a unit of %llu frames",
                                                (unsigned long long)u->frames), -1;
   }
@@ -133,7 +138,7 @@ void unit_exec_know(unit_exec *x, const unit_spec *known) {
   x->next = x->b_cap;
   uint64_t used = x->done;
   const work_cost none = {0};
-  point_fold_frames(&x->f, x->errors, x->fallbacks, x->done, &none, NULL, NULL, &used);
+  point_fold_frames(&x->f, x->errors, x->fallbacks, unit_exec_gmi_loss(x), x->done, &none, NULL, NULL, &used);
   if (x->f.stop) x->u.frames = x->done = used; /* the stop lies behind: done */
 }
 
@@ -149,7 +154,8 @@ int unit_exec_step(unit_exec *x, char *err, size_t errlen) {
     if ((double)n > most) n = most < 1 ? 1 : (uint64_t)most;
   }
   /* the backend writes straight into the unit's per-frame counts */
-  batch_result br = {.errors = x->errors + x->done * tx, .fallbacks = x->fallbacks + x->done};
+  batch_result br = {.errors = x->errors + x->done * tx, .fallbacks = x->fallbacks + x->done,
+                     .gmi_loss = pt->p.llr != LLR_OFF ? x->loss + x->done * tx : NULL};
   const double t0 = clock_seconds();
   if (backend_run(x->b, pt->first_frame + x->u.offset + x->done, n, &br)) {
     snprintf(err, errlen, "the %s backend failed: %s", backend_name(x->b), backend_error(x->b));
@@ -163,7 +169,7 @@ int unit_exec_step(unit_exec *x, char *err, size_t errlen) {
   if (x->u.known) {
     uint64_t used = n;
     const work_cost none = {0};
-    point_fold_frames(&x->f, br.errors, br.fallbacks, n, &none, NULL, NULL, &used);
+    point_fold_frames(&x->f, br.errors, br.fallbacks, br.gmi_loss, n, &none, NULL, NULL, &used);
     if (x->f.stop) n = used; /* the unit ends at the stop */
     if (x->next < x->b_cap) x->next *= 2;
   }
@@ -175,5 +181,8 @@ int unit_exec_step(unit_exec *x, char *err, size_t errlen) {
 const unit_spec *unit_exec_spec(const unit_exec *x) { return &x->u; }
 const uint32_t *unit_exec_errors(const unit_exec *x) { return x->errors; }
 const uint32_t *unit_exec_fallbacks(const unit_exec *x) { return x->fallbacks; }
+const uint64_t *unit_exec_gmi_loss(const unit_exec *x) {
+  return x->c->points[x->u.point].p.llr != LLR_OFF ? x->loss : NULL;
+}
 work_cost unit_exec_cost(const unit_exec *x) { return x->cost; }
 const char *unit_exec_backend(const unit_exec *x) { return x->b ? backend_name(x->b) : x->backend_name; }

@@ -59,10 +59,12 @@ int unit_exec_step(unit_exec *x, char *err, size_t errlen);
 void unit_exec_know(unit_exec *x, const unit_spec *known);
 
 /* The unit done (or under way): its spec, per-frame counts (errors[i*tx + s],
- * fallbacks[i] of frame offset + i), its cost so far and the backend's name. */
+ * fallbacks[i], gmi_loss[i*tx + s] of frame offset + i; gmi_loss is NULL for
+ * a point without soft outputs), its cost so far and the backend's name. */
 const unit_spec *unit_exec_spec(const unit_exec *x);
 const uint32_t *unit_exec_errors(const unit_exec *x);
 const uint32_t *unit_exec_fallbacks(const unit_exec *x);
+const uint64_t *unit_exec_gmi_loss(const unit_exec *x);
 work_cost unit_exec_cost(const unit_exec *x);
 const char *unit_exec_backend(const unit_exec *x);
 
