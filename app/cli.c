@@ -7,9 +7,11 @@
 #include "app/opts.h"
 #include "sim/config.h"
 
-#define USAGE "usage: ofdmsim CONFIG.cfg [--set KEY=VALUE]... [-o results.csv [--force | --resume]] [--shard I/N] [-q]"
+#define USAGE                                                                                        \
+  "usage: ofdmsim CONFIG.cfg [--set KEY=VALUE]... [-o results.csv [--force | --resume]] [--shard I/N] " \
+  "[--llr-out FILE [--llr-frames N]] [-q]"
 
-enum { OPT_SET = OPT_LONG_ONLY, OPT_FORCE, OPT_RESUME, OPT_SHARD };
+enum { OPT_SET = OPT_LONG_ONLY, OPT_FORCE, OPT_RESUME, OPT_SHARD, OPT_LLR_OUT, OPT_LLR_FRAMES };
 
 static const opt_spec run_options[] = {
     {"set", OPT_SET, required_argument, "KEY=VALUE"},
@@ -17,6 +19,8 @@ static const opt_spec run_options[] = {
     {"force", OPT_FORCE, no_argument, NULL},
     {"resume", OPT_RESUME, no_argument, NULL},
     {"shard", OPT_SHARD, required_argument, "I/N"},
+    {"llr-out", OPT_LLR_OUT, required_argument, "FILE"},
+    {"llr-frames", OPT_LLR_FRAMES, required_argument, "N"},
     {"quiet", 'q', no_argument, NULL},
     {"help", 'h', no_argument, NULL},
     {"version", 'V', no_argument, NULL},
@@ -60,6 +64,16 @@ static void set_shard(opt_parser *p, cli_args *out, const char *v) {
   }
 }
 
+/* --llr-frames N: 1 <= N <= 2^20. */
+static void set_llr_frames(opt_parser *p, cli_args *out, const char *v) {
+  char *end = NULL;
+  const unsigned long n = *v >= '1' && *v <= '9' ? strtoul(v, &end, 10) : 0;
+  if (out->llr_frames) opt_fail(p, "option --llr-frames given twice (first %lu)", out->llr_frames);
+  else if (!n || *end || n > (1ul << 20))
+    opt_fail(p, "--llr-frames %s: expected an integer in [1, 1048576] (frames exported per point), got '%s'", v, v);
+  else out->llr_frames = n;
+}
+
 static void set_config(opt_parser *p, cli_args *out, const char *path) {
   if (out->config_path)
     opt_fail(p, "two config files given: '%s' and '%s' (one run, one config; use a sweep for several)",
@@ -88,6 +102,12 @@ static void on_run_option(opt_parser *p, int key, const char *v, void *ctx) {
   case OPT_FORCE: out->force = 1; break;
   case OPT_RESUME: out->resume = 1; break;
   case OPT_SHARD: set_shard(p, out, v); break;
+  case OPT_LLR_OUT:
+    if (!*v) opt_fail_value(p);
+    else if (out->llr_out) opt_fail(p, "option %s given twice (first '%s')", opt_name(p), out->llr_out);
+    else out->llr_out = v;
+    break;
+  case OPT_LLR_FRAMES: set_llr_frames(p, out, v); break;
   case 'h': if (r->asked == CLI_RUN) r->asked = CLI_HELP; break;
   case 'V': if (r->asked == CLI_RUN) r->asked = CLI_VERSION; break;
   }
@@ -122,6 +142,10 @@ int cli_parse(int argc, char **argv, cli_args *out, char *err, size_t errlen) {
     snprintf(err, errlen, "%s needs -o FILE (the results it applies to)", out->force ? "--force" : "--resume");
     rc = 2;
   }
+  if (!rc && out->llr_frames && !out->llr_out) {
+    snprintf(err, errlen, "--llr-frames needs --llr-out FILE (the export it sizes)");
+    rc = 2;
+  }
   if (rc) cli_free(out);
   return rc;
 }
@@ -137,7 +161,8 @@ void cli_print_help(FILE *f) {
   fprintf(f,
           "ofdmsim: OFDM/MIMO channel-equalisation simulator\n"
           "\n"
-          "  ofdmsim CONFIG.cfg [--set KEY=VALUE]... [-o results.csv [--force | --resume]] [--shard I/N] [-q]\n"
+          "  ofdmsim CONFIG.cfg [--set KEY=VALUE]... [-o results.csv [--force | --resume]] [--shard I/N]\n"
+          "                     [--llr-out FILE [--llr-frames N]] [-q]\n"
           "  mpirun -np N ofdmsim CONFIG.cfg ...   (a build with Open MPI: the sweep over N ranks)\n");
   app_commands_print_usage(f);
   fprintf(f,
@@ -160,6 +185,12 @@ void cli_print_help(FILE *f) {
           "  --shard I/N    run shard I of N of the sweep's points (dealt by point key, the\n"
           "                 same share in every job); `ofdmsim merge` joins the N results\n"
           "                 into the CSV of one whole run\n"
+          "  --llr-out FILE after the sweep, write the LLRs and transmitted bits of the first\n"
+          "                 frames of every point to FILE (little-endian binary: a 16-byte\n"
+          "                 file header, then per point a 64-byte header and float32 LLRs,\n"
+          "                 uint8 bits; README \"LLR export\"), for a decoder of your own;\n"
+          "                 needs receiver.llr = \"maxlog\" or \"exact\"; --force replaces FILE\n"
+          "  --llr-frames N frames exported per point (default 1, at most 1048576)\n"
           "  -q, --quiet    no progress line\n"
           "  -h, --help     this text\n"
           "  -V, --version  the version\n");

@@ -1,5 +1,6 @@
 /* The command line:
- *   ofdmsim CONFIG.cfg [--set KEY=VALUE]... [-o results.csv [--force | --resume]] [--shard I/N] [-q]
+ *   ofdmsim CONFIG.cfg [--set KEY=VALUE]... [-o results.csv [--force | --resume]] [--shard I/N]
+ *           [--llr-out FILE [--llr-frames N]] [-q]
  *   ofdmsim COMMAND [...]   (a subcommand of app/commands.h: bench)
  *   ofdmsim --help | -h,  ofdmsim --version | -V */
 #ifndef OFDMSIM_CLI_H
@@ -22,6 +23,8 @@ typedef struct cli_args {
   int force;                    /* --force: replace existing results */
   int resume;                   /* --resume: continue from the journal of -o */
   unsigned shard, shards;       /* --shard I/N: shard I (1-based) of N; 0/0 without it */
+  const char *llr_out;          /* --llr-out FILE: the LLR export (sim/llr_export.h), NULL if absent */
+  unsigned long llr_frames;     /* --llr-frames N: frames exported per point, 0 = the default (1) */
   const app_command *sub;       /* CLI_COMMAND: the subcommand named by argv[1] */
   int sub_argc;
   char **sub_argv;              /* CLI_COMMAND: argv from the command's name on */

@@ -14,6 +14,7 @@
 #include "sim/config.h"
 #include "sim/config_format.h"
 #include "sim/driver.h"
+#include "sim/llr_export.h"
 #include "sim/report.h"
 #include "sim/shard.h"
 #ifdef OFDMSIM_HAVE_MPI
@@ -141,9 +142,49 @@ static int load_config(const cli_args *args, sim_config *cfg, int speak) {
   return 0;
 }
 
-static int outputs_ok(const cli_args *args) {
+/* --llr-out: every point has soft outputs, and FILE is a new file (or
+ * --force / --resume, which write it again), not the config nor one of -o's. */
+static int check_llr_out(const cli_args *args, const sim_config *cfg, char *err, size_t errlen) {
+  const char *path = args->llr_out;
+  if (llr_export_check(cfg, err, errlen)) return -1;
+  struct stat st, other;
+  if (lstat(path, &st) != 0) return 0;
+  if (!S_ISREG(st.st_mode))
+    return snprintf(err, errlen, "--llr-out %s: it is %s, expected a regular file", path,
+                    S_ISDIR(st.st_mode) ? "a directory" : "not a regular file"), -1;
+  char sidecar[4096] = "", journal[4096] = "";
+  if (args->output_csv) {
+    report_sidecar_path(args->output_csv, sidecar, sizeof sidecar);
+    report_journal_path(args->output_csv, journal, sizeof journal);
+  }
+  const char *taken[] = {args->config_path, args->output_csv, sidecar, journal};
+  for (size_t i = 0; i < sizeof taken / sizeof *taken; i++)
+    if (taken[i] && taken[i][0] && stat(taken[i], &other) == 0 && other.st_dev == st.st_dev &&
+        other.st_ino == st.st_ino)
+      return snprintf(err, errlen, "--llr-out %s: that is %s; choose another name", path,
+                      i == 0 ? "the config file" : "one of the results of -o"), -1;
+  if (!args->force && !args->resume)
+    return snprintf(err, errlen, "--llr-out %s: the file already exists; --force replaces it", path), -1;
+  return 0;
+}
+
+/* The LLR export after a finished sweep. 0, or 1 with the message printed. */
+static int export_llrs(const cli_args *args, const sim_config *cfg, const char *backend, int threads) {
+  if (!args->llr_out) return 0;
   char err[1024] = "";
-  if (args->output_csv && check_outputs(args, err, sizeof err)) {
+  if (!args->quiet) fprintf(stderr, "ofdmsim: writing the LLRs of %zu points to %s\n", cfg->n_points, args->llr_out);
+  if (llr_export_write(cfg, backend, threads, args->llr_out, args->llr_frames ? args->llr_frames : 1, err,
+                       sizeof err) == 0)
+    return 0;
+  char safe[2048];
+  fprintf(stderr, "ofdmsim: error: --llr-out %s\n", cfg_escape(err, safe, sizeof safe));
+  return 1;
+}
+
+static int outputs_ok(const cli_args *args, const sim_config *cfg) {
+  char err[1024] = "";
+  if ((args->output_csv && check_outputs(args, err, sizeof err)) ||
+      (args->llr_out && check_llr_out(args, cfg, err, sizeof err))) {
     char safe[2048]; /* the paths are the user's text */
     fprintf(stderr, "ofdmsim: error: %s\n", cfg_escape(err, safe, sizeof safe));
     return 2;
@@ -188,7 +229,7 @@ static int run_rank(const cli_args *args, int argc, char **argv) {
   sim_config cfg;
   memset(&cfg, 0, sizeof cfg);
   int rc = mpi_job_agree(&j, load_config(args, &cfg, j.rank == 0));
-  if (!rc) rc = mpi_job_agree(&j, j.rank == 0 ? outputs_ok(args) : 0);
+  if (!rc) rc = mpi_job_agree(&j, j.rank == 0 ? outputs_ok(args, &cfg) : 0);
   int threads = cfg.threads;
   if (!rc && threads == 0 && j.local_size > 1) { /* the node's cores split between its ranks */
     threads = omp_get_num_procs() / j.local_size;
@@ -208,6 +249,7 @@ static int run_rank(const cli_args *args, int argc, char **argv) {
     fflush(stdout);
     su.ro.ranks = j.size;
     rc = mpi_engine_run(&j, &cfg, &su.ro);
+    if (!rc && j.rank == 0) rc = export_llrs(args, &cfg, su.ro.backend, threads);
   }
   sim_config_free(&cfg);
   mpi_job_end(&j);
@@ -242,10 +284,11 @@ int run_main(const cli_args *args, int argc, char **argv) {
   sim_config cfg;
   rc = load_config(args, &cfg, 1);
   if (rc) return rc;
-  rc = outputs_ok(args);
+  rc = outputs_ok(args, &cfg);
   run_setup su;
   if (!rc) rc = set_up(args, &cfg, cfg.threads, 1, argc, argv, &su);
   if (!rc) rc = sim_run(&cfg, &su.ro);
+  if (!rc) rc = export_llrs(args, &cfg, su.ro.backend, cfg.threads);
   sim_config_free(&cfg);
 #ifdef OFDMSIM_HAVE_MPI
 flush:

@@ -81,6 +81,18 @@ static inline uint64_t link_bits_per_frame(const link_params *p) {
   return link_res_per_frame(p) * (uint64_t)p->tx * (uint64_t)p->bps;
 }
 
+/* The receiver with imperfect CSI (csi_error_var = v > 0) sees Hhat = H + E,
+ * E ~ CN(0, v) per link, and uses the LMMSE estimate of H from it, Hbar =
+ * Hhat / (1 + v) (links of zero mean and unit power), whose error H - Hbar
+ * has variance v / (1 + v) per link and is uncorrelated with Hbar. Treating
+ * that error's share of y, (H - Hbar) x, as noise, every detector works with
+ * Hbar and the noise variance N0 + tx v / (1 + v) (unit-energy streams): the
+ * standard LMMSE receiver with channel-estimation error. v = 0: N0. */
+static inline double link_receiver_n0(const link_params *p) {
+  const double v = p->csi_error_var;
+  return p->n0 + (v > 0.0 ? (double)p->tx * v / (1.0 + v) : 0.0);
+}
+
 /* N0 from the SNR definitions (unit-energy symbols, E|h|^2 = 1; README). */
 double link_noise_variance(snr_def kind, double snr_db, int tx, int bps);
 

@@ -38,6 +38,7 @@ typedef struct re_ctx {
   int spatial;      /* correlated or Rician: chan_spatial_mix has work to do */
   float noise_std;  /* sqrt(n0); 0 draws no noise */
   float csi_std;    /* sqrt(csi_error_var); 0: the receiver knows H */
+  float csi_shrink; /* 1 / (1 + csi_error_var): Hhat to the LMMSE estimate */
 } re_ctx;
 
 /* Draw `index` of (point, purpose, frame): cuRAND's raw Philox4x32-10 on the
@@ -134,9 +135,14 @@ OFDM_HD void re_apply(re_ctx c, uint64_t frame, uint64_t m, int nt, int nr, cons
 }
 
 /* Imperfect CSI, in place: Hhat = H + sqrt(csi_error_var) E, E from RNG_CSI
- * in the layout of RNG_CHANNEL. n >= links elements. */
+ * in the layout of RNG_CHANNEL, then the LMMSE estimate Hbar = Hhat / (1 +
+ * csi_error_var) the receiver works with (link_receiver_n0). n >= links
+ * elements. */
 OFDM_HD void re_csi(re_ctx c, uint64_t frame, uint64_t m, int n, cf32 *h) {
-  if (c.csi_std > 0.0f) re_pair_draws(c, RNG_CSI, frame, m, n, c.links, c.csi_std, 1, h);
+  if (c.csi_std <= 0.0f) return;
+  re_pair_draws(c, RNG_CSI, frame, m, n, c.links, c.csi_std, 1, h);
+  OFDM_UNROLL
+  for (int e = 0; e < n; e++) h[e] = cf_scale(h[e], c.csi_shrink);
 }
 
 /* Bit errors of the hard decision on xhat against the transmitted label. */
@@ -162,6 +168,7 @@ static inline re_ctx re_ctx_of(const link_params *p, const chan_spatial *s) {
   c.spatial = s && (s->correlated || s->rician);
   c.noise_std = p->n0 > 0.0 ? (float)sqrt(p->n0) : 0.0f;
   c.csi_std = p->csi_error_var > 0.0 ? (float)sqrt(p->csi_error_var) : 0.0f;
+  c.csi_shrink = (float)(1.0 / (1.0 + p->csi_error_var));
   return c;
 }
 

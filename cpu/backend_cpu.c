@@ -78,14 +78,21 @@ static int cpu_run(backend *b, uint64_t first_frame, uint64_t frames, batch_resu
     }
   }
   const double t2 = clock_seconds();
-  cpu_receiver_stage(p, s, R, &out->t);
-  cpu_repair_flagged(p, s, frames, out->fallbacks, &out->t);
+  const int linear = p->equalizer == EQ_ZF || p->equalizer == EQ_MMSE;
+  if (linear) {
+    cpu_receiver_stage(p, s, R, &out->t);
+    cpu_repair_flagged(p, s, frames, out->fallbacks, &out->t);
+  } else {
+    cpu_detect_joint(p, s, frames, out);
+  }
   const double t3 = clock_seconds();
   cpu_count_errors(p, s, frames, out->errors);
   out->t.draw = t1 - t0;
   out->t.channel = t2 - t1;
   out->t.demap = clock_seconds() - t3;
-  out->inversions = R;
+  if (linear && p->llr != LLR_OFF) cpu_soft_linear(p, s, frames, out);
+  /* matrices inverted: one a RE for zf and mmse, one a stage for mmse-sic, none for the tree searches */
+  out->inversions = linear ? R : p->equalizer == EQ_MMSE_SIC ? R * (size_t)p->tx : 0;
   return 0;
 }
 

@@ -33,8 +33,9 @@ void chan_fill(const link_params *p, const chan_spatial *s, uint64_t frame, uint
 void chan_apply(const link_params *p, uint64_t frame, uint64_t m0, size_t n, const cf32 *H,
                 size_t ldh, const cf32 *x, size_t ldx, cf32 *y, size_t ldy);
 
-/* Imperfect CSI: Hhat = H + sqrt(csi_error_var) E, E ~ CN(0,1) from RNG_CSI
- * (layout of RNG_CHANNEL). Hhat may be H itself (ldhh == ldh). */
+/* Imperfect CSI: the receiver's LMMSE estimate (H + sqrt(csi_error_var) E) /
+ * (1 + csi_error_var), E ~ CN(0,1) from RNG_CSI (layout of RNG_CHANNEL); see
+ * link_receiver_n0. Hhat may be H itself (ldhh == ldh). */
 void chan_csi_error(const link_params *p, uint64_t frame, uint64_t m0, size_t n, const cf32 *H,
                     size_t ldh, cf32 *Hhat, size_t ldhh);
 

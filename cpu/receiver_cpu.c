@@ -20,7 +20,7 @@
 
 void cpu_receiver_stage(const link_params *p, cpu_state *s, size_t R, stage_times *t) {
   const int tx = p->tx, rx = p->rx;
-  const float diag = p->equalizer == EQ_MMSE ? (float)p->n0 : 0.0f;
+  const float diag = p->equalizer == EQ_MMSE ? (float)link_receiver_n0(p) : 0.0f;
   const double t0 = clock_seconds();
   CPU_FOR_CHUNKS(R, eq_gram(rx, tx, s->Hhat + i0, R, s->y + i0, R, diag, s->G + i0, R, s->z + i0, R, n));
   const double t1 = clock_seconds();
@@ -35,24 +35,30 @@ void cpu_receiver_stage(const link_params *p, cpu_state *s, size_t R, stage_time
 
 /* REs whose float inverse came out flagged (all NaN) are equalised again in
  * double (equalizer/fallback.h) and counted per frame, so no decision is ever
- * taken from NaN. Timed as part of the equalisation. */
+ * taken from NaN; with soft outputs the inverse's diagonal is written back
+ * from double too (the demapper's variances). Timed as part of the
+ * equalisation. */
 void cpu_repair_flagged(const link_params *p, cpu_state *s, uint64_t frames, uint32_t *fallbacks,
                         stage_times *t) {
   const double t0 = clock_seconds();
   const uint64_t rf = link_res_per_frame(p);
   const size_t R = (size_t)(frames * rf);
   const int tx = p->tx, rx = p->rx;
-  const float diag = p->equalizer == EQ_MMSE ? (float)p->n0 : 0.0f;
+  const float diag = p->equalizer == EQ_MMSE ? (float)link_receiver_n0(p) : 0.0f;
+  const int soft = p->llr != LLR_OFF;
 #pragma omp parallel for schedule(dynamic, 16)
   for (long f = 0; f < (long)frames; f++) {
     uint32_t solved = 0;
     for (size_t i = (size_t)f * rf; i < (size_t)(f + 1) * rf; i++) {
       if (!eq_flagged(s->xhat[i])) continue;
       cf32 h[LINK_MAX_RX * LINK_MAX_TX], y[LINK_MAX_RX], x[LINK_MAX_TX];
+      float gd[LINK_MAX_TX];
       for (int e = 0; e < rx * tx; e++) h[e] = s->Hhat[(size_t)e * R + i];
       for (int r = 0; r < rx; r++) y[r] = s->y[(size_t)r * R + i];
-      solved += (uint32_t)eq_solve_double(rx, tx, h, y, diag, x);
+      solved += (uint32_t)eq_solve_double(rx, tx, h, y, diag, x, soft ? gd : NULL);
       for (int k = 0; k < tx; k++) s->xhat[(size_t)k * R + i] = x[k];
+      if (soft)
+        for (int k = 0; k < tx; k++) s->Ginv[(size_t)(k * tx + k) * R + i] = cf_make(gd[k], 0.0f);
     }
     if (fallbacks) fallbacks[f] = solved;
   }

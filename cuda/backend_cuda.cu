@@ -47,6 +47,10 @@ struct cuda_state {
   gpu_consts *consts;
   uint32_t *errors;         /* [frames][tx], then fallbacks [frames], then (fused)
                                the repair list: its length, then R entries */
+  unsigned long long *loss; /* soft outputs: GMI losses [frames][tx] */
+  float *cap_llr;           /* LLR export of a batch, allocated when first asked */
+  uint8_t *cap_bits;
+  size_t cap_res;           /* REs those hold */
   uint8_t *labels;          /* staged: [tx][R] */
   cf32 *x, *H, *Hhat, *y, *G, *Ginv, *z, *xhat; /* staged SoA stacks */
   cf32 *taps, *Hk;          /* tdl: [f][links][L], [f][links][K] */
@@ -58,7 +62,7 @@ struct cuda_state {
 
 /* The buffer plan of a batch of `frames` frames: byte offsets into the pool. */
 struct layout {
-  size_t consts, errors, labels, x, H, Hhat, y, G, Ginv, z, xhat, taps, Hk, xt, yt, work, total;
+  size_t consts, errors, loss, labels, x, H, Hhat, y, G, Ginv, z, xhat, taps, Hk, xt, yt, work, total;
 };
 
 size_t take(size_t *at, size_t bytes) {
@@ -71,18 +75,20 @@ layout plan_layout(const link_params *p, int staged, uint64_t frames, size_t wor
   const size_t rf = (size_t)link_res_per_frame(p), R = frames * rf, c8 = sizeof(cf32);
   const size_t tx = (size_t)p->tx, rx = (size_t)p->rx, links = tx * rx;
   const int tdl = p->model == CH_TDL, td = p->domain == DOMAIN_TIME;
+  const int linear = p->equalizer == EQ_ZF || p->equalizer == EQ_MMSE; /* the joint detectors need no G */
   layout l;
   size_t at = 0;
   l.consts = take(&at, sizeof(gpu_consts));
   l.errors = take(&at, sizeof(uint32_t) * (frames * (tx + 1) + (staged ? 0 : 1 + R)));
+  l.loss = take(&at, p->llr != LLR_OFF ? sizeof(unsigned long long) * frames * tx : 0);
   l.labels = take(&at, staged ? tx * R : 0);
   l.x = take(&at, staged ? c8 * tx * R : 0);
   l.H = take(&at, staged ? c8 * links * R : 0);
   l.Hhat = take(&at, staged && p->csi_error_var > 0 ? c8 * links * R : 0);
   l.y = take(&at, staged ? c8 * rx * R : 0);
-  l.G = take(&at, staged ? c8 * tx * tx * R : 0);
-  l.Ginv = take(&at, staged ? c8 * tx * tx * R : 0);
-  l.z = take(&at, staged ? c8 * tx * R : 0);
+  l.G = take(&at, staged && linear ? c8 * tx * tx * R : 0);
+  l.Ginv = take(&at, staged && linear ? c8 * tx * tx * R : 0);
+  l.z = take(&at, staged && linear ? c8 * tx * R : 0);
   l.xhat = take(&at, staged ? c8 * tx * R : 0);
   l.taps = take(&at, tdl ? c8 * frames * links * (size_t)p->pdp.taps : 0);
   l.Hk = take(&at, tdl ? c8 * frames * links * (size_t)p->subcarriers : 0);
@@ -107,6 +113,8 @@ void state_free(cuda_state *s) {
   }
   for (int i = 0; i < s->events_made; i++) cudaEventDestroy(s->ev[i]);
   if (s->pool) cudaFree(s->pool);
+  if (s->cap_llr) cudaFree(s->cap_llr);
+  if (s->cap_bits) cudaFree(s->cap_bits);
   if (s->host_tail) cudaFreeHost(s->host_tail);
   if (s->stream) cudaStreamDestroy(s->stream);
   cudaGetLastError(); /* teardown failures have no one left to report to */
@@ -158,6 +166,10 @@ int run_staged(cuda_state *s, const gpu_link &g) {
     if (gpu_launch_channel_stage(g, s->H, s->x, s->y, st)) return -1;
   }
   CUDA_TRY(cudaEventRecord(s->ev[EV_CHANNEL], st));
+  if (g.equalizer != EQ_ZF && g.equalizer != EQ_MMSE) { /* a joint detector: no linear chain */
+    for (int e = EV_GRAM; e < EV_DEMAP; e++) CUDA_TRY(cudaEventRecord(s->ev[e], st));
+    return 0;
+  }
   if (gpu_launch_gram(g, s->Hhat ? s->Hhat : s->H, s->y, s->G, s->z, st)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_GRAM], st));
   if (gpu_invert_soa(g.tx, s->G, s->Ginv, (size_t)g.R, st)) return -1;
@@ -168,6 +180,51 @@ int run_staged(cuda_state *s, const gpu_link &g) {
   CUDA_TRY(cudaEventRecord(s->ev[EV_EQUALIZE], st));
   if (gpu_launch_demap(g, s->xhat, s->labels, s->errors, st)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_DEMAP], st));
+  return 0;
+}
+
+/* Soft outputs or a joint detector: the detect kernel after the staged
+ * stages (from their stacks; for zf and mmse the staged chain has counted the
+ * errors) or after the fused mode's taps and modem (from the draws). */
+int run_detect(cuda_state *s, const gpu_link &g, float *llr, uint8_t *bits) {
+  cudaStream_t st = s->stream;
+  const int joint = g.equalizer != EQ_ZF && g.equalizer != EQ_MMSE;
+  gpu_detect_out out = {!s->staged || joint, s->errors, fallbacks_of(s, g), s->loss, llr, bits};
+  if (s->loss) CUDA_TRY(cudaMemsetAsync(s->loss, 0, sizeof(unsigned long long) * g.frames * g.tx, st));
+  if (s->staged) {
+    if (run_staged(s, g)) return -1;
+    const gpu_stacks stacks = {s->labels, s->Hhat ? s->Hhat : s->H, s->y, joint ? s->xhat : NULL};
+    if (gpu_launch_detect(g, s->consts, s->Hk, s->yt, &stacks, out, st)) return -1;
+    CUDA_TRY(cudaEventRecord(s->ev[EV_DEMAP], st));
+    return 0;
+  }
+  CUDA_TRY(cudaEventRecord(s->ev[EV_START], st));
+  if (tdl_response(s, g)) return -1;
+  CUDA_TRY(cudaEventRecord(s->ev[EV_DRAW], st));
+  if (s->have_fft_td) {
+    if (gpu_launch_modem_prepare(g, NULL, s->xt, st)) return -1;
+    if (gpu_fft_set_exec(&s->fft_tx, s->xt, g.frames)) return -1;
+    if (gpu_launch_modem_channel(g, s->consts, s->xt, s->taps, s->yt, st)) return -1;
+    if (gpu_fft_set_exec(&s->fft_rx, s->yt, g.frames)) return -1;
+  }
+  CUDA_TRY(cudaEventRecord(s->ev[EV_CHANNEL], st));
+  if (gpu_launch_detect(g, s->consts, s->Hk, s->yt, NULL, out, st)) return -1;
+  CUDA_TRY(cudaEventRecord(s->ev[EV_INVERT], st));
+  return 0;
+}
+
+/* Device room for the LLR export of a batch of `res` REs. */
+int capture_room(cuda_state *s, const gpu_link &g, size_t res) {
+  if (res <= s->cap_res) return 0;
+  if (s->cap_llr) cudaFree(s->cap_llr);
+  if (s->cap_bits) cudaFree(s->cap_bits);
+  s->cap_llr = NULL;
+  s->cap_bits = NULL;
+  s->cap_res = 0;
+  const size_t n = res * (size_t)g.tx * (size_t)g.bps;
+  CUDA_TRY(cudaMalloc(&s->cap_llr, sizeof(float) * n));
+  CUDA_TRY(cudaMalloc(&s->cap_bits, n));
+  s->cap_res = res;
   return 0;
 }
 
@@ -224,7 +281,20 @@ int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *o
   const size_t fb_bytes = sizeof(uint32_t) * (size_t)frames;
   const size_t list_len = s->staged ? 0 : sizeof(uint32_t); /* the repair list's length */
   CUDA_TRY(cudaMemsetAsync(s->errors, 0, counters + fb_bytes + list_len, s->stream));
-  if (s->staged ? run_staged(s, g) : run_fused(s, g)) return -1;
+  const int detect = g.llr != LLR_OFF || (g.equalizer != EQ_ZF && g.equalizer != EQ_MMSE);
+  const int capture = out->llr || out->bits;
+  if (capture && capture_room(s, g, (size_t)g.R)) return -1;
+  if (detect ? run_detect(s, g, capture ? s->cap_llr : NULL, capture ? s->cap_bits : NULL)
+             : s->staged ? run_staged(s, g) : run_fused(s, g))
+    return -1;
+  if (out->gmi_loss)
+    CUDA_TRY(cudaMemcpyAsync(out->gmi_loss, s->loss, sizeof(uint64_t) * frames * (size_t)g.tx,
+                             cudaMemcpyDeviceToHost, s->stream));
+  const size_t cap_n = (size_t)g.R * (size_t)g.tx * (size_t)g.bps;
+  if (capture && out->llr)
+    CUDA_TRY(cudaMemcpyAsync(out->llr, s->cap_llr, sizeof(float) * cap_n, cudaMemcpyDeviceToHost, s->stream));
+  if (capture && out->bits)
+    CUDA_TRY(cudaMemcpyAsync(out->bits, s->cap_bits, cap_n, cudaMemcpyDeviceToHost, s->stream));
   uint32_t repairs = 0;
   for (int pass = 0; pass < 2; pass++) {
     /* Two copies back: the error counters, and the fallbacks with the repair
@@ -234,7 +304,7 @@ int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *o
                              cudaMemcpyDeviceToHost, s->stream));
     CUDA_TRY(cudaStreamSynchronize(s->stream));
     if (out->fallbacks) memcpy(out->fallbacks, s->host_tail, fb_bytes);
-    if (pass == 0 && !s->staged) repairs = s->host_tail[frames];
+    if (pass == 0 && !s->staged && !detect) repairs = s->host_tail[frames];
     /* The fused kernel left its flagged REs undecided: a second pass, only
      * when there are any, decides them in double and adds their counts. */
     if (repairs == 0 || pass == 1) break;
@@ -254,7 +324,8 @@ int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *o
     out->t.channel = elapsed_s(s, EV_DRAW, EV_CHANNEL);
     out->t.invert = elapsed_s(s, EV_CHANNEL, EV_INVERT);
   }
-  out->inversions = g.R;
+  out->inversions = g.equalizer == EQ_MMSE_SIC ? g.R * (uint64_t)g.tx
+                    : g.equalizer == EQ_KBEST || g.equalizer == EQ_ML ? 0 : g.R;
   return 0;
 }
 
@@ -306,7 +377,12 @@ gpu_link make_link(const link_params *p, const chan_spatial *sp) {
   g.nf = (uint64_t)p->symbols * (uint64_t)(p->subcarriers + g.cp);
   /* The CPU's conversions: float of the double square roots. */
   g.noise_std = p->n0 > 0.0 ? (float)sqrt(p->n0) : 0.0f;
-  g.diag = p->equalizer == EQ_MMSE ? (float)p->n0 : 0.0f;
+  g.n0r = (float)link_receiver_n0(p);
+  g.diag = p->equalizer == EQ_MMSE ? g.n0r : 0.0f;
+  g.equalizer = (int)p->equalizer;
+  g.llr = (int)p->llr;
+  g.kbest_k = p->kbest_k;
+  g.llr_clip = (float)p->llr_clip;
   g.td_scale = (float)(1.0 / sqrt((double)p->subcarriers));
   return g;
 }
@@ -428,6 +504,7 @@ int allocate(cuda_state *s, const link_params *p, const chan_spatial *sp, size_t
   CUDA_TRY(cudaMallocHost(&s->host_tail, sizeof(uint32_t) * (s->cap_frames + 1)));
   s->consts = carve<gpu_consts>(s->pool, l.consts);
   s->errors = carve<uint32_t>(s->pool, l.errors);
+  s->loss = carve<unsigned long long>(s->pool, l.loss);
   s->labels = carve<uint8_t>(s->pool, l.labels);
   s->x = carve<cf32>(s->pool, l.x);
   s->H = carve<cf32>(s->pool, l.H);
@@ -477,7 +554,8 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
     cuda_destroy(b);
     return NULL;
   }
-  s->staged = opt->cuda.staged != 0;
+  /* the joint detectors run over the staged stacks (detect_gpu.cu) */
+  s->staged = opt->cuda.staged != 0 || (p->equalizer != EQ_ZF && p->equalizer != EQ_MMSE);
   s->g = make_link(p, &sp);
   size_t work = 0;
   if (size_batch(s, p, opt, &work, err, errlen)) {

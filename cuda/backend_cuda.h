@@ -37,6 +37,11 @@ int backend_cuda_available(char *why, size_t whylen);
  *   Gram, inverse, equalisation and decisions are not separable), so the
  *   driver's inversions/s is the whole receiver's rate. No per-RE buffer
  *   exists: fetch returns -1 for every buffer.
+ * Soft outputs (p.llr != off) of zf and mmse take one kernel from the draws
+ * (fused) or the stacks (staged) to the counters and GMI losses; the joint
+ * detectors (mmse-sic, kbest, ml) always run staged (their kernel reads the
+ * stacks), without the Gram stages (no BUF_GINV), BUF_XHAT holding their
+ * decisions. batch_result.llr/bits are filled when asked.
  * run returns -1 after printing the failing call, file, line and the CUDA,
  * cuFFT or cuRAND message; only the per-frame counters come back to the host,
  * one copy a batch. */

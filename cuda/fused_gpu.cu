@@ -13,37 +13,6 @@ namespace {
 
 constexpr int kBlock = 256;
 
-/* The front half of one RE: its labels, its channel as the receiver sees it
- * and its received vector. The channel is drawn here (rayleigh, awgn) or read
- * from the frame's response table (tdl); y is computed here (frequency
- * domain) or read from the modem's output (time domain); the labels are
- * always redrawn, never stored. The repair kernel recomputes exactly this. */
-template <int NT, int NR>
-__device__ __forceinline__ void re_front(const gpu_link &g, const gpu_consts *c, const cf32 *Hk,
-                                         const cf32 *yt, uint64_t f, uint64_t m, uint32_t *lab,
-                                         cf32 *h, cf32 *yv) {
-  const uint64_t frame = g.first_frame + f;
-  re_labels(g.re, frame, m, NT, lab);
-  if (g.hsrc == HSRC_TABLE) {
-    gpu_channel_table<NT, NR>(g, Hk, f, m, h);
-  } else {
-    cf32 scratch[NR * NT];
-    re_channel(g.re, &c->spatial, frame, m, NT, NR, h, scratch);
-  }
-  if (g.ysrc == YSRC_BUFFER) {
-    const cf32 *col = yt + f * (uint64_t)g.rx * g.rf + m;
-    OFDM_UNROLL
-    for (int r = 0; r < NR; r++)
-      yv[r] = r < g.rx ? gpu_load(col + (size_t)r * g.rf) : cf_make(0.0f, 0.0f);
-  } else {
-    cf32 xv[NT];
-    OFDM_UNROLL
-    for (int t = 0; t < NT; t++) xv[t] = qam_map(g.bps, lab[t]);
-    re_apply(g.re, frame, m, NT, NR, h, xv, yv);
-  }
-  re_csi(g.re, frame, m, NR * NT, h);
-}
-
 /* One RE from its draws to its error counts. An RE whose float inverse is
  * flagged singular is not decided here: it goes on the repair list (batch
  * index f*R_f + m) for repair_kernel, so that this kernel, which runs for
@@ -59,7 +28,7 @@ __global__ void __launch_bounds__(kBlock)
   if (m < g.rf) {
     uint32_t lab[NT];
     cf32 h[NR * NT], yv[NR];
-    re_front<NT, NR>(g, c, Hk, yt, f, m, lab, h, yv);
+    gpu_re_front<NT, NR>(g, c, Hk, yt, f, m, lab, h, yv);
     cf32 gm[NT * NT], zv[NT], gi[NT * NT], xv[NT];
     mat_gram(NR, NT, h, g.diag, gm);
     mat_herm_mulvec(NR, NT, h, yv, zv);
@@ -87,8 +56,8 @@ __global__ void __launch_bounds__(kBlock)
   const uint64_t i = repair[1 + k], f = i / g.rf, m = i - f * g.rf;
   uint32_t lab[NT];
   cf32 h[NR * NT], yv[NR], xv[NT];
-  re_front<NT, NR>(g, c, Hk, yt, f, m, lab, h, yv);
-  eq_solve_double(NR, NT, h, yv, g.diag, xv);
+  gpu_re_front<NT, NR>(g, c, Hk, yt, f, m, lab, h, yv);
+  eq_solve_double(NR, NT, h, yv, g.diag, xv, NULL);
   OFDM_UNROLL
   for (int t = 0; t < NT; t++) {
     const uint32_t e = re_bit_errors(g.bps, xv[t], lab[t]);

@@ -41,6 +41,10 @@ struct gpu_link {
   uint64_t first_frame, frames, R;
   float noise_std;          /* sqrt(n0), 0: no noise drawn (as the CPU) */
   float diag;               /* N0 on the Gram diagonal (MMSE) or 0 (ZF) */
+  float n0r;                /* the receiver's noise variance (link_receiver_n0) */
+  int equalizer, llr;       /* eq_kind, llr_kind */
+  int kbest_k;
+  float llr_clip;
   float td_scale;           /* 1/sqrt(K): both modem transforms unitary */
 };
 
@@ -102,6 +106,38 @@ __device__ __forceinline__ void gpu_channel_table(const gpu_link &g, const cf32 
   OFDM_UNROLL
   for (int e = 0; e < NR * NT; e++)
     h[e] = e < g.links ? gpu_load(row + (size_t)e * g.K) : cf_make(0.0f, 0.0f);
+}
+
+/* The front half of one RE: its labels, its channel as the receiver sees it
+ * and its received vector. The channel is drawn here (rayleigh, awgn) or read
+ * from the frame's response table (tdl); y is computed here (frequency
+ * domain) or read from the modem's output (time domain); the labels are
+ * always redrawn, never stored. The fused kernel's repair and the soft and
+ * joint detectors (detect_gpu.cu) compute exactly this. */
+template <int NT, int NR>
+__device__ __forceinline__ void gpu_re_front(const gpu_link &g, const gpu_consts *c, const cf32 *Hk,
+                                         const cf32 *yt, uint64_t f, uint64_t m, uint32_t *lab,
+                                         cf32 *h, cf32 *yv) {
+  const uint64_t frame = g.first_frame + f;
+  re_labels(g.re, frame, m, NT, lab);
+  if (g.hsrc == HSRC_TABLE) {
+    gpu_channel_table<NT, NR>(g, Hk, f, m, h);
+  } else {
+    cf32 scratch[NR * NT];
+    re_channel(g.re, &c->spatial, frame, m, NT, NR, h, scratch);
+  }
+  if (g.ysrc == YSRC_BUFFER) {
+    const cf32 *col = yt + f * (uint64_t)g.rx * g.rf + m;
+    OFDM_UNROLL
+    for (int r = 0; r < NR; r++)
+      yv[r] = r < g.rx ? gpu_load(col + (size_t)r * g.rf) : cf_make(0.0f, 0.0f);
+  } else {
+    cf32 xv[NT];
+    OFDM_UNROLL
+    for (int t = 0; t < NT; t++) xv[t] = qam_map(g.bps, lab[t]);
+    re_apply(g.re, frame, m, NT, NR, h, xv, yv);
+  }
+  re_csi(g.re, frame, m, NR * NT, h);
 }
 
 /* Calls K<NT, NR>::launch(args...) for NT = tx and the smallest power of two
@@ -217,6 +253,28 @@ int gpu_link_kernels_loadable(char *why, size_t whylen);
  * table (hsrc = HSRC_TABLE); yt: the modem's output (ysrc = YSRC_BUFFER). */
 int gpu_launch_fused(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
                      uint32_t *errors, uint32_t *repair, cudaStream_t s);
+/* detect_gpu.cu: the soft outputs of zf and mmse and the joint detectors
+ * (mmse-sic, kbest, ml), one thread per RE. Sources: stacks == NULL: the RE's
+ * draws as the fused kernel takes them (Hk, yt as there); else the staged
+ * stacks (labels, Hhat, y). Outputs: errors and fallbacks (when count != 0:
+ * the staged linear chain counts those itself), loss [f][tx] (GMI, NULL
+ * without soft outputs), llr/bits (the export layout of batch_result, NULL
+ * when not asked), xhat (staged joint detectors: the decisions as symbols). */
+struct gpu_stacks {
+  const uint8_t *labels;
+  const cf32 *Hhat, *y;
+  cf32 *xhat;
+};
+struct gpu_detect_out {
+  int count;
+  uint32_t *errors, *fallbacks;
+  unsigned long long *loss;
+  float *llr;
+  uint8_t *bits;
+};
+int gpu_launch_detect(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
+                      const gpu_stacks *stacks, const gpu_detect_out &out, cudaStream_t s);
+
 /* repair: [0] the number n of REs the fused kernel could not decide (float
  * inverse flagged), [1..n] their batch indices. gpu_launch_repair equalises
  * those n again in double and adds their errors and fallbacks per frame. */

@@ -47,7 +47,7 @@ __device__ __noinline__ void equalize_fallback(const cf32 *Hhat, const cf32 *y, 
   cf32 h[MAT_MAX_RX * MAT_MAX_N], yv[MAT_MAX_RX], xv[MAT_MAX_N];
   for (int e = 0; e < rx * tx; e++) h[e] = gpu_load(Hhat + (size_t)e * R + i);
   for (int r = 0; r < rx; r++) yv[r] = gpu_load(y + (size_t)r * R + i);
-  eq_solve_double(rx, tx, h, yv, diag, xv);
+  eq_solve_double(rx, tx, h, yv, diag, xv, NULL);
   for (int t = 0; t < tx; t++) gpu_store(xhat + (size_t)t * R + i, xv[t]);
   atomicAdd(&fallbacks[i / rf], 1u);
 }

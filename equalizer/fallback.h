@@ -56,8 +56,11 @@ EQ_COLD int eq_chol_double(int n, const cd64 *a, cd64 *l) {
  * as it is (ZF, diag = 0). A G that is singular even in double (an exactly
  * rank-deficient channel) is loaded on the diagonal by 1e-12 of its largest
  * entry, which gives the minimum-norm (pseudo-inverse) solution to that
- * precision. Returns 1, the number of REs it solved, for the caller's count. */
-EQ_COLD int eq_solve_double(int nr, int nt, const cf32 *h, const cf32 *y, float diag, cf32 *xhat) {
+ * precision. ginv_diag (NULL: not wanted) gets (G^-1)_tt of each stream, for
+ * the soft demapper's variance. Returns 1, the number of REs it solved, for
+ * the caller's count. */
+EQ_COLD int eq_solve_double(int nr, int nt, const cf32 *h, const cf32 *y, float diag, cf32 *xhat,
+                            float *ginv_diag) {
   cd64 g[MAT_MAX_N * MAT_MAX_N], l[MAT_MAX_N * MAT_MAX_N], z[MAT_MAX_N], w[MAT_MAX_N];
   nt = nt < MAT_MAX_N ? nt : MAT_MAX_N;
   nr = nr < MAT_MAX_RX ? nr : MAT_MAX_RX;
@@ -91,6 +94,8 @@ EQ_COLD int eq_solve_double(int nr, int nt, const cf32 *h, const cf32 *y, float 
     for (int a = 0; a < nt; a++) g[a * nt + a].re += 1e-12 * (gmax > 0.0 ? gmax : 1.0);
     if (eq_chol_double(nt, g, l)) {
       for (int t = 0; t < nt; t++) xhat[t] = cf_make(0.0f, 0.0f); /* no channel at all */
+      if (ginv_diag)
+        for (int t = 0; t < nt; t++) ginv_diag[t] = 1e30f; /* nothing known of x: the soft output is 0 */
       return 1;
     }
   }
@@ -118,7 +123,7 @@ EQ_COLD int eq_solve_double(int nr, int nt, const cf32 *h, const cf32 *y, float 
   /* (G^-1)_tt = || column t of L^-1 ||^2, for the MMSE gain 1/(1 - N0 (G^-1)_tt). */
   for (int t = 0; t < nt; t++) {
     double gain = 1.0;
-    if (diag > 0.0f) {
+    if (diag > 0.0f || ginv_diag) {
       double ginv_tt = 0.0;
       for (int i = 0; i < nt; i++) w[i].re = w[i].im = 0.0;
       for (int i = t; i < nt; i++) { /* v = L^-1 e_t */
@@ -132,7 +137,8 @@ EQ_COLD int eq_solve_double(int nr, int nt, const cf32 *h, const cf32 *y, float 
         w[i].im = im / l[i * nt + i].re;
         ginv_tt += w[i].re * w[i].re + w[i].im * w[i].im;
       }
-      gain = 1.0 / (1.0 - (double)diag * ginv_tt);
+      if (diag > 0.0f) gain = 1.0 / (1.0 - (double)diag * ginv_tt);
+      if (ginv_diag) ginv_diag[t] = (float)ginv_tt;
     }
     xhat[t] = cf_make((float)(z[t].re * gain), (float)(z[t].im * gain));
   }

@@ -52,7 +52,7 @@ void report_header(FILE *f, const sim_config *c, const char *backend, const char
 }
 
 void report_table_head(FILE *f) {
-  fprintf(f, "%5s %3s %3s %-7s %-4s %-5s %7s %11s %9s %10s %23s %10s %9s %9s %-13s\n", "point", "tx",
+  fprintf(f, "%5s %3s %3s %-7s %-8s %-5s %7s %11s %9s %10s %23s %10s %9s %9s %-13s\n", "point", "tx",
           "rx", "mod", "eq", "snr", "snr_db", "bits", "errors", "ber", "ci95", "theory", "Mbit/s",
           "Minv/s", "stop");
 }
@@ -72,7 +72,7 @@ void report_table_row(FILE *f, const sim_point *pt, const point_result *r) {
     snprintf(ber, sizeof ber, "-");
     snprintf(interval, sizeof interval, "-");
   }
-  fprintf(f, "%5zu %3d %3d %-7s %-4s %-5s %7.2f %11.4e %9llu %10s %23s %10s %9.2f %9.2f %-13s\n",
+  fprintf(f, "%5zu %3d %3d %-7s %-8s %-5s %7.2f %11.4e %9llu %10s %23s %10s %9.2f %9.2f %-13s\n",
           pt->index, pt->p.tx, pt->p.rx, modulation_name_of_bps(pt->p.bps),
           equalizer_name(pt->p.equalizer), snr_kind_name(pt->p.snr_kind), pt->p.snr_db,
           (double)r->n.bits, (unsigned long long)r->n.bit_errors, ber, interval, theory,

@@ -167,14 +167,15 @@ static void test_draw_layout(void) {
   chan_fill(&p, &s, frame, m0, n, H, n);
   chan_apply(&p, frame, m0, n, H, n, x, n, y, n); /* x = 0: y is the noise alone */
   cf32 E[9 * 50];
-  chan_csi_error(&p, frame, m0, n, Z, n, E, n); /* H = 0: Hhat is the error alone */
+  chan_csi_error(&p, frame, m0, n, Z, n, E, n); /* H = 0: Hbar is the shrunk error alone */
   double worst = 0.0;
   for (int e = 0; e < 9; e++)
     for (size_t i = 0; i < n; i++) {
       const uint64_t idx = (uint64_t)(e / 2) * rf + m0 + i;
       const cf32 h = rng_cnormal_of(rng_draw(rng_key(p.seed, p.stream_key), RNG_CHANNEL, frame, idx), e % 2);
-      const cf32 c =
-          cf_scale(rng_cnormal_of(rng_draw(rng_key(p.seed, p.stream_key), RNG_CSI, frame, idx), e % 2), 0.2f);
+      const cf32 c = cf_scale(
+          cf_scale(rng_cnormal_of(rng_draw(rng_key(p.seed, p.stream_key), RNG_CSI, frame, idx), e % 2), 0.2f),
+          (float)(1.0 / 1.04));
       worst = fmax(worst, cf_abs2(cf_sub(h, H[e * n + i])));
       worst = fmax(worst, cf_abs2(cf_sub(c, E[e * n + i])));
       if (e < 3) {
@@ -278,15 +279,30 @@ static void test_csi_error(void) {
   cf32 *Hh = malloc(sizeof *Hh * 6 * R);
   const size_t rf = (size_t)link_res_per_frame(&p);
   for (int f = 0; f < 300; f++) chan_csi_error(&p, f, 0, rf, H + f * rf, R, Hh + f * rf, R);
+  /* The receiver's estimate is the LMMSE one, Hbar = (H + E) / (1 + v): its
+   * error H - Hbar has variance v / (1 + v) and is uncorrelated with Hbar
+   * (what link_receiver_n0 charges as noise), and (1 + v) Hbar - H is E. */
+  const double v_est = p.csi_error_var / (1.0 + p.csi_error_var);
   for (int e = 0; e < 6; e++) {
-    double v = 0;
+    double v = 0, ve = 0, cross_re = 0, cross_im = 0;
     for (size_t i = 0; i < R; i++) {
-      const cf32 d = cf_sub(Hh[e * R + i], H[e * R + i]);
+      const cf32 hb = Hh[e * R + i], h = H[e * R + i];
+      const cf32 d = cf_sub(cf_scale(hb, (float)(1.0 + p.csi_error_var)), h);
       v += (double)d.re * d.re + (double)d.im * d.im;
+      const cf32 err = cf_sub(h, hb);
+      ve += (double)err.re * err.re + (double)err.im * err.im;
+      cross_re += (double)err.re * hb.re + (double)err.im * hb.im; /* Re(err conj(hb)) */
+      cross_im += (double)err.im * hb.re - (double)err.re * hb.im;
     }
     v /= R;
+    ve /= R;
     CHECK(fabs(v - p.csi_error_var) < 5 * p.csi_error_var / sqrt((double)R),
           "element %d error variance %.5f, expected %.3f", e, v, p.csi_error_var);
+    CHECK(fabs(ve - v_est) < 5 * v_est / sqrt((double)R), "element %d estimate's error variance %.5f, expected %.5f",
+          e, ve, v_est);
+    /* E[err conj(hb)] = 0; its estimate has standard deviation sqrt(v_est / (2R)) per part */
+    CHECK(fabs(cross_re / R) < 5 * sqrt(v_est / (2.0 * R)) && fabs(cross_im / R) < 5 * sqrt(v_est / (2.0 * R)),
+          "element %d: the estimate's error is correlated with it (%.2e, %.2e)", e, cross_re / R, cross_im / R);
   }
   /* In place gives the same, and var 0 copies. */
   cf32 *Hc = malloc(sizeof *Hc * 6 * R);

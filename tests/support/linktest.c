@@ -1,11 +1,13 @@
 #include "linktest.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "channel/tdl.h"
 #include "sim/backends.h"
+#include "sim/stats.h"
 #include "testparams.h"
 
 link_params lt_params(int tx, int rx, int bps, eq_kind eq, channel_model model, double ebno_db) {
@@ -55,7 +57,9 @@ int lt_simulate_min(const char *backend_name_, const link_params *p, uint64_t ta
   memset(out, 0, sizeof *out);
   const uint64_t cap = b->ops->max_frames(b), bpf = link_bits_per_frame(p);
   uint32_t *e = malloc(sizeof(uint32_t) * cap * ((size_t)p->tx + 1));
-  batch_result r = {.errors = e, .fallbacks = e + cap * (size_t)p->tx};
+  uint64_t *loss = p->llr != LLR_OFF ? malloc(sizeof(uint64_t) * cap * (size_t)p->tx) : NULL;
+  batch_result r = {.errors = e, .fallbacks = e + cap * (size_t)p->tx, .gmi_loss = loss};
+  const double rf = (double)link_res_per_frame(p);
   int rc = 0, done = 0;
   uint64_t next = 1;
   while (!done) {
@@ -70,6 +74,16 @@ int lt_simulate_min(const char *backend_name_, const link_params *p, uint64_t ta
       out->errors += frame_errors;
       out->sum_sq += (double)frame_errors * (double)frame_errors;
       out->fallbacks += r.fallbacks[f];
+      if (loss) {
+        double frame_loss = 0.0;
+        for (int t = 0; t < p->tx; t++) {
+          const double l = ldexp((double)loss[f * (uint64_t)p->tx + (uint64_t)t], -GMI_LOSS_SHIFT);
+          out->gmi_loss[t] += l;
+          frame_loss += l;
+        }
+        out->gmi_loss_total += frame_loss;
+        out->gmi_loss_sq += (frame_loss / rf) * (frame_loss / rf);
+      }
       out->bits += bpf;
       out->frames++;
       done = (out->errors >= target && out->frames >= min_frames) || (double)out->bits >= max_bits;
@@ -77,8 +91,19 @@ int lt_simulate_min(const char *backend_name_, const link_params *p, uint64_t ta
     if (next < cap) next *= 2;
   }
   free(e);
+  free(loss);
   backend_destroy(b);
   return rc;
+}
+
+double lt_gmi(const link_params *p, const lt_counts *c, double *lo, double *hi) {
+  const double rf = (double)link_res_per_frame(p), n = (double)c->frames, full = (double)p->tx * p->bps;
+  const double mean = c->gmi_loss_total / rf / n; /* loss per RE, per frame */
+  const double var = n > 1 ? fmax(0.0, (c->gmi_loss_sq - n * mean * mean) / (n - 1.0)) : NAN;
+  const double half = t_quantile(0.975, n - 1.0) * sqrt(var / n);
+  if (lo) *lo = full - mean - half;
+  if (hi) *hi = full - mean + half;
+  return full - mean;
 }
 
 int lt_cuda_missing(const char *test) {

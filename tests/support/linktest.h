@@ -22,7 +22,14 @@ typedef struct lt_counts {
   uint64_t bits, errors, frames;
   uint64_t fallbacks; /* REs equalised in double (float Gram flagged singular) */
   double sum_sq;      /* sum over frames of (bit errors of the frame)^2 */
+  /* with soft outputs (p.llr != off): GMI losses in bits, per stream and in
+   * all, and the sum over frames of the squared loss of a frame per RE */
+  double gmi_loss[LINK_MAX_TX], gmi_loss_total, gmi_loss_sq;
 } lt_counts;
+
+/* The GMI of the counts, bits per RE in all streams, and its 95% t interval
+ * over frames (lo/hi may be NULL). */
+double lt_gmi(const link_params *p, const lt_counts *c, double *lo, double *hi);
 
 /* Runs frames from 0 until `target` errors or `max_bits` bits; batches of at
  * most `batch` frames (0: the backend's limit). Returns 0 or -1. */

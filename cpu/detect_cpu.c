@@ -1,0 +1,101 @@
+/* The CPU backend's joint detectors and soft outputs: mmse-sic, kbest and ml
+ * per RE from the channel estimate and the received vector (equalizer/sic.h,
+ * equalizer/detect.h), and the LLRs, GMI losses and LLR export of every
+ * detector (equalizer/soft.h). Work items are chunks of one frame
+ * (cpu_chunk_of), so a frame's sums are whole per item and added once. */
+#include "core/clock.h"
+#include "cpu/cpu_internal.h"
+#include "equalizer/detect.h"
+#include "equalizer/sic.h"
+#include "equalizer/soft.h"
+
+_Static_assert(SOFT_LOSS_SHIFT == GMI_LOSS_SHIFT, "batch_result.gmi_loss is in soft_loss_q's units");
+
+/* Adds a work item's per-stream losses to its frame's. */
+static void add_losses(uint64_t *frame_loss, const uint64_t *loss, int tx) {
+  for (int t = 0; t < tx; t++) {
+#pragma omp atomic
+    frame_loss[t] += loss[t];
+  }
+}
+
+/* The LLRs and bits of RE i (batch index) into the export arrays. */
+static void capture(const link_params *p, const cpu_state *s, size_t R, size_t i, const float *llr,
+                    batch_result *out) {
+  const int tx = p->tx, bps = p->bps;
+  for (int t = 0; t < tx; t++)
+    for (int k = 0; k < bps; k++) {
+      const size_t at = ((size_t)i * (size_t)tx + (size_t)t) * (size_t)bps + (size_t)k;
+      if (out->llr) out->llr[at] = llr[t * bps + k];
+      if (out->bits) out->bits[at] = (uint8_t)((s->labels[(size_t)t * R + i] >> k) & 1u);
+    }
+}
+
+void cpu_detect_joint(const link_params *p, cpu_state *s, uint64_t frames, batch_result *out) {
+  const double t0 = clock_seconds();
+  const uint64_t rf = link_res_per_frame(p);
+  const size_t R = (size_t)(frames * rf);
+  const int tx = p->tx, rx = p->rx, bps = p->bps, soft = p->llr != LLR_OFF;
+  const float n0 = (float)link_receiver_n0(p);
+  const uint64_t chunks_per_frame = (rf + CPU_CHUNK - 1) / CPU_CHUNK;
+  const long items = (long)(frames * chunks_per_frame);
+#pragma omp parallel for schedule(dynamic, 4)
+  for (long it = 0; it < items; it++) {
+    const frame_chunk c = cpu_chunk_of(it, rf, chunks_per_frame);
+    uint64_t loss[LINK_MAX_TX] = {0};
+    uint32_t solved = 0;
+    for (size_t j = 0; j < c.n; j++) {
+      const size_t i = c.o + j;
+      cf32 h[LINK_MAX_RX * LINK_MAX_TX], y[LINK_MAX_RX];
+      uint32_t lab[LINK_MAX_TX];
+      float llr[LINK_MAX_TX * 8];
+      for (int e = 0; e < rx * tx; e++) h[e] = s->Hhat[(size_t)e * R + i];
+      for (int r = 0; r < rx; r++) y[r] = s->y[(size_t)r * R + i];
+      float *l = soft ? llr : NULL;
+      switch (p->equalizer) {
+        case EQ_MMSE_SIC: solved += det_mmse_sic(rx, tx, bps, h, y, n0, p->llr, lab, l) > 0; break;
+        case EQ_KBEST: det_kbest(rx, tx, bps, p->kbest_k, h, y, n0, (float)p->llr_clip, lab, l); break;
+        default: det_ml(rx, tx, bps, h, y, n0, SOFT_LLR_CLIP, lab, l); break;
+      }
+      /* the decisions as symbols: cpu_count_errors demaps them back exactly */
+      for (int t = 0; t < tx; t++) s->xhat[(size_t)t * R + i] = qam_map(bps, lab[t]);
+      if (!soft) continue;
+      for (int t = 0; t < tx; t++) loss[t] += soft_label_loss(bps, llr + t * bps, s->labels[(size_t)t * R + i]);
+      if (out->llr || out->bits) capture(p, s, R, i, llr, out);
+    }
+    if (soft && out->gmi_loss) add_losses(out->gmi_loss + c.f * (uint64_t)tx, loss, tx);
+    if (solved && out->fallbacks) {
+#pragma omp atomic
+      out->fallbacks[c.f] += solved;
+    }
+  }
+  out->t.equalize += clock_seconds() - t0;
+}
+
+void cpu_soft_linear(const link_params *p, const cpu_state *s, uint64_t frames, batch_result *out) {
+  const double t0 = clock_seconds();
+  const uint64_t rf = link_res_per_frame(p);
+  const size_t R = (size_t)(frames * rf);
+  const int tx = p->tx, bps = p->bps, mmse = p->equalizer == EQ_MMSE, exact = p->llr == LLR_EXACT;
+  const float n0 = (float)link_receiver_n0(p);
+  const uint64_t chunks_per_frame = (rf + CPU_CHUNK - 1) / CPU_CHUNK;
+  const long items = (long)(frames * chunks_per_frame);
+#pragma omp parallel for schedule(dynamic, 4)
+  for (long it = 0; it < items; it++) {
+    const frame_chunk c = cpu_chunk_of(it, rf, chunks_per_frame);
+    uint64_t loss[LINK_MAX_TX] = {0};
+    for (size_t j = 0; j < c.n; j++) {
+      const size_t i = c.o + j;
+      float llr[LINK_MAX_TX * 8];
+      for (int t = 0; t < tx; t++) {
+        /* the stream's post-equalisation variance from its Gram-inverse diagonal */
+        const float g = s->Ginv[(size_t)(t * tx + t) * R + i].re;
+        soft_demap(bps, s->xhat[(size_t)t * R + i], soft_post_var(mmse, n0, g), exact, llr + t * bps);
+        loss[t] += soft_label_loss(bps, llr + t * bps, s->labels[(size_t)t * R + i]);
+      }
+      if (out->llr || out->bits) capture(p, s, R, i, llr, out);
+    }
+    if (out->gmi_loss) add_losses(out->gmi_loss + c.f * (uint64_t)tx, loss, tx);
+  }
+  out->t.demap += clock_seconds() - t0;
+}

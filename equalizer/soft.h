@@ -1,0 +1,288 @@
+/* Soft demapping of one equalised symbol and the GMI bit loss: plain C that
+ * nvcc also compiles, every function OFDM_HD, shared by the CPU receiver and
+ * the CUDA kernels like smallmat.h.
+ *
+ * Model.  A linear detector (or one SIC stage) leaves z = x + e for one stream,
+ * e taken as CN(0, var) (var: the post-equalisation noise-plus-interference
+ * variance, soft_post_var), so the likelihood of constellation point x is
+ * exp(-|z - x|^2 / var), and with equiprobable symbols bit k of the label has
+ *     llr_k = ln P(b_k = 1 | z) / P(b_k = 0 | z)
+ *           = ln sum_{x: b_k = 1} exp(-|z-x|^2/var) - ln sum_{x: b_k = 0} (...)
+ * (positive: bit 1).  A bit's decision is the sign bit of its LLR (clear: 1),
+ * so an LLR of exactly +-0 still carries a decision.
+ *
+ * Separability.  Square QAM is the product of two Gray PAMs (core/qam.h): I
+ * bits (the label's high bps/2) depend on I points only, and
+ *     |z - x|^2 = (Re z - x_I)^2 + (Im z - x_Q)^2,
+ * so in the sums over the constellation the Q factor is common to both
+ * classes of an I bit and cancels: an I bit's LLR is that of the L-level PAM
+ * on Re z with the same var (not var/2: the per-dimension variance is var/2
+ * and the exponent (v - a)^2 / (2 var/2)), and likewise Q on Im z.  BPSK is
+ * the 2-level PAM on the real axis alone.  Cost per dimension: L metrics
+ * instead of M = L^2.
+ *
+ * Metrics relative to the decision.  Per dimension the hard decision is the
+ * level d that qam_demap picks, and each level k is measured against it:
+ *     E_k = ((v - a_k)^2 - (v - a_d)^2) / var = (a_k - a_d)(a_k + a_d - 2v) / var,
+ * the factored form, accurate where v is far from both levels (no difference
+ * of two large squares) and exactly 0 for k = d.  The common term (v-a_d)^2
+ * cancels in every LLR.  For bit j with decided value b (bit j of d's Gray
+ * label), m_own and m_cnt are the smallest E over the levels whose bit j is b
+ * and is not b:
+ *   max-log: llr = +-max(m_cnt - m_own, 0), the sign that of b, which is the
+ *     brute-force max-log value min_{b=0} - min_{b=1} of the metric (clamped
+ *     at 0 only inside qam_demap's rounding band around a decision threshold,
+ *     where that value is a rounding-level number of the other sign).  So the
+ *     decisions of max-log LLRs are exactly qam_demap's bits, boundary ties
+ *     included: there qam_pam_index rounds to the HIGHER level, and its bits
+ *     ride on the sign of a zero LLR.
+ *   exact: llr_b = (m_cnt - m_own) + ln(S_own / S_cnt),
+ *     S_c = sum_{k in class c} exp(m_c - E_k) in [1, L/2]: each class's log-sum-exp
+ *     shifted by its own maximum likelihood, so nothing overflows or
+ *     underflows to a wrong result whatever var is.  The sign of an exact LLR
+ *     is the MAP bit decision.  It differs from the nearest-point (qam_demap)
+ *     bit only near that bit's decision thresholds: the correction
+ *     ln(S_own/S_cnt) lies in [-ln(L/2), ln(L/2)], so a disagreement needs the
+ *     max-log magnitude below ln(L/2), i.e. z within var ln(L/2) / (4 s) of
+ *     a threshold (s = qam_scale; the nearest counter-level is the adjacent
+ *     one there).  BPSK and QPSK (L = 2) have one level per class: exact and
+ *     max-log coincide (up to the clamp at 0 above).
+ *
+ * Registers.  Loops run to the compile-time bounds (SOFT_MAX_LEVELS levels,
+ * SOFT_DIM_BITS bits a dimension, SOFT_MAX_BPS bits a symbol) under
+ * predicates like `if (k < levels)`, and level amplitudes, Gray bits and the
+ * decision are arithmetic, so every local array is indexed by constants after
+ * unrolling and a CUDA thread keeps it in registers even when bps is a
+ * run-time value; llr[] is written at constant indices too.
+ *
+ * One arithmetic on both backends.  The max-log LLRs take +, -, / and min
+ * only, with every product rounded on its own (soft_mul_): nvcc's -fmad cannot
+ * fuse them differently from the host, so the CPU and the GPU compute the
+ * same values bit for bit from the same z and var.  Exact LLRs also call
+ * expf and logf, whose last bit may differ between libm and CUDA's. */
+#ifndef OFDMSIM_SOFT_H
+#define OFDMSIM_SOFT_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "core/cplx.h"
+#include "core/qam.h"
+
+/* |LLR| cap before the GMI loss.  The loss of a bit is unbounded in |L| when
+ * the bit is wrong (log2(1 + e^|L|) ~ |L| / ln 2), and max-log LLRs at high SNR
+ * reach 10^6 and more, so one confidently wrong bit (a model mismatch: a
+ * decision error the Gaussian model of e gives probability e^-|L|) would
+ * dominate the average of billions of correct bits.  At |L| = 64 a correct
+ * bit's loss is e^-64 / ln 2 ~ 2e-28 bits, far below the 2^-24 quantum, so the
+ * cap changes nothing for correct bits and bounds a wrong one's cost at
+ * 64 / ln 2 ~ 92.3 bits; it also keeps the quantised loss within uint32 (see
+ * SOFT_LOSS_Q_MAX). */
+#define SOFT_LLR_CLIP 64.0f
+/* GMI loss quantum: 2^-24 bit.  Integer quanta sum exactly and in any order,
+ * so a loss total does not depend on batching, threads or the backend. */
+#define SOFT_LOSS_SHIFT 24
+
+/* Compile-time bounds: bits of a symbol, PAM levels and bits of a dimension
+ * (256-QAM). */
+#define SOFT_MAX_BPS 8
+#define SOFT_MAX_LEVELS 16
+#define SOFT_DIM_BITS 4
+
+/* Input ranges that keep every metric finite.  |Re z|, |Im z| are clamped to
+ * SOFT_Z_MAX (a NaN component to -SOFT_Z_MAX, the side where qam_demap puts a
+ * NaN), and a positive var below SOFT_VAR_MIN is raised to it: then
+ * |E_k| <= 2.4 * (2.4 + 2 SOFT_Z_MAX) / SOFT_VAR_MIN < 7e36 < FLT_MAX.  No
+ * detector output of unit-energy symbols comes near either limit; beyond them
+ * an LLR is that of the clamped input (same sign, still astronomically large
+ * or, for |z| > 2^20 with a matching var, still tiny). */
+#define SOFT_Z_MAX 1048576.0f              /* 2^20 */
+#define SOFT_VAR_MIN 7.8886090522101181e-31f /* 2^-100 */
+
+/* The largest quantised loss of one bit: (SOFT_LLR_CLIP + ln 2) / ln 2 bits
+ * (the clip plus log2(1 + e^-64) < 1), below (3/2) SOFT_LLR_CLIP + 2 bits as
+ * 1/ln 2 < 3/2; with the 2^24 quanta a bit that must fit 32 bits.  A sum of
+ * soft_label_loss over n bits fits uint64 for n < 2^33 bits (a chunk of
+ * sim/chunks.h holds at most about 2^26). */
+#define SOFT_LOSS_Q_MAX_BITS ((int)SOFT_LLR_CLIP * 3 / 2 + 2)
+#ifdef __cplusplus
+static_assert(SOFT_LOSS_Q_MAX_BITS <= (1 << (32 - SOFT_LOSS_SHIFT)), "a bit's quantised loss must fit uint32");
+#else
+_Static_assert(SOFT_LOSS_Q_MAX_BITS <= (1 << (32 - SOFT_LOSS_SHIFT)), "a bit's quantised loss must fit uint32");
+#endif
+
+/* a*b rounded on its own, never fused into a later addition: __fmul_rn on the
+ * device (nvcc fuses a plain product into an add under -fmad), an fmaf with a
+ * -0 addend (exact, signed zeros kept) on the host in any dialect. */
+OFDM_HD float soft_mul_(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return __fmul_rn(a, b);
+#else
+  return fmaf(a, b, -0.0f);
+#endif
+}
+
+/* One PAM dimension: v (already clamped), the decided level d (qam_demap's),
+ * `levels` = L in {2, 4, 8, 16}, half-spacing s, ivar = 1/var (0: erasure).
+ * out[j] = LLR of bit j of the dimension's Gray label, j < log2(L); the
+ * entries above are left 0. */
+OFDM_HD void soft_pam_(float v, int d, int levels, float s, float ivar, int exact, float *out) {
+  const int top = levels - 1;
+  const uint32_t gd = qam_gray_encode((uint32_t)d);
+  /* amplitude of level k: (2k - (L-1)) s, as qam_map computes it */
+  const float ad = soft_mul_((float)(2 * d - top), s);
+  const float two_v = 2.0f * v; /* exact */
+  float e[SOFT_MAX_LEVELS];
+  OFDM_UNROLL
+  for (int k = 0; k < SOFT_MAX_LEVELS; k++) {
+    const float ak = soft_mul_((float)(2 * k - top), s);
+    /* E_k = (a_k - a_d)(a_k + a_d - 2v) / var; 0 for levels past L (unused) */
+    e[k] = k < levels ? soft_mul_(soft_mul_(ak - ad, (ak + ad) - two_v), ivar) : 0.0f;
+  }
+  OFDM_UNROLL
+  for (int j = 0; j < SOFT_DIM_BITS; j++) {
+    out[j] = 0.0f;
+    if ((1 << j) >= levels) continue; /* j >= log2(L): no such bit */
+    const uint32_t b = (gd >> j) & 1u;
+    /* m_own, m_cnt: the smallest metric with bit j = b and != b.  Both classes
+     * hold L/2 levels, and d itself (E_d = 0) is in the own class. */
+    float m_own = INFINITY, m_cnt = INFINITY;
+    OFDM_UNROLL
+    for (int k = 0; k < SOFT_MAX_LEVELS; k++) {
+      if (k >= levels) continue;
+      const int own = ((qam_gray_encode((uint32_t)k) >> j) & 1u) == b;
+      m_own = own && e[k] < m_own ? e[k] : m_own;
+      m_cnt = !own && e[k] < m_cnt ? e[k] : m_cnt;
+    }
+    const float gap = m_cnt - m_own; /* max-log LLR towards b */
+    float lb;
+    if (exact) {
+      /* ln sum_own exp(-E) - ln sum_cnt exp(-E), each class shifted by its
+       * own minimum: every exponent <= 0, each sum in [1, L/2]. */
+      float s_own = 0.0f, s_cnt = 0.0f;
+      OFDM_UNROLL
+      for (int k = 0; k < SOFT_MAX_LEVELS; k++) {
+        if (k >= levels) continue;
+        const int own = ((qam_gray_encode((uint32_t)k) >> j) & 1u) == b;
+        const float w = expf((own ? m_own : m_cnt) - e[k]);
+        s_own += own ? w : 0.0f;
+        s_cnt += own ? 0.0f : w;
+      }
+      lb = gap + logf(s_own / s_cnt);
+    } else {
+      /* clamped at +0 (a plain select, not fmaxf, whose choice between -0
+       * and +0 is unspecified): the sign below is then b's exactly */
+      lb = gap > 0.0f ? gap : 0.0f;
+    }
+    out[j] = b ? lb : -lb;
+  }
+}
+
+/* A square QAM's LLRs in label order: Q bits 0..nb-1, then I bits (called
+ * with a literal nb). */
+OFDM_HD void soft_store_(int nb, const float *li, const float *lq, float *llr) {
+  OFDM_UNROLL
+  for (int j = 0; j < SOFT_DIM_BITS; j++) {
+    if (j >= nb) continue;
+    llr[j] = lq[j];
+    llr[nb + j] = li[j];
+  }
+}
+
+/* llr[k], k < bps, of the equalised symbol z with post-equalisation
+ * noise-plus-interference variance var; exact != 0: log-sum-exp over the
+ * constellation, exact == 0: max-log.
+ *   var > 0: as above (below SOFT_VAR_MIN raised to it; +inf gives zeros).
+ *   var == 0 (+-0): the noiseless limit, read as SOFT_VAR_MIN: the hard
+ *     decision with an enormous magnitude (n0 = 0 is a valid point, and ZF's
+ *     n0 g is then 0; the GMI loss clips it to SOFT_LLR_CLIP).
+ *   var < 0 or NaN: no valid reliability: every LLR is +-0 (an erasure, one
+ *     bit of GMI loss per bit), the sign bits still qam_demap's decision.
+ * Deterministic for every input, NaN and infinite z included.  bps not in
+ * {1,2,4,6,8}: llr[k] = 0 for k < min(bps, SOFT_MAX_BPS). */
+OFDM_HD void soft_demap(int bps, cf32 z, float var, int exact, float *llr) {
+  if (!qam_bps_valid(bps)) {
+    OFDM_UNROLL
+    for (int k = 0; k < SOFT_MAX_BPS; k++)
+      if (k < bps) llr[k] = 0.0f;
+    return;
+  }
+  /* NaN -> -SOFT_Z_MAX: fmaxf returns the non-NaN operand */
+  const float vr = fminf(fmaxf(z.re, -SOFT_Z_MAX), SOFT_Z_MAX);
+  const float vi = fminf(fmaxf(z.im, -SOFT_Z_MAX), SOFT_Z_MAX);
+  const float ivar = var >= 0.0f ? 1.0f / fmaxf(var, SOFT_VAR_MIN) : 0.0f;
+  /* The decision: qam_demap of the clamped z, which is qam_demap(z) (the clamp
+   * keeps every level and puts NaN where qam_pam_index does). */
+  const uint32_t lab = qam_demap(bps, cf_make(vr, vi));
+  const int nb = bps == 1 ? 1 : bps >> 1; /* bits of a dimension */
+  const int levels = 1 << nb;
+  const float s = qam_scale(bps);
+  const uint32_t mask = (1u << nb) - 1u;
+  float li[SOFT_DIM_BITS], lq[SOFT_DIM_BITS];
+  /* BPSK: the I label is the whole (1-bit) label; QAM: its high nb bits */
+  soft_pam_(vr, (int)qam_gray_decode((bps == 1 ? lab : lab >> nb) & mask), levels, s, ivar, exact, li);
+  if (bps > 1) {
+    soft_pam_(vi, (int)qam_gray_decode(lab & mask), levels, s, ivar, exact, lq);
+  } else {
+    OFDM_UNROLL
+    for (int j = 0; j < SOFT_DIM_BITS; j++) lq[j] = 0.0f;
+  }
+  /* Label bit k: Q bit k for k < nb, I bit k - nb above (BPSK: I bit 0).
+   * One case per size, so every index is a constant: a gather by k - nb
+   * written as selects is turned back into a dynamic index by the compiler,
+   * which moves li to local memory. */
+  switch (bps) {
+    case 1: llr[0] = li[0]; break;
+    case 2: soft_store_(1, li, lq, llr); break;
+    case 4: soft_store_(2, li, lq, llr); break;
+    case 6: soft_store_(3, li, lq, llr); break;
+    default: soft_store_(4, li, lq, llr); break;
+  }
+}
+
+/* Post-equalisation variance of a linear detector's stream from its diagonal
+ * Gram-inverse entry g = (G^-1)_tt and the receiver's noise n0, for
+ * unit-energy symbols:
+ *   ZF (mmse == 0), G = H^H H: the noise n0 g (NaN g: NaN, an erasure).
+ *   MMSE, G = H^H H + n0 I, bias-corrected (mat_unbias_gain): W H = I - n0 G^-1,
+ *     so the stream's gain is mu = 1 - n0 g and the unbiased estimate's
+ *     noise-plus-interference variance (1 - mu)/mu = n0 g / (1 - n0 g) =
+ *     1 / SINR.  In exact arithmetic 0 <= n0 g < 1; where rounding gives
+ *     n0 g >= 1 (no SINR left to speak of), or g is NaN, +inf: zero LLRs. */
+OFDM_HD float soft_post_var(int mmse, float n0, float g) {
+  const float q = n0 * g;
+  if (!mmse) return q;
+  const float mu = 1.0f - q;
+  return mu > 0.0f ? q / mu : INFINITY;
+}
+
+/* One bit's GMI loss log2(1 + exp(-(2b-1) L)) in units of 2^-SOFT_LOSS_SHIFT
+ * bits, rounded to nearest; L clipped to +-SOFT_LLR_CLIP first, a NaN L taken
+ * as 0 (an erasure: one bit).  Written as
+ *     log2(1 + e^-m) = max(-m, 0) / ln 2 + log2(1 + e^-|m|),  m = (2b-1) L,
+ * so no exp overflows and nothing cancels at large |m|; evaluated in double,
+ * whose error (~1e-16 relative) is far below the quantum: the result is the
+ * correctly rounded quantum count except within ~1e-7 quanta of a half
+ * quantum, so libm's and CUDA's last-bit differences practically never
+ * change it.  At most SOFT_LOSS_Q_MAX_BITS << SOFT_LOSS_SHIFT (fits uint32). */
+OFDM_HD uint32_t soft_loss_q(float llr, uint32_t bit) {
+  float l = llr == llr ? llr : 0.0f;
+  l = fminf(fmaxf(l, -SOFT_LLR_CLIP), SOFT_LLR_CLIP);
+  const double m = (bit & 1u) ? (double)l : -(double)l;
+  const double nats = fmax(-m, 0.0) + log1p(exp(-fabs(m)));
+  const double q = nats * (1.4426950408889634074 * (double)(1u << SOFT_LOSS_SHIFT));
+  return (uint32_t)(q + 0.5);
+}
+
+/* The loss of one stream's bps bits against its transmitted label: the sum of
+ * soft_loss_q over label bits k < bps ((label >> k) & 1 against llr[k]).  The
+ * GMI of the stream is bps minus the mean of this, in bits (times 2^-24). */
+OFDM_HD uint64_t soft_label_loss(int bps, const float *llr, uint32_t label) {
+  uint64_t sum = 0;
+  OFDM_UNROLL
+  for (int k = 0; k < SOFT_MAX_BPS; k++)
+    if (k < bps) sum += soft_loss_q(llr[k], (label >> k) & 1u);
+  return sum;
+}
+
+#endif

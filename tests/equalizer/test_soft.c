@@ -1,0 +1,534 @@
+/* Soft demapping and the GMI bit loss (equalizer/soft.h): exact and max-log
+ * LLRs against a double-precision brute force over all M constellation
+ * points (the 2-D sums, not the separable form the code uses), the decisions
+ * the LLRs carry, the input edge cases, the quantised loss against a long
+ * double reference, the post-equalisation variance, and the BICM capacity
+ * reference (tests/support/bicm_ref.h) against independent computations and
+ * against the mean GMI loss of exact LLRs on AWGN. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bicm_ref.h"
+#include "core/qam.h"
+#include "equalizer/soft.h"
+#include "testutil.h"
+
+#define U24 (1.0 / 16777216.0) /* float unit roundoff 2^-24 */
+#define SAMPLES 40000          /* random (z, var) per bps */
+#define PI 3.14159265358979323846
+
+static const int all_bps[5] = {1, 2, 4, 6, 8};
+
+/* Largest amplitude per dimension, (L-1) s (BPSK: 1). */
+static double amax(int bps) {
+  if (bps == 1) return 1.0;
+  return (double)((1 << (bps / 2)) - 1) * qam_scale(bps);
+}
+
+/* --- the brute force ------------------------------------------------------ */
+/* Over all M = 2^bps points x (qam_map's float values, in double): metric
+ * d = |z - x|^2 / var; per label bit k and value b the smallest metric and the
+ * log-sum-exp of -d shifted by it.  exact = LSE_1 - LSE_0, maxlog =
+ * min_0 - min_1. */
+static void brute(int bps, cf32 z, double var, double *exact, double *maxlog) {
+  const int M = 1 << bps;
+  double d[256];
+  for (int x = 0; x < M; x++) {
+    const cf32 p = qam_map(bps, (uint32_t)x);
+    const double dr = (double)z.re - p.re, di = (double)z.im - p.im;
+    d[x] = (dr * dr + di * di) / var;
+  }
+  for (int k = 0; k < bps; k++) {
+    double mn[2] = {INFINITY, INFINITY}, s[2] = {0.0, 0.0};
+    for (int x = 0; x < M; x++) {
+      const int b = (x >> k) & 1;
+      mn[b] = d[x] < mn[b] ? d[x] : mn[b];
+    }
+    for (int x = 0; x < M; x++) {
+      const int b = (x >> k) & 1;
+      s[b] += exp(mn[b] - d[x]);
+    }
+    maxlog[k] = mn[0] - mn[1];
+    exact[k] = (mn[0] - mn[1]) + log(s[1] / s[0]);
+  }
+}
+
+/* Distance from v to the nearest threshold of bit j of an L-level Gray PAM
+ * (midpoints between adjacent levels whose bit j differs). */
+static double threshold_distance(int levels, double s, int j, double v) {
+  double best = INFINITY;
+  for (int m = 0; m + 1 < levels; m++) {
+    const unsigned g0 = (unsigned)(m ^ (m >> 1)), g1 = (unsigned)((m + 1) ^ ((m + 1) >> 1));
+    if (((g0 >> j) & 1u) == ((g1 >> j) & 1u)) continue;
+    const double t = (double)(2 * m + 1 - (levels - 1)) * s;
+    best = fmin(best, fabs(v - t));
+  }
+  return best;
+}
+
+/* --- random inputs ---------------------------------------------------------- */
+static double uni(double a, double b) { return a + (b - a) * test_rng_u01(); }
+
+/* A threshold position of a dimension of this constellation, plus a small
+ * (sometimes zero) offset: the band where decisions and signs are decided. */
+static float near_threshold(int bps) {
+  const int levels = bps == 1 ? 2 : 1 << (bps / 2);
+  const double s = qam_scale(bps);
+  const int m = (int)(test_rng_u01() * (levels - 1));
+  const double t = (double)(2 * m + 1 - (levels - 1)) * s;
+  const int kind = (int)(test_rng_u01() * 4);
+  double off = 0.0;
+  if (kind == 1) off = s * pow(10.0, uni(-7.0, -1.0));
+  if (kind == 2) off = -s * pow(10.0, uni(-7.0, -1.0));
+  if (kind == 3) off = s * uni(-0.5, 0.5);
+  return (float)(t + off);
+}
+
+/* z: a point plus CN(0, var) noise, uniform over 1.5x the constellation's box,
+ * on or near thresholds, or far out (|z| up to 1e3). */
+static cf32 draw_z(int bps, double var) {
+  const double A = amax(bps);
+  const int kind = (int)(test_rng_u01() * 4);
+  double re, im;
+  switch (kind) {
+    case 0: {
+      const cf32 x = qam_map(bps, (uint32_t)(test_rng_u64() & ((1u << bps) - 1u)));
+      test_rng_cnormal(&re, &im);
+      const double sd = sqrt(fmin(var, 100.0));
+      return cf_make((float)(x.re + sd * re), (float)(x.im + sd * im));
+    }
+    case 1: return cf_make((float)uni(-1.5 * A, 1.5 * A), (float)uni(-1.5 * A, 1.5 * A));
+    case 2: {
+      cf32 z = cf_make(near_threshold(bps), near_threshold(bps));
+      if (test_rng_u01() < 0.5) z.im = (float)uni(-1.5 * A, 1.5 * A);
+      else z.re = (float)uni(-1.5 * A, 1.5 * A);
+      return z;
+    }
+    default: return cf_make((float)uni(-1e3, 1e3), (float)uni(-1e3, 1e3));
+  }
+}
+
+static double draw_var(void) {
+  const double u = test_rng_u01();
+  if (u < 0.05) return pow(10.0, uni(-20.0, -8.0)); /* tiny */
+  if (u < 0.10) return pow(10.0, uni(4.0, 10.0));   /* huge */
+  return pow(10.0, uni(-8.0, 4.0));
+}
+
+/* --- LLRs against the brute force ------------------------------------------ */
+/* Tolerance.  The float LLR is a difference of metrics E_k = (a_k - a_d)
+ * (a_k + a_d - 2v) / var, each with an absolute error of a few ulps of
+ * |a_k - a_d| (|a_k + a_d| + 2|v|) / var <= S = 4 A (A + |v|) / var (A the
+ * largest amplitude); the decision threshold qam_demap rounds sits within
+ * about the same (it decides max-log's sign and clamp).  Exact LLRs add
+ * ln(S_own / S_cnt) with S in [1, L/2] from expf and logf: an absolute error
+ * of a few ulps of ln 8.  So
+ *     |L - L_ref| <= TOL_S u S + TOL_R u |L_ref| + TOL_A,
+ * TOL_S = 16 (four roundings of each of two metrics, doubled), TOL_R = 8,
+ * TOL_A = 1e-6 (~16 ulps of ln 8).  The worst observed ratio to this bound is
+ * printed; a wrong variance factor, bit order, sign or a missing term of the
+ * sum misses it by orders of magnitude wherever |L| > 1e-4. */
+#define TOL_S 16.0
+#define TOL_R 8.0
+#define TOL_A 1e-6
+
+static void test_llr_vs_brute(int bps) {
+  const int levels = bps == 1 ? 2 : 1 << (bps / 2);
+  const double A = amax(bps), s = qam_scale(bps), lnh = log((double)levels / 2.0);
+  size_t bad_exact = 0, bad_maxlog = 0, bad_sign = 0, mismatch = 0, bad_mismatch = 0, bad_l2 = 0;
+  double worst_exact = 0.0, worst_maxlog = 0.0, worst_mis_dist = 0.0;
+  for (int n = 0; n < SAMPLES; n++) {
+    const double var = draw_var();
+    const cf32 z = draw_z(bps, var);
+    const float fv = (float)var;
+    float le[SOFT_MAX_BPS], lm[SOFT_MAX_BPS];
+    double re[SOFT_MAX_BPS], rm[SOFT_MAX_BPS];
+    soft_demap(bps, z, fv, 1, le);
+    soft_demap(bps, z, fv, 0, lm);
+    brute(bps, z, (double)fv, re, rm);
+    const uint32_t hard = qam_demap(bps, z);
+    const double S = 4.0 * A * (A + fmax(fabs(z.re), fabs(z.im))) / (double)fv;
+    for (int k = 0; k < bps; k++) {
+      const double tol_e = TOL_S * U24 * S + TOL_R * U24 * fabs(re[k]) + TOL_A;
+      const double tol_m = TOL_S * U24 * S + TOL_R * U24 * fabs(rm[k]) + TOL_A;
+      const double ee = fabs(le[k] - re[k]), em = fabs(lm[k] - rm[k]);
+      worst_exact = fmax(worst_exact, ee / tol_e);
+      worst_maxlog = fmax(worst_maxlog, em / tol_m);
+      if (!(ee <= tol_e)) {
+        if (bad_exact++ < 5)
+          fprintf(stderr, "bps=%d z=(%.9g,%.9g) var=%.6g bit %d: exact %.9g, brute %.9g\n", bps, z.re, z.im, var,
+                  k, le[k], re[k]);
+      }
+      if (!(em <= tol_m)) {
+        if (bad_maxlog++ < 5)
+          fprintf(stderr, "bps=%d z=(%.9g,%.9g) var=%.6g bit %d: max-log %.9g, brute %.9g\n", bps, z.re, z.im,
+                  var, k, lm[k], rm[k]);
+      }
+      /* max-log's decision is qam_demap's, always */
+      const uint32_t hb = (hard >> k) & 1u;
+      if ((uint32_t)!signbit(lm[k]) != hb) bad_sign++;
+      /* exact (MAP) decision: differs only where |max-log| <= ln(L/2), i.e.
+       * within var ln(L/2) / (4s) of one of the bit's thresholds (plus the
+       * rounding band of the decision itself) */
+      if ((uint32_t)!signbit(le[k]) != hb) {
+        mismatch++;
+        const int q = bps > 1 && k < bps / 2; /* Q bit */
+        const int j = bps == 1 ? 0 : (q ? k : k - bps / 2);
+        const double v = q ? z.im : z.re;
+        const double dist = threshold_distance(levels, s, j, v);
+        const double slack = 8.0 * U24 * (fabs(v) + A);
+        const double reach = (double)fv * lnh / (4.0 * s);
+        worst_mis_dist = fmax(worst_mis_dist, dist / (reach + slack));
+        if (!(fabs(rm[k]) <= lnh + tol_m) || !(dist <= reach + slack)) {
+          if (bad_mismatch++ < 5)
+            fprintf(stderr, "bps=%d z=(%.9g,%.9g) var=%.6g bit %d: exact sign differs %.3g from a threshold "
+                    "(max-log %.6g)\n", bps, z.re, z.im, var, k, dist, rm[k]);
+        }
+      }
+      /* L = 2: one level per class, exact = max-log (which clamps at 0) */
+      if (levels == 2 && !(le[k] == lm[k] || (lm[k] == 0.0f && fabsf(le[k]) <= tol_e))) bad_l2++;
+    }
+  }
+  printf("bps=%d: worst |err|/tol exact %.3f, max-log %.3f; %zu exact-sign/hard mismatches "
+         "(worst distance / allowed %.3f)\n", bps, worst_exact, worst_maxlog, mismatch, worst_mis_dist);
+  CHECK(bad_exact == 0, "bps=%d: %zu exact LLRs off the brute force", bps, bad_exact);
+  CHECK(bad_maxlog == 0, "bps=%d: %zu max-log LLRs off the brute force", bps, bad_maxlog);
+  CHECK(bad_sign == 0, "bps=%d: %zu max-log signs differ from qam_demap", bps, bad_sign);
+  CHECK(bad_mismatch == 0, "bps=%d: %zu exact-sign mismatches away from a threshold", bps, bad_mismatch);
+  CHECK(bad_l2 == 0, "bps=%d: %zu exact LLRs differ from max-log with one level per class", bps, bad_l2);
+  /* for L >= 4 the MAP decision does differ near thresholds at large var:
+   * the test sees some (its mismatch check is not vacuous) */
+  if (levels >= 4) CHECK(mismatch > 0, "bps=%d: no MAP/nearest-point mismatch seen at all", bps);
+}
+
+/* Exactly on thresholds, and at the extremes of the rounding band: max-log
+ * signs follow qam_demap (ties to the higher level) on every float within a
+ * few ulps of each threshold. */
+static void test_threshold_ties(void) {
+  size_t bad = 0, n = 0;
+  for (int bi = 0; bi < 5; bi++) {
+    const int bps = all_bps[bi], levels = bps == 1 ? 2 : 1 << (bps / 2);
+    const double s = qam_scale(bps);
+    for (int m = 0; m + 1 < levels; m++) {
+      float t = (float)((double)(2 * m + 1 - (levels - 1)) * s);
+      for (int u = 0; u < 64; u++) t = nextafterf(t, -INFINITY);
+      for (int u = 0; u < 129; u++, t = nextafterf(t, INFINITY)) {
+        const cf32 zs[2] = {cf_make(t, 0.3f * (float)s), cf_make(-0.1f, t)};
+        for (int c = 0; c < 2; c++) {
+          const float vars[3] = {1.0f, 1e-6f, 1e-20f};
+          for (int vi = 0; vi < 3; vi++) {
+            float l[SOFT_MAX_BPS];
+            soft_demap(bps, zs[c], vars[vi], 0, l);
+            const uint32_t hard = qam_demap(bps, zs[c]);
+            for (int k = 0; k < bps; k++, n++)
+              if ((uint32_t)!signbit(l[k]) != ((hard >> k) & 1u)) bad++;
+          }
+        }
+      }
+    }
+  }
+  CHECK(bad == 0, "%zu of %zu max-log signs at thresholds differ from qam_demap", bad, n);
+}
+
+static int same_bits(const float *a, const float *b, int n) { return memcmp(a, b, sizeof(float) * (size_t)n) == 0; }
+
+/* var <= 0, NaN, Inf and below SOFT_VAR_MIN; z NaN and infinite; invalid bps. */
+static void test_edge_inputs(void) {
+  for (int bi = 0; bi < 5; bi++) {
+    const int bps = all_bps[bi];
+    for (int n = 0; n < 200; n++) {
+      const cf32 z = draw_z(bps, 1.0);
+      const uint32_t hard = qam_demap(bps, z);
+      for (int exact = 0; exact < 2; exact++) {
+        float ref[SOFT_MAX_BPS], l[SOFT_MAX_BPS];
+        soft_demap(bps, z, SOFT_VAR_MIN, exact, ref);
+        soft_demap(bps, z, 0.0f, exact, l);
+        CHECK(same_bits(ref, l, bps), "bps=%d: var = 0 is not the noiseless limit SOFT_VAR_MIN", bps);
+        soft_demap(bps, z, -0.0f, exact, l);
+        CHECK(same_bits(ref, l, bps), "bps=%d: var = -0 is not the noiseless limit", bps);
+        soft_demap(bps, z, 1e-44f, exact, l); /* subnormal: 1/var would overflow */
+        CHECK(same_bits(ref, l, bps), "bps=%d: var below SOFT_VAR_MIN is not raised to it", bps);
+        int finite = 1;
+        for (int k = 0; k < bps; k++) finite &= isfinite(ref[k]) && ((uint32_t)!signbit(ref[k]) == ((hard >> k) & 1u) || exact);
+        CHECK(finite, "bps=%d: noiseless LLRs not finite or not the hard decision", bps);
+        const float erase[4] = {-1.0f, -1e-30f, NAN, INFINITY};
+        for (int e = 0; e < 4; e++) {
+          soft_demap(bps, z, erase[e], exact, l);
+          int ok = 1;
+          for (int k = 0; k < bps; k++) ok &= l[k] == 0.0f && (uint32_t)!signbit(l[k]) == ((hard >> k) & 1u);
+          CHECK(ok, "bps=%d var=%g exact=%d: not an erasure carrying the decision", bps, erase[e], exact);
+        }
+      }
+    }
+    /* non-finite z: finite LLRs whose max-log decisions are qam_demap's */
+    const float bad[5] = {NAN, INFINITY, -INFINITY, 3e38f, -3e38f};
+    for (int a = 0; a < 5; a++)
+      for (int b = 0; b < 5; b++) {
+        const cf32 z = cf_make(bad[a], bad[b]);
+        const uint32_t hard = qam_demap(bps, z);
+        for (int exact = 0; exact < 2; exact++) {
+          const float vars[3] = {1.0f, 1e-30f, 1e10f};
+          for (int vi = 0; vi < 3; vi++) {
+            float l[SOFT_MAX_BPS], l2[SOFT_MAX_BPS];
+            soft_demap(bps, z, vars[vi], exact, l);
+            soft_demap(bps, z, vars[vi], exact, l2);
+            int ok = same_bits(l, l2, bps);
+            for (int k = 0; k < bps; k++) {
+              ok &= isfinite(l[k]);
+              if (!exact) ok &= (uint32_t)!signbit(l[k]) == ((hard >> k) & 1u);
+            }
+            CHECK(ok, "bps=%d z=(%g,%g) var=%g exact=%d: not finite/deterministic/qam_demap's", bps, z.re, z.im,
+                  vars[vi], exact);
+          }
+        }
+      }
+  }
+  /* an unsupported bps: zeros for k < bps, nothing beyond */
+  float l[SOFT_MAX_BPS + 1];
+  for (int k = 0; k <= SOFT_MAX_BPS; k++) l[k] = 7.0f;
+  soft_demap(3, cf_make(0.5f, 0.5f), 1.0f, 1, l);
+  CHECK(l[0] == 0.0f && l[1] == 0.0f && l[2] == 0.0f && l[3] == 7.0f, "bps=3: expected zeros then untouched");
+}
+
+/* Symmetries of the exact LLRs: conjugating z swaps nothing for I bits and
+ * mirrors Q levels; negating a dimension maps level idx to L-1-idx, whose Gray
+ * label differs exactly in the top bit of the dimension (reflected code):
+ * the top bit's LLR flips sign, the others keep it. */
+static void test_mirror(void) {
+  size_t bad = 0;
+  for (int bi = 1; bi < 5; bi++) {
+    const int bps = all_bps[bi], nb = bps / 2;
+    for (int n = 0; n < 2000; n++) {
+      const double var = pow(10.0, uni(-3.0, 1.0));
+      const cf32 z = draw_z(bps, var);
+      float a[SOFT_MAX_BPS], b[SOFT_MAX_BPS];
+      soft_demap(bps, z, (float)var, 1, a);
+      soft_demap(bps, cf_make(-z.re, z.im), (float)var, 1, b);
+      for (int k = 0; k < bps; k++) {
+        const int top_i = k == bps - 1, is_i = k >= nb;
+        const float want = is_i && top_i ? -a[k] : a[k];
+        if (is_i ? fabsf(b[k] - want) > 1e-4f * (1.0f + fabsf(want)) : b[k] != a[k]) bad++;
+      }
+    }
+  }
+  CHECK(bad == 0, "%zu LLRs break the mirror symmetry", bad);
+}
+
+/* --- GMI loss ---------------------------------------------------------------- */
+static long double ref_loss_quanta(float llr, uint32_t bit) {
+  long double l = llr != llr ? 0.0L : (long double)llr;
+  l = l > 64.0L ? 64.0L : (l < -64.0L ? -64.0L : l);
+  const long double m = bit ? l : -l;
+  return log2l(1.0L + expl(-m)) * 16777216.0L;
+}
+
+static void test_loss(void) {
+  /* against long double, everywhere: within one quantum (rounding: 0.5) */
+  long double worst = 0.0L;
+  size_t bad = 0;
+  for (int n = 0; n < 400000; n++) {
+    float l;
+    const double u = test_rng_u01();
+    if (u < 0.6) l = (float)uni(-80.0, 80.0);
+    else if (u < 0.8) l = (float)uni(-2.0, 2.0);
+    else if (u < 0.95) l = (float)(pow(10.0, uni(-30.0, 1.0)) * (test_rng_u01() < 0.5 ? -1 : 1));
+    else l = (float)(pow(10.0, uni(1.8, 38.0)) * (test_rng_u01() < 0.5 ? -1 : 1));
+    for (uint32_t b = 0; b < 2; b++) {
+      const uint32_t q = soft_loss_q(l, b);
+      const long double d = fabsl((long double)q - ref_loss_quanta(l, b));
+      worst = d > worst ? d : worst;
+      if (!(d <= 1.0L)) bad++;
+      if (soft_loss_q(-l, b ^ 1u) != q) bad++; /* symmetric exactly */
+    }
+  }
+  printf("soft_loss_q: worst |q - exact| = %.4Lf quanta\n", worst);
+  CHECK(bad == 0 && worst <= 0.5L + 1e-6L, "%zu losses more than a quantum off (worst %.4Lf)", bad, worst);
+  /* known values and the clip */
+  CHECK(soft_loss_q(0.0f, 0) == 16777216u && soft_loss_q(0.0f, 1) == 16777216u && soft_loss_q(-0.0f, 1) == 16777216u,
+        "L = 0 must cost exactly one bit");
+  CHECK(soft_loss_q(NAN, 0) == 16777216u && soft_loss_q(NAN, 1) == 16777216u, "a NaN LLR must count as an erasure");
+  const uint32_t top = soft_loss_q(-SOFT_LLR_CLIP, 1);
+  const long double want_top = (64.0L + log1pl(expl(-64.0L))) / logl(2.0L) * 16777216.0L;
+  CHECK(fabsl((long double)top - want_top) <= 0.5L, "clip loss %u, expected %.1Lf", top, want_top);
+  CHECK((uint64_t)top < ((uint64_t)SOFT_LOSS_Q_MAX_BITS << SOFT_LOSS_SHIFT), "the static bound does not hold");
+  const float big[6] = {64.0f, 64.5f, 100.0f, 1e30f, INFINITY, FLT_MAX};
+  int clip_ok = 1;
+  for (int i = 0; i < 6; i++) {
+    clip_ok &= soft_loss_q(-big[i], 1) == top && soft_loss_q(big[i], 0) == top;
+    clip_ok &= soft_loss_q(big[i], 1) == 0u && soft_loss_q(-big[i], 0) == 0u;
+  }
+  CHECK(clip_ok, "|L| >= SOFT_LLR_CLIP must give the clip's loss (wrong bit) or 0 (right bit)");
+  CHECK(soft_loss_q(63.0f, 0) < top && soft_loss_q(-30.0f, 1) > 0u, "below the clip the loss still moves");
+  /* monotone: every float step over [-70, 70] for bit 1 (and bit 0 mirrored) */
+  size_t nonmono = 0, steps = 0;
+  uint32_t prev1 = soft_loss_q(-70.0f, 1), prev0 = soft_loss_q(-70.0f, 0);
+  for (float l = -70.0f; l < 70.0f; steps++) {
+    l += fmaxf(fabsf(l) * 1e-5f, 1e-8f); /* log-spaced, then linear through 0 */
+    const uint32_t q1 = soft_loss_q(l, 1), q0 = soft_loss_q(l, 0);
+    if (q1 > prev1 || q0 < prev0) nonmono++;
+    prev1 = q1;
+    prev0 = q0;
+  }
+  CHECK(nonmono == 0 && steps > 1000000, "%zu non-monotone steps of %zu", nonmono, steps);
+  /* soft_label_loss is the sum over the label's bits */
+  size_t bad_sum = 0;
+  for (int n = 0; n < 10000; n++) {
+    const int bps = all_bps[n % 5];
+    float l[SOFT_MAX_BPS];
+    for (int k = 0; k < SOFT_MAX_BPS; k++) l[k] = (float)uni(-90.0, 90.0);
+    const uint32_t lab = (uint32_t)(test_rng_u64() & ((1u << bps) - 1u));
+    uint64_t want = 0;
+    for (int k = 0; k < bps; k++) want += soft_loss_q(l[k], (lab >> k) & 1u);
+    if (soft_label_loss(bps, l, lab) != want) bad_sum++;
+  }
+  CHECK(bad_sum == 0, "%zu label losses differ from the sum of bit losses", bad_sum);
+}
+
+static void test_post_var(void) {
+  CHECK(soft_post_var(0, 0.25f, 2.0f) == 0.5f, "ZF n0 g");
+  CHECK(soft_post_var(0, 0.0f, 3.0f) == 0.0f, "ZF without noise");
+  CHECK(soft_post_var(1, 0.25f, 2.0f) == 1.0f, "MMSE: n0 g / (1 - n0 g) = 0.5 / 0.5");
+  CHECK(soft_post_var(1, 0.125f, 2.0f) == 1.0f / 3.0f, "MMSE: 0.25 / 0.75");
+  CHECK(soft_post_var(1, 0.5f, 0.25f) == 0.125f / 0.875f, "MMSE: 0.125 / 0.875");
+  CHECK(soft_post_var(1, 0.0f, 5.0f) == 0.0f, "MMSE without noise");
+  CHECK(isinf(soft_post_var(1, 1.0f, 1.0f)) && isinf(soft_post_var(1, 2.0f, 1.0f)), "MMSE n0 g >= 1: +inf");
+  CHECK(isinf(soft_post_var(1, 1.0f, NAN)) && isnan(soft_post_var(0, 1.0f, NAN)), "NaN g");
+  /* 1 / SINR: an MMSE stream of a 1x1 channel h with noise n0 has g = 1/(|h|^2 + n0),
+   * SINR |h|^2 / n0 */
+  const float h2 = 3.0f, n0 = 0.2f;
+  const float v = soft_post_var(1, n0, 1.0f / (h2 + n0));
+  CHECK(fabsf(v - n0 / h2) <= 4e-7f * (n0 / h2), "1x1 MMSE: %.9g, expected n0/|h|^2 = %.9g", v, n0 / h2);
+}
+
+/* --- BICM capacity reference ------------------------------------------------ */
+/* BPSK on the real channel with noise variance sigma2, by a plain midpoint
+ * Riemann sum over y (by symmetry x = +1):
+ *   C = 1 - int N(y; 1, sigma2) log2(1 + exp(-2y/sigma2)) dy. */
+static double bpsk_riemann(double sigma2) {
+  const double sd = sqrt(sigma2), h = sd * 2e-4;
+  double sum = 0.0;
+  for (double y = 1.0 - 14.0 * sd + 0.5 * h; y < 1.0 + 14.0 * sd; y += h) {
+    const double a = -2.0 * y / sigma2; /* log2(1 + e^a), stable */
+    const double l = (a > 0.0 ? a + log1p(exp(-a)) : log1p(exp(a))) / log(2.0);
+    sum += exp(-(y - 1.0) * (y - 1.0) / (2.0 * sigma2)) * l;
+  }
+  return 1.0 - sum * h / sqrt(2.0 * PI * sigma2);
+}
+
+/* Square QAM's BICM capacity by a 2-D midpoint sum over y with all M points
+ * (no separability): sum_k I(b_k; y) = bps - (1/M) sum_x E log2(S_all / S_{b_k(x)}). */
+static double qam_riemann_2d(int bps, double esn0_db) {
+  const int M = 1 << bps;
+  const double n0 = pow(10.0, -esn0_db / 10.0), sd = sqrt(n0 / 2.0), A = amax(bps);
+  const double h = sd / 12.0, lo = -A - 9.0 * sd, hi = A + 9.0 * sd;
+  double px[256], py[256];
+  for (int x = 0; x < M; x++) {
+    const cf32 p = qam_map(bps, (uint32_t)x);
+    px[x] = p.re;
+    py[x] = p.im;
+  }
+  double acc = 0.0;
+  for (double yr = lo + 0.5 * h; yr < hi; yr += h)
+    for (double yi = lo + 0.5 * h; yi < hi; yi += h) {
+      double lik[256], all = 0.0, cls[8][2] = {{0}};
+      for (int x = 0; x < M; x++) {
+        const double dr = yr - px[x], di = yi - py[x];
+        lik[x] = exp(-(dr * dr + di * di) / n0);
+        all += lik[x];
+        for (int k = 0; k < bps; k++) cls[k][(x >> k) & 1] += lik[x];
+      }
+      if (all < 1e-300) continue;
+      for (int x = 0; x < M; x++) {
+        if (lik[x] < 1e-30 * all) continue;
+        double l = 0.0;
+        for (int k = 0; k < bps; k++) l += log2(all / cls[k][(x >> k) & 1]);
+        acc += lik[x] * l;
+      }
+    }
+  return (double)bps - acc * h * h / (PI * n0) / (double)M;
+}
+
+static void test_bicm_reference(void) {
+  /* BPSK at Es/N0 = 0 dB: the real channel with sigma^2 = N0/2 = 0.5 */
+  const double c0 = bicm_capacity(1, 0.0), r0 = bpsk_riemann(0.5);
+  printf("BICM: BPSK at Es/N0 = 0 dB %.9f (Riemann %.9f); at -3.0103 dB %.9f\n", c0, r0,
+         bicm_capacity(1, -10.0 * log10(2.0)));
+  CHECK(fabs(c0 - r0) < 1e-7, "BPSK 0 dB: %.9f vs Riemann %.9f", c0, r0);
+  /* the textbook 0.4859 is the binary-input channel at unit SNR per real
+   * dimension (sigma^2 = 1 = N0/2): Es/N0 = -3.0103 dB in this convention */
+  const double ch = bicm_capacity(1, -10.0 * log10(2.0)), rh = bpsk_riemann(1.0);
+  CHECK(fabs(ch - rh) < 1e-7 && fabs(ch - 0.4859) < 5e-5, "BPSK at unit real SNR: %.9f vs Riemann %.9f, ~0.4859",
+        ch, rh);
+  for (double x = -10.0; x <= 20.0; x += 5.0) {
+    const double q = bicm_capacity(2, x), b = 2.0 * bicm_capacity(1, x - 10.0 * log10(2.0));
+    CHECK(fabs(q - b) < 1e-9, "QPSK at %g dB %.12f != 2 x BPSK at -3.01 dB %.12f", x, q, b);
+  }
+  /* 16-QAM: increasing, below Shannon, to 4 at high SNR */
+  double prev = 0.0;
+  int ok = 1;
+  for (double x = -10.0; x <= 40.0; x += 2.5) {
+    const double c = bicm_capacity(4, x), shannon = log2(1.0 + pow(10.0, x / 10.0));
+    /* strictly increasing until it saturates at 4 to double precision */
+    ok &= (c > prev || c > 4.0 - 1e-12) && c < shannon && c <= 4.0 + 1e-12;
+    prev = c;
+  }
+  CHECK(ok, "16-QAM capacity not increasing, or not below Shannon and 4");
+  CHECK(fabs(bicm_capacity(4, 40.0) - 4.0) < 1e-9 && bicm_capacity(8, 50.0) > 8.0 - 1e-9, "QAM capacity must tend to bps");
+  CHECK(isnan(bicm_capacity(3, 0.0)), "bps = 3 is not a constellation");
+  /* the separable computation against the 2-D brute force (16- and 64-QAM) */
+  const int qb[3] = {2, 4, 6};
+  const double qx[3] = {0.0, 8.0, 15.0};
+  for (int i = 0; i < 3; i++) {
+    const double c = bicm_capacity(qb[i], qx[i]), r = qam_riemann_2d(qb[i], qx[i]);
+    printf("BICM: %d-QAM at %g dB %.9f (2-D sum %.9f)\n", 1 << qb[i], qx[i], c, r);
+    CHECK(fabs(c - r) < 1e-6, "%d-QAM at %g dB: %.9f vs 2-D sum %.9f", 1 << qb[i], qx[i], c, r);
+  }
+}
+
+/* The mean GMI loss of exact LLRs on AWGN estimates the BICM capacity: for a
+ * matched demapper E[1 - loss of a bit] = I(b; y) exactly.  A wrong variance
+ * convention (var/2, 2 var) or bit order moves the estimate far outside the
+ * statistical band. */
+static void test_gmi_awgn(void) {
+  const int bpsl[4] = {1, 2, 4, 6};
+  const double snr[4] = {0.0, 3.0, 10.0, 14.0};
+  for (int i = 0; i < 4; i++) {
+    const int bps = bpsl[i], n = 200000;
+    const double n0 = pow(10.0, -snr[i] / 10.0), sd = sqrt(n0);
+    double sum = 0.0, sum2 = 0.0;
+    for (int s = 0; s < n; s++) {
+      const uint32_t lab = (uint32_t)(test_rng_u64() & ((1u << bps) - 1u));
+      const cf32 x = qam_map(bps, lab);
+      double re, im;
+      test_rng_cnormal(&re, &im);
+      /* BPSK: the demapper uses Re z alone, whatever the imaginary noise */
+      const cf32 z = cf_make((float)(x.re + sd * re), (float)(x.im + sd * im));
+      float l[SOFT_MAX_BPS];
+      soft_demap(bps, z, (float)n0, 1, l);
+      const double loss = (double)soft_label_loss(bps, l, lab) * U24;
+      sum += loss;
+      sum2 += loss * loss;
+    }
+    const double mean = sum / n, sdm = sqrt((sum2 / n - mean * mean) / n);
+    const double gmi = bps - mean, cap = bicm_capacity(bps, snr[i]);
+    printf("GMI bps=%d at %g dB: %.5f +- %.5f, BICM capacity %.5f\n", bps, snr[i], gmi, sdm, cap);
+    CHECK(fabs(gmi - cap) < 5.0 * sdm + 1e-4, "bps=%d %g dB: GMI %.5f vs capacity %.5f (sd %.5f)", bps, snr[i], gmi,
+          cap, sdm);
+  }
+}
+
+int main(void) {
+  test_rng_seed(0x5eed50f7ull);
+  for (int i = 0; i < 5; i++) test_llr_vs_brute(all_bps[i]);
+  test_threshold_ties();
+  test_edge_inputs();
+  test_mirror();
+  test_loss();
+  test_post_var();
+  test_bicm_reference();
+  test_gmi_awgn();
+  return test_finish("test_soft");
+}
