@@ -40,7 +40,10 @@
  * GPU, like eq_solve_double), and later stages return to float.  Its NaNs
  * never reach a decision: the flag is detected as "no stream selected" (every
  * comparison with NaN is false).  det_mmse_sic returns the number of such
- * stages.
+ * stages.  On the GPU the cold branch is the kernel's only use of local
+ * memory: a copy of the working channel and residual (1152 bytes at the
+ * MAT_MAX sizes) for sic_stage_double, whose own frame is 1280 bytes; the
+ * per-stage path stays in registers.
  *
  * Cancellation y -= h_k s_k uses explicit fmaf (cf_fma_exact), so the
  * residual is the same on the CPU and the GPU; the Gram matrix and the
@@ -215,15 +218,18 @@ SIC_COLD sic_pick sic_stage_double(int nr, int nt, const cf32 *hw, const cf32 *y
 /* Ordered MMSE-SIC of one RE (above): h nr x nt, y nr, noise n0 > 0 (the
  * receiver's effective noise variance); lab[nt] the hard decisions; llr
  * (nt*bps entries) the LLRs when llr != NULL and llr_mode != LLR_OFF (max-log
- * for LLR_MAXLOG, exact for LLR_EXACT), untouched otherwise.  Returns the
- * number of stages whose float inverse was flagged singular and were solved
- * in double precision instead (0 normally). */
+ * for LLR_MAXLOG, exact for LLR_EXACT), untouched otherwise.  Every stream is
+ * detected exactly once, so all of lab (and llr) is written, but by stores
+ * predicated on the run-time stream index: GCC cannot see it and may warn
+ * about a caller's array it reads afterwards.  Returns the number of stages
+ * whose float inverse was flagged singular and were solved in double
+ * precision instead (0 normally). */
 MAT_HD int det_mmse_sic(int nr, int nt, int bps, const cf32 *h, const cf32 *y, float n0, int llr_mode,
                         uint32_t *lab, float *llr) {
   cf32 hw[MAT_MAX_RX * MAT_MAX_N], yw[MAT_MAX_RX]; /* working channel and residual */
   nt = nt < MAT_MAX_N ? nt : MAT_MAX_N;
   nr = nr < MAT_MAX_RX ? nr : MAT_MAX_RX;
-  const int soft = llr != 0 && llr_mode != LLR_OFF;
+  const int soft = llr != NULL && llr_mode != LLR_OFF;
   MAT_UNROLL
   for (int e = 0; e < nr * nt; e++) hw[e] = h[e];
   MAT_UNROLL

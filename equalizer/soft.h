@@ -55,11 +55,12 @@
  * unrolling and a CUDA thread keeps it in registers even when bps is a
  * run-time value; llr[] is written at constant indices too.
  *
- * One arithmetic on both backends.  The max-log LLRs take +, -, / and min
- * only, with every product rounded on its own (soft_mul_): nvcc's -fmad cannot
- * fuse them differently from the host, so the CPU and the GPU compute the
- * same values bit for bit from the same z and var.  Exact LLRs also call
- * expf and logf, whose last bit may differ between libm and CUDA's. */
+ * One arithmetic on both backends.  The max-log LLRs take +, -, *, / and min
+ * only, every product rounded on its own (soft_mul_), so nvcc's -fmad cannot
+ * fuse them differently from the host: the CPU and the GPU compute the same
+ * values bit for bit from the same z and var.  Exact LLRs also call expf and
+ * logf, whose last bits may differ between libm and CUDA's (a few 1e-7
+ * absolute). */
 #ifndef OFDMSIM_SOFT_H
 #define OFDMSIM_SOFT_H
 
@@ -77,10 +78,11 @@
  * bit's loss is e^-64 / ln 2 ~ 2e-28 bits, far below the 2^-24 quantum, so the
  * cap changes nothing for correct bits and bounds a wrong one's cost at
  * 64 / ln 2 ~ 92.3 bits; it also keeps the quantised loss within uint32 (see
- * SOFT_LOSS_Q_MAX). */
+ * SOFT_LOSS_Q_MAX_BITS). */
 #define SOFT_LLR_CLIP 64.0f
 /* GMI loss quantum: 2^-24 bit.  Integer quanta sum exactly and in any order,
- * so a loss total does not depend on batching, threads or the backend. */
+ * so a loss total does not depend on batching or threads, and for the same
+ * LLRs not on the backend either (soft_loss_q). */
 #define SOFT_LOSS_SHIFT 24
 
 /* Compile-time bounds: bits of a symbol, PAM levels and bits of a dimension

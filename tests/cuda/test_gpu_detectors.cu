@@ -19,6 +19,7 @@
 
 #include <vector>
 
+#include "core/names.h"
 #include "linktest.h"
 #include "sim/backends.h"
 #include "testutil.h"
