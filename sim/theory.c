@@ -116,14 +116,16 @@ double theory_ber(const link_params *p, const char **what) {
 
   switch (p->model) {
     case CH_AWGN:
-      /* H = I: ZF passes y through, bias-corrected MMSE scales it back. */
+      /* H = I: ZF passes y through, bias-corrected MMSE scales it back, and
+       * the joint detectors decide each stream from its own y alone. */
       if (p->tx != p->rx) return no_closed_form(what);
       if (what) *what = "awgn exact";
       return theory_ber_awgn(p->bps, esn0);
     case CH_RAYLEIGH:
       if (p->tx == 1) {
-        /* One stream: ZF and MMSE both reduce to MRC up to a positive scale
-         * that bias correction removes, so their decisions coincide. */
+        /* One stream: every detector is MRC (ZF and MMSE up to a positive
+         * scale that bias correction removes; mmse-sic, kbest and ml decide
+         * the one stream by its nearest point), so their decisions coincide. */
         if (what) *what = mrc_what[p->rx];
         return theory_ber_gamma(p->bps, esn0, p->rx);
       }
