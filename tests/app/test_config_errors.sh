@@ -117,6 +117,9 @@ expect_error set_without_equals "--set mimo.tx: expected KEY=VALUE" -- "$good" -
 expect_error set_without_key "--set =4: expected KEY=VALUE" -- "$good" --set =4
 expect_error set_without_value "option --set needs a value" -- "$good" --set
 expect_error unknown_flag "unknown option '--bogus'" -- "$good" --bogus
+expect_error llr_frames_alone "--llr-frames needs --llr-out FILE" -- "$good" --llr-frames 3
+expect_error llr_frames_zero "--llr-frames 0: expected an integer in [1, 1048576]" -- "$good" --llr-out "$TMP/x.llr" --llr-frames 0
+expect_error llr_out_hard "--llr-out: point 0 has receiver.llr = \"off\"" -- "$good" --llr-out "$TMP/x.llr"
 expect_error misspelt_flag "unknown option '--sett' (did you mean '--set'?)" -- "$good" --sett mimo.tx=2
 expect_error two_configs "two config files given: '$good' and '$TMP/other.cfg'" -- "$good" "$TMP/other.cfg"
 expect_error no_config "no config file given" --
