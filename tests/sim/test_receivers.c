@@ -167,7 +167,9 @@ static void test_ordering(void) {
       link_params p = soft_point(cases[i].n, cases[i].n, cases[i].bps, eqs[e], CH_RAYLEIGH, cases[i].snr, LLR_OFF);
       p.seed = 900 + (uint64_t)i;
       snprintf(name, sizeof name, "%dx%d %d bits %s", cases[i].n, cases[i].n, cases[i].bps, equalizer_name(eqs[e]));
-      ber[e] = ber_of(name, &p, UINT64_MAX, 3e6);
+      /* 4x4 16-QAM ml enumerates 4096 candidates a RE (about 250 us on a core): fewer bits, the
+       * gaps between the detectors stay tens of standard errors wide */
+      ber[e] = ber_of(name, &p, UINT64_MAX, cases[i].n == 4 && cases[i].bps == 4 ? 1e6 : 3e6);
     }
     CHECK(ber[4] <= ber[1] && ber[3] <= ber[1], "case %zu: ml %.3e / kbest %.3e above mmse %.3e", i, ber[4], ber[3],
           ber[1]);
