@@ -10,7 +10,8 @@ the git-ignored wheel folder (torch and numpy must already be installed):
 
 (`pip install --no-index --find-links .deps/wheels sionna-no-rt` also works
 when the local torch/numpy satisfy sionna's pins: torch>=2.9.1, numpy>=2.2.6.
-h5py is deliberately not shipped: sionna.phy never imports it.)
+h5py is deliberately not shipped: sionna.phy never imports it; matplotlib
+is, at import time, so its wheels travel with the rest.)
 
 Workload per resource element (RE), same end-to-end work as ofdmsim:
 draw bits -> QAM map (unit energy) -> i.i.d. Rayleigh H (E|h|^2 = 1)
@@ -31,34 +32,6 @@ import json
 import math
 import sys
 import time
-import types
-
-
-def _stub_matplotlib():
-    """sionna.phy imports matplotlib at module level (plotting helpers only).
-    If it is absent, install inert stand-ins so `import sionna.phy` works."""
-    try:
-        import matplotlib  # noqa: F401
-        import matplotlib.pyplot  # noqa: F401
-        return False
-    except Exception:
-        pass
-    from unittest.mock import MagicMock
-    names = ["matplotlib", "matplotlib.pyplot", "matplotlib.markers",
-             "matplotlib.colors", "matplotlib.axes", "matplotlib.figure",
-             "matplotlib.cm", "matplotlib.patches", "matplotlib.ticker",
-             "matplotlib.lines", "matplotlib.collections",
-             "mpl_toolkits", "mpl_toolkits.mplot3d"]
-    for n in names:
-        m = MagicMock(name=n)
-        m.__path__ = []
-        m.__spec__ = None
-        sys.modules[n] = m
-    for n in names:
-        if "." in n:
-            parent, child = n.rsplit(".", 1)
-            setattr(sys.modules[parent], child, sys.modules[n])
-    return True
 
 
 CASES = [(2, 2, "qpsk"), (2, 2, "16qam"), (4, 4, "qpsk"), (4, 4, "16qam")]
@@ -102,7 +75,6 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
 
-    stubbed = _stub_matplotlib()
     import torch
     import sionna
     import sionna.phy
@@ -130,8 +102,7 @@ def main():
     info = (f"# sionna {sionna.__version__} torch {torch.__version__} device {dev}"
             + (f" ({torch.cuda.get_device_name(0)})" if is_cuda else
                f" (threads {torch.get_num_threads()})")
-            + f" precision {args.precision}"
-            + (" [matplotlib stubbed]" if stubbed else ""))
+            + f" precision {args.precision}")
     print(info, flush=True)
 
     dets = [d.strip() for d in args.detectors.split(",") if d.strip()]
