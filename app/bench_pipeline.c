@@ -39,6 +39,7 @@ static void pipeline_params(int tx, int rx, int bps, int small, link_params *p) 
   p->subcarriers = small ? 64 : 1024;
   p->symbols = small ? 2 : 14;
   p->cp_length = p->subcarriers / 14;
+  p->subcarrier_spacing = 30e3;
   p->snr_kind = SNR_EBNO;
   p->snr_db = 10.0;
   p->n0 = link_noise_variance(p->snr_kind, p->snr_db, tx, bps);

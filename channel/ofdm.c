@@ -6,20 +6,24 @@
 
 #include "channel/fft_plan.h"
 #include "channel/ofdm.h"
+#include "channel/tdl.h"
 #include "core/rng.h"
 
 struct ofdm_modem {
   int tx, rx, K, symbols, cp;
   size_t frame_samples; /* N_f = symbols*(K + cp) */
   channel_model model;
-  tdl_pdp pdp;
+  const tdl_grid *grid; /* tdl: the discrete taps and the window rotation */
+  tdl_fade fade;        /* tdl with Doppler: taps that fade per sample */
+  chan_spatial spatial;
+  float amp[TDL_MAX_TAPS];
   uint64_t key; /* the point's Philox key */
   float scale; /* 1/sqrt(K): both transforms unitary */
   fftwf_complex *buf;
   fftwf_plan ifft, fft; /* in place on an aligned K-sample block */
 };
 
-ofdm_modem *ofdm_modem_create(const link_params *p, char *err, size_t errlen) {
+ofdm_modem *ofdm_modem_create(const link_params *p, const tdl_grid *grid, char *err, size_t errlen) {
   if (!p) {
     snprintf(err, errlen, "ofdm_modem_create: NULL parameters");
     return NULL;
@@ -35,6 +39,10 @@ ofdm_modem *ofdm_modem_create(const link_params *p, char *err, size_t errlen) {
              "i.i.d. per resource element and has no time-domain form)");
     return NULL;
   }
+  if (p->model == CH_TDL && (!grid || grid->K != p->subcarriers || grid->L != p->pdp.taps || !grid->td_taps)) {
+    snprintf(err, errlen, "ofdm modem: tdl needs the point's time-domain tap tables");
+    return NULL;
+  }
   ofdm_modem *m = calloc(1, sizeof *m);
   if (!m) {
     snprintf(err, errlen, "ofdm modem: out of memory");
@@ -47,7 +55,15 @@ ofdm_modem *ofdm_modem_create(const link_params *p, char *err, size_t errlen) {
   m->cp = p->cp_length;
   m->frame_samples = (size_t)p->symbols * (size_t)(p->subcarriers + p->cp_length);
   m->model = p->model;
-  m->pdp = p->pdp;
+  m->grid = p->model == CH_TDL ? grid : NULL;
+  if (p->model == CH_TDL) {
+    m->fade = tdl_fade_of(p);
+    for (int l = 0; l < p->pdp.taps; l++) m->amp[l] = sqrtf(p->pdp.power[l]);
+    if (chan_spatial_init(p, &m->spatial, err, errlen)) {
+      free(m);
+      return NULL;
+    }
+  }
   m->key = rng_key(p->seed, p->stream_key);
   m->scale = (float)(1.0 / sqrt((double)p->subcarriers));
   m->buf = fftwf_malloc(sizeof(fftwf_complex) * (size_t)m->K);
@@ -82,11 +98,39 @@ static void add_delayed(size_t N, cf32 h, int d, const cf32 *s, cf32 *z) {
   for (size_t n = (size_t)d; n < N; n++) z[n] = cf_fma(z[n], h, s[n - d]);
 }
 
-/* Strips each symbol's CP from receive antenna r's stream and demodulates. */
+/* With Doppler: sample n of receive antenna r gets sum_l sum_t h_rt,l(n)
+ * sum_i c_l,i s_t(n - first_l - i), the taps evaluated at n
+ * (tdl_fading_taps) and each tap's interpolator of the grid; tap by tap,
+ * streams inside, as the GPU's modem. */
+static void fading_channel(const ofdm_modem *m, const sos_term *sos, size_t N, const cf32 *sent, cf32 *got) {
+  const tdl_grid *g = m->grid;
+  const int tx = m->tx, rx = m->rx;
+  cf32 h[LINK_MAX_RX * LINK_MAX_TX];
+  for (size_t n = 0; n < N; n++) {
+    for (int l = 0; l < g->L; l++) {
+      tdl_fading_taps(m->fade, &m->spatial, sos, l, m->amp[l], (double)n, 0, h);
+      for (int t = 0; t < tx; t++) {
+        /* the stream t delayed by tap l's interpolator */
+        cf32 u = cf_make(0.0f, 0.0f);
+        const cf32 *st = sent + (size_t)t * N;
+        for (int i = 0; i < g->tap_count[l]; i++) {
+          const long d = (long)g->tap_first[l] + i;
+          if ((size_t)d <= n) u = cf_fma_real(u, g->tap_coef[l][i], st[n - (size_t)d]);
+        }
+        for (int r = 0; r < rx; r++) got[(size_t)r * N + n] = cf_fma(got[(size_t)r * N + n], h[r * tx + t], u);
+      }
+    }
+  }
+}
+
+/* Strips each symbol's CP from receive antenna r's stream, rotates the FFT
+ * window by the taps' bulk delay (tdl_grid.h) and demodulates. */
 static void receive(const ofdm_modem *m, const cf32 *stream, cf32 *block, cf32 *y) {
-  const int K = m->K, cp = m->cp;
+  const int K = m->K, cp = m->cp, shift = m->grid ? m->grid->td_shift % K : 0;
   for (int sym = 0; sym < m->symbols; sym++) {
-    memcpy(block, stream + (size_t)sym * (K + cp) + cp, sizeof *block * (size_t)K);
+    const cf32 *win = stream + (size_t)sym * (K + cp) + cp;
+    memcpy(block, win + shift, sizeof *block * (size_t)(K - shift));
+    memcpy(block + (K - shift), win, sizeof *block * (size_t)shift);
     fftwf_execute_dft(m->fft, (fftwf_complex *)block, (fftwf_complex *)block);
     cf32 *out = y + (size_t)sym * K;
     for (int k = 0; k < K; k++) out[k] = cf_scale(block[k], m->scale);
@@ -94,31 +138,34 @@ static void receive(const ofdm_modem *m, const cf32 *stream, cf32 *block, cf32 *
 }
 
 int ofdm_modem_frame(ofdm_modem *m, uint64_t frame, const cf32 *x, size_t ldx, const cf32 *taps,
-                     float noise_std, cf32 *y, size_t ldy) {
-  if (!m || !x || !y || (m->model == CH_TDL && !taps) || !(noise_std >= 0.0f) ||
-      !isfinite(noise_std))
+                     const sos_term *sos, float noise_std, cf32 *y, size_t ldy) {
+  const int fading = m && m->model == CH_TDL && m->fade.nu > 0.0;
+  if (!m || !x || !y || (m->model == CH_TDL && !(fading ? (const void *)sos : (const void *)taps)) ||
+      !(noise_std >= 0.0f) || !isfinite(noise_std))
     return -1;
   const size_t N = m->frame_samples;
   const int tx = m->tx, rx = m->rx;
   /* One allocation: an aligned block for the transforms, then the streams
    * (each a multiple of 8 bytes, so the block stays the aligned start). */
-  cf32 *block = fftwf_malloc(sizeof(cf32) * ((size_t)m->K + (size_t)(tx + rx) * N));
+  const int D = m->grid && !fading ? m->grid->td_taps : 0;
+  cf32 *block = fftwf_malloc(sizeof(cf32) * ((size_t)m->K + (size_t)(tx + rx) * N + (size_t)rx * tx * D));
   if (!block) return -1;
-  cf32 *sent = block + m->K, *got = sent + (size_t)tx * N;
+  cf32 *sent = block + m->K, *got = sent + (size_t)tx * N, *dtaps = got + (size_t)rx * N;
+  if (D) tdl_discrete_taps(m->grid, rx * tx, taps, dtaps);
 
   for (int t = 0; t < tx; t++) transmit(m, x + (size_t)t * ldx, block, sent + (size_t)t * N);
 
   memset(got, 0, sizeof *got * (size_t)rx * N);
-  for (int r = 0; r < rx; r++) {
+  if (fading) fading_channel(m, sos, N, sent, got);
+  for (int r = 0; r < rx && !fading; r++) {
     cf32 *z = got + (size_t)r * N;
     if (m->model == CH_AWGN) {
       if (r < tx) memcpy(z, sent + (size_t)r * N, sizeof *z * N);
       continue;
     }
-    const int L = m->pdp.taps;
     for (int t = 0; t < tx; t++)
-      for (int l = 0; l < L; l++)
-        add_delayed(N, taps[(r * tx + t) * L + l], m->pdp.delay[l], sent + (size_t)t * N, z);
+      for (int j = 0; j < D; j++)
+        add_delayed(N, dtaps[(size_t)(r * tx + t) * D + j], m->grid->td_delay[j], sent + (size_t)t * N, z);
   }
 
   if (noise_std > 0.0f) { /* RNG_TDNOISE: index (r/2)*N_f + n, words by r's parity */

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "channel/tdl_fading.h"
+#include "channel/tdl_grid.h"
 #include "core/params.h"
 
 #ifdef __cplusplus
@@ -16,22 +18,28 @@ extern "C" {
 typedef struct ofdm_modem ofdm_modem;
 
 /* Takes tx, rx, subcarriers, symbols, cp_length (0..subcarriers), model (tdl
- * or awgn: rayleigh is i.i.d. per RE and has no time-domain form), pdp, seed
- * and stream_key from p; makes the FFTW plans once. NULL with a message on error. */
-ofdm_modem *ofdm_modem_create(const link_params *p, char *err, size_t errlen);
+ * or awgn: rayleigh is i.i.d. per RE and has no time-domain form), seed and
+ * stream_key from p, and for tdl the point's time-domain tables (borrowed:
+ * grid must outlive the modem); makes the FFTW plans once. NULL with a
+ * message on error. */
+ofdm_modem *ofdm_modem_create(const link_params *p, const tdl_grid *grid, char *err, size_t errlen);
 
 /* One frame. x: frequency-domain symbols [tx] (stride ldx) of the frame's
  * symbols*subcarriers REs, RE m = symbol*K + k. Per tx antenna and symbol:
  * unitary IFFT (1/sqrt(K)) and a cyclic prefix of cp_length; the frame's whole
  * stream of N_f = symbols*(K+cp) samples (zeros before it) convolved linearly
- * with taps[(r*tx + t)*L + l] at delay pdp.delay[l] (awgn: taps is ignored and
- * may be NULL, y_r = x_r for r < tx), plus noise_std * w, w ~ CN(0,1) from
- * RNG_TDNOISE (index (r/2)*N_f + n), CP removal and a unitary FFT -> y [rx]
+ * with the discrete taps of taps[(r*tx + t)*L + l] (tdl_discrete_taps; awgn:
+ * taps is ignored and may be NULL, y_r = x_r for r < tx), plus noise_std * w,
+ * w ~ CN(0,1) from RNG_TDNOISE (index (r/2)*N_f + n), CP removal, the window
+ * rotation by the grid's td_shift and a unitary FFT -> y [rx]. With Doppler
+ * the taps fade per sample instead: sos holds the frame's sinusoids
+ * (tdl_draw_sos; taps is then unused and may be NULL), and each tap goes
+ * through its own interpolator (tdl_grid's tap_first/count/coef).
  * (stride ldy). The caller passes noise_std = sqrt(n0). Safe to call
  * concurrently (scratch is per call). 0, or -1 on a bad argument or when
  * scratch memory cannot be had. */
 int ofdm_modem_frame(ofdm_modem *m, uint64_t frame, const cf32 *x, size_t ldx, const cf32 *taps,
-                     float noise_std, cf32 *y, size_t ldy);
+                     const sos_term *sos, float noise_std, cf32 *y, size_t ldy);
 
 void ofdm_modem_destroy(ofdm_modem *m);
 

@@ -46,6 +46,9 @@ OFDM_HD cf32 cf_cfma(cf32 acc, cf32 a, cf32 b) {
   return cf_make(acc.re + a.re * b.re + a.im * b.im, acc.im + a.re * b.im - a.im * b.re);
 }
 
+/* acc + c*b for a real c, one fmaf a part. */
+OFDM_HD cf32 cf_fma_real(cf32 acc, float c, cf32 b) { return cf_make(fmaf(c, b.re, acc.re), fmaf(c, b.im, acc.im)); }
+
 /* acc + a*b with every product and sum rounded as fmaf does, on any compiler
  * and either backend: the contraction is explicit, so nothing is left for a
  * compiler to fuse differently (as GCC's vectoriser and nvcc's -fmad do to

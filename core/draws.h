@@ -30,6 +30,10 @@
  *   RNG_TAPS     index = q/2, q = (r*tx + t)*L + l, pairing as above (tdl)
  *   RNG_TDNOISE  index = (r/2)*N_f + n, n the time sample of the frame,
  *                N_f = symbols*(subcarriers + cp)
+ *   RNG_DOPPLER  index = q*6 + j, q = (r*tx + t)*L + l (tdl with Doppler):
+ *                word w of draw j is uniform u[4j + w]; u[0] turns the
+ *                arrival angles, u[1..20] are the sinusoids' phases
+ *                (channel/tdl_fading.h)
  */
 #ifndef OFDMSIM_DRAWS_H
 #define OFDMSIM_DRAWS_H
@@ -44,7 +48,8 @@ enum rng_purpose {
   RNG_NOISE = 2,
   RNG_CSI = 3,
   RNG_TAPS = 4,
-  RNG_TDNOISE = 5
+  RNG_TDNOISE = 5,
+  RNG_DOPPLER = 6
 };
 
 #define RNG_FRAME_BITS 40

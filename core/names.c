@@ -16,9 +16,13 @@ static const char *const model_n[] = {"awgn", "rayleigh", "tdl"};
 static const int model_v[] = {CH_AWGN, CH_RAYLEIGH, CH_TDL};
 NAME_TABLE(channel_model_names, model_n, model_v);
 
-static const char *const pdp_n[] = {"exp", "tdl-a", "tdl-b", "tdl-c"};
-static const int pdp_v[] = {PDP_EXP, PDP_TDL_A, PDP_TDL_B, PDP_TDL_C};
+static const char *const pdp_n[] = {"exp", "tdl-a", "tdl-b", "tdl-c", "tdl-d", "tdl-e"};
+static const int pdp_v[] = {PDP_EXP, PDP_TDL_A, PDP_TDL_B, PDP_TDL_C, PDP_TDL_D, PDP_TDL_E};
 NAME_TABLE(pdp_kind_names, pdp_n, pdp_v);
+
+static const char *const delays_n[] = {"continuous", "sample"};
+static const int delays_v[] = {DELAYS_CONTINUOUS, DELAYS_SAMPLE};
+NAME_TABLE(delay_grid_names, delays_n, delays_v);
 
 static const char *const domain_n[] = {"frequency", "time"};
 static const int domain_v[] = {DOMAIN_FREQUENCY, DOMAIN_TIME};
@@ -57,6 +61,7 @@ const char *modulation_name_of_bps(int bps) { return or_unknown(&modulation_name
 const char *equalizer_name(eq_kind e) { return or_unknown(&equalizer_names, (int)e); }
 const char *channel_model_name(channel_model m) { return or_unknown(&channel_model_names, (int)m); }
 const char *pdp_kind_name(pdp_kind k) { return or_unknown(&pdp_kind_names, (int)k); }
+const char *delay_grid_name(delay_grid g) { return or_unknown(&delay_grid_names, (int)g); }
 const char *ofdm_domain_name(ofdm_domain d) { return or_unknown(&ofdm_domain_names, (int)d); }
 const char *snr_kind_name(snr_def k) { return or_unknown(&snr_kind_names, (int)k); }
 const char *llr_kind_name(llr_kind k) { return or_unknown(&llr_kind_names, (int)k); }

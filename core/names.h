@@ -19,7 +19,8 @@ typedef struct name_table {
 extern const name_table equalizer_names;     /* eq_kind: zf, mmse, mmse-sic, kbest, ml */
 extern const name_table llr_kind_names;      /* llr_kind: off, maxlog, exact */
 extern const name_table channel_model_names; /* channel_model: awgn, rayleigh, tdl */
-extern const name_table pdp_kind_names;      /* pdp_kind: exp, tdl-a, tdl-b, tdl-c */
+extern const name_table pdp_kind_names;      /* pdp_kind: exp, tdl-a .. tdl-e */
+extern const name_table delay_grid_names;    /* delay_grid: continuous, sample */
 extern const name_table ofdm_domain_names;   /* ofdm_domain: frequency, time */
 extern const name_table snr_kind_names;      /* snr_def: ebno, esno, snr */
 extern const name_table modulation_names;    /* bits per symbol 1, 2, 4, 6, 8: bpsk ... 256qam */
@@ -35,6 +36,7 @@ const char *equalizer_name(eq_kind e);
 const char *llr_kind_name(llr_kind k);
 const char *channel_model_name(channel_model m);
 const char *pdp_kind_name(pdp_kind k);
+const char *delay_grid_name(delay_grid g);
 const char *ofdm_domain_name(ofdm_domain d);
 const char *snr_kind_name(snr_def k);
 

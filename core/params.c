@@ -30,9 +30,12 @@ uint64_t link_stream_key(const link_params *p) {
     n += snprintf(text + n, sizeof text - (size_t)n, ";rho_tx=%.17g;rho_rx=%.17g;k=%.17g", p->rho_tx,
                   p->rho_rx, p->k_factor);
   if (p->model == CH_TDL && n > 0 && (size_t)n < sizeof text)
-    n += snprintf(text + n, sizeof text - (size_t)n, ";profile=%s;ds=%.17g", pdp_kind_name(p->profile),
-                  p->delay_spread);
-  if (p->domain == DOMAIN_TIME && n > 0 && (size_t)n < sizeof text)
+    n += snprintf(text + n, sizeof text - (size_t)n, ";profile=%s;ds=%.17g;delays=%s", pdp_kind_name(p->profile),
+                  p->delay_spread, delay_grid_name(p->delays));
+  /* Doppler: the shift per sample, and the symbol timing (the CP) it meets */
+  if (link_doppler_per_sample(p) > 0.0 && n > 0 && (size_t)n < sizeof text)
+    n += snprintf(text + n, sizeof text - (size_t)n, ";fd=%.17g;cp=%d", link_doppler_per_sample(p), p->cp_length);
+  if (p->domain == DOMAIN_TIME && link_doppler_per_sample(p) == 0.0 && n > 0 && (size_t)n < sizeof text)
     snprintf(text + n, sizeof text - (size_t)n, ";cp=%d", p->cp_length);
   uint64_t h = 1469598103934665603ULL;
   for (const char *c = text; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
@@ -48,7 +51,8 @@ static const char *const plain_names[LP_COUNT] = {
     [LP_CP_LENGTH] = "cyclic prefix", [LP_RHO_TX] = "spatial correlation rho_tx",
     [LP_RHO_RX] = "spatial correlation rho_rx", [LP_K_FACTOR] = "Rician k_factor",
     [LP_EQUALIZER] = "detector",      [LP_LLR] = "soft output",
-    [LP_KBEST_K] = "K-best list size", [LP_LLR_CLIP] = "LLR clip"};
+    [LP_KBEST_K] = "K-best list size", [LP_LLR_CLIP] = "LLR clip",
+    [LP_SUBCARRIER_SPACING] = "subcarrier spacing", [LP_DOPPLER] = "Doppler shift"};
 
 typedef struct verdict {
   const char *const *names;
@@ -91,14 +95,34 @@ static int spatial_ok(const verdict *v, const link_params *p) {
   if (!(fabs(p->rho_rx) < 1.0))
     return fail(v, LP_RHO_RX, "expected a number strictly between -1 and 1, got %g", p->rho_rx);
   if (p->k_factor >= 0.0 && isfinite(p->k_factor)) return 0;
+  /* NAN: tdl-d/e's own line of sight (channel/tdl.h) */
+  if (isnan(p->k_factor) && p->model == CH_TDL && (p->profile == PDP_TDL_D || p->profile == PDP_TDL_E)) return 0;
   return fail(v, LP_K_FACTOR, "expected a finite number >= 0 (linear), got %g", p->k_factor);
 }
 
-static int pdp_ok(const verdict *v, const tdl_pdp *pdp) {
+static int pdp_ok(const verdict *v, const link_params *p) {
+  const tdl_pdp *pdp = &p->pdp;
   if (pdp->taps < 1 || pdp->taps > TDL_MAX_TAPS)
     return fail(v, LP_PDP, "expected 1 to %d taps, got %d taps", TDL_MAX_TAPS, pdp->taps);
   for (int l = 0; l < pdp->taps; l++)
-    if (pdp->delay[l] < 0) return fail(v, LP_PDP, "expected tap delays >= 0, got %d at tap %d", pdp->delay[l], l);
+    if (!(pdp->delay[l] >= 0.0 && pdp->delay[l] < (double)p->subcarriers))
+      return fail(v, LP_PDP, "expected tap delays in [0, %d) samples, got %g at tap %d", p->subcarriers,
+                  pdp->delay[l], l);
+  if (!(pdp->los_power >= 0.0f && pdp->los_power <= 1.0f))
+    return fail(v, LP_PDP, "expected a LOS power in [0, 1], got %g", (double)pdp->los_power);
+  return 0;
+}
+
+/* The sample rate turns delays and Doppler shifts into samples; a Doppler
+ * shift reaches at most a quarter of the subcarrier spacing (beyond, the
+ * symbols decorrelate within themselves and the ICI model breaks down long
+ * before). */
+static int units_ok(const verdict *v, const link_params *p) {
+  if (!(p->subcarrier_spacing > 0.0 && p->subcarrier_spacing <= 1e9))
+    return fail(v, LP_SUBCARRIER_SPACING, "expected a number in (0, 1e9] Hz, got %g", p->subcarrier_spacing);
+  if (!(p->doppler_hz >= 0.0 && p->doppler_hz <= 0.25 * p->subcarrier_spacing))
+    return fail(v, LP_DOPPLER, "expected a number in [0, %g] Hz (a quarter of the subcarrier spacing), got %g",
+                0.25 * p->subcarrier_spacing, p->doppler_hz);
   return 0;
 }
 
@@ -162,7 +186,8 @@ int link_params_diagnose(const link_params *p, const char *const *names, link_pa
   if (frame_ok(&v, p)) return -1;
   if (variance(&v, LP_N0, p->n0) || variance(&v, LP_CSI_ERROR_VAR, p->csi_error_var)) return -1;
   if (spatial_ok(&v, p)) return -1;
-  if (p->model == CH_TDL && pdp_ok(&v, &p->pdp)) return -1;
+  if (units_ok(&v, p)) return -1;
+  if (p->model == CH_TDL && pdp_ok(&v, p)) return -1;
   if (receiver_ok(&v, p)) return -1;
   return modem_ok(&v, p);
 }

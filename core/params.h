@@ -27,16 +27,22 @@ typedef enum { LLR_OFF = 0, LLR_MAXLOG = 1, LLR_EXACT = 2 } llr_kind;
 #define LINK_MAX_KBEST 256
 #define LINK_MAX_ML_CANDIDATES 65536
 typedef enum { CH_AWGN = 0, CH_RAYLEIGH = 1, CH_TDL = 2 } channel_model;
-typedef enum { PDP_EXP = 0, PDP_TDL_A = 1, PDP_TDL_B = 2, PDP_TDL_C = 3 } pdp_kind;
+typedef enum { PDP_EXP = 0, PDP_TDL_A = 1, PDP_TDL_B = 2, PDP_TDL_C = 3, PDP_TDL_D = 4, PDP_TDL_E = 5 } pdp_kind;
+/* Where tdl delays sit: where the profile puts them (continuous), or rounded
+ * to whole samples with the taps that meet merged (sample, the older model). */
+typedef enum { DELAYS_CONTINUOUS = 0, DELAYS_SAMPLE = 1 } delay_grid;
 typedef enum { DOMAIN_FREQUENCY = 0, DOMAIN_TIME = 1 } ofdm_domain;
 typedef enum { SNR_EBNO = 0, SNR_ESNO = 1, SNR_SNR = 2 } snr_def;
 
-/* A multipath power-delay profile on the sample grid: tap l arrives delay[l]
- * samples late with mean power power[l]; the powers sum to 1. */
+/* A multipath power-delay profile: tap l arrives delay[l] samples late (a
+ * real number: continuous delays), its Rayleigh (NLOS) part of mean power
+ * power[l]; tap 0 (delay 0) also carries a specular line-of-sight part of
+ * power los_power (0: none). los_power and the powers sum to 1. */
 typedef struct tdl_pdp {
   int taps;
-  int delay[TDL_MAX_TAPS];
+  double delay[TDL_MAX_TAPS];
   float power[TDL_MAX_TAPS];
+  float los_power;
 } tdl_pdp;
 
 typedef struct link_params {
@@ -46,9 +52,14 @@ typedef struct link_params {
   channel_model model;
   pdp_kind profile;        /* tdl only */
   double delay_spread;     /* tdl: RMS delay spread in samples */
-  tdl_pdp pdp;             /* tdl: the profile resolved on the sample grid */
+  delay_grid delays;       /* tdl: continuous delays or rounded to samples */
+  tdl_pdp pdp;             /* tdl: the resolved profile (tdl_pdp_make) */
   double rho_tx, rho_rx;   /* exponential spatial correlation (Kronecker) */
-  double k_factor;         /* Rician K, linear (0: Rayleigh) */
+  double k_factor;         /* Rician K, linear (0: none). rayleigh: of every
+                              element; tdl: of the whole channel (LOS power
+                              over all NLOS power), NAN on tdl-d/e: the table's */
+  double subcarrier_spacing; /* Hz: sample rate = subcarriers x spacing */
+  double doppler_hz;       /* tdl: maximum Doppler shift, Hz (0: taps fixed per frame) */
   double csi_error_var;    /* the equalizer sees H + E, E ~ CN(0, var) */
   llr_kind llr;            /* soft outputs and GMI */
   int kbest_k;             /* kbest: survivors kept per layer */
@@ -67,6 +78,16 @@ typedef struct link_params {
 static inline uint64_t link_res_per_frame(const link_params *p) {
   return (uint64_t)p->symbols * (uint64_t)p->subcarriers;
 }
+/* Samples per second of the OFDM grid. */
+static inline double link_sample_rate(const link_params *p) {
+  return (double)p->subcarriers * p->subcarrier_spacing;
+}
+
+/* The maximum Doppler shift in cycles per sample (0: no time variation). */
+static inline double link_doppler_per_sample(const link_params *p) {
+  return p->model == CH_TDL && p->doppler_hz > 0.0 ? p->doppler_hz / link_sample_rate(p) : 0.0;
+}
+
 /* The working set of one RE, bytes: true and estimated channels (rx x tx
  * each), Gram matrix and inverse (tx x tx each), received (rx), sent and
  * equalised symbols (tx each), complex floats, and the error counts. */
@@ -114,7 +135,7 @@ int link_params_check(const link_params *p, char *err, size_t errlen);
 typedef enum link_param {
   LP_TX, LP_RX, LP_BPS, LP_SUBCARRIERS, LP_SYMBOLS, LP_N0, LP_CSI_ERROR_VAR, LP_PDP, LP_MODEL,
   LP_DOMAIN, LP_CP_LENGTH, LP_RHO_TX, LP_RHO_RX, LP_K_FACTOR, LP_EQUALIZER, LP_LLR, LP_KBEST_K,
-  LP_LLR_CLIP, LP_COUNT
+  LP_LLR_CLIP, LP_SUBCARRIER_SPACING, LP_DOPPLER, LP_COUNT
 } link_param;
 
 /* link_params_check for a caller that spells the parameters its own way (the

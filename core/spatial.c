@@ -30,9 +30,10 @@ int chan_spatial_init(const link_params *p, chan_spatial *s, char *err, size_t e
   s->tx = p->tx;
   s->rx = p->rx;
   s->correlated = p->rho_tx != 0.0 || p->rho_rx != 0.0;
-  s->rician = p->k_factor > 0.0;
-  s->los_amp = (float)sqrt(p->k_factor / (p->k_factor + 1.0));
-  s->nlos_amp = (float)sqrt(1.0 / (p->k_factor + 1.0));
+  /* tdl carries its line of sight in the profile (tdl_pdp.los_power) */
+  s->rician = p->model != CH_TDL && p->k_factor > 0.0;
+  s->los_amp = s->rician ? (float)sqrt(p->k_factor / (p->k_factor + 1.0)) : 0.0f;
+  s->nlos_amp = s->rician ? (float)sqrt(1.0 / (p->k_factor + 1.0)) : 1.0f;
   exp_corr_cholesky(p->rho_tx, p->tx, LINK_MAX_TX, s->lt);
   exp_corr_cholesky(p->rho_rx, p->rx, LINK_MAX_RX, s->lr);
   return 0;

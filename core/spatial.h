@@ -3,13 +3,10 @@
  *
  * Spatial structure (rayleigh and tdl alike): exponential correlation
  * R[i][j] = rho^|i-j| at each side, Kronecker model H = Lr Hw Lt^T with
- * L L^T = R (real lower Cholesky factors), then Rician mixing
- * H = sqrt(K/(K+1)) Hlos + sqrt(1/(K+1)) H with Hlos = all ones (broadside
- * plane wave), which keeps every element's mean power.
- *
- * Multipath: tap l of a link arrives delay[l] samples late; on subcarrier k of
- * a K-point FFT its contribution is taps[l] exp(-j 2 pi k delay[l] / K), the
- * FFTW_FORWARD sign the receiver's FFT uses. */
+ * L L^T = R (real lower Cholesky factors). rayleigh then mixes in a line of
+ * sight per element, H = sqrt(K/(K+1)) Hlos + sqrt(1/(K+1)) H with Hlos = all
+ * ones (broadside plane wave), which keeps every element's mean power; tdl
+ * puts its LOS path on tap 0 instead (the profile's los_power, tdl_add_los). */
 #ifndef OFDMSIM_SPATIAL_H
 #define OFDMSIM_SPATIAL_H
 
@@ -78,15 +75,8 @@ OFDM_HD void chan_spatial_mix(const chan_spatial *s, cf32 *h, int los, float amp
   }
 }
 
-/* exp(-j 2 pi k d / K). The phase is reduced modulo K in integers and then to
- * [-pi, pi], so it stays accurate for any k*d. */
-OFDM_HD cf32 tdl_twiddle(int k, int d, int K) {
-  const unsigned long long kd = (unsigned long long)(unsigned)k * (unsigned)d;
-  float f = (float)(unsigned)(kd % (unsigned)K) / (float)K; /* turns, in [0, 1) */
-  if (f > 0.5f) f -= 1.0f;
-  float s, c;
-  sincos_turns(f, &s, &c);
-  return cf_make(c, -s);
-}
+/* The LOS path of a tdl link on top of its tap 0: the specular term of
+ * amplitude los (sqrt of the profile's los_power), phase 0 on every link. */
+OFDM_HD cf32 tdl_add_los(cf32 h, float los) { return cf_make(h.re + los, h.im); }
 
 #endif

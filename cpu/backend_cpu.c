@@ -39,9 +39,10 @@ static void cpu_free(cpu_state *s) {
   free(s->z);
   free(s->xhat);
   free(s->taps);
+  free(s->sos);
   free(s->Hk);
-  if (s->freq) tdl_freq_destroy(s->freq);
   if (s->modem) ofdm_modem_destroy(s->modem);
+  tdl_grid_free(&s->grid);
   free(s);
 }
 
@@ -122,8 +123,8 @@ backend *backend_cpu_create(const link_params *p, const backend_options *opt, ch
   s->nthreads = omp_get_max_threads();
   if (chan_spatial_init(p, &s->spatial, err, errlen)) goto fail;
   s->re = re_ctx_of(p, &s->spatial);
-  if (p->model == CH_TDL && !(s->freq = tdl_freq_create(p->subcarriers, err, errlen))) goto fail;
-  if (p->domain == DOMAIN_TIME && !(s->modem = ofdm_modem_create(p, err, errlen))) goto fail;
+  if (p->model == CH_TDL && tdl_grid_make(p, &s->grid, err, errlen)) goto fail;
+  if (p->domain == DOMAIN_TIME && !(s->modem = ofdm_modem_create(p, &s->grid, err, errlen))) goto fail;
 
   const uint64_t rf = link_res_per_frame(p);
   uint64_t frames = CPU_BATCH_BYTES / (bytes_per_re(p) * rf);
@@ -142,8 +143,10 @@ backend *backend_cpu_create(const link_params *p, const backend_options *opt, ch
   s->xhat = alloc_or_null(sizeof(cf32) * tx * R);
   s->taps = alloc_or_null(sizeof(cf32) * (size_t)frames * rx * tx * TDL_MAX_TAPS);
   s->Hk = alloc_or_null(sizeof(cf32) * (size_t)s->nthreads * rx * tx * (size_t)p->subcarriers);
+  const int fading = link_doppler_per_sample(p) > 0.0;
+  if (fading) s->sos = alloc_or_null(sizeof(sos_term) * (size_t)frames * rx * tx * p->pdp.taps * TDL_SOS_TERMS);
   if (!s->labels || !s->x || !s->H || !s->Hhat || !s->y || !s->G || !s->Ginv || !s->z || !s->xhat ||
-      !s->taps || !s->Hk) {
+      !s->taps || !s->Hk || (fading && !s->sos)) {
     snprintf(err, errlen, "cpu backend: cannot allocate %.0f MB for a batch of %llu frames",
              (double)bytes_per_re(p) * (double)R / 1e6, (unsigned long long)frames);
     goto fail;

@@ -2,6 +2,7 @@
  * core/re.h over a frame's REs in struct-of-arrays buffers. */
 #include "cpu/channel_cpu.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "channel/tdl.h"
@@ -15,25 +16,44 @@ static void scatter(const cf32 *v, int count, cf32 *base, size_t ld, size_t i) {
   for (int e = 0; e < count; e++) base[(size_t)e * ld + i] = v[e];
 }
 
+/* With Doppler: the taps of each symbol the range touches (its window
+ * average), through the response on that symbol's subcarriers. */
+static void fill_fading(const link_params *p, const chan_spatial *s, const tdl_grid *g, uint64_t frame,
+                        uint64_t m0, size_t n, cf32 *H, size_t ldh) {
+  const int links = p->rx * p->tx, K = p->subcarriers;
+  sos_term *sos = malloc(sizeof *sos * (size_t)links * p->pdp.taps * TDL_SOS_TERMS);
+  if (!sos) abort(); /* a few KB: no way on without them */
+  tdl_draw_sos(p, frame, sos);
+  cf32 taps[LINK_MAX_RX * LINK_MAX_TX * TDL_MAX_TAPS];
+  for (size_t j = 0; j < n;) {
+    const uint64_t m = m0 + j;
+    const int sym = (int)(m / (uint64_t)K), k = (int)(m % (uint64_t)K);
+    const size_t run = (size_t)(K - k) < n - j ? (size_t)(K - k) : n - j;
+    tdl_symbol_taps(p, s, sos, sym, taps);
+    tdl_response(g, links, taps, k, (int)run, H + j, ldh);
+    j += run;
+  }
+  free(sos);
+}
+
 /* Block fading: every symbol of the frame sees the same response, so the
  * response is computed once per distinct subcarrier of the range. Local row j
- * holds subcarrier (m0 + j) mod K, which is RE i's subcarrier for i = j mod K.
- * The direct form of tdl_freq_response, with the twiddles shared by all links. */
-static void fill_tdl(const link_params *p, const chan_spatial *s, uint64_t frame, uint64_t m0,
-                     size_t n, cf32 *H, size_t ldh) {
-  const int links = p->rx * p->tx, L = p->pdp.taps, K = p->subcarriers;
+ * holds subcarrier (m0 + j) mod K, which is RE i's subcarrier for i = j mod K. */
+static void fill_tdl(const link_params *p, const chan_spatial *s, const tdl_grid *g, uint64_t frame,
+                     uint64_t m0, size_t n, cf32 *H, size_t ldh) {
+  if (link_doppler_per_sample(p) > 0.0) {
+    fill_fading(p, s, g, frame, m0, n, H, ldh);
+    return;
+  }
+  const int links = p->rx * p->tx, K = p->subcarriers;
   const size_t distinct = n < (size_t)K ? n : (size_t)K;
   cf32 taps[LINK_MAX_RX * LINK_MAX_TX * TDL_MAX_TAPS];
   tdl_draw_taps(p, s, frame, taps);
-  cf32 tw[TDL_MAX_TAPS];
-  for (size_t j = 0; j < distinct; j++) {
+  for (size_t j = 0; j < distinct;) { /* runs of consecutive subcarriers */
     const int k = (int)((m0 + j) % (uint64_t)K);
-    for (int l = 0; l < L; l++) tw[l] = tdl_twiddle(k, p->pdp.delay[l], K);
-    for (int e = 0; e < links; e++) {
-      cf32 acc = cf_make(0.0f, 0.0f);
-      for (int l = 0; l < L; l++) acc = cf_fma(acc, taps[e * L + l], tw[l]);
-      H[(size_t)e * ldh + j] = acc;
-    }
+    const size_t run = (size_t)(K - k) < distinct - j ? (size_t)(K - k) : distinct - j;
+    tdl_response(g, links, taps, k, (int)run, H + j, ldh);
+    j += run;
   }
   for (int e = 0; e < links; e++) {
     cf32 *row = H + (size_t)e * ldh;
@@ -41,10 +61,10 @@ static void fill_tdl(const link_params *p, const chan_spatial *s, uint64_t frame
   }
 }
 
-void chan_fill(const link_params *p, const chan_spatial *s, uint64_t frame, uint64_t m0, size_t n,
-               cf32 *H, size_t ldh) {
+void chan_fill(const link_params *p, const chan_spatial *s, const tdl_grid *g, uint64_t frame, uint64_t m0,
+               size_t n, cf32 *H, size_t ldh) {
   if (p->model == CH_TDL) {
-    fill_tdl(p, s, frame, m0, n, H, ldh);
+    fill_tdl(p, s, g, frame, m0, n, H, ldh);
     return;
   }
   const re_ctx c = re_ctx_of(p, s);

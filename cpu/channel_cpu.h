@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "channel/tdl_grid.h"
 #include "core/spatial.h"
 #include "core/params.h"
 
@@ -22,11 +23,12 @@ extern "C" {
 /* H of REs [m0, m0+n) of `frame`, element e = r*tx + t.
  *  awgn:     the identity (H[r][t] = 1 when r == t).
  *  rayleigh: i.i.d. CN(0,1) per RE and element (RNG_CHANNEL), then spatial/Rician.
- *  tdl:      the frame's taps (tdl_draw_taps, p->pdp) on each RE's subcarrier,
- *            the same for every symbol of the frame (block fading); the direct
- *            form of tdl_freq_response. */
-void chan_fill(const link_params *p, const chan_spatial *s, uint64_t frame, uint64_t m0, size_t n,
-               cf32 *H, size_t ldh);
+ *  tdl:      the frame's taps (tdl_draw_taps, p->pdp) through the point's
+ *            tables g (tdl_response) on each RE's subcarrier, the same for
+ *            every symbol of the frame (block fading); with Doppler each
+ *            symbol's own (tdl_symbol_taps). g: NULL unless tdl. */
+void chan_fill(const link_params *p, const chan_spatial *s, const tdl_grid *g, uint64_t frame, uint64_t m0,
+               size_t n, cf32 *H, size_t ldh);
 
 /* y = H x + sqrt(n0) w, w ~ CN(0,1) from RNG_NOISE. x: [tx] with stride ldx,
  * y: [rx] with stride ldy. */

@@ -9,6 +9,7 @@
 
 #include "channel/ofdm.h"
 #include "channel/tdl.h"
+#include "channel/tdl_grid.h"
 #include "core/backend.h"
 #include "core/re.h"
 #include "core/spatial.h"
@@ -20,13 +21,14 @@
 typedef struct cpu_state {
   chan_spatial spatial;
   re_ctx re;            /* the per-RE steps' view of the point */
-  tdl_freq *freq;       /* tdl: taps -> per-subcarrier H */
+  tdl_grid grid;        /* tdl: the response and time-domain tables of the taps */
   ofdm_modem *modem;    /* time domain */
   uint64_t cap_frames;  /* frames the buffers hold */
   int nthreads;
   uint8_t *labels;      /* [tx][R] transmitted labels */
   cf32 *x, *H, *Hhat, *y, *G, *Ginv, *z, *xhat;
   cf32 *taps;           /* tdl: [frame][links][L] of the batch */
+  sos_term *sos;        /* tdl with Doppler: [frame][links][L][TDL_SOS_TERMS] */
   cf32 *Hk;             /* tdl, per thread: [links][K] */
 } cpu_state;
 

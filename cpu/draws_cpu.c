@@ -20,12 +20,24 @@ static void draw_symbols(const link_params *p, const re_ctx c, uint64_t frame, u
   }
 }
 
-/* Taps and per-subcarrier H of a tdl frame (the same H for each symbol). */
-static void fill_tdl_frame(const link_params *p, cpu_state *s, uint64_t frame, cf32 *taps, cf32 *Hk,
-                           cf32 *H, size_t ld) {
+/* Taps and per-subcarrier H of a tdl frame: the same H for each symbol, or
+ * with Doppler each symbol's from its window-averaged taps (the sinusoids
+ * kept in sos for the time-domain modem). */
+static void fill_tdl_frame(const link_params *p, cpu_state *s, uint64_t frame, cf32 *taps, sos_term *sos,
+                           cf32 *Hk, cf32 *H, size_t ld) {
   const int links = p->rx * p->tx, K = p->subcarriers;
+  if (sos) {
+    tdl_draw_sos(p, frame, sos);
+    for (int sym = 0; sym < p->symbols; sym++) {
+      tdl_symbol_taps(p, &s->spatial, sos, sym, taps);
+      tdl_response(&s->grid, links, taps, 0, K, Hk, (size_t)K);
+      for (int e = 0; e < links; e++)
+        memcpy(H + (size_t)e * ld + (size_t)sym * K, Hk + (size_t)e * K, sizeof(cf32) * K);
+    }
+    return;
+  }
   tdl_draw_taps(p, &s->spatial, frame, taps);
-  tdl_freq_response(s->freq, &p->pdp, links, taps, Hk);
+  tdl_response(&s->grid, links, taps, 0, K, Hk, (size_t)K);
   for (int e = 0; e < links; e++)
     for (int sym = 0; sym < p->symbols; sym++)
       memcpy(H + (size_t)e * ld + (size_t)sym * K, Hk + (size_t)e * K, sizeof(cf32) * K);
@@ -41,14 +53,15 @@ void cpu_draw_stage(const link_params *p, cpu_state *s, uint64_t first_frame, ui
   for (long it = 0; it < items; it++) {
     const frame_chunk c = cpu_chunk_of(it, rf, chunks_per_frame);
     draw_symbols(p, s->re, first_frame + c.f, c.m0, c.n, s->labels + c.o, s->x + c.o, R);
-    if (p->model != CH_TDL) chan_fill(p, &s->spatial, first_frame + c.f, c.m0, c.n, s->H + c.o, R);
+    if (p->model != CH_TDL) chan_fill(p, &s->spatial, NULL, first_frame + c.f, c.m0, c.n, s->H + c.o, R);
   }
   if (p->model == CH_TDL) {
     /* Hk is scratch per thread, sized when the backend was made. */
 #pragma omp parallel for schedule(dynamic, 1) num_threads(s->nthreads)
     for (long f = 0; f < (long)frames; f++) {
       const int th = omp_get_thread_num();
-      fill_tdl_frame(p, s, first_frame + (uint64_t)f, s->taps + (size_t)f * links * p->pdp.taps,
+      const size_t q = (size_t)f * links * p->pdp.taps;
+      fill_tdl_frame(p, s, first_frame + (uint64_t)f, s->taps + q, s->sos ? s->sos + q * TDL_SOS_TERMS : NULL,
                      s->Hk + (size_t)th * links * p->subcarriers, s->H + (size_t)f * rf, R);
     }
   }

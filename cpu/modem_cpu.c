@@ -11,8 +11,10 @@ int cpu_modem_stage(const link_params *p, cpu_state *s, uint64_t first_frame, ui
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : rc)
   for (long f = 0; f < (long)frames; f++) {
     /* The modem convolves with the very taps H was made of. */
-    const cf32 *taps = p->model == CH_TDL ? s->taps + (size_t)f * links * p->pdp.taps : NULL;
-    rc |= ofdm_modem_frame(s->modem, first_frame + (uint64_t)f, s->x + (size_t)f * rf, R, taps,
+    const size_t q = (size_t)f * links * p->pdp.taps;
+    const cf32 *taps = p->model == CH_TDL ? s->taps + q : NULL;
+    const sos_term *sos = s->sos ? s->sos + q * TDL_SOS_TERMS : NULL;
+    rc |= ofdm_modem_frame(s->modem, first_frame + (uint64_t)f, s->x + (size_t)f * rf, R, taps, sos,
                            s->re.noise_std, s->y + (size_t)f * rf, R);
   }
   return rc ? -1 : 0;

@@ -44,6 +44,13 @@ static void value_text(const sim_config *c, const sim_point *pt, config_key_id k
   case KEY_LLR: snprintf(buf, n, "%s", llr_kind_name(p->llr)); break;
   case KEY_KBEST_K: if (p->equalizer == EQ_KBEST) snprintf(buf, n, "%d", p->kbest_k); break;
   case KEY_LLR_CLIP: if (p->equalizer == EQ_KBEST) snprintf(buf, n, "%.17g", p->llr_clip); break;
+  case KEY_SUBCARRIER_SPACING: snprintf(buf, n, "%.17g", p->subcarrier_spacing); break;
+  case KEY_DELAY_SPREAD_NS: if (tdl) snprintf(buf, n, "%.17g", p->delay_spread / link_sample_rate(p) * 1e9); break;
+  case KEY_DELAYS: if (tdl) snprintf(buf, n, "%s", delay_grid_name(p->delays)); break;
+  case KEY_DOPPLER_HZ: if (tdl) snprintf(buf, n, "%.17g", p->doppler_hz); break;
+  /* a speed is shown as the Doppler shift it makes (doppler_hz) */
+  case KEY_SPEED_KMH:
+  case KEY_CARRIER_GHZ:
   case KEY_COUNT: break;
   }
 }
@@ -84,6 +91,11 @@ uint64_t config_point_key(const sim_config *c, const sim_point *pt) {
     /* the receiver keys came later: left out where they do nothing, so that
      * the points of earlier runs keep their keys (and journals) */
     if ((k == KEY_LLR && pt->p.llr == LLR_OFF) || ((k == KEY_KBEST_K || k == KEY_LLR_CLIP) && !v[0])) continue;
+    /* the physical units came later too: what they shape shows in the
+     * samples they turn into (delay_spread, the Doppler shift with the
+     * spacing), so they count only where they act beyond that */
+    if (k == KEY_DELAY_SPREAD_NS || k == KEY_SPEED_KMH || k == KEY_CARRIER_GHZ) continue;
+    if ((k == KEY_SUBCARRIER_SPACING || k == KEY_DOPPLER_HZ) && link_doppler_per_sample(&pt->p) == 0.0) continue;
     for (const char *s = config_keys[k].path; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
     h = (h ^ '=') * 1099511628211ULL;
     for (const char *s = v; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;

@@ -22,17 +22,39 @@ static const config_setting_t *effective(const config_state *st, int k) {
     }
   }
   if (k == KEY_CP_LENGTH) return config_lookup(&st->computed, "cp_length");
+  /* a quantity given in the other unit shows only as given (echoing the
+   * default of its twin too would say it twice); the carrier only with a speed */
+  if ((k == KEY_DELAY_SPREAD && st->given[KEY_DELAY_SPREAD_NS]) || (k == KEY_DOPPLER_HZ && st->given[KEY_SPEED_KMH]) ||
+      (k == KEY_CARRIER_GHZ && !st->given[KEY_SPEED_KMH]))
+    return NULL;
   return config_state_default(st, k);
 }
 
+static void group_of(int k, char *group, size_t n) {
+  const char *path = config_keys[k].path, *dot = strchr(path, '.');
+  snprintf(group, n, "%.*s", dot ? (int)(dot - path) : 0, path);
+}
+
+/* Group by group in the order the groups first appear in the table (a key
+ * added later to an earlier group joins it), each group's keys in table order. */
 void config_echo_each(const config_state *st, config_echo_fn fn, void *ctx) {
-  for (int k = 0; k < KEY_COUNT; k++) {
-    const config_setting_t *s = effective(st, k);
-    if (!s) continue;
-    const char *path = config_keys[k].path, *dot = strchr(path, '.');
-    char group[32];
-    snprintf(group, sizeof group, "%.*s", dot ? (int)(dot - path) : 0, path);
-    fn(ctx, group, dot ? dot + 1 : path, s);
+  for (int g = 0; g < KEY_COUNT; g++) {
+    char group[32], seen[32];
+    group_of(g, group, sizeof group);
+    int first = 1;
+    for (int j = 0; j < g && first; j++) {
+      group_of(j, seen, sizeof seen);
+      first = strcmp(seen, group) != 0;
+    }
+    if (!first) continue;
+    for (int k = g; k < KEY_COUNT; k++) {
+      group_of(k, seen, sizeof seen);
+      if (strcmp(seen, group)) continue;
+      const config_setting_t *s = effective(st, k);
+      if (!s) continue;
+      const char *dot = strchr(config_keys[k].path, '.');
+      fn(ctx, group, dot ? dot + 1 : config_keys[k].path, s);
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 /* One combination of values -> a sim_point. */
 #include "sim/config_point.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "channel/tdl.h"
@@ -40,10 +41,13 @@ static void fill(const point_view *v, const char *label, sim_point *pt) {
   p->equalizer = (eq_kind)choice_of(v, KEY_EQUALIZER);
   p->model = (channel_model)choice_of(v, KEY_MODEL);
   p->profile = (pdp_kind)choice_of(v, KEY_PROFILE);
-  p->delay_spread = number_of(v, KEY_DELAY_SPREAD);
+  p->delays = (delay_grid)choice_of(v, KEY_DELAYS);
   p->rho_tx = number_of(v, KEY_RHO_TX);
   p->rho_rx = number_of(v, KEY_RHO_RX);
-  p->k_factor = number_of(v, KEY_K_FACTOR);
+  /* tdl-d/e keep their table's line of sight unless k_factor says otherwise */
+  p->k_factor = p->model == CH_TDL && tdl_pdp_has_los(p->profile) && !v->set[KEY_K_FACTOR]
+                    ? NAN
+                    : number_of(v, KEY_K_FACTOR);
   p->csi_error_var = number_of(v, KEY_CSI_ERROR_VAR);
   p->llr = (llr_kind)choice_of(v, KEY_LLR);
   p->kbest_k = (int)int_of(v, KEY_KBEST_K);
@@ -52,6 +56,13 @@ static void fill(const point_view *v, const char *label, sim_point *pt) {
   p->subcarriers = (int)int_of(v, KEY_SUBCARRIERS);
   p->symbols = (int)int_of(v, KEY_SYMBOLS);
   p->cp_length = v->set[KEY_CP_LENGTH] ? (int)int_of(v, KEY_CP_LENGTH) : p->subcarriers / 8;
+  p->subcarrier_spacing = number_of(v, KEY_SUBCARRIER_SPACING);
+  /* physical units to samples: delay x sample rate, speed / c x carrier */
+  p->delay_spread = v->set[KEY_DELAY_SPREAD_NS] ? number_of(v, KEY_DELAY_SPREAD_NS) * 1e-9 * link_sample_rate(p)
+                                                : number_of(v, KEY_DELAY_SPREAD);
+  p->doppler_hz = v->set[KEY_SPEED_KMH]
+                      ? number_of(v, KEY_SPEED_KMH) / 3.6 / 299792458.0 * number_of(v, KEY_CARRIER_GHZ) * 1e9
+                      : number_of(v, KEY_DOPPLER_HZ);
   p->snr_kind = (snr_def)choice_of(v, KEY_SNR_KIND);
   p->seed = (uint64_t)int_of(v, KEY_SEED);
   pt->target_errors = (uint64_t)int_of(v, KEY_TARGET_ERRORS);
@@ -78,6 +89,22 @@ static int conditions_hold(const point_view *v, const char *at, const char *file
                          key->path, config_keys[key->follows].path, key->only_with, config_keys[key->follows].path,
                          other, at);
   }
+  return 0;
+}
+
+/* Each physical quantity is given one way: two keys for it is an error. */
+static int one_of_each(const point_view *v, const char *at, const char *file, char *err, size_t errlen) {
+  static const int pairs[][2] = {{KEY_DELAY_SPREAD, KEY_DELAY_SPREAD_NS}, {KEY_DOPPLER_HZ, KEY_SPEED_KMH}};
+  for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+    const int a = pairs[i][0], b = pairs[i][1];
+    if (v->set[a] && v->set[b])
+      return cfg_fail_at(v->set[b], file, err, errlen, "%s: expected either %s or %s, not both%s", config_keys[b].path,
+                         config_keys[a].path, config_keys[b].path, at);
+  }
+  if (v->set[KEY_CARRIER_GHZ] && !v->set[KEY_SPEED_KMH])
+    return cfg_fail_at(v->set[KEY_CARRIER_GHZ], file, err, errlen,
+                       "%s: expected only with %s (it turns the speed into a Doppler shift)%s",
+                       config_keys[KEY_CARRIER_GHZ].path, config_keys[KEY_SPEED_KMH].path, at);
   return 0;
 }
 
@@ -135,10 +162,14 @@ static int resolve_taps(const point_view *v, link_params *p, const char *at, con
     p->pdp.power[0] = 1.0f;
   }
   char why[512];
-  if (p->model != CH_TDL || !tdl_pdp_make(p->profile, p->delay_spread, p->subcarriers - 1, &p->pdp, why, sizeof why))
+  if (p->model != CH_TDL || !tdl_pdp_make(p->profile, p->delay_spread, p->k_factor, p->delays, p->subcarriers - 1,
+                                          &p->pdp, why, sizeof why))
     return 0;
-  return cfg_fail_at(first_given(v, KEYS(KEY_DELAY_SPREAD, KEY_PROFILE, KEY_SUBCARRIERS, KEY_MODEL)), file, err,
-                     errlen, "channel.delay_spread: %s%s", why, at);
+  const int ns = v->set[KEY_DELAY_SPREAD_NS] != NULL;
+  return cfg_fail_at(first_given(v, KEYS(ns ? KEY_DELAY_SPREAD_NS : KEY_DELAY_SPREAD, KEY_PROFILE, KEY_SUBCARRIERS,
+                                         KEY_SUBCARRIER_SPACING, KEY_MODEL)),
+                     file, err, errlen, "%s: %s%s", config_keys[ns ? KEY_DELAY_SPREAD_NS : KEY_DELAY_SPREAD].path, why,
+                     at);
 }
 
 /* max_bits must stop a point before the random streams run out of frames. */
@@ -164,7 +195,8 @@ int point_resolve(const point_view *v, const char *label, const char *file, sim_
   char at[300];
   sweep_point(label, at, sizeof at);
   fill(v, label, pt);
-  if (conditions_hold(v, at, file, err, errlen) || antennas_fit(v, &pt->p, at, file, err, errlen) ||
+  if (conditions_hold(v, at, file, err, errlen) || one_of_each(v, at, file, err, errlen) ||
+      antennas_fit(v, &pt->p, at, file, err, errlen) ||
       detector_fits(v, &pt->p, at, file, err, errlen) ||
       resolve_taps(v, &pt->p, at, file, err, errlen) || frames_fit(v, pt, at, file, err, errlen))
     return 2;
@@ -193,6 +225,11 @@ static const struct {
     [LP_LLR] = {1, {KEY_LLR, KEY_EQUALIZER, -1}},
     [LP_KBEST_K] = {1, {KEY_KBEST_K, KEY_EQUALIZER, -1}},
     [LP_LLR_CLIP] = {1, {KEY_LLR_CLIP, KEY_EQUALIZER, -1}},
+    [LP_RHO_TX] = {1, {KEY_RHO_TX, -1}},
+    [LP_RHO_RX] = {1, {KEY_RHO_RX, -1}},
+    [LP_K_FACTOR] = {1, {KEY_K_FACTOR, KEY_PROFILE, -1}},
+    [LP_SUBCARRIER_SPACING] = {1, {KEY_SUBCARRIER_SPACING, -1}},
+    [LP_DOPPLER] = {1, {KEY_DOPPLER_HZ, KEY_SPEED_KMH, KEY_SUBCARRIER_SPACING, -1}},
 };
 
 int point_check(const point_view *v, const sim_point *pt, const char *file, char *err, size_t errlen) {

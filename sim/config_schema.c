@@ -70,17 +70,21 @@ const config_key config_keys[KEY_COUNT] = {
   [KEY_PROFILE] = {.path = "channel.profile", .type = KT_CHOICE, .default_text = "\"exp\"",
                    .choices = &pdp_kind_names,
                    .follows = KEY_MODEL, .only_with = "tdl",
-                   .help = "power-delay profile: exponential, or 3GPP TR 38.901 TDL-A/B/C"},
+                   .help = "power-delay profile: exponential (on the sample grid), or 3GPP TR 38.901 "
+                           "TDL-A..E (D and E with their line-of-sight path)"},
   [KEY_DELAY_SPREAD] = {.path = "channel.delay_spread", .type = KT_NUMBER, .default_text = "4.0",
                         .lo = 0, .lo_open = 1, .hi = INFINITY, .follows = KEY_MODEL,
                         .only_with = "tdl",
-                        .help = "RMS delay spread in samples; the longest tap must stay below subcarriers"},
+                        .help = "RMS delay spread in samples (or delay_spread_ns); the longest tap must stay "
+                                "below subcarriers"},
   [KEY_RHO_TX] = NUM_KEY("channel.rho_tx", "0.0", 0, 0, 1, 1,
                          "exponential correlation of adjacent transmit antennas (not with awgn)"),
   [KEY_RHO_RX] = NUM_KEY("channel.rho_rx", "0.0", 0, 0, 1, 1,
                          "exponential correlation of adjacent receive antennas (not with awgn)"),
-  [KEY_K_FACTOR] = NUM_KEY("channel.k_factor", "0.0", 0, 0, INFINITY, 0,
-                           "Rician K factor, linear; 0 is Rayleigh (not with awgn)"),
+  [KEY_K_FACTOR] = {.path = "channel.k_factor", .type = KT_NUMBER, .default_text = "0.0", .lo = 0,
+                    .hi = INFINITY, .follows = -1,
+                    .help = "Rician K factor, linear, 0 is none (not with awgn): rayleigh, of every element; "
+                            "tdl, of the whole channel (LOS power over all NLOS power, the LOS on tap 0)"},
   [KEY_CSI_ERROR_VAR] = NUM_KEY("channel.csi_error_var", "0.0", 0, 0, INFINITY, 0,
                                 "variance of the channel estimation error E: the equalizer sees H + E"),
   [KEY_SUBCARRIERS] = INT_KEY("ofdm.subcarriers", "1024", 1, 65536, 0,
@@ -101,6 +105,26 @@ const config_key config_keys[KEY_COUNT] = {
   [KEY_LLR_CLIP] = {.path = "receiver.llr_clip", .type = KT_NUMBER, .default_text = "20.0", .lo = 0,
                     .lo_open = 1, .hi = 64, .follows = KEY_EQUALIZER, .only_with = "kbest",
                     .help = "|LLR| K-best gives a bit whose other value no survivor holds"},
+  [KEY_SUBCARRIER_SPACING] = NUM_KEY("ofdm.subcarrier_spacing", "30000.0", 0, 1, 1e9, 0,
+                                     "subcarrier spacing in Hz: the sample rate is subcarriers x spacing "
+                                     "(turns delay_spread_ns and Doppler into samples)"),
+  [KEY_DELAY_SPREAD_NS] = {.path = "channel.delay_spread_ns", .type = KT_NUMBER, .default_note = "none",
+                           .lo = 0, .lo_open = 1, .hi = 1e9, .follows = KEY_MODEL, .only_with = "tdl",
+                           .help = "RMS delay spread in ns, instead of delay_spread (never both)"},
+  [KEY_DELAYS] = {.path = "channel.delays", .type = KT_CHOICE, .default_text = "\"continuous\"",
+                  .choices = &delay_grid_names, .follows = KEY_MODEL, .only_with = "tdl",
+                  .help = "tap delays where the profile puts them (exact phase per subcarrier; windowed-sinc "
+                          "interpolation in the time domain), or rounded to whole samples"},
+  [KEY_DOPPLER_HZ] = {.path = "channel.doppler_hz", .type = KT_NUMBER, .default_text = "0.0", .lo = 0,
+                      .hi = 1e7, .follows = KEY_MODEL, .only_with = "tdl",
+                      .help = "maximum Doppler shift in Hz: every tap fades with the Jakes spectrum within "
+                              "the frame (0: fixed per frame)"},
+  [KEY_SPEED_KMH] = {.path = "channel.speed_kmh", .type = KT_NUMBER, .default_note = "none", .lo = 0,
+                     .hi = 1e5, .follows = KEY_MODEL, .only_with = "tdl",
+                     .help = "terminal speed in km/h, instead of doppler_hz: f_d = speed / c x carrier_ghz"},
+  [KEY_CARRIER_GHZ] = {.path = "channel.carrier_ghz", .type = KT_NUMBER, .default_text = "3.5", .lo = 0,
+                       .lo_open = 1, .hi = 1000, .follows = KEY_MODEL, .only_with = "tdl",
+                       .help = "carrier frequency in GHz, with speed_kmh"},
 };
 
 int config_key_find(const char *path) {

@@ -44,6 +44,12 @@ typedef enum config_key_id {
   KEY_LLR,
   KEY_KBEST_K,
   KEY_LLR_CLIP,
+  KEY_SUBCARRIER_SPACING,
+  KEY_DELAY_SPREAD_NS,
+  KEY_DELAYS,
+  KEY_DOPPLER_HZ,
+  KEY_SPEED_KMH,
+  KEY_CARRIER_GHZ,
   KEY_COUNT
 } config_key_id;
 

@@ -35,7 +35,7 @@ static cf32 *fill_frames(const link_params *p, int frames, size_t *R) {
   const size_t rf = (size_t)link_res_per_frame(p), links = (size_t)p->tx * p->rx;
   *R = rf * frames;
   cf32 *H = malloc(sizeof *H * links * *R);
-  for (int f = 0; f < frames; f++) chan_fill(p, &s, (uint64_t)f, 0, rf, H + f * rf, *R);
+  for (int f = 0; f < frames; f++) chan_fill(p, &s, NULL, (uint64_t)f, 0, rf, H + f * rf, *R);
   return H;
 }
 
@@ -164,7 +164,7 @@ static void test_draw_layout(void) {
   cf32 H[9 * 50], Z[9 * 50], y[3 * 50], x[3 * 50];
   memset(Z, 0, sizeof Z);
   memset(x, 0, sizeof x);
-  chan_fill(&p, &s, frame, m0, n, H, n);
+  chan_fill(&p, &s, NULL, frame, m0, n, H, n);
   chan_apply(&p, frame, m0, n, H, n, x, n, y, n); /* x = 0: y is the noise alone */
   cf32 E[9 * 50];
   chan_csi_error(&p, frame, m0, n, Z, n, E, n); /* H = 0: Hbar is the shrunk error alone */
@@ -194,7 +194,7 @@ static void test_awgn_identity(void) {
   const size_t n = 37, ld = 41;
   cf32 *H = malloc(sizeof *H * ld * 12);
   for (size_t i = 0; i < ld * 12; i++) H[i] = cf_make(NAN, NAN);
-  chan_fill(&p, &s, 5, 11, n, H, ld);
+  chan_fill(&p, &s, NULL, 5, 11, n, H, ld);
   int bad = 0;
   for (int r = 0; r < 4; r++)
     for (int t = 0; t < 3; t++)
@@ -323,13 +323,19 @@ static void test_csi_error(void) {
  * bit-identical H, y and Hhat to one call over the whole frame. */
 static void check_chunking(const char *name, link_params p) {
   const chan_spatial s = spatial_of(&p);
+  tdl_grid grid, *g = NULL;
+  char why[256];
+  if (p.model == CH_TDL) {
+    CHECK(tdl_grid_make(&p, &grid, why, sizeof why) == 0, "%s: %s", name, why);
+    g = &grid;
+  }
   const size_t rf = (size_t)link_res_per_frame(&p);
   const int links = p.tx * p.rx;
   const uint64_t frame = 12345;
   cf32 *H = malloc(sizeof *H * links * rf), *x = malloc(sizeof *x * p.tx * rf),
        *y = malloc(sizeof *y * p.rx * rf), *E = malloc(sizeof *E * links * rf);
   make_symbols(p.tx, rf, x);
-  chan_fill(&p, &s, frame, 0, rf, H, rf);
+  chan_fill(&p, &s, g, frame, 0, rf, H, rf);
   chan_apply(&p, frame, 0, rf, H, rf, x, rf, y, rf);
   chan_csi_error(&p, frame, 0, rf, H, rf, E, rf);
 
@@ -341,7 +347,7 @@ static void check_chunking(const char *name, link_params p) {
     size_t n = 1 + (m0 * 31 + 7) % ld;
     if (n > rf - m0) n = rf - m0;
     for (int t = 0; t < p.tx; t++) memcpy(xc + t * ld, x + t * rf + m0, sizeof *xc * n);
-    chan_fill(&p, &s, frame, m0, n, Hc, ld);
+    chan_fill(&p, &s, g, frame, m0, n, Hc, ld);
     chan_apply(&p, frame, m0, n, Hc, ld, xc, ld, yc, ld);
     chan_csi_error(&p, frame, m0, n, Hc, ld, Ec, ld);
     for (int e = 0; e < links; e++) {
@@ -353,7 +359,7 @@ static void check_chunking(const char *name, link_params p) {
   }
   CHECK(bad == 0, "%s: %d chunk rows differ from the whole-frame call", name, bad);
   /* Another frame, point or seed gives another channel. */
-  chan_fill(&p, &s, frame + 1, 0, 8, Hc, ld);
+  chan_fill(&p, &s, g, frame + 1, 0, 8, Hc, ld);
   CHECK(memcmp(Hc, H, sizeof *Hc * 8) != 0 || p.model == CH_AWGN, "%s: frames repeat", name);
   free(H);
   free(x);
@@ -363,6 +369,7 @@ static void check_chunking(const char *name, link_params p) {
   free(yc);
   free(xc);
   free(Ec);
+  tdl_grid_free(g);
 }
 
 static void test_chunking(void) {
@@ -378,7 +385,9 @@ static void test_chunking(void) {
   check_chunking("awgn", p);
   p.model = CH_TDL;
   char err[256];
-  CHECK(tdl_pdp_make(PDP_TDL_C, 3.0, p.subcarriers - 1, &p.pdp, err, sizeof err) == 0, "%s", err);
+  p.profile = PDP_TDL_C;
+  CHECK(tdl_pdp_make(PDP_TDL_C, 3.0, p.k_factor, DELAYS_CONTINUOUS, p.subcarriers - 1, &p.pdp, err, sizeof err) == 0,
+        "%s", err);
   check_chunking("tdl", p);
 }
 

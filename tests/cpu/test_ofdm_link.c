@@ -10,27 +10,40 @@
 #include "channel/ofdm.h"
 #include "core/rng.h"
 #include "channel/tdl.h"
+#include "channel/tdl_grid.h"
+#include "core/names.h"
 #include "testparams.h"
 #include "testutil.h"
 
 /* A time-domain QPSK point; a tdl one with its pdp resolved. */
-static link_params ofdm_params(int tx, int rx, channel_model model, pdp_kind kind, double ds, int K,
-                               int symbols, int cp) {
+static link_params ofdm_params_on(int tx, int rx, channel_model model, pdp_kind kind, double ds, int K,
+                                  int symbols, int cp, delay_grid grid) {
   link_params p = tp_point(tx, rx, 2, model, K, symbols, cp);
   p.profile = kind;
   p.delay_spread = ds;
   p.domain = DOMAIN_TIME;
+  p.delays = grid;
   p.seed = 4242;
   p.stream_key = 7;
   char err[256];
   if (model == CH_TDL)
-    CHECK(tdl_pdp_make(kind, ds, K - 1, &p.pdp, err, sizeof err) == 0, "tdl_pdp_make: %s", err);
+    CHECK(tdl_pdp_make(kind, ds, 0.0, grid, K - 1, &p.pdp, err, sizeof err) == 0, "tdl_pdp_make: %s", err);
   return p;
 }
 
-static ofdm_modem *modem_of(const link_params *p) {
+/* On the sample grid: the older model, whose taps the modem applies as they are. */
+static link_params ofdm_params(int tx, int rx, channel_model model, pdp_kind kind, double ds, int K, int symbols,
+                               int cp) {
+  return ofdm_params_on(tx, rx, model, kind, ds, K, symbols, cp, DELAYS_SAMPLE);
+}
+
+/* The modem of p, with p's time-domain tables in *g (tdl; zeroed otherwise). */
+static ofdm_modem *modem_of(const link_params *p, tdl_grid *g) {
   char err[256] = "";
-  ofdm_modem *m = ofdm_modem_create(p, err, sizeof err);
+  memset(g, 0, sizeof *g);
+  if (p->model == CH_TDL && p->pdp.taps > 0)
+    CHECK(tdl_grid_make(p, g, err, sizeof err) == 0, "tdl_grid_make: %s", err);
+  ofdm_modem *m = ofdm_modem_create(p, g, err, sizeof err);
   CHECK(m != NULL, "ofdm_modem_create: %s", err);
   return m;
 }
@@ -73,12 +86,13 @@ static double relative_residual(const link_params *p, const cf32 *Hk, const cf32
 static void test_round_trip(void) {
   for (int cp = 0; cp <= 16; cp += 16) {
     link_params p = ofdm_params(2, 3, CH_AWGN, PDP_EXP, 0, 128, 3, cp);
-    ofdm_modem *m = modem_of(&p);
+    tdl_grid g;
+    ofdm_modem *m = modem_of(&p, &g);
     if (!m) return;
     const size_t rf = (size_t)link_res_per_frame(&p), ld = rf + 3;
     cf32 *x = malloc(sizeof *x * 2 * ld), *y = malloc(sizeof *y * 3 * ld);
     make_symbols(&p, 0, x, ld);
-    CHECK(ofdm_modem_frame(m, 0, x, ld, NULL, 0.0f, y, ld) == 0, "frame failed");
+    CHECK(ofdm_modem_frame(m, 0, x, ld, NULL, NULL, 0.0f, y, ld) == 0, "frame failed");
     double worst = 0, rest = 0;
     for (size_t i = 0; i < rf; i++) {
       for (int r = 0; r < 2; r++)
@@ -101,14 +115,14 @@ static chan_spatial spatial_of(const link_params *p) {
 }
 
 /* With cp >= the largest delay and no noise the link is exactly
- * y[k] = sum_t H_rt[k] x_t[k] on every symbol, H the frame's tdl_freq_response.
- * Returns the worst relative residual over the frames. */
+ * y[k] = sum_t H_rt[k] x_t[k] on every symbol, H the frame's tdl_response
+ * through the time-domain tables. Returns the worst relative residual over
+ * the frames. */
 static double residual_over_frames(const link_params *p, int frames) {
   const chan_spatial s = spatial_of(p);
-  ofdm_modem *m = modem_of(p);
-  char err[256];
-  tdl_freq *f = tdl_freq_create(p->subcarriers, err, sizeof err);
-  if (!m || !f) return INFINITY;
+  tdl_grid g;
+  ofdm_modem *m = modem_of(p, &g);
+  if (!m) return INFINITY;
   const int links = p->tx * p->rx, K = p->subcarriers;
   const size_t rf = (size_t)link_res_per_frame(p), ldx = rf + 1, ldy = rf + 5;
   cf32 *x = malloc(sizeof *x * p->tx * ldx), *y = malloc(sizeof *y * p->rx * ldy),
@@ -117,16 +131,16 @@ static double residual_over_frames(const link_params *p, int frames) {
   for (int frame = 0; frame < frames; frame++) {
     make_symbols(p, frame, x, ldx);
     tdl_draw_taps(p, &s, frame, taps);
-    tdl_freq_response(f, &p->pdp, links, taps, Hk);
-    CHECK(ofdm_modem_frame(m, frame, x, ldx, taps, 0.0f, y, ldy) == 0, "frame failed");
+    tdl_response(&g, links, taps, 0, K, Hk, (size_t)K);
+    CHECK(ofdm_modem_frame(m, frame, x, ldx, taps, NULL, 0.0f, y, ldy) == 0, "frame failed");
     worst = fmax(worst, relative_residual(p, Hk, x, ldx, y, ldy));
   }
   free(x);
   free(y);
   free(taps);
   free(Hk);
-  tdl_freq_destroy(f);
   ofdm_modem_destroy(m);
+  tdl_grid_free(&g);
   return worst;
 }
 
@@ -141,19 +155,33 @@ static void test_matches_frequency_model(void) {
   /* An exponential profile with correlation and a LOS tap, on a 600-point FFT
    * with the CP exactly as long as the channel. */
   link_params p = ofdm_params(2, 2, CH_TDL, PDP_EXP, 4.0, 600, 3, 0);
-  p.cp_length = p.pdp.delay[p.pdp.taps - 1];
+  p.cp_length = (int)p.pdp.delay[p.pdp.taps - 1];
   p.rho_tx = 0.5;
   p.rho_rx = 0.7;
   p.k_factor = 2.0;
-  const double r = residual_over_frames(&p, 10);
+  char err[256];
+  CHECK(tdl_pdp_make(PDP_EXP, 4.0, 2.0, DELAYS_SAMPLE, 599, &p.pdp, err, sizeof err) == 0, "%s", err);
+  double r = residual_over_frames(&p, 10);
   CHECK(r < 1e-4, "exp, cp = max delay %d: relative residual %g", p.cp_length, r);
+  /* Continuous delays: the interpolated taps reach W samples past the last
+   * delay and the window rotation takes W - 1 more of the CP; with a CP that
+   * long the link is again exactly the response of the discrete taps. */
+  static const pdp_kind kinds[] = {PDP_TDL_A, PDP_TDL_B, PDP_TDL_C, PDP_TDL_D, PDP_TDL_E};
+  for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+    p = ofdm_params_on(2, 2, CH_TDL, kinds[i], 1.7, 256, 3, 80, DELAYS_CONTINUOUS);
+    CHECK(tdl_pdp_make(kinds[i], 1.7, NAN, DELAYS_CONTINUOUS, 255, &p.pdp, err, sizeof err) == 0 ||
+              tdl_pdp_make(kinds[i], 1.7, 0.0, DELAYS_CONTINUOUS, 255, &p.pdp, err, sizeof err) == 0,
+          "%s", err);
+    r = residual_over_frames(&p, 10);
+    CHECK(r < 1e-4, "%s continuous, cp 80: relative residual %g", pdp_kind_name(kinds[i]), r);
+  }
 }
 
 /* A CP shorter than the channel leaves inter-symbol interference. */
 static void test_isi(void) {
   link_params p = ofdm_params(2, 2, CH_TDL, PDP_TDL_A, 3.0, 128, 4, 4);
   const double r = residual_over_frames(&p, 5);
-  CHECK(r > 1e-2, "cp 4 with delays to %d samples: residual %g, ISI expected",
+  CHECK(r > 1e-2, "cp 4 with delays to %g samples: residual %g, ISI expected",
         p.pdp.delay[p.pdp.taps - 1], r);
 }
 
@@ -163,10 +191,9 @@ static void test_isi(void) {
 static void test_noise(void) {
   link_params p = ofdm_params(2, 3, CH_TDL, PDP_TDL_B, 4.0, 64, 4, 20);
   const chan_spatial s = spatial_of(&p);
-  ofdm_modem *m = modem_of(&p);
-  char err[256];
-  tdl_freq *f = tdl_freq_create(p.subcarriers, err, sizeof err);
-  if (!m || !f) return;
+  tdl_grid g;
+  ofdm_modem *m = modem_of(&p, &g);
+  if (!m) return;
   const int links = p.tx * p.rx, K = p.subcarriers, cp = p.cp_length, frames = 400;
   const size_t rf = (size_t)link_res_per_frame(&p), Nf = (size_t)p.symbols * (K + cp);
   const float n0 = 0.2f, sd = sqrtf(n0);
@@ -178,9 +205,9 @@ static void test_noise(void) {
   for (int frame = 0; frame < frames; frame++) {
     make_symbols(&p, frame, x, rf);
     tdl_draw_taps(&p, &s, frame, taps);
-    tdl_freq_response(f, &p.pdp, links, taps, Hk);
-    ofdm_modem_frame(m, frame, x, rf, taps, sd, y, rf);
-    ofdm_modem_frame(m, frame, zero, rf, taps, sd, y0, rf);
+    tdl_response(&g, links, taps, 0, K, Hk, (size_t)K);
+    ofdm_modem_frame(m, frame, x, rf, taps, NULL, sd, y, rf);
+    ofdm_modem_frame(m, frame, zero, rf, taps, NULL, sd, y0, rf);
     for (size_t i = 0; i < p.rx * rf; i++) {
       d[i] = cf_sub(y[i], y0[i]);
       power += cf_abs2(y0[i]);
@@ -218,8 +245,8 @@ static void test_noise(void) {
   free(d);
   free(taps);
   free(Hk);
-  tdl_freq_destroy(f);
   ofdm_modem_destroy(m);
+  tdl_grid_free(&g);
 }
 
 /* Frames on several OpenMP threads give the same bits as on one. */
@@ -227,7 +254,8 @@ static void test_threads(void) {
   link_params p = ofdm_params(4, 4, CH_TDL, PDP_TDL_A, 2.0, 256, 6, 18);
   p.rho_rx = 0.4;
   const chan_spatial s = spatial_of(&p);
-  ofdm_modem *m = modem_of(&p);
+  tdl_grid g;
+  ofdm_modem *m = modem_of(&p, &g);
   if (!m) return;
   const int frames = 24, links = p.tx * p.rx;
   const size_t rf = (size_t)link_res_per_frame(&p), per = (size_t)p.rx * rf;
@@ -240,12 +268,12 @@ static void test_threads(void) {
   }
   int fails = 0;
   for (int f = 0; f < frames; f++)
-    fails += ofdm_modem_frame(m, f, x + f * p.tx * rf, rf, taps + f * links * p.pdp.taps, 0.3f,
+    fails += ofdm_modem_frame(m, f, x + f * p.tx * rf, rf, taps + f * links * p.pdp.taps, NULL, 0.3f,
                               serial + f * per, rf) != 0;
   int threads = 0;
 #pragma omp parallel for num_threads(4) schedule(dynamic, 1) reduction(+ : fails, threads)
   for (int f = 0; f < frames; f++) {
-    fails += ofdm_modem_frame(m, f, x + f * p.tx * rf, rf, taps + f * links * p.pdp.taps, 0.3f,
+    fails += ofdm_modem_frame(m, f, x + f * p.tx * rf, rf, taps + f * links * p.pdp.taps, NULL, 0.3f,
                               parallel + f * per, rf) != 0;
     threads += f == 0 ? omp_get_num_threads() : 0;
   }
@@ -258,24 +286,29 @@ static void test_threads(void) {
   free(parallel);
   free(taps);
   ofdm_modem_destroy(m);
+  tdl_grid_free(&g);
 }
 
 static void test_create_errors(void) {
   char err[256] = "";
   link_params p = ofdm_params(2, 2, CH_RAYLEIGH, PDP_EXP, 0, 64, 2, 8);
-  CHECK(ofdm_modem_create(&p, err, sizeof err) == NULL && strstr(err, "rayleigh"), "rayleigh: %s",
+  CHECK(ofdm_modem_create(&p, NULL, err, sizeof err) == NULL && strstr(err, "rayleigh"), "rayleigh: %s",
         err);
   p = ofdm_params(2, 2, CH_AWGN, PDP_EXP, 0, 64, 2, 65);
-  CHECK(ofdm_modem_create(&p, err, sizeof err) == NULL && strstr(err, "prefix"), "cp > K: %s", err);
+  CHECK(ofdm_modem_create(&p, NULL, err, sizeof err) == NULL && strstr(err, "prefix"), "cp > K: %s", err);
   p = ofdm_params(2, 2, CH_TDL, PDP_EXP, 2.0, 64, 2, 8);
   p.pdp.taps = 0;
-  CHECK(ofdm_modem_create(&p, err, sizeof err) == NULL, "no taps accepted");
+  CHECK(ofdm_modem_create(&p, NULL, err, sizeof err) == NULL, "no taps accepted");
   p = ofdm_params(2, 2, CH_TDL, PDP_EXP, 2.0, 64, 2, 8);
-  ofdm_modem *m = modem_of(&p);
+  CHECK(ofdm_modem_create(&p, NULL, err, sizeof err) == NULL && strstr(err, "tables"), "tdl without tables: %s",
+        err);
+  tdl_grid g;
+  ofdm_modem *m = modem_of(&p, &g);
   cf32 x[2 * 128], y[2 * 128];
   memset(x, 0, sizeof x);
-  CHECK(ofdm_modem_frame(m, 0, x, 128, NULL, 0.0f, y, 128) == -1, "tdl without taps accepted");
+  CHECK(ofdm_modem_frame(m, 0, x, 128, NULL, NULL, 0.0f, y, 128) == -1, "tdl without taps accepted");
   ofdm_modem_destroy(m);
+  tdl_grid_free(&g);
 }
 
 int main(void) {

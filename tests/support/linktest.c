@@ -29,7 +29,7 @@ int lt_finish(link_params *p) {
   p->n0 = link_noise_variance(p->snr_kind, p->snr_db, p->tx, p->bps);
   if (p->model == CH_TDL) {
     char err[256];
-    if (tdl_pdp_make(p->profile, p->delay_spread, p->subcarriers - 1, &p->pdp, err, sizeof err)) {
+    if (tdl_pdp_make(p->profile, p->delay_spread, p->k_factor, p->delays, p->subcarriers - 1, &p->pdp, err, sizeof err)) {
       fprintf(stderr, "lt_finish: %s\n", err);
       return -1;
     }

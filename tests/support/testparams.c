@@ -4,6 +4,7 @@ link_params tp_point(int tx, int rx, int bps, channel_model model, int subcarrie
                      int cp_length) {
   /* The fields left out of the initialiser are zero. */
   const link_params p = {.tx = tx, .rx = rx, .bps = bps, .model = model,
-                         .subcarriers = subcarriers, .symbols = symbols, .cp_length = cp_length};
+                         .subcarriers = subcarriers, .symbols = symbols, .cp_length = cp_length,
+                         .subcarrier_spacing = 30e3};
   return p;
 }

@@ -1,0 +1,119 @@
+/* Doppler: the taps of a tdl frame fading in time, written once for both
+ * backends (included by .c and .cu files).
+ *
+ * Each tap of each antenna pair is a sum of sinusoids (the Zheng-Xiao form of
+ * Clarke's model) with random phases per frame:
+ *
+ *   h(t) = sqrt(p_l / M) sum_{m<M} exp(j 2 pi (nu cos(a_m) t + u_{m+1})),
+ *   a_m = 2 pi (m + u_0) / M,   M = TDL_SOS_TERMS,
+ *
+ * t in samples from the start of the frame, nu = f_d / sample rate. Averaged
+ * over u_0 the arrival angles a_m cover the circle uniformly, so the
+ * autocorrelation E[h(t) h*(t + tau)] is p_l J0(2 pi nu tau) exactly (the
+ * Jakes spectrum) for any M; the amplitude is Rayleigh to within the
+ * central-limit approximation of M = 20 terms (E|h|^4 = (2 - 1/M) p_l^2).
+ * The spatial correlation mixes the antenna pairs of a tap at each instant;
+ * the LOS path of tap 0 turns at nu cos(pi/4) (its arrival angle, as
+ * Sionna's default), phase 0 at t = 0.
+ *
+ * The time-domain chain evaluates h per sample (inter-carrier interference
+ * appears); the frequency-domain model and the receiver's channel use the
+ * average over each symbol's FFT window (n0 .. n0+K-1, n0 = s (K+cp) + cp),
+ * which is the ICI-free (diagonal) part of the time-varying channel: each
+ * sinusoid's average is its value at the window's centre times the
+ * Dirichlet factor sin(pi f K) / (K sin(pi f)). The frequency-domain model
+ * has no ICI. Frames are independent realisations; all draws are counter
+ * based (RNG_DOPPLER, core/draws.h). */
+#ifndef OFDMSIM_TDL_FADING_H
+#define OFDMSIM_TDL_FADING_H
+
+#include <math.h>
+
+#include "core/re.h"
+#include "core/spatial.h"
+
+#define TDL_SOS_TERMS 20
+#define TDL_SOS_DRAWS 6 /* Philox draws per (antenna pair, tap): 1 + 20 uniforms */
+#define TDL_LOS_COS 0.70710678118654752
+
+/* One sinusoid: its frequency in cycles per sample and its phase in turns. */
+typedef struct sos_term {
+  float freq, phase;
+} sos_term;
+
+/* The M sinusoids of tap q = e*L + l of `frame`. */
+OFDM_HD void tdl_sos_terms(re_ctx c, double nu, uint64_t frame, int q, sos_term *out) {
+  float u[4 * TDL_SOS_DRAWS];
+  for (int j = 0; j < TDL_SOS_DRAWS; j++) {
+    const rng_words w = re_draw(c, RNG_DOPPLER, frame, (uint64_t)q * TDL_SOS_DRAWS + (uint64_t)j);
+    for (int k = 0; k < 4; k++) u[4 * j + k] = rng_u01(w.w[k]);
+  }
+  for (int m = 0; m < TDL_SOS_TERMS; m++) {
+    const double a = 6.283185307179586 * ((double)m + (double)u[0]) / TDL_SOS_TERMS;
+    out[m].freq = (float)(nu * cos(a));
+    out[m].phase = u[m + 1];
+  }
+}
+
+/* exp(j 2 pi (f t + phase)), the phase reduced in double (fma: the same on
+ * both backends) before the float sine and cosine. */
+OFDM_HD cf32 tdl_rotor(float f, float phase, double t) {
+  double turns = fma((double)f, t, (double)phase);
+  turns -= floor(turns + 0.5);
+  float s, co;
+  sincos_turns((float)turns, &s, &co);
+  return cf_make(co, s);
+}
+
+/* The average of exp(j 2 pi f n) over n = 0..K-1 relative to its value at
+ * the centre: sin(pi f K) / (K sin(pi f)), 1 at f = 0. */
+OFDM_HD float tdl_dirichlet(float f, int K) {
+  const double x = 3.141592653589793 * (double)f;
+  if (fabs(x) < 1e-12) return 1.0f;
+  return (float)(sin(x * K) / (K * sin(x)));
+}
+
+/* Link e of tap l at time t (window = 0), or averaged over the K samples
+ * centred on t (window = K): the unmixed NLOS part, of power p_l when
+ * amp = sqrt(p_l). */
+OFDM_HD cf32 tdl_sos_value(const sos_term *terms, float amp, double t, int window) {
+  float re = 0.0f, im = 0.0f;
+  for (int m = 0; m < TDL_SOS_TERMS; m++) {
+    cf32 z = tdl_rotor(terms[m].freq, terms[m].phase, t);
+    if (window) z = cf_scale(z, tdl_dirichlet(terms[m].freq, window));
+    re += z.re;
+    im += z.im;
+  }
+  const float scale = amp * 0.22360679774997898f; /* sqrt(1/20) */
+  return cf_make(re * scale, im * scale);
+}
+
+/* What fading needs of a point, by value. */
+typedef struct tdl_fade {
+  double nu;     /* f_d in cycles per sample */
+  float los_amp; /* sqrt(los_power) */
+  int L, links;
+} tdl_fade;
+
+/* Every antenna pair of tap l at time t (window as tdl_sos_value): the
+ * sinusoids of the frame's terms[(e*L + l)*M ...], the spatial mixing, and
+ * on tap 0 the turning LOS path. h: links elements. */
+OFDM_HD void tdl_fading_taps(tdl_fade fd, const chan_spatial *s, const sos_term *terms, int l, float amp, double t,
+                             int window, cf32 *h) {
+  for (int e = 0; e < fd.links; e++)
+    h[e] = tdl_sos_value(terms + (size_t)(e * fd.L + l) * TDL_SOS_TERMS, amp, t, window);
+  if (s->correlated) chan_spatial_mix(s, h, 0, amp);
+  if (l == 0 && fd.los_amp > 0.0f) {
+    const float f = (float)(fd.nu * TDL_LOS_COS);
+    cf32 los = cf_scale(tdl_rotor(f, 0.0f, t), fd.los_amp);
+    if (window) los = cf_scale(los, tdl_dirichlet(f, window));
+    for (int e = 0; e < fd.links; e++) h[e] = cf_add(h[e], los);
+  }
+}
+
+/* The centre of symbol s's FFT window, in samples from the frame's start. */
+OFDM_HD double tdl_symbol_centre(int s, int K, int cp) {
+  return (double)s * (K + cp) + cp + 0.5 * (K - 1);
+}
+
+#endif
