@@ -18,6 +18,8 @@
 #include "cuda/gpu.h"
 #include "cuda/gpu_internal.cuh"
 
+#include "channel/tdl.h"
+#include "channel/tdl_grid.h"
 #include "core/spatial.h"
 
 namespace {
@@ -53,16 +55,17 @@ struct cuda_state {
   size_t cap_res;           /* REs those hold */
   uint8_t *labels;          /* staged: [tx][R] */
   cf32 *x, *H, *Hhat, *y, *G, *Ginv, *z, *xhat; /* staged SoA stacks */
-  cf32 *taps, *Hk;          /* tdl: [f][links][L], [f][links][K] */
+  gpu_tdl tdl;              /* tdl: taps, sinusoids, response tables (gpu_internal.cuh) */
   cf32 *xt, *yt;            /* time domain: [f][tx][R_f], [f][rx][R_f] */
   void *fft_work;
-  gpu_fft_set fft_hk, fft_tx, fft_rx;
-  int have_fft_hk, have_fft_td;
+  gpu_fft_set fft_tx, fft_rx;
+  int have_fft_td;
 };
 
 /* The buffer plan of a batch of `frames` frames: byte offsets into the pool. */
 struct layout {
-  size_t consts, errors, loss, labels, x, H, Hhat, y, G, Ginv, z, xhat, taps, Hk, xt, yt, work, total;
+  size_t consts, errors, loss, labels, x, H, Hhat, y, G, Ginv, z, xhat, taps, sos, resp, Hk, td_delay, td_coef,
+      dtaps, xt, yt, work, total;
 };
 
 size_t take(size_t *at, size_t bytes) {
@@ -71,7 +74,8 @@ size_t take(size_t *at, size_t bytes) {
   return bytes ? off : (size_t)-1;
 }
 
-layout plan_layout(const link_params *p, int staged, uint64_t frames, size_t work_bytes) {
+/* td_taps: the time-domain discrete taps of the point (tdl_grid's), 0 if none. */
+layout plan_layout(const link_params *p, int staged, uint64_t frames, size_t work_bytes, int td_taps) {
   const size_t rf = (size_t)link_res_per_frame(p), R = frames * rf, c8 = sizeof(cf32);
   const size_t tx = (size_t)p->tx, rx = (size_t)p->rx, links = tx * rx;
   const int tdl = p->model == CH_TDL, td = p->domain == DOMAIN_TIME;
@@ -90,8 +94,16 @@ layout plan_layout(const link_params *p, int staged, uint64_t frames, size_t wor
   l.Ginv = take(&at, staged && linear ? c8 * tx * tx * R : 0);
   l.z = take(&at, staged && linear ? c8 * tx * R : 0);
   l.xhat = take(&at, staged ? c8 * tx * R : 0);
-  l.taps = take(&at, tdl ? c8 * frames * links * (size_t)p->pdp.taps : 0);
-  l.Hk = take(&at, tdl ? c8 * frames * links * (size_t)p->subcarriers : 0);
+  const int fading = link_doppler_per_sample(p) > 0.0;
+  const size_t L = tdl ? (size_t)p->pdp.taps : 0, span = fading ? rf : (size_t)p->subcarriers;
+  l.taps = take(&at, c8 * frames * links * L * (fading ? (size_t)p->symbols : 1));
+  l.sos = take(&at, fading ? sizeof(sos_term) * frames * links * L * TDL_SOS_TERMS : 0);
+  l.resp = take(&at, c8 * L * (size_t)p->subcarriers);
+  l.Hk = take(&at, tdl ? c8 * frames * links * span : 0);
+  const size_t D = td && tdl && !fading ? (size_t)td_taps : 0;
+  l.td_delay = take(&at, sizeof(int) * D);
+  l.td_coef = take(&at, sizeof(float) * D * L);
+  l.dtaps = take(&at, c8 * frames * links * D);
   l.xt = take(&at, td ? c8 * tx * R : 0);
   l.yt = take(&at, td ? c8 * rx * R : 0);
   l.work = take(&at, work_bytes);
@@ -106,7 +118,6 @@ T *carve(void *pool, size_t off) {
 
 void state_free(cuda_state *s) {
   if (!s) return;
-  if (s->have_fft_hk) gpu_fft_set_destroy(&s->fft_hk);
   if (s->have_fft_td) {
     gpu_fft_set_destroy(&s->fft_tx);
     gpu_fft_set_destroy(&s->fft_rx);
@@ -145,8 +156,7 @@ uint32_t *repair_of(cuda_state *s, const gpu_link &g) { return fallbacks_of(s, g
 /* tdl: the batch's taps and their per-subcarrier response Hk (both modes). */
 int tdl_response(cuda_state *s, const gpu_link &g) {
   if (g.model != CH_TDL) return 0;
-  if (gpu_launch_taps(g, s->consts, s->taps, s->Hk, s->stream)) return -1;
-  return gpu_fft_set_exec(&s->fft_hk, s->Hk, g.frames);
+  return gpu_launch_taps(g, s->consts, s->tdl, s->stream);
 }
 
 /* The staged batch: the CPU backend's stages, one or more kernels each. */
@@ -154,12 +164,12 @@ int run_staged(cuda_state *s, const gpu_link &g) {
   cudaStream_t st = s->stream;
   CUDA_TRY(cudaEventRecord(s->ev[EV_START], st));
   if (tdl_response(s, g)) return -1;
-  if (gpu_launch_draw_stage(g, s->consts, s->Hk, s->labels, s->x, s->H, s->Hhat, st)) return -1;
+  if (gpu_launch_draw_stage(g, s->consts, s->tdl.Hk, s->labels, s->x, s->H, s->Hhat, st)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_DRAW], st));
   if (s->have_fft_td) {
     if (gpu_launch_modem_prepare(g, s->x, s->xt, st)) return -1;
     if (gpu_fft_set_exec(&s->fft_tx, s->xt, g.frames)) return -1;
-    if (gpu_launch_modem_channel(g, s->consts, s->xt, s->taps, s->yt, st)) return -1;
+    if (gpu_launch_modem_channel(g, s->consts, s->xt, s->tdl, s->yt, st)) return -1;
     if (gpu_fft_set_exec(&s->fft_rx, s->yt, g.frames)) return -1;
     if (gpu_launch_frame_to_soa(g, g.rx, s->yt, s->y, st)) return -1;
   } else {
@@ -194,7 +204,7 @@ int run_detect(cuda_state *s, const gpu_link &g, float *llr, uint8_t *bits) {
   if (s->staged) {
     if (run_staged(s, g)) return -1;
     const gpu_stacks stacks = {s->labels, s->Hhat ? s->Hhat : s->H, s->y, joint ? s->xhat : NULL};
-    if (gpu_launch_detect(g, s->consts, s->Hk, s->yt, &stacks, out, st)) return -1;
+    if (gpu_launch_detect(g, s->consts, s->tdl.Hk, s->yt, &stacks, out, st)) return -1;
     CUDA_TRY(cudaEventRecord(s->ev[EV_DEMAP], st));
     return 0;
   }
@@ -204,11 +214,11 @@ int run_detect(cuda_state *s, const gpu_link &g, float *llr, uint8_t *bits) {
   if (s->have_fft_td) {
     if (gpu_launch_modem_prepare(g, NULL, s->xt, st)) return -1;
     if (gpu_fft_set_exec(&s->fft_tx, s->xt, g.frames)) return -1;
-    if (gpu_launch_modem_channel(g, s->consts, s->xt, s->taps, s->yt, st)) return -1;
+    if (gpu_launch_modem_channel(g, s->consts, s->xt, s->tdl, s->yt, st)) return -1;
     if (gpu_fft_set_exec(&s->fft_rx, s->yt, g.frames)) return -1;
   }
   CUDA_TRY(cudaEventRecord(s->ev[EV_CHANNEL], st));
-  if (gpu_launch_detect(g, s->consts, s->Hk, s->yt, NULL, out, st)) return -1;
+  if (gpu_launch_detect(g, s->consts, s->tdl.Hk, s->yt, NULL, out, st)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_INVERT], st));
   return 0;
 }
@@ -240,11 +250,11 @@ int run_fused(cuda_state *s, const gpu_link &g) {
   if (s->have_fft_td) {
     if (gpu_launch_modem_prepare(g, NULL, s->xt, st)) return -1;
     if (gpu_fft_set_exec(&s->fft_tx, s->xt, g.frames)) return -1;
-    if (gpu_launch_modem_channel(g, s->consts, s->xt, s->taps, s->yt, st)) return -1;
+    if (gpu_launch_modem_channel(g, s->consts, s->xt, s->tdl, s->yt, st)) return -1;
     if (gpu_fft_set_exec(&s->fft_rx, s->yt, g.frames)) return -1;
   }
   CUDA_TRY(cudaEventRecord(s->ev[EV_CHANNEL], st));
-  if (gpu_launch_fused(g, s->consts, s->Hk, s->yt, s->errors, repair_of(s, g), st)) return -1;
+  if (gpu_launch_fused(g, s->consts, s->tdl.Hk, s->yt, s->errors, repair_of(s, g), st)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_INVERT], st));
   return 0;
 }
@@ -308,7 +318,7 @@ int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *o
     /* The fused kernel left its flagged REs undecided: a second pass, only
      * when there are any, decides them in double and adds their counts. */
     if (repairs == 0 || pass == 1) break;
-    if (gpu_launch_repair(g, s->consts, s->Hk, s->yt, repair_of(s, g), repairs, s->errors,
+    if (gpu_launch_repair(g, s->consts, s->tdl.Hk, s->yt, repair_of(s, g), repairs, s->errors,
                           fallbacks_of(s, g), s->stream))
       return -1;
   }
@@ -360,7 +370,7 @@ const struct backend_ops cuda_ops = {"cuda", cuda_max_frames, cuda_run, cuda_fet
 /* ---- creation ---------------------------------------------------------------- */
 
 
-gpu_link make_link(const link_params *p, const chan_spatial *sp) {
+gpu_link make_link(const link_params *p, const chan_spatial *sp, const tdl_grid *grid) {
   gpu_link g;
   memset(&g, 0, sizeof g);
   g.re = re_ctx_of(p, sp);
@@ -384,6 +394,16 @@ gpu_link make_link(const link_params *p, const chan_spatial *sp) {
   g.kbest_k = p->kbest_k;
   g.llr_clip = (float)p->llr_clip;
   g.td_scale = (float)(1.0 / sqrt((double)p->subcarriers));
+  if (p->model == CH_TDL) {
+    g.fade = tdl_fade_of(p);
+    g.fading = g.fade.nu > 0.0;
+    g.cp_frame = p->cp_length;
+    g.hk_span = g.fading ? g.rf : (uint64_t)p->subcarriers;
+    if (p->domain == DOMAIN_TIME) {
+      g.td_taps = g.fading ? 0 : grid->td_taps;
+      g.td_shift = grid->td_shift % p->subcarriers;
+    }
+  }
   return g;
 }
 
@@ -391,12 +411,6 @@ gpu_link make_link(const link_params *p, const chan_spatial *sp) {
 int make_ffts(cuda_state *s, const link_params *p, uint64_t frames, size_t *work) {
   size_t w = 0;
   *work = 0;
-  if (p->model == CH_TDL) {
-    s->have_fft_hk = 1;
-    if (gpu_fft_set_create(&s->fft_hk, p->subcarriers, p->tx * p->rx, CUFFT_FORWARD, frames, &w))
-      return -1;
-    if (w > *work) *work = w;
-  }
   if (p->domain == DOMAIN_TIME) {
     s->have_fft_td = 1;
     if (gpu_fft_set_create(&s->fft_tx, p->subcarriers, p->tx * p->symbols, CUFFT_INVERSE, frames,
@@ -412,12 +426,11 @@ int make_ffts(cuda_state *s, const link_params *p, uint64_t frames, size_t *work
 }
 
 void drop_ffts(cuda_state *s) {
-  if (s->have_fft_hk) gpu_fft_set_destroy(&s->fft_hk);
   if (s->have_fft_td) {
     gpu_fft_set_destroy(&s->fft_tx);
     gpu_fft_set_destroy(&s->fft_rx);
   }
-  s->have_fft_hk = s->have_fft_td = 0;
+  s->have_fft_td = 0;
 }
 
 /* Copies the library's last failure line into err. */
@@ -455,8 +468,9 @@ int size_batch(cuda_state *s, const link_params *p, const backend_options *opt, 
    * own tables (read off the free memory around their creation: the
    * library's code too, the first time) only planning tells, so plan, check,
    * and shrink until everything fits. */
-  const size_t fixed = plan_layout(p, s->staged, 0, 0).total;
-  const double per_frame = (double)(plan_layout(p, s->staged, 1, 0).total - fixed);
+  const int D = s->g.td_taps;
+  const size_t fixed = plan_layout(p, s->staged, 0, 0, D).total;
+  const double per_frame = (double)(plan_layout(p, s->staged, 1, 0, D).total - fixed);
   const double fit = floor((budget - (double)fixed) / per_frame);
   if (fit < (double)frames) frames = fit > 0 ? (uint64_t)fit : 0;
   size_t plan_bytes = 0;
@@ -481,7 +495,7 @@ int size_batch(cuda_state *s, const link_params *p, const backend_options *opt, 
       return -1;
     }
     plan_bytes = free_before > free_after ? free_before - free_after : 0;
-    const layout l = plan_layout(p, s->staged, frames, *work);
+    const layout l = plan_layout(p, s->staged, frames, *work, D);
     if ((double)l.total + (double)plan_bytes <= budget) break;
     drop_ffts(s);
     const double refit =
@@ -495,8 +509,8 @@ int size_batch(cuda_state *s, const link_params *p, const backend_options *opt, 
 
 /* The stream, the events, one allocation carved into the batch's buffers, the
  * transforms' work area and the link's tables. 0, or -1 after reporting. */
-int allocate(cuda_state *s, const link_params *p, const chan_spatial *sp, size_t work) {
-  const layout l = plan_layout(p, s->staged, s->cap_frames, work);
+int allocate(cuda_state *s, const link_params *p, const chan_spatial *sp, const tdl_grid *grid, size_t work) {
+  const layout l = plan_layout(p, s->staged, s->cap_frames, work, s->g.td_taps);
   CUDA_TRY(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
   for (; s->events_made < EV_COUNT; s->events_made++)
     CUDA_TRY(cudaEventCreate(&s->ev[s->events_made]));
@@ -514,12 +528,19 @@ int allocate(cuda_state *s, const link_params *p, const chan_spatial *sp, size_t
   s->Ginv = carve<cf32>(s->pool, l.Ginv);
   s->z = carve<cf32>(s->pool, l.z);
   s->xhat = carve<cf32>(s->pool, l.xhat);
-  s->taps = carve<cf32>(s->pool, l.taps);
-  s->Hk = carve<cf32>(s->pool, l.Hk);
+  s->tdl.taps = carve<cf32>(s->pool, l.taps);
+  s->tdl.sos = carve<sos_term>(s->pool, l.sos);
+  cf32 *resp = carve<cf32>(s->pool, l.resp);
+  s->tdl.resp = resp;
+  s->tdl.Hk = carve<cf32>(s->pool, l.Hk);
+  int *td_delay = carve<int>(s->pool, l.td_delay);
+  float *td_coef = carve<float>(s->pool, l.td_coef);
+  s->tdl.td_delay = td_delay;
+  s->tdl.td_coef = td_coef;
+  s->tdl.dtaps = carve<cf32>(s->pool, l.dtaps);
   s->xt = carve<cf32>(s->pool, l.xt);
   s->yt = carve<cf32>(s->pool, l.yt);
   s->fft_work = carve<void>(s->pool, l.work);
-  if (s->have_fft_hk && gpu_fft_set_attach(&s->fft_hk, s->fft_work, s->stream)) return -1;
   if (s->have_fft_td && (gpu_fft_set_attach(&s->fft_tx, s->fft_work, s->stream) ||
                          gpu_fft_set_attach(&s->fft_rx, s->fft_work, s->stream)))
     return -1;
@@ -527,9 +548,20 @@ int allocate(cuda_state *s, const link_params *p, const chan_spatial *sp, size_t
   memset(&hc, 0, sizeof hc);
   hc.spatial = *sp;
   if (p->model == CH_TDL) {
-    for (int i = 0; i < p->pdp.taps; i++) {
-      hc.delay[i] = p->pdp.delay[i];
+    const int L = p->pdp.taps;
+    for (int i = 0; i < L; i++) {
       hc.amp[i] = sqrtf(p->pdp.power[i]);
+      hc.tap_first[i] = grid->tap_first[i];
+      hc.tap_count[i] = grid->tap_count[i];
+      for (int j = 0; j < grid->tap_count[i]; j++) hc.tap_coef[i][j] = grid->tap_coef[i][j];
+    }
+    CUDA_TRY(cudaMemcpyAsync(resp, grid->resp, sizeof(cf32) * (size_t)L * grid->K, cudaMemcpyHostToDevice,
+                             s->stream));
+    if (td_delay) {
+      CUDA_TRY(cudaMemcpyAsync(td_delay, grid->td_delay, sizeof(int) * (size_t)grid->td_taps,
+                               cudaMemcpyHostToDevice, s->stream));
+      CUDA_TRY(cudaMemcpyAsync(td_coef, grid->td_coef, sizeof(float) * (size_t)grid->td_taps * L,
+                               cudaMemcpyHostToDevice, s->stream));
     }
   }
   CUDA_TRY(cudaMemcpyAsync(s->consts, &hc, sizeof hc, cudaMemcpyHostToDevice, s->stream));
@@ -550,24 +582,27 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
   if (!b) return NULL;
   cuda_state *s = static_cast<cuda_state *>(b->impl);
   chan_spatial sp;
-  if (chan_spatial_init(p, &sp, err, errlen)) {
+  tdl_grid grid; /* tdl: the point's response tables, uploaded by allocate */
+  memset(&grid, 0, sizeof grid);
+  if (chan_spatial_init(p, &sp, err, errlen) || (p->model == CH_TDL && tdl_grid_make(p, &grid, err, errlen))) {
     cuda_destroy(b);
     return NULL;
   }
   /* the joint detectors run over the staged stacks (detect_gpu.cu) */
   s->staged = opt->cuda.staged != 0 || (p->equalizer != EQ_ZF && p->equalizer != EQ_MMSE);
-  s->g = make_link(p, &sp);
+  s->g = make_link(p, &sp, &grid);
   size_t work = 0;
-  if (size_batch(s, p, opt, &work, err, errlen)) {
-    cuda_destroy(b);
-    return NULL;
-  }
-  if (allocate(s, p, &sp, work)) {
+  int rc = size_batch(s, p, opt, &work, err, errlen);
+  if (!rc && allocate(s, p, &sp, &grid, work)) {
     char what[160];
     snprintf(what, sizeof what, "cannot set up %.1f MB for a batch of %llu frames",
-             plan_layout(p, s->staged, s->cap_frames, work).total / 1048576.0,
+             plan_layout(p, s->staged, s->cap_frames, work, s->g.td_taps).total / 1048576.0,
              (unsigned long long)s->cap_frames);
     failed(err, errlen, what);
+    rc = -1;
+  }
+  tdl_grid_free(&grid);
+  if (rc) {
     cuda_destroy(b);
     return NULL;
   }

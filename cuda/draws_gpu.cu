@@ -109,8 +109,8 @@ __global__ void __launch_bounds__(kBlock)
   if (q + 1 < total) out[q + 1] = cf_scale(rng_cnormal_of(w, 1), c->amp[(q + 1) % g.L]);
 }
 
-/* Spatial correlation across the antenna pairs of each tap, Rician on tap 0:
- * one thread a (frame, tap), through the shared chan_spatial_mix. */
+/* Spatial correlation across the antenna pairs of each tap, the LOS path on
+ * tap 0: one thread a (frame, tap), as tdl_draw_taps. */
 __global__ void __launch_bounds__(kBlock)
     taps_mix_kernel(gpu_link g, const gpu_consts *__restrict__ c, cf32 *__restrict__ taps) {
   const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -120,24 +120,70 @@ __global__ void __launch_bounds__(kBlock)
   cf32 *t = taps + f * (uint64_t)g.links * g.L;
   cf32 h[LINK_MAX_RX * LINK_MAX_TX];
   for (int e = 0; e < g.links; e++) h[e] = t[e * g.L + l];
-  chan_spatial_mix(&c->spatial, h, l == 0, c->amp[l]);
+  if (c->spatial.correlated) chan_spatial_mix(&c->spatial, h, 0, c->amp[l]);
+  if (l == 0 && g.fade.los_amp > 0.0f)
+    for (int e = 0; e < g.links; e++) h[e] = tdl_add_los(h[e], g.fade.los_amp);
   for (int e = 0; e < g.links; e++) t[e * g.L + l] = h[e];
 }
 
-/* The delay line on the K-point grid, Hk[(f*links + e)*K + d mod K] += tap,
- * zeroed beforehand: the input of the forward transforms that give the
- * per-subcarrier response (tdl_freq_response's layout and aliasing). */
+/* Doppler: the sinusoids of every (frame, antenna pair, tap), as tdl_draw_sos. */
 __global__ void __launch_bounds__(kBlock)
-    taps_place_kernel(gpu_link g, const gpu_consts *__restrict__ c,
-                      const cf32 *__restrict__ taps, cf32 *__restrict__ Hk) {
+    sos_kernel(gpu_link g, sos_term *__restrict__ sos) {
+  const uint64_t total = (uint64_t)g.links * g.L;
   const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= g.frames * (uint64_t)g.links) return;
-  const cf32 *t = taps + j * g.L;
-  cf32 *row = Hk + j * g.K;
-  for (int l = 0; l < g.L; l++) {
-    const int d = c->delay[l] % g.K;
-    row[d] = cf_add(row[d], t[l]);
-  }
+  if (j >= g.frames * total) return;
+  const uint64_t f = j / total;
+  const int q = (int)(j - f * total);
+  tdl_sos_terms(g.re, g.fade.nu, g.first_frame + f, q, sos + j * TDL_SOS_TERMS);
+}
+
+/* Doppler: every symbol's window-averaged taps, taps[((f*S + s)*links + e)*L
+ * + l], one thread a (frame, symbol, tap), as tdl_symbol_taps. */
+__global__ void __launch_bounds__(kBlock)
+    symbol_taps_kernel(gpu_link g, const gpu_consts *__restrict__ c, const sos_term *__restrict__ sos,
+                       cf32 *__restrict__ taps) {
+  const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= g.frames * (uint64_t)g.S * g.L) return;
+  const uint64_t fs = j / g.L, f = fs / g.S;
+  const int l = (int)(j - fs * g.L), sym = (int)(fs - f * g.S);
+  cf32 h[LINK_MAX_RX * LINK_MAX_TX];
+  tdl_fading_taps(g.fade, &c->spatial, sos + f * (uint64_t)g.links * g.L * TDL_SOS_TERMS, l, c->amp[l],
+                  tdl_symbol_centre(sym, g.K, g.cp_frame), g.K, h);
+  cf32 *out = taps + fs * (uint64_t)g.links * g.L;
+  for (int e = 0; e < g.links; e++) out[e * g.L + l] = h[e];
+}
+
+/* The response Hk[(f*links + e)*span + s*K + k] = sum_l taps[((f*S' + s)*links
+ * + e)*L + l] resp[l*K + k] (S' = 1 without Doppler), in tap order with
+ * cf_fma_exact as tdl_response. One thread a (frame, link, symbol, k). */
+__global__ void __launch_bounds__(kBlock)
+    response_kernel(gpu_link g, const cf32 *__restrict__ taps, const cf32 *__restrict__ resp,
+                    cf32 *__restrict__ Hk) {
+  const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  const uint64_t span = g.hk_span, per_frame = (uint64_t)g.links * span;
+  if (j >= g.frames * per_frame) return;
+  const uint64_t f = j / per_frame, rest = j - f * per_frame;
+  const int e = (int)(rest / span);
+  const uint64_t js = rest - (uint64_t)e * span, sym = js / g.K, k = js - sym * g.K;
+  const cf32 *t = taps + ((f * (span / g.K) + sym) * g.links + e) * g.L;
+  cf32 acc = cf_make(0.0f, 0.0f);
+  for (int l = 0; l < g.L; l++) acc = cf_fma_exact(acc, t[l], gpu_load(resp + (uint64_t)l * g.K + k));
+  gpu_store(Hk + j, acc);
+}
+
+/* The modem's discrete taps, d[(f*links + e)*n + j] = sum_l coef[j*L + l]
+ * taps[(f*links + e)*L + l], as tdl_discrete_taps. */
+__global__ void __launch_bounds__(kBlock)
+    discrete_taps_kernel(gpu_link g, const cf32 *__restrict__ taps, const float *__restrict__ coef,
+                         cf32 *__restrict__ d) {
+  const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  const uint64_t n = (uint64_t)g.td_taps;
+  if (j >= g.frames * g.links * n) return;
+  const uint64_t fe = j / n, jj = j - fe * n;
+  const cf32 *t = taps + fe * g.L;
+  cf32 acc = cf_make(0.0f, 0.0f);
+  for (int l = 0; l < g.L; l++) acc = cf_fma_real(acc, __ldg(coef + jj * g.L + l), t[l]);
+  d[j] = acc;
 }
 
 }  // namespace
@@ -152,17 +198,28 @@ int gpu_launch_channel_stage(const gpu_link &g, const cf32 *H, const cf32 *x, cf
   return gpu_dispatch<ChannelStage>(g.tx, g.rx, g, H, x, y, s);
 }
 
-int gpu_launch_taps(const gpu_link &g, const gpu_consts *c, cf32 *taps, cf32 *Hk,
-                    cudaStream_t s) {
-  const uint64_t pairs = ((uint64_t)g.links * g.L + 1) / 2;
-  taps_draw_kernel<<<gpu_blocks(g.frames * pairs, kBlock), kBlock, 0, s>>>(g, c, taps);
-  CUDA_TRY_LAUNCH("taps_draw_kernel");
-  if (g.re.spatial) {
-    taps_mix_kernel<<<gpu_blocks(g.frames * g.L, kBlock), kBlock, 0, s>>>(g, c, taps);
-    CUDA_TRY_LAUNCH("taps_mix_kernel");
+int gpu_launch_taps(const gpu_link &g, const gpu_consts *c, const gpu_tdl &t, cudaStream_t s) {
+  if (g.fading) {
+    const uint64_t n = g.frames * (uint64_t)g.links * g.L;
+    sos_kernel<<<gpu_blocks(n, kBlock), kBlock, 0, s>>>(g, t.sos);
+    CUDA_TRY_LAUNCH("sos_kernel");
+    symbol_taps_kernel<<<gpu_blocks(g.frames * (uint64_t)g.S * g.L, kBlock), kBlock, 0, s>>>(g, c, t.sos, t.taps);
+    CUDA_TRY_LAUNCH("symbol_taps_kernel");
+  } else {
+    const uint64_t pairs = ((uint64_t)g.links * g.L + 1) / 2;
+    taps_draw_kernel<<<gpu_blocks(g.frames * pairs, kBlock), kBlock, 0, s>>>(g, c, t.taps);
+    CUDA_TRY_LAUNCH("taps_draw_kernel");
+    if (g.re.spatial || g.fade.los_amp > 0.0f) {
+      taps_mix_kernel<<<gpu_blocks(g.frames * g.L, kBlock), kBlock, 0, s>>>(g, c, t.taps);
+      CUDA_TRY_LAUNCH("taps_mix_kernel");
+    }
   }
-  CUDA_TRY(cudaMemsetAsync(Hk, 0, sizeof(cf32) * g.frames * g.links * g.K, s));
-  taps_place_kernel<<<gpu_blocks(g.frames * g.links, kBlock), kBlock, 0, s>>>(g, c, taps, Hk);
-  CUDA_TRY_LAUNCH("taps_place_kernel");
+  response_kernel<<<gpu_blocks(g.frames * g.links * g.hk_span, kBlock), kBlock, 0, s>>>(g, t.taps, t.resp, t.Hk);
+  CUDA_TRY_LAUNCH("response_kernel");
+  if (t.dtaps) {
+    discrete_taps_kernel<<<gpu_blocks(g.frames * g.links * (uint64_t)g.td_taps, kBlock), kBlock, 0, s>>>(
+        g, t.taps, t.td_coef, t.dtaps);
+    CUDA_TRY_LAUNCH("discrete_taps_kernel");
+  }
   return 0;
 }

@@ -10,7 +10,9 @@
  *   frame-major  per frame f and antenna a, the frame's R_f REs (symbol-major,
  *                subcarrier fastest) at base[(f*A + a)*R_f + m]: the layout of
  *                the time-domain buffers, whose rows of K subcarriers are the
- *                batched cuFFT transforms, and of Hk[(f*links + e)*K + k]. */
+ *                batched cuFFT transforms, and of the tdl response
+ *                Hk[(f*links + e)*span + j], span = K (one response a frame,
+ *                j = k) or R_f (with Doppler, one a symbol: j = m). */
 #ifndef OFDMSIM_GPU_INTERNAL_CUH
 #define OFDMSIM_GPU_INTERNAL_CUH
 
@@ -19,6 +21,8 @@
 #include <curand_kernel.h>
 #include <stdint.h>
 
+#include "channel/tdl_fading.h"
+#include "channel/tdl_grid.h"
 #include "core/cplx.h"
 #include "core/qam.h"
 #include "core/re.h"
@@ -46,13 +50,32 @@ struct gpu_link {
   int kbest_k;
   float llr_clip;
   float td_scale;           /* 1/sqrt(K): both modem transforms unitary */
+  /* tdl */
+  int fading;               /* Doppler: taps that change within the frame */
+  int cp_frame;             /* the CP in the symbol timing of Doppler (either domain) */
+  tdl_fade fade;
+  uint64_t hk_span;         /* Hk row length: K, or R_f with Doppler */
+  int td_taps, td_shift;    /* time domain: discrete taps, FFT window rotation */
 };
 
 /* Read-only tables of a link, in device memory (uniform loads, broadcast). */
 struct gpu_consts {
   chan_spatial spatial;
-  int delay[TDL_MAX_TAPS];
   float amp[TDL_MAX_TAPS];  /* sqrtf(power[l]), as tdl_draw_taps */
+  /* time domain with Doppler: each tap's interpolator (tdl_grid's) */
+  int tap_first[TDL_MAX_TAPS], tap_count[TDL_MAX_TAPS];
+  float tap_coef[TDL_MAX_TAPS][2 * TDL_INTERP_HALF];
+};
+
+/* The tdl buffers of a batch (device memory; NULL where the point has none). */
+struct gpu_tdl {
+  cf32 *taps;         /* [f][links][L]; with Doppler [f][S][links][L], window averages */
+  sos_term *sos;      /* Doppler: [f][links][L][TDL_SOS_TERMS] */
+  const cf32 *resp;   /* [L][K], tdl_grid's */
+  cf32 *Hk;           /* [f][links][hk_span] */
+  const int *td_delay;   /* time domain without Doppler: [td_taps] */
+  const float *td_coef;  /* [td_taps][L] */
+  cf32 *dtaps;           /* [f][links][td_taps] */
 };
 
 /* ---- the per-RE link -------------------------------------------------------
@@ -96,16 +119,17 @@ __device__ __forceinline__ void gpu_count_errors(const uint32_t *err, uint32_t *
     atomicAdd(&errors_frame[threadIdx.x], block_err[threadIdx.x]);
 }
 
-/* The channel of RE m of batch frame f from a per-subcarrier table (tdl block
- * fading: every symbol of the frame sees its subcarrier's response). Hk holds
- * the batch's frames, links x K each; rows >= rx of h are zeroed. */
+/* The channel of RE m of batch frame f from the response table (tdl: every
+ * symbol of the frame sees its subcarrier's response, or with Doppler its
+ * own symbol's). Hk holds the batch's frames, links x hk_span each; rows >=
+ * rx of h are zeroed. */
 template <int NT, int NR>
 __device__ __forceinline__ void gpu_channel_table(const gpu_link &g, const cf32 *Hk, uint64_t f,
                                                   uint64_t m, cf32 *h) {
-  const cf32 *row = Hk + f * (uint64_t)g.links * g.K + m % (uint64_t)g.K;
+  const cf32 *row = Hk + f * (uint64_t)g.links * g.hk_span + m % g.hk_span;
   OFDM_UNROLL
   for (int e = 0; e < NR * NT; e++)
-    h[e] = e < g.links ? gpu_load(row + (size_t)e * g.K) : cf_make(0.0f, 0.0f);
+    h[e] = e < g.links ? gpu_load(row + (size_t)e * g.hk_span) : cf_make(0.0f, 0.0f);
 }
 
 /* The front half of one RE: its labels, its channel as the receiver sees it
@@ -199,10 +223,10 @@ int gpu_launch_draw_stage(const gpu_link &g, const gpu_consts *c, const cf32 *Hk
 /* y = Hx + n per RE over SoA stacks (frequency domain). */
 int gpu_launch_channel_stage(const gpu_link &g, const cf32 *H, const cf32 *x, cf32 *y,
                              cudaStream_t s);
-/* tdl: the batch's taps [f][links][L] (drawn, mixed) and their delay-line
- * placement in Hk [f][links][K] ready for the forward transforms. */
-int gpu_launch_taps(const gpu_link &g, const gpu_consts *c, cf32 *taps, cf32 *Hk,
-                    cudaStream_t s);
+/* tdl: the batch's taps (drawn, mixed, the LOS added; with Doppler the
+ * sinusoids and each symbol's window averages), their response Hk through
+ * resp, and in the time domain without Doppler the modem's discrete taps. */
+int gpu_launch_taps(const gpu_link &g, const gpu_consts *c, const gpu_tdl &t, cudaStream_t s);
 
 /* ofdm_gpu.cu: batched K-point transforms over whole frames, planned once for
  * every power-of-two number of frames up to the cap and executed as the
@@ -228,11 +252,13 @@ void gpu_fft_set_destroy(gpu_fft_set *f);
  * [tx][R], or NULL to draw the labels and symbols right here (fused). xt:
  * frame-major [f][tx][R_f], the IFFT input. */
 int gpu_launch_modem_prepare(const gpu_link &g, const cf32 *x_soa, cf32 *xt, cudaStream_t s);
-/* After the IFFT: CP, linear convolution with the taps (awgn: antenna r
- * receives stream r), RNG_TDNOISE, CP removal, the unitary scale of the FFT to
- * come; yt frame-major [f][rx][R_f], the FFT input. */
-int gpu_launch_modem_channel(const gpu_link &g, const gpu_consts *c, const cf32 *xt,
-                             const cf32 *taps, cf32 *yt, cudaStream_t s);
+/* After the IFFT: CP, linear convolution with the discrete taps (awgn:
+ * antenna r receives stream r; Doppler: the taps evaluated per sample
+ * through each one's interpolator), RNG_TDNOISE, CP removal with the window
+ * rotation, the unitary scale of the FFT to come; yt frame-major
+ * [f][rx][R_f], the FFT input. */
+int gpu_launch_modem_channel(const gpu_link &g, const gpu_consts *c, const cf32 *xt, const gpu_tdl &t, cf32 *yt,
+                             cudaStream_t s);
 /* Frame-major [f][A][R_f] -> SoA [A][R] (staged mode's y). */
 int gpu_launch_frame_to_soa(const gpu_link &g, int A, const cf32 *fm, cf32 *soa, cudaStream_t s);
 

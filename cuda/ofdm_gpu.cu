@@ -48,11 +48,31 @@ __device__ __forceinline__ cf32 sent_sample(const gpu_link &g, const cf32 *xt_fr
   return cf_scale(gpu_load(xt_frame + (uint64_t)t * g.rf + sym * g.K + k), g.td_scale);
 }
 
+/* Doppler: the pair's rows of sample n, tap by tap as ofdm.c's
+ * fading_channel: the taps of every antenna pair at n, each stream through
+ * the tap's interpolator, z[r] += h_rt u_t. */
+__device__ __forceinline__ void fading_sample(const gpu_link &g, const gpu_consts *c, const sos_term *sos,
+                                              const cf32 *xt_frame, uint64_t n, int r0, cf32 *z) {
+  cf32 h[LINK_MAX_RX * LINK_MAX_TX];
+  for (int l = 0; l < g.L; l++) {
+    tdl_fading_taps(g.fade, &c->spatial, sos, l, c->amp[l], (double)n, 0, h);
+    for (int t = 0; t < g.tx; t++) {
+      cf32 u = cf_make(0.0f, 0.0f);
+      for (int i = 0; i < c->tap_count[l]; i++) {
+        const uint64_t d = (uint64_t)(c->tap_first[l] + i);
+        if (d <= n) u = cf_fma_real(u, c->tap_coef[l][i], sent_sample(g, xt_frame, t, n - d));
+      }
+      for (int r = r0; r < r0 + 2 && r < g.rx; r++) z[r - r0] = cf_fma(z[r - r0], h[r * g.tx + t], u);
+    }
+  }
+}
+
 /* One thread a (frame, receive pair, kept sample): the samples of receive
- * antennas 2p and 2p+1 share one noise draw (RNG_TDNOISE index p*N_f + n). */
+ * antennas 2p and 2p+1 share one noise draw (RNG_TDNOISE index p*N_f + n).
+ * Kept sample k of a symbol is the window's sample (k + shift) mod K: the
+ * rotation that takes the taps' bulk delay out (tdl_grid.h). */
 __global__ void __launch_bounds__(kBlock)
-    modem_channel_kernel(gpu_link g, const gpu_consts *__restrict__ c,
-                         const cf32 *__restrict__ xt, const cf32 *__restrict__ taps,
+    modem_channel_kernel(gpu_link g, const gpu_consts *__restrict__ c, const cf32 *__restrict__ xt, gpu_tdl t,
                          cf32 *__restrict__ yt) {
   const int pairs = (g.rx + 1) / 2;
   const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -60,28 +80,33 @@ __global__ void __launch_bounds__(kBlock)
   const uint64_t m = j % g.rf, fp = j / g.rf;
   const uint64_t f = fp / pairs;
   const int p = (int)(fp - f * pairs);
-  const uint64_t sym = m / g.K;
-  const uint64_t n = sym * ((uint64_t)g.K + g.cp) + g.cp + (m - sym * g.K); /* CP removal */
+  const uint64_t sym = m / g.K, k = (m - sym * g.K + (uint64_t)g.td_shift) % g.K;
+  const uint64_t n = sym * ((uint64_t)g.K + g.cp) + g.cp + k; /* CP removal */
   const cf32 *xt_frame = xt + f * (uint64_t)g.tx * g.rf;
   rng_words w = {{0u, 0u, 0u, 0u}};
   if (g.noise_std > 0.0f) w = re_draw(g.re, RNG_TDNOISE, g.first_frame + f, (uint64_t)p * g.nf + n);
-  for (int r = 2 * p; r < 2 * p + 2 && r < g.rx; r++) {
-    cf32 z = cf_make(0.0f, 0.0f);
-    if (g.model == CH_AWGN) {
-      if (r < g.tx) z = sent_sample(g, xt_frame, r, n);
-    } else {
-      /* ofdm.c's order: the sum over streams, within each over taps. */
-      const cf32 *h = taps + (f * g.links + (uint64_t)r * g.tx) * g.L;
-      for (int t = 0; t < g.tx; t++) {
-        for (int l = 0; l < g.L; l++) {
-          const int d = c->delay[l];
-          if ((uint64_t)d <= n) z = cf_fma(z, h[t * g.L + l], sent_sample(g, xt_frame, t, n - d));
+  cf32 z[2] = {cf_make(0.0f, 0.0f), cf_make(0.0f, 0.0f)};
+  if (g.model == CH_AWGN) {
+    for (int r = 2 * p; r < 2 * p + 2 && r < g.rx; r++)
+      if (r < g.tx) z[r - 2 * p] = sent_sample(g, xt_frame, r, n);
+  } else if (g.fading) {
+    fading_sample(g, c, t.sos + f * (uint64_t)g.links * g.L * TDL_SOS_TERMS, xt_frame, n, 2 * p, z);
+  } else {
+    /* ofdm.c's order: the sum over streams, within each over the discrete taps. */
+    for (int r = 2 * p; r < 2 * p + 2 && r < g.rx; r++) {
+      const cf32 *h = t.dtaps + (f * g.links + (uint64_t)r * g.tx) * g.td_taps;
+      for (int tt = 0; tt < g.tx; tt++)
+        for (int i = 0; i < g.td_taps; i++) {
+          const uint64_t d = (uint64_t)__ldg(t.td_delay + i);
+          if (d <= n) z[r - 2 * p] = cf_fma(z[r - 2 * p], h[tt * g.td_taps + i], sent_sample(g, xt_frame, tt, n - d));
         }
-      }
     }
-    if (g.noise_std > 0.0f) z = cf_add(z, cf_scale(rng_cnormal_of(w, r & 1), g.noise_std));
+  }
+  for (int r = 2 * p; r < 2 * p + 2 && r < g.rx; r++) {
+    cf32 v = z[r - 2 * p];
+    if (g.noise_std > 0.0f) v = cf_add(v, cf_scale(rng_cnormal_of(w, r & 1), g.noise_std));
     /* The FFT's unitary scale, applied before it (the transform is linear). */
-    gpu_store(yt + (f * g.rx + r) * g.rf + m, cf_scale(z, g.td_scale));
+    gpu_store(yt + (f * g.rx + r) * g.rf + m, cf_scale(v, g.td_scale));
   }
 }
 
@@ -117,10 +142,10 @@ int gpu_launch_modem_prepare(const gpu_link &g, const cf32 *x_soa, cf32 *xt, cud
   return 0;
 }
 
-int gpu_launch_modem_channel(const gpu_link &g, const gpu_consts *c, const cf32 *xt,
-                             const cf32 *taps, cf32 *yt, cudaStream_t s) {
+int gpu_launch_modem_channel(const gpu_link &g, const gpu_consts *c, const cf32 *xt, const gpu_tdl &t, cf32 *yt,
+                             cudaStream_t s) {
   const uint64_t work = g.frames * (uint64_t)((g.rx + 1) / 2) * g.rf;
-  modem_channel_kernel<<<gpu_blocks(work, kBlock), kBlock, 0, s>>>(g, c, xt, taps, yt);
+  modem_channel_kernel<<<gpu_blocks(work, kBlock), kBlock, 0, s>>>(g, c, xt, t, yt);
   CUDA_TRY_LAUNCH("modem_channel_kernel");
   return 0;
 }

@@ -12,7 +12,9 @@
  * and a fused "cuda" backend the staged one's per-frame error counts within
  * 0.1% + 2. A few extra points add spatial correlation, Rician K and CSI
  * error (there the receiver works on H + E, which no buffer holds, so XHAT is
- * not compared: X, H, Y and the counts are). OFDMSIM_SMALL=1 runs a subset
+ * not compared: X, H, Y and the counts are), and the channel models of
+ * 38.901 users (continuous delays, tdl-d/e, Doppler in both domains).
+ * OFDMSIM_SMALL=1 runs a subset
  * (for compute-sanitizer).
  *
  * Equalised symbols. The two backends start from channels and received
@@ -46,6 +48,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/names.h"
 #include "cuda/backend_cuda.h"
 #include "linktest.h"
 #include "sim/backends.h"
@@ -66,6 +69,13 @@ struct spec {
   channel_model model;
   ofdm_domain domain;
   double rho_tx, rho_rx, k_factor, csi;
+  /* tdl only: the profile (exp when none is named), its RMS delay spread in
+   * samples, sample-grid delays, and the Doppler shift f_d T (f_d over the
+   * subcarrier spacing; 0: taps fixed over the frame) */
+  pdp_kind profile = PDP_EXP;
+  double ds = 3.0;
+  int on_grid = 0;
+  double fdT = 0;
 };
 
 struct fetched {
@@ -87,10 +97,14 @@ const char *model_name(const link_params &p) {
 }
 
 void describe(const link_params &p, const spec &s, char *out, size_t n) {
-  snprintf(out, n, "%dx%d bps=%d %s %s%s%s%s", p.tx, p.rx, p.bps,
+  char chan[64] = "";
+  if (p.model == CH_TDL && (s.profile != PDP_EXP || s.on_grid || s.fdT > 0))
+    snprintf(chan, sizeof chan, " %s ds %g%s%s fdT %g", pdp_kind_name(s.profile), s.ds,
+             s.on_grid ? " on-grid" : "", isnan(s.k_factor) ? " table-K" : "", s.fdT);
+  snprintf(out, n, "%dx%d bps=%d %s %s%s%s%s%s", p.tx, p.rx, p.bps,
            p.equalizer == EQ_MMSE ? "mmse" : "zf", model_name(p),
            s.rho_tx != 0 || s.rho_rx != 0 ? " correlated" : "", s.k_factor > 0 ? " rician" : "",
-           s.csi > 0 ? " csi-error" : "");
+           s.csi > 0 ? " csi-error" : "", chan);
 }
 
 /* Runs frames [0, kFrames) through one backend; fetches every buffer when
@@ -265,8 +279,11 @@ void run_spec(const spec &s, uint32_t point) {
   p.symbols = 2;
   p.cp_length = 8;
   p.domain = s.domain;
-  p.profile = PDP_EXP;
-  p.delay_spread = 3.0;
+  p.profile = s.profile;
+  p.delay_spread = s.ds;
+  p.delays = s.on_grid ? DELAYS_SAMPLE : DELAYS_CONTINUOUS;
+  p.subcarrier_spacing = 30e3;
+  p.doppler_hz = s.fdT * p.subcarrier_spacing;
   p.rho_tx = s.rho_tx;
   p.rho_rx = s.rho_rx;
   p.k_factor = s.k_factor;
@@ -366,6 +383,36 @@ int main(void) {
   };
   const size_t n_extra = sizeof extra / sizeof extra[0];
   for (size_t k = 0; k < (small ? 8 : n_extra); k++) run_spec(extra[k], point++);
+  /* The channel models of 38.901 users: continuous delays (exact phase in
+   * the frequency domain, windowed-sinc taps and the window rotation in the
+   * time domain), tdl-d/e with their table's LOS path or a whole-channel K,
+   * sample-grid delays, and Doppler (per symbol in the frequency domain, per
+   * sample with its ICI in the time domain), spatial correlation on top. */
+  auto chan = [](int tx, int rx, int bps, eq_kind eq, ofdm_domain dom, pdp_kind prof, double ds,
+                 double k, int grid, double fdT, double rho) {
+    spec s{tx, rx, bps, eq, CH_TDL, dom, rho, rho, k, 0};
+    s.profile = prof;
+    s.ds = ds;
+    s.on_grid = grid;
+    s.fdT = fdT;
+    return s;
+  };
+  const spec models[] = {
+      chan(2, 2, 4, EQ_MMSE, DOMAIN_FREQUENCY, PDP_TDL_A, 2.7, 0, 0, 0, 0),
+      chan(2, 2, 4, EQ_MMSE, DOMAIN_TIME, PDP_TDL_A, 2.7, 0, 0, 0, 0),
+      chan(2, 4, 2, EQ_ZF, DOMAIN_FREQUENCY, PDP_TDL_D, 1.9, NAN, 0, 0, 0),
+      chan(2, 4, 2, EQ_ZF, DOMAIN_TIME, PDP_TDL_D, 1.9, NAN, 0, 0, 0),
+      chan(4, 4, 2, EQ_MMSE, DOMAIN_TIME, PDP_TDL_E, 0.8, 2.0, 0, 0, 0.3),
+      chan(2, 2, 2, EQ_MMSE, DOMAIN_TIME, PDP_TDL_B, 2.2, 0, 1, 0, 0),
+      chan(2, 2, 4, EQ_MMSE, DOMAIN_FREQUENCY, PDP_TDL_C, 2.0, 0, 0, 0.1, 0),
+      chan(2, 2, 4, EQ_MMSE, DOMAIN_TIME, PDP_TDL_C, 2.0, 0, 0, 0.1, 0),
+      chan(1, 2, 2, EQ_ZF, DOMAIN_TIME, PDP_TDL_D, 1.3, NAN, 0, 0.2, 0),
+      chan(3, 4, 2, EQ_MMSE, DOMAIN_FREQUENCY, PDP_TDL_A, 1.5, 0, 0, 0.05, 0.5),
+      chan(4, 4, 4, EQ_MMSE, DOMAIN_TIME, PDP_TDL_E, 1.1, NAN, 0, 0.02, 0.4),
+  };
+  const size_t n_models = sizeof models / sizeof models[0];
+  const size_t small_models[] = {1, 2, 7, 9}; /* time-domain sinc taps, LOS, both Dopplers */
+  for (size_t k = 0; k < (small ? 4 : n_models); k++) run_spec(models[small ? small_models[k] : k], point++);
 
   printf("xhat over all points: %llu stream estimates: %llu within 1e-4, %llu within their "
          "conditioning bound only, %llu unchecked (kappa > %.2g; %llu of those NaN on one side); "
