@@ -15,6 +15,7 @@ size_t backend_buffer_elements(const link_params *p, backend_buffer which, uint6
     case BUF_Y: return rx * R;
     case BUF_XHAT: return tx * R;
     case BUF_GINV: return tx * tx * R;
+    case BUF_HHAT: return rx * tx * R;
   }
   return 0;
 }

@@ -21,7 +21,8 @@ extern "C" {
 /* Wall time spent in each stage of a batch, seconds (device time on a GPU). */
 typedef struct stage_times {
   double draw;      /* bits, symbols, channel, noise: everything random */
-  double channel;   /* y = Hx + n, or the time-domain modem */
+  double channel;   /* y = Hx + n, or the time-domain modem; with estimation
+                       from pilots, the receiver's channel estimate too */
   double gram;      /* G = H^H H (+ N0 I), z = H^H y */
   double invert;    /* G^-1 */
   double equalize;  /* x_hat, bias correction */
@@ -58,7 +59,9 @@ typedef struct batch_result {
   float *llr;            /* caller-owned or NULL: the batch's LLRs, frame by
                             frame, RE by RE (symbol-major, subcarrier
                             fastest), stream by stream, label bit 0 first:
-                            llr[((f*R_f + m)*tx + t)*bps + k] (needs p.llr != off) */
+                            llr[((f*D_f + d)*tx + t)*bps + k] for data RE d
+                            (pilot_data_index) of D_f = link_data_res_per_frame
+                            (needs p.llr != off) */
   uint8_t *bits;         /* caller-owned or NULL (with llr): the transmitted
                             bits in the same layout, 0 or 1 */
   uint64_t inversions;   /* matrices inverted in this batch */
@@ -72,7 +75,9 @@ typedef enum {
   BUF_H = 1,      /* true channel [rx*tx][R] (row-major r*tx + t) */
   BUF_Y = 2,      /* received, per subcarrier [rx][R] */
   BUF_XHAT = 3,   /* equalised, bias-corrected [tx][R] */
-  BUF_GINV = 4    /* inverted Gram matrices [tx*tx][R] */
+  BUF_GINV = 4,   /* inverted Gram matrices [tx*tx][R] */
+  BUF_HHAT = 5    /* the receiver's channel [rx*tx][R]: H, its CSI-error
+                     estimate, or its estimate from the pilots */
 } backend_buffer;
 
 /* Elements (cf32) of buffer `which` for a batch of `frames` frames; 0 for an
@@ -82,8 +87,10 @@ size_t backend_buffer_elements(const link_params *p, backend_buffer which, uint6
 /* Which of a backend's buffers `which` names (NULL for an unknown one): the
  * one switch both backends' fetch use. */
 static inline const cf32 *backend_buffer_pick(backend_buffer which, const cf32 *x, const cf32 *H,
-                                              const cf32 *y, const cf32 *xhat, const cf32 *Ginv) {
+                                              const cf32 *y, const cf32 *xhat, const cf32 *Ginv,
+                                              const cf32 *Hhat) {
   switch (which) {
+    case BUF_HHAT: return Hhat;
     case BUF_X: return x;
     case BUF_H: return H;
     case BUF_Y: return y;

@@ -36,6 +36,14 @@ static const char *const llr_n[] = {"off", "maxlog", "exact"};
 static const int llr_v[] = {LLR_OFF, LLR_MAXLOG, LLR_EXACT};
 NAME_TABLE(llr_kind_names, llr_n, llr_v);
 
+static const char *const est_n[] = {"perfect", "ls"};
+static const int est_v[] = {EST_PERFECT, EST_LS};
+NAME_TABLE(est_kind_names, est_n, est_v);
+
+static const char *const interp_n[] = {"nearest", "linear", "lmmse"};
+static const int interp_v[] = {INTERP_NEAREST, INTERP_LINEAR, INTERP_LMMSE};
+NAME_TABLE(interp_kind_names, interp_n, interp_v);
+
 static const char *const mod_n[] = {"bpsk", "qpsk", "16qam", "64qam", "256qam"};
 static const int mod_v[] = {1, 2, 4, 6, 8};
 NAME_TABLE(modulation_names, mod_n, mod_v);
@@ -65,3 +73,5 @@ const char *delay_grid_name(delay_grid g) { return or_unknown(&delay_grid_names,
 const char *ofdm_domain_name(ofdm_domain d) { return or_unknown(&ofdm_domain_names, (int)d); }
 const char *snr_kind_name(snr_def k) { return or_unknown(&snr_kind_names, (int)k); }
 const char *llr_kind_name(llr_kind k) { return or_unknown(&llr_kind_names, (int)k); }
+const char *est_kind_name(est_kind k) { return or_unknown(&est_kind_names, (int)k); }
+const char *interp_kind_name(interp_kind k) { return or_unknown(&interp_kind_names, (int)k); }

@@ -23,6 +23,8 @@ extern const name_table pdp_kind_names;      /* pdp_kind: exp, tdl-a .. tdl-e */
 extern const name_table delay_grid_names;    /* delay_grid: continuous, sample */
 extern const name_table ofdm_domain_names;   /* ofdm_domain: frequency, time */
 extern const name_table snr_kind_names;      /* snr_def: ebno, esno, snr */
+extern const name_table est_kind_names;      /* est_kind: perfect, ls */
+extern const name_table interp_kind_names;   /* interp_kind: nearest, linear, lmmse */
 extern const name_table modulation_names;    /* bits per symbol 1, 2, 4, 6, 8: bpsk ... 256qam */
 
 /* The value `name` spells; -1 when the table has no such name. */
@@ -39,6 +41,8 @@ const char *pdp_kind_name(pdp_kind k);
 const char *delay_grid_name(delay_grid g);
 const char *ofdm_domain_name(ofdm_domain d);
 const char *snr_kind_name(snr_def k);
+const char *est_kind_name(est_kind k);
+const char *interp_kind_name(interp_kind k);
 
 #ifdef __cplusplus
 }

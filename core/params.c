@@ -36,7 +36,11 @@ uint64_t link_stream_key(const link_params *p) {
   if (link_doppler_per_sample(p) > 0.0 && n > 0 && (size_t)n < sizeof text)
     n += snprintf(text + n, sizeof text - (size_t)n, ";fd=%.17g;cp=%d", link_doppler_per_sample(p), p->cp_length);
   if (p->domain == DOMAIN_TIME && link_doppler_per_sample(p) == 0.0 && n > 0 && (size_t)n < sizeof text)
-    snprintf(text + n, sizeof text - (size_t)n, ";cp=%d", p->cp_length);
+    n += snprintf(text + n, sizeof text - (size_t)n, ";cp=%d", p->cp_length);
+  /* pilots replace data symbols (the receiver's estimation is left out) */
+  if (p->pilot_spacing > 0 && n > 0 && (size_t)n < sizeof text)
+    snprintf(text + n, sizeof text - (size_t)n, ";pilots=%d/%d/%d", p->pilot_spacing, p->pilot_first,
+             p->pilot_every);
   uint64_t h = 1469598103934665603ULL;
   for (const char *c = text; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
   return rng_mix64(h);
@@ -52,7 +56,8 @@ static const char *const plain_names[LP_COUNT] = {
     [LP_RHO_RX] = "spatial correlation rho_rx", [LP_K_FACTOR] = "Rician k_factor",
     [LP_EQUALIZER] = "detector",      [LP_LLR] = "soft output",
     [LP_KBEST_K] = "K-best list size", [LP_LLR_CLIP] = "LLR clip",
-    [LP_SUBCARRIER_SPACING] = "subcarrier spacing", [LP_DOPPLER] = "Doppler shift"};
+    [LP_SUBCARRIER_SPACING] = "subcarrier spacing", [LP_DOPPLER] = "Doppler shift",
+    [LP_PILOTS] = "pilot pattern", [LP_ESTIMATION] = "channel estimation"};
 
 typedef struct verdict {
   const char *const *names;
@@ -178,6 +183,35 @@ static int receiver_ok(const verdict *v, const link_params *p) {
   return fail(v, LP_LLR_CLIP, "expected a number in (0, 64], got %g", p->llr_clip);
 }
 
+/* The pilot comb gives each antenna its own offset (spacing >= tx), its
+ * symbols lie in the frame, some data is left, and an estimated channel
+ * needs pilots and a channel they can follow. */
+static int pilots_ok(const verdict *v, const link_params *p) {
+  if (p->pilot_spacing != 0) {
+    if (int_in(v, LP_PILOTS, p->pilot_spacing, p->tx, p->subcarriers)) return -1;
+    if (p->pilot_first < 0 || p->pilot_first >= p->symbols)
+      return fail(v, LP_PILOTS, "expected a first pilot symbol in [0, %d], got %d", p->symbols - 1, p->pilot_first);
+    if (p->pilot_every < 0 || p->pilot_every > p->symbols)
+      return fail(v, LP_PILOTS, "expected a pilot symbol spacing in [0, %d], got %d", p->symbols, p->pilot_every);
+    if (link_data_res_per_frame(p) == 0)
+      return fail(v, LP_PILOTS, "expected data REs besides the pilots, got none (spacing %d = tx on every symbol)",
+                  p->pilot_spacing);
+  }
+  if (p->estimation == EST_PERFECT) return 0;
+  if (p->estimation != EST_LS) return fail(v, LP_ESTIMATION, "expected perfect or ls, got %d", (int)p->estimation);
+  if (p->interpolation < INTERP_NEAREST || p->interpolation > INTERP_LMMSE)
+    return fail(v, LP_ESTIMATION, "expected nearest, linear or lmmse interpolation, got %d", (int)p->interpolation);
+  if (p->pilot_spacing == 0) return fail(v, LP_ESTIMATION, "\"ls\" needs pilots (a pilot spacing above 0), got none");
+  if (p->model == CH_RAYLEIGH)
+    return fail(v, LP_ESTIMATION,
+                "\"ls\" needs a channel pilots can follow (tdl or awgn), got \"rayleigh\" (independent on every RE: "
+                "use csi_error_var)");
+  if (p->csi_error_var > 0.0)
+    return fail(v, LP_ESTIMATION, "\"ls\" estimates the channel itself, expected csi_error_var = 0, got %g",
+                p->csi_error_var);
+  return 0;
+}
+
 int link_params_diagnose(const link_params *p, const char *const *names, link_param *blame, char *err,
                          size_t errlen) {
   const verdict v = {names, blame, err, errlen};
@@ -189,6 +223,7 @@ int link_params_diagnose(const link_params *p, const char *const *names, link_pa
   if (units_ok(&v, p)) return -1;
   if (p->model == CH_TDL && pdp_ok(&v, p)) return -1;
   if (receiver_ok(&v, p)) return -1;
+  if (pilots_ok(&v, p)) return -1;
   return modem_ok(&v, p);
 }
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "core/cplx.h"
+#include "core/pilots.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,6 +34,12 @@ typedef enum { PDP_EXP = 0, PDP_TDL_A = 1, PDP_TDL_B = 2, PDP_TDL_C = 3, PDP_TDL
 typedef enum { DELAYS_CONTINUOUS = 0, DELAYS_SAMPLE = 1 } delay_grid;
 typedef enum { DOMAIN_FREQUENCY = 0, DOMAIN_TIME = 1 } ofdm_domain;
 typedef enum { SNR_EBNO = 0, SNR_ESNO = 1, SNR_SNR = 2 } snr_def;
+/* The receiver's channel: the true one (perfect), or estimated from the
+ * pilots (ls: least squares at the pilots, then interpolated; channel/
+ * estimate.h). Frequency interpolation: nearest pilot, linear between
+ * pilots, or LMMSE over the nearest pilots with the profile's correlation. */
+typedef enum { EST_PERFECT = 0, EST_LS = 1 } est_kind;
+typedef enum { INTERP_NEAREST = 0, INTERP_LINEAR = 1, INTERP_LMMSE = 2 } interp_kind;
 
 /* A multipath power-delay profile: tap l arrives delay[l] samples late (a
  * real number: continuous delays), its Rayleigh (NLOS) part of mean power
@@ -61,6 +68,15 @@ typedef struct link_params {
   double subcarrier_spacing; /* Hz: sample rate = subcarriers x spacing */
   double doppler_hz;       /* tdl: maximum Doppler shift, Hz (0: taps fixed per frame) */
   double csi_error_var;    /* the equalizer sees H + E, E ~ CN(0, var) */
+  int pilot_spacing;       /* comb spacing P in subcarriers (core/pilots.h); 0: no pilots */
+  int pilot_first;         /* the first pilot symbol */
+  int pilot_every;         /* symbols between pilot symbols; 0: one pilot symbol */
+  est_kind estimation;     /* perfect CSI, or estimated from the pilots */
+  interp_kind interpolation; /* ls: frequency interpolation */
+  double est_error_var;    /* ls: the error variance per link of the receiver's
+                              channel, averaged over the data REs, and the */
+  double est_shrink;       /* factor its LS estimate is scaled by (both set by
+                              est_resolve, channel/estimate.h) */
   llr_kind llr;            /* soft outputs and GMI */
   int kbest_k;             /* kbest: survivors kept per layer */
   double llr_clip;         /* kbest/ml: |LLR| of a bit with no counter-hypothesis */
@@ -74,9 +90,25 @@ typedef struct link_params {
                               set once every other field is (core/draws.h) */
 } link_params;
 
-/* REs and information bits of one frame. */
+/* REs of one frame, pilots included. */
 static inline uint64_t link_res_per_frame(const link_params *p) {
   return (uint64_t)p->symbols * (uint64_t)p->subcarriers;
+}
+/* The frame's pilot pattern. */
+static inline pilot_grid link_pilot_grid(const link_params *p) {
+  pilot_grid g;
+  g.spacing = p->pilot_spacing;
+  g.first = p->pilot_first;
+  g.every = p->pilot_every;
+  g.K = p->subcarriers;
+  g.S = p->symbols;
+  g.tx = p->tx;
+  return g;
+}
+/* REs of one frame that carry data: the bits' and the GMI's REs. */
+static inline uint64_t link_data_res_per_frame(const link_params *p) {
+  const pilot_grid g = link_pilot_grid(p);
+  return pilot_data_res(&g);
 }
 /* Samples per second of the OFDM grid. */
 static inline double link_sample_rate(const link_params *p) {
@@ -99,7 +131,7 @@ static inline uint64_t link_re_bytes(const link_params *p) {
 #define LINK_MAX_FRAME_BYTES (4ULL << 30)
 
 static inline uint64_t link_bits_per_frame(const link_params *p) {
-  return link_res_per_frame(p) * (uint64_t)p->tx * (uint64_t)p->bps;
+  return link_data_res_per_frame(p) * (uint64_t)p->tx * (uint64_t)p->bps;
 }
 
 /* The receiver with imperfect CSI (csi_error_var = v > 0) sees Hhat = H + E,
@@ -108,10 +140,13 @@ static inline uint64_t link_bits_per_frame(const link_params *p) {
  * has variance v / (1 + v) per link and is uncorrelated with Hbar. Treating
  * that error's share of y, (H - Hbar) x, as noise, every detector works with
  * Hbar and the noise variance N0 + tx v / (1 + v) (unit-energy streams): the
- * standard LMMSE receiver with channel-estimation error. v = 0: N0. */
+ * standard LMMSE receiver with channel-estimation error. v = 0: N0. A
+ * channel estimated from pilots (estimation = ls) is treated the same way
+ * with its own error variance, est_error_var. */
 static inline double link_receiver_n0(const link_params *p) {
   const double v = p->csi_error_var;
-  return p->n0 + (v > 0.0 ? (double)p->tx * v / (1.0 + v) : 0.0);
+  const double est = p->estimation == EST_LS ? (double)p->tx * p->est_error_var : 0.0;
+  return p->n0 + (v > 0.0 ? (double)p->tx * v / (1.0 + v) : 0.0) + est;
 }
 
 /* N0 from the SNR definitions (unit-energy symbols, E|h|^2 = 1; README). */
@@ -135,7 +170,7 @@ int link_params_check(const link_params *p, char *err, size_t errlen);
 typedef enum link_param {
   LP_TX, LP_RX, LP_BPS, LP_SUBCARRIERS, LP_SYMBOLS, LP_N0, LP_CSI_ERROR_VAR, LP_PDP, LP_MODEL,
   LP_DOMAIN, LP_CP_LENGTH, LP_RHO_TX, LP_RHO_RX, LP_K_FACTOR, LP_EQUALIZER, LP_LLR, LP_KBEST_K,
-  LP_LLR_CLIP, LP_SUBCARRIER_SPACING, LP_DOPPLER, LP_COUNT
+  LP_LLR_CLIP, LP_SUBCARRIER_SPACING, LP_DOPPLER, LP_PILOTS, LP_ESTIMATION, LP_COUNT
 } link_param;
 
 /* link_params_check for a caller that spells the parameters its own way (the

@@ -39,6 +39,7 @@ typedef struct re_ctx {
   float noise_std;  /* sqrt(n0); 0 draws no noise */
   float csi_std;    /* sqrt(csi_error_var); 0: the receiver knows H */
   float csi_shrink; /* 1 / (1 + csi_error_var): Hhat to the LMMSE estimate */
+  pilot_grid pilots; /* the frame's pilot REs (core/pilots.h) */
 } re_ctx;
 
 /* Draw `index` of (point, purpose, frame): cuRAND's raw Philox4x32-10 on the
@@ -145,6 +146,14 @@ OFDM_HD void re_csi(re_ctx c, uint64_t frame, uint64_t m, int n, cf32 *h) {
   for (int e = 0; e < n; e++) h[e] = cf_scale(h[e], c.csi_shrink);
 }
 
+/* What the streams of RE m send: the symbols of its labels, or on a pilot
+ * RE the pilot of its antenna (core/pilots.h). */
+OFDM_HD void re_symbols(re_ctx c, uint64_t m, int nt, const uint32_t *lab, cf32 *x) {
+  const int a = pilot_antenna(&c.pilots, m);
+  OFDM_UNROLL
+  for (int t = 0; t < nt; t++) x[t] = a < 0 ? qam_map(c.bps, lab[t]) : pilot_value(a, t);
+}
+
 /* Bit errors of the hard decision on xhat against the transmitted label. */
 OFDM_HD uint32_t re_bit_errors(int bps, cf32 xhat, uint32_t label) {
   const uint32_t diff = qam_demap(bps, xhat) ^ label;
@@ -169,6 +178,7 @@ static inline re_ctx re_ctx_of(const link_params *p, const chan_spatial *s) {
   c.noise_std = p->n0 > 0.0 ? (float)sqrt(p->n0) : 0.0f;
   c.csi_std = p->csi_error_var > 0.0 ? (float)sqrt(p->csi_error_var) : 0.0f;
   c.csi_shrink = (float)(1.0 / (1.0 + p->csi_error_var));
+  c.pilots = link_pilot_grid(p);
   return c;
 }
 

@@ -21,7 +21,7 @@
 static size_t bytes_per_re(const link_params *p) {
   const size_t tx = (size_t)p->tx, rx = (size_t)p->rx;
   size_t b = tx + sizeof(cf32) * (tx + rx * tx + rx + 2 * tx * tx + 2 * tx);
-  if (p->csi_error_var > 0) b += sizeof(cf32) * rx * tx;
+  if (p->csi_error_var > 0 || p->estimation == EST_LS) b += sizeof(cf32) * rx * tx;
   return b;
 }
 
@@ -41,6 +41,8 @@ static void cpu_free(cpu_state *s) {
   free(s->taps);
   free(s->sos);
   free(s->Hk);
+  free(s->hp);
+  est_plan_free(&s->est);
   if (s->modem) ofdm_modem_destroy(s->modem);
   tdl_grid_free(&s->grid);
   free(s);
@@ -78,6 +80,7 @@ static int cpu_run(backend *b, uint64_t first_frame, uint64_t frames, batch_resu
       chan_apply(p, first_frame + c.f, c.m0, c.n, s->H + c.o, R, s->x + c.o, R, s->y + c.o, R);
     }
   }
+  if (p->estimation == EST_LS) cpu_estimate_stage(p, s, frames);
   const double t2 = clock_seconds();
   const int linear = p->equalizer == EQ_ZF || p->equalizer == EQ_MMSE;
   if (linear) {
@@ -99,7 +102,7 @@ static int cpu_run(backend *b, uint64_t first_frame, uint64_t frames, batch_resu
 
 static int cpu_fetch(backend *b, backend_buffer which, cf32 *dst, size_t count) {
   cpu_state *s = (cpu_state *)b->impl;
-  const cf32 *src = backend_buffer_pick(which, s->x, s->H, s->y, s->xhat, s->Ginv);
+  const cf32 *src = backend_buffer_pick(which, s->x, s->H, s->y, s->xhat, s->Ginv, s->Hhat);
   const size_t need = backend_buffer_elements(&b->p, which, b->last_frames);
   if (!src || !dst || need == 0 || count != need)
     return backend_fail(b, "cpu backend: fetch of buffer %d with %zu elements, the batch has %zu",
@@ -125,6 +128,8 @@ backend *backend_cpu_create(const link_params *p, const backend_options *opt, ch
   s->re = re_ctx_of(p, &s->spatial);
   if (p->model == CH_TDL && tdl_grid_make(p, &s->grid, err, errlen)) goto fail;
   if (p->domain == DOMAIN_TIME && !(s->modem = ofdm_modem_create(p, &s->grid, err, errlen))) goto fail;
+  const int est = p->estimation == EST_LS;
+  if (est && (est_plan_make(p, &s->est, err, errlen) || est_plan_matches(&s->est, p, err, errlen))) goto fail;
 
   const uint64_t rf = link_res_per_frame(p);
   uint64_t frames = CPU_BATCH_BYTES / (bytes_per_re(p) * rf);
@@ -135,7 +140,8 @@ backend *backend_cpu_create(const link_params *p, const backend_options *opt, ch
   s->labels = alloc_or_null(tx * R);
   s->x = alloc_or_null(sizeof(cf32) * tx * R);
   s->H = alloc_or_null(sizeof(cf32) * rx * tx * R);
-  s->Hhat = p->csi_error_var > 0 ? alloc_or_null(sizeof(cf32) * rx * tx * R) : s->H;
+  s->Hhat = p->csi_error_var > 0 || est ? alloc_or_null(sizeof(cf32) * rx * tx * R) : s->H;
+  if (est) s->hp = alloc_or_null(sizeof(cf32) * (size_t)s->nthreads * s->est.pilot_syms * (size_t)p->subcarriers);
   s->y = alloc_or_null(sizeof(cf32) * rx * R);
   s->G = alloc_or_null(sizeof(cf32) * tx * tx * R);
   s->Ginv = alloc_or_null(sizeof(cf32) * tx * tx * R);
@@ -146,7 +152,7 @@ backend *backend_cpu_create(const link_params *p, const backend_options *opt, ch
   const int fading = link_doppler_per_sample(p) > 0.0;
   if (fading) s->sos = alloc_or_null(sizeof(sos_term) * (size_t)frames * rx * tx * p->pdp.taps * TDL_SOS_TERMS);
   if (!s->labels || !s->x || !s->H || !s->Hhat || !s->y || !s->G || !s->Ginv || !s->z || !s->xhat ||
-      !s->taps || !s->Hk || (fading && !s->sos)) {
+      !s->taps || !s->Hk || (fading && !s->sos) || (est && !s->hp)) {
     snprintf(err, errlen, "cpu backend: cannot allocate %.0f MB for a batch of %llu frames",
              (double)bytes_per_re(p) * (double)R / 1e6, (unsigned long long)frames);
     goto fail;

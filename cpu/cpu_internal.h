@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "channel/estimate.h"
 #include "channel/ofdm.h"
 #include "channel/tdl.h"
 #include "channel/tdl_grid.h"
@@ -23,6 +24,8 @@ typedef struct cpu_state {
   re_ctx re;            /* the per-RE steps' view of the point */
   tdl_grid grid;        /* tdl: the response and time-domain tables of the taps */
   ofdm_modem *modem;    /* time domain */
+  est_plan est;         /* estimation from pilots: its tables */
+  cf32 *hp;             /* its scratch, per thread: [pilot symbols][K] */
   uint64_t cap_frames;  /* frames the buffers hold */
   int nthreads;
   uint8_t *labels;      /* [tx][R] transmitted labels */
@@ -55,6 +58,9 @@ void cpu_draw_stage(const link_params *p, cpu_state *s, uint64_t first_frame, ui
 /* channel_cpu.c is the y = Hx + n stage (chan_apply); modem_cpu.c the
  * time-domain one: 0, or -1 when the modem's scratch cannot be had. */
 int cpu_modem_stage(const link_params *p, cpu_state *s, uint64_t first_frame, uint64_t frames);
+/* estimate_cpu.c: the receiver's channel Hhat from the pilots of y
+ * (channel/estimate.h), frames in parallel. */
+void cpu_estimate_stage(const link_params *p, cpu_state *s, uint64_t frames);
 /* receiver_cpu.c: Gram, inversion, equalisation (times in t), then the hard
  * decisions counted per frame and stream into errors[f*tx + t]. */
 void cpu_receiver_stage(const link_params *p, cpu_state *s, size_t R, stage_times *t);

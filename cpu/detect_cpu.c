@@ -19,13 +19,15 @@ static void add_losses(uint64_t *frame_loss, const uint64_t *loss, int tx) {
   }
 }
 
-/* The LLRs and bits of RE i (batch index) into the export arrays. */
-static void capture(const link_params *p, const cpu_state *s, size_t R, size_t i, const float *llr,
-                    batch_result *out) {
+/* The LLRs and bits of RE i (batch index) of frame f at frame-local m
+ * into the export arrays, at its data-RE index (pilots are not exported). */
+static void capture(const link_params *p, const cpu_state *s, size_t R, size_t i, uint64_t f, uint64_t m,
+                    const float *llr, batch_result *out) {
   const int tx = p->tx, bps = p->bps;
+  const size_t d = (size_t)(f * link_data_res_per_frame(p) + pilot_data_index(&s->re.pilots, m));
   for (int t = 0; t < tx; t++)
     for (int k = 0; k < bps; k++) {
-      const size_t at = ((size_t)i * (size_t)tx + (size_t)t) * (size_t)bps + (size_t)k;
+      const size_t at = (d * (size_t)tx + (size_t)t) * (size_t)bps + (size_t)k;
       if (out->llr) out->llr[at] = llr[t * bps + k];
       if (out->bits) out->bits[at] = (uint8_t)((s->labels[(size_t)t * R + i] >> k) & 1u);
     }
@@ -46,6 +48,11 @@ void cpu_detect_joint(const link_params *p, cpu_state *s, uint64_t frames, batch
     uint32_t solved = 0;
     for (size_t j = 0; j < c.n; j++) {
       const size_t i = c.o + j;
+      if (pilot_antenna(&s->re.pilots, c.m0 + j) >= 0) {
+        /* a pilot RE: nothing to detect or count */
+        for (int t = 0; t < tx; t++) s->xhat[(size_t)t * R + i] = cf_make(0.0f, 0.0f);
+        continue;
+      }
       cf32 h[LINK_MAX_RX * LINK_MAX_TX], y[LINK_MAX_RX];
       uint32_t lab[LINK_MAX_TX];
       float llr[LINK_MAX_TX * 8];
@@ -61,7 +68,7 @@ void cpu_detect_joint(const link_params *p, cpu_state *s, uint64_t frames, batch
       for (int t = 0; t < tx; t++) s->xhat[(size_t)t * R + i] = qam_map(bps, lab[t]);
       if (!soft) continue;
       for (int t = 0; t < tx; t++) loss[t] += soft_label_loss(bps, llr + t * bps, s->labels[(size_t)t * R + i]);
-      if (out->llr || out->bits) capture(p, s, R, i, llr, out);
+      if (out->llr || out->bits) capture(p, s, R, i, c.f, c.m0 + j, llr, out);
     }
     if (soft && out->gmi_loss) add_losses(out->gmi_loss + c.f * (uint64_t)tx, loss, tx);
     if (solved && out->fallbacks) {
@@ -86,6 +93,7 @@ void cpu_soft_linear(const link_params *p, const cpu_state *s, uint64_t frames, 
     uint64_t loss[LINK_MAX_TX] = {0};
     for (size_t j = 0; j < c.n; j++) {
       const size_t i = c.o + j;
+      if (pilot_antenna(&s->re.pilots, c.m0 + j) >= 0) continue;
       float llr[LINK_MAX_TX * 8];
       for (int t = 0; t < tx; t++) {
         /* the stream's post-equalisation variance from its Gram-inverse diagonal */
@@ -93,7 +101,7 @@ void cpu_soft_linear(const link_params *p, const cpu_state *s, uint64_t frames, 
         soft_demap(bps, s->xhat[(size_t)t * R + i], soft_post_var(mmse, n0, g), exact, llr + t * bps);
         loss[t] += soft_label_loss(bps, llr + t * bps, s->labels[(size_t)t * R + i]);
       }
-      if (out->llr || out->bits) capture(p, s, R, i, llr, out);
+      if (out->llr || out->bits) capture(p, s, R, i, c.f, c.m0 + j, llr, out);
     }
     if (out->gmi_loss) add_losses(out->gmi_loss + c.f * (uint64_t)tx, loss, tx);
   }

@@ -7,15 +7,17 @@
 #include "cpu/channel_cpu.h"
 #include "cpu/cpu_internal.h"
 
-/* Labels and symbols of frame-local REs [m0, m0+n) of one frame. */
+/* Labels and symbols (or pilots) of frame-local REs [m0, m0+n) of one frame. */
 static void draw_symbols(const link_params *p, const re_ctx c, uint64_t frame, uint64_t m0,
                          size_t n, uint8_t *labels, cf32 *x, size_t ld) {
   uint32_t lab[LINK_MAX_TX];
+  cf32 sym[LINK_MAX_TX];
   for (size_t i = 0; i < n; i++) {
     re_labels(c, frame, m0 + i, p->tx, lab);
+    re_symbols(c, m0 + i, p->tx, lab, sym);
     for (int t = 0; t < p->tx; t++) {
       labels[(size_t)t * ld + i] = (uint8_t)lab[t];
-      x[(size_t)t * ld + i] = qam_map(p->bps, lab[t]);
+      x[(size_t)t * ld + i] = sym[t];
     }
   }
 }

@@ -1,6 +1,7 @@
 /* The CPU backend's receiver: Gram matrices, inversion and equalisation over
  * the batch's stacks (equalizer/), then hard decisions counted per frame and
- * stream with the per-RE step of core/re.h. */
+ * stream with the per-RE step of core/re.h (data REs only: pilots carry no
+ * information). */
 #include "core/clock.h"
 #include "cpu/cpu_internal.h"
 #include "equalizer/equalizer.h"
@@ -78,7 +79,12 @@ void cpu_count_errors(const link_params *p, const cpu_state *s, uint64_t frames,
       uint32_t e = 0;
       const cf32 *xh = s->xhat + (size_t)t * R + c.o;
       const uint8_t *lab = s->labels + (size_t)t * R + c.o;
-      for (size_t i = 0; i < c.n; i++) e += re_bit_errors(p->bps, xh[i], lab[i]);
+      if (s->re.pilots.spacing > 0) {
+        for (size_t i = 0; i < c.n; i++)
+          if (pilot_antenna(&s->re.pilots, c.m0 + i) < 0) e += re_bit_errors(p->bps, xh[i], lab[i]);
+      } else {
+        for (size_t i = 0; i < c.n; i++) e += re_bit_errors(p->bps, xh[i], lab[i]);
+      }
 #pragma omp atomic
       errors[c.f * (uint64_t)tx + (uint64_t)t] += e;
     }

@@ -18,6 +18,7 @@
 #include "cuda/gpu.h"
 #include "cuda/gpu_internal.cuh"
 
+#include "channel/estimate.h"
 #include "channel/tdl.h"
 #include "channel/tdl_grid.h"
 #include "core/spatial.h"
@@ -56,6 +57,8 @@ struct cuda_state {
   uint8_t *labels;          /* staged: [tx][R] */
   cf32 *x, *H, *Hhat, *y, *G, *Ginv, *z, *xhat; /* staged SoA stacks */
   gpu_tdl tdl;              /* tdl: taps, sinusoids, response tables (gpu_internal.cuh) */
+  est_plan eplan;           /* estimation from pilots: the host tables (taps 0: none) */
+  gpu_est est;              /* their device copies and the batch's estimates */
   cf32 *xt, *yt;            /* time domain: [f][tx][R_f], [f][rx][R_f] */
   void *fft_work;
   gpu_fft_set fft_tx, fft_rx;
@@ -65,7 +68,7 @@ struct cuda_state {
 /* The buffer plan of a batch of `frames` frames: byte offsets into the pool. */
 struct layout {
   size_t consts, errors, loss, labels, x, H, Hhat, y, G, Ginv, z, xhat, taps, sos, resp, Hk, td_delay, td_coef,
-      dtaps, xt, yt, work, total;
+      dtaps, est_first, est_w, est_lo, est_wl, hp, xt, yt, work, total;
 };
 
 size_t take(size_t *at, size_t bytes) {
@@ -74,8 +77,10 @@ size_t take(size_t *at, size_t bytes) {
   return bytes ? off : (size_t)-1;
 }
 
-/* td_taps: the time-domain discrete taps of the point (tdl_grid's), 0 if none. */
-layout plan_layout(const link_params *p, int staged, uint64_t frames, size_t work_bytes, int td_taps) {
+/* td_taps: the time-domain discrete taps of the point (tdl_grid's), 0 if
+ * none; ep: its estimation tables (ep->taps 0: none). */
+layout plan_layout(const link_params *p, int staged, uint64_t frames, size_t work_bytes, int td_taps,
+                   const est_plan *ep) {
   const size_t rf = (size_t)link_res_per_frame(p), R = frames * rf, c8 = sizeof(cf32);
   const size_t tx = (size_t)p->tx, rx = (size_t)p->rx, links = tx * rx;
   const int tdl = p->model == CH_TDL, td = p->domain == DOMAIN_TIME;
@@ -88,7 +93,8 @@ layout plan_layout(const link_params *p, int staged, uint64_t frames, size_t wor
   l.labels = take(&at, staged ? tx * R : 0);
   l.x = take(&at, staged ? c8 * tx * R : 0);
   l.H = take(&at, staged ? c8 * links * R : 0);
-  l.Hhat = take(&at, staged && p->csi_error_var > 0 ? c8 * links * R : 0);
+  const int est = ep->taps > 0;
+  l.Hhat = take(&at, staged && (p->csi_error_var > 0 || est) ? c8 * links * R : 0);
   l.y = take(&at, staged ? c8 * rx * R : 0);
   l.G = take(&at, staged && linear ? c8 * tx * tx * R : 0);
   l.Ginv = take(&at, staged && linear ? c8 * tx * tx * R : 0);
@@ -104,6 +110,12 @@ layout plan_layout(const link_params *p, int staged, uint64_t frames, size_t wor
   l.td_delay = take(&at, sizeof(int) * D);
   l.td_coef = take(&at, sizeof(float) * D * L);
   l.dtaps = take(&at, c8 * frames * links * D);
+  const size_t K = (size_t)p->subcarriers, S = (size_t)p->symbols;
+  l.est_first = take(&at, est ? sizeof(int) * tx * K : 0);
+  l.est_w = take(&at, est ? c8 * tx * K * (size_t)ep->taps : 0);
+  l.est_lo = take(&at, est ? sizeof(int) * S : 0);
+  l.est_wl = take(&at, est ? sizeof(float) * S : 0);
+  l.hp = take(&at, est ? c8 * frames * links * (size_t)ep->pilot_syms * K : 0);
   l.xt = take(&at, td ? c8 * tx * R : 0);
   l.yt = take(&at, td ? c8 * rx * R : 0);
   l.work = take(&at, work_bytes);
@@ -128,6 +140,7 @@ void state_free(cuda_state *s) {
   if (s->cap_bits) cudaFree(s->cap_bits);
   if (s->host_tail) cudaFreeHost(s->host_tail);
   if (s->stream) cudaStreamDestroy(s->stream);
+  est_plan_free(&s->eplan);
   cudaGetLastError(); /* teardown failures have no one left to report to */
   free(s);
 }
@@ -175,6 +188,7 @@ int run_staged(cuda_state *s, const gpu_link &g) {
   } else {
     if (gpu_launch_channel_stage(g, s->H, s->x, s->y, st)) return -1;
   }
+  if (s->est.hp && gpu_launch_estimate(g, s->est, s->y, s->Hhat, st)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_CHANNEL], st));
   if (g.equalizer != EQ_ZF && g.equalizer != EQ_MMSE) { /* a joint detector: no linear chain */
     for (int e = EV_GRAM; e < EV_DEMAP; e++) CUDA_TRY(cudaEventRecord(s->ev[e], st));
@@ -300,7 +314,7 @@ int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *o
   if (out->gmi_loss)
     CUDA_TRY(cudaMemcpyAsync(out->gmi_loss, s->loss, sizeof(uint64_t) * frames * (size_t)g.tx,
                              cudaMemcpyDeviceToHost, s->stream));
-  const size_t cap_n = (size_t)g.R * (size_t)g.tx * (size_t)g.bps;
+  const size_t cap_n = (size_t)(frames * g.df) * (size_t)g.tx * (size_t)g.bps; /* data REs only */
   if (capture && out->llr)
     CUDA_TRY(cudaMemcpyAsync(out->llr, s->cap_llr, sizeof(float) * cap_n, cudaMemcpyDeviceToHost, s->stream));
   if (capture && out->bits)
@@ -341,7 +355,7 @@ int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *o
 
 int fetch_buffer(backend *b, backend_buffer which, cf32 *dst, size_t count) {
   cuda_state *s = static_cast<cuda_state *>(b->impl);
-  const cf32 *src = backend_buffer_pick(which, s->x, s->H, s->y, s->xhat, s->Ginv);
+  const cf32 *src = backend_buffer_pick(which, s->x, s->H, s->y, s->xhat, s->Ginv, s->Hhat ? s->Hhat : s->H);
   const size_t need = backend_buffer_elements(&b->p, which, b->last_frames);
   /* Fused batches materialise none of these: src is NULL there. */
   if (!src) return backend_fail(b, "cuda backend: buffer %d is not kept in %s mode", (int)which,
@@ -384,6 +398,7 @@ gpu_link make_link(const link_params *p, const chan_spatial *sp, const tdl_grid 
   g.L = p->model == CH_TDL ? p->pdp.taps : 0;
   g.model = p->model;
   g.rf = link_res_per_frame(p);
+  g.df = link_data_res_per_frame(p);
   g.nf = (uint64_t)p->symbols * (uint64_t)(p->subcarriers + g.cp);
   /* The CPU's conversions: float of the double square roots. */
   g.noise_std = p->n0 > 0.0 ? (float)sqrt(p->n0) : 0.0f;
@@ -469,8 +484,8 @@ int size_batch(cuda_state *s, const link_params *p, const backend_options *opt, 
    * library's code too, the first time) only planning tells, so plan, check,
    * and shrink until everything fits. */
   const int D = s->g.td_taps;
-  const size_t fixed = plan_layout(p, s->staged, 0, 0, D).total;
-  const double per_frame = (double)(plan_layout(p, s->staged, 1, 0, D).total - fixed);
+  const size_t fixed = plan_layout(p, s->staged, 0, 0, D, &s->eplan).total;
+  const double per_frame = (double)(plan_layout(p, s->staged, 1, 0, D, &s->eplan).total - fixed);
   const double fit = floor((budget - (double)fixed) / per_frame);
   if (fit < (double)frames) frames = fit > 0 ? (uint64_t)fit : 0;
   size_t plan_bytes = 0;
@@ -495,7 +510,7 @@ int size_batch(cuda_state *s, const link_params *p, const backend_options *opt, 
       return -1;
     }
     plan_bytes = free_before > free_after ? free_before - free_after : 0;
-    const layout l = plan_layout(p, s->staged, frames, *work, D);
+    const layout l = plan_layout(p, s->staged, frames, *work, D, &s->eplan);
     if ((double)l.total + (double)plan_bytes <= budget) break;
     drop_ffts(s);
     const double refit =
@@ -510,7 +525,7 @@ int size_batch(cuda_state *s, const link_params *p, const backend_options *opt, 
 /* The stream, the events, one allocation carved into the batch's buffers, the
  * transforms' work area and the link's tables. 0, or -1 after reporting. */
 int allocate(cuda_state *s, const link_params *p, const chan_spatial *sp, const tdl_grid *grid, size_t work) {
-  const layout l = plan_layout(p, s->staged, s->cap_frames, work, s->g.td_taps);
+  const layout l = plan_layout(p, s->staged, s->cap_frames, work, s->g.td_taps, &s->eplan);
   CUDA_TRY(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
   for (; s->events_made < EV_COUNT; s->events_made++)
     CUDA_TRY(cudaEventCreate(&s->ev[s->events_made]));
@@ -538,6 +553,19 @@ int allocate(cuda_state *s, const link_params *p, const chan_spatial *sp, const 
   s->tdl.td_delay = td_delay;
   s->tdl.td_coef = td_coef;
   s->tdl.dtaps = carve<cf32>(s->pool, l.dtaps);
+  if (s->eplan.taps) {
+    const est_plan &e = s->eplan;
+    int *first = carve<int>(s->pool, l.est_first), *lo = carve<int>(s->pool, l.est_lo);
+    cf32 *w = carve<cf32>(s->pool, l.est_w);
+    float *wl = carve<float>(s->pool, l.est_wl);
+    const size_t n = (size_t)e.tx * (size_t)e.K;
+    CUDA_TRY(cudaMemcpyAsync(first, e.first, sizeof(int) * n, cudaMemcpyHostToDevice, s->stream));
+    CUDA_TRY(cudaMemcpyAsync(w, e.w, sizeof(cf32) * n * (size_t)e.taps, cudaMemcpyHostToDevice, s->stream));
+    CUDA_TRY(cudaMemcpyAsync(lo, e.sym_lo, sizeof(int) * (size_t)p->symbols, cudaMemcpyHostToDevice, s->stream));
+    CUDA_TRY(cudaMemcpyAsync(wl, e.sym_w, sizeof(float) * (size_t)p->symbols, cudaMemcpyHostToDevice, s->stream));
+    s->est = gpu_est{first, w, lo, wl, carve<cf32>(s->pool, l.hp), e.taps, e.pilot_syms, p->pilot_spacing,
+                     (float)e.shrink};
+  }
   s->xt = carve<cf32>(s->pool, l.xt);
   s->yt = carve<cf32>(s->pool, l.yt);
   s->fft_work = carve<void>(s->pool, l.work);
@@ -588,15 +616,22 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
     cuda_destroy(b);
     return NULL;
   }
-  /* the joint detectors run over the staged stacks (detect_gpu.cu) */
-  s->staged = opt->cuda.staged != 0 || (p->equalizer != EQ_ZF && p->equalizer != EQ_MMSE);
+  if (p->estimation == EST_LS &&
+      (est_plan_make(p, &s->eplan, err, errlen) || est_plan_matches(&s->eplan, p, err, errlen))) {
+    tdl_grid_free(&grid);
+    cuda_destroy(b);
+    return NULL;
+  }
+  /* the joint detectors run over the staged stacks (detect_gpu.cu), and so
+   * does a frame with pilots: its estimate needs the received pilots first */
+  s->staged = opt->cuda.staged != 0 || (p->equalizer != EQ_ZF && p->equalizer != EQ_MMSE) || p->pilot_spacing > 0;
   s->g = make_link(p, &sp, &grid);
   size_t work = 0;
   int rc = size_batch(s, p, opt, &work, err, errlen);
   if (!rc && allocate(s, p, &sp, &grid, work)) {
     char what[160];
     snprintf(what, sizeof what, "cannot set up %.1f MB for a batch of %llu frames",
-             plan_layout(p, s->staged, s->cap_frames, work, s->g.td_taps).total / 1048576.0,
+             plan_layout(p, s->staged, s->cap_frames, work, s->g.td_taps, &s->eplan).total / 1048576.0,
              (unsigned long long)s->cap_frames);
     failed(err, errlen, what);
     rc = -1;

@@ -91,8 +91,8 @@ __global__ void __launch_bounds__(kBlock)
   uint32_t err[NT] = {};
   unsigned long long loss[NT] = {};
   const int soft = g.llr != LLR_OFF;
-  if (m < g.rf) {
-    const uint64_t i = f * g.rf + m; /* batch index: the stacks' and the export's */
+  if (m < g.rf && pilot_antenna(&g.re.pilots, m) < 0) { /* pilots: nothing to count or export */
+    const uint64_t i = f * g.rf + m; /* batch index: the stacks' */
     uint32_t lab[NT], dec[NT];
     cf32 h[NR * NT], yv[NR];
     if (from_stacks) {
@@ -108,8 +108,8 @@ __global__ void __launch_bounds__(kBlock)
       gpu_re_front<NT, NR>(g, c, Hk, yt, f, m, lab, h, yv);
     }
     uint32_t fallback = 0;
-    /* where this RE's stream t exports to: batch index i, stream t, bit 0 */
-    const size_t at = (size_t)i * NT * (size_t)g.bps;
+    /* where this RE's stream t exports to: its data RE, stream t, bit 0 */
+    const size_t at = (size_t)(f * g.df + pilot_data_index(&g.re.pilots, m)) * NT * (size_t)g.bps;
     {
       /* x_hat and the Gram inverse's diagonal; a flagged float inverse is
        * solved in double, as the fused path's repair kernel does */
@@ -154,7 +154,10 @@ __global__ void __launch_bounds__(kBlock)
   }
   __syncthreads();
   const int tx = g.tx, soft = g.llr != LLR_OFF;
-  if (m < g.rf) {
+  if (m < g.rf && pilot_antenna(&g.re.pilots, m) >= 0) {
+    /* a pilot RE: nothing to detect or count (x_hat 0, as the CPU's) */
+    for (int t = 0; t < tx; t++) gpu_store(st.xhat + (size_t)t * g.R + f * g.rf + m, cf_make(0.0f, 0.0f));
+  } else if (m < g.rf) {
     const uint64_t i = f * g.rf + m;
     cf32 h[MAT_MAX_RX * MAT_MAX_N], yv[MAT_MAX_RX];
     uint32_t dec[MAT_MAX_N];
@@ -163,7 +166,7 @@ __global__ void __launch_bounds__(kBlock)
     for (int r = 0; r < g.rx; r++) yv[r] = gpu_load(st.y + (size_t)r * g.R + i);
     const joint_args a = {g.equalizer, g.rx, tx, g.bps, g.llr, g.kbest_k, g.n0r, g.llr_clip};
     if (joint_detect(a, h, yv, dec, soft ? llr : NULL)) atomicAdd(&out.fallbacks[f], 1u);
-    const size_t at = (size_t)i * (size_t)tx * (size_t)g.bps;
+    const size_t at = (size_t)(f * g.df + pilot_data_index(&g.re.pilots, m)) * (size_t)tx * (size_t)g.bps;
     for (int t = 0; t < tx; t++) {
       const uint32_t lab = st.labels[(size_t)t * g.R + i];
       gpu_store(st.xhat + (size_t)t * g.R + i, qam_map(g.bps, dec[t]));

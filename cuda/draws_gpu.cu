@@ -18,7 +18,8 @@ __device__ __forceinline__ void gpu_split(const gpu_link &g, uint64_t i, uint64_
   *m = i - *f * g.rf;
 }
 
-/* Labels, symbols, the true channel and the receiver's estimate of it. */
+/* Labels, symbols (or pilots), the true channel and the receiver's estimate
+ * of it. */
 template <int NT, int NR>
 __global__ void __launch_bounds__(kBlock)
     draw_stage_kernel(gpu_link g, const gpu_consts *__restrict__ c, const cf32 *__restrict__ Hk,
@@ -30,11 +31,13 @@ __global__ void __launch_bounds__(kBlock)
   gpu_split(g, i, &f, &m);
   const uint64_t frame = g.first_frame + f;
   uint32_t lab[NT];
+  cf32 sym[NT];
   re_labels(g.re, frame, m, NT, lab);
+  re_symbols(g.re, m, NT, lab, sym);
   OFDM_UNROLL
   for (int t = 0; t < NT; t++) {
     labels[(size_t)t * g.R + i] = (uint8_t)lab[t];
-    gpu_store(x + (size_t)t * g.R + i, qam_map(g.bps, lab[t]));
+    gpu_store(x + (size_t)t * g.R + i, sym[t]);
   }
   cf32 h[NR * NT];
   if (g.model == CH_TDL) {

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "channel/tdl_fading.h"
+#include "channel/estimate.h"
 #include "channel/tdl_grid.h"
 #include "core/cplx.h"
 #include "core/qam.h"
@@ -41,6 +42,7 @@ struct gpu_link {
   int model;                /* channel_model */
   int hsrc, ysrc;           /* fused kernel only */
   uint64_t rf;              /* REs per frame */
+  uint64_t df;              /* data REs per frame (the rest are pilots) */
   uint64_t nf;              /* time samples per frame, S*(K + cp) */
   uint64_t first_frame, frames, R;
   float noise_std;          /* sqrt(n0), 0: no noise drawn (as the CPU) */
@@ -65,6 +67,19 @@ struct gpu_consts {
   /* time domain with Doppler: each tap's interpolator (tdl_grid's) */
   int tap_first[TDL_MAX_TAPS], tap_count[TDL_MAX_TAPS];
   float tap_coef[TDL_MAX_TAPS][2 * TDL_INTERP_HALF];
+};
+
+/* Channel estimation from the pilots (device memory; hp NULL without it):
+ * the tables of channel/estimate.h's est_plan and the batch's per-pilot-
+ * symbol estimates hp [f][links][pilot symbol][K]. */
+struct gpu_est {
+  const int *first;   /* [tx][K] */
+  const cf32 *w;      /* [tx][K][taps] */
+  const int *sym_lo;  /* [S] */
+  const float *sym_w; /* [S] */
+  cf32 *hp;
+  int taps, pilot_syms, P;
+  float shrink;
 };
 
 /* The tdl buffers of a batch (device memory; NULL where the point has none). */
@@ -150,15 +165,14 @@ __device__ __forceinline__ void gpu_re_front(const gpu_link &g, const gpu_consts
     cf32 scratch[NR * NT];
     re_channel(g.re, &c->spatial, frame, m, NT, NR, h, scratch);
   }
-  if (g.ysrc == YSRC_BUFFER) {
+  if (g.ysrc == YSRC_BUFFER) {  /* (a pilot RE's symbols are re_symbols') */
     const cf32 *col = yt + f * (uint64_t)g.rx * g.rf + m;
     OFDM_UNROLL
     for (int r = 0; r < NR; r++)
       yv[r] = r < g.rx ? gpu_load(col + (size_t)r * g.rf) : cf_make(0.0f, 0.0f);
   } else {
     cf32 xv[NT];
-    OFDM_UNROLL
-    for (int t = 0; t < NT; t++) xv[t] = qam_map(g.bps, lab[t]);
+    re_symbols(g.re, m, NT, lab, xv);
     re_apply(g.re, frame, m, NT, NR, h, xv, yv);
   }
   re_csi(g.re, frame, m, NR * NT, h);
@@ -227,6 +241,10 @@ int gpu_launch_channel_stage(const gpu_link &g, const cf32 *H, const cf32 *x, cf
  * sinusoids and each symbol's window averages), their response Hk through
  * resp, and in the time domain without Doppler the modem's discrete taps. */
 int gpu_launch_taps(const gpu_link &g, const gpu_consts *c, const gpu_tdl &t, cudaStream_t s);
+
+/* estimate_gpu.cu: the receiver's channel Hhat [links][R] from the pilots
+ * of the staged y [rx][R] (channel/estimate.h's steps, as the CPU). */
+int gpu_launch_estimate(const gpu_link &g, const gpu_est &e, const cf32 *y, cf32 *Hhat, cudaStream_t s);
 
 /* ofdm_gpu.cu: batched K-point transforms over whole frames, planned once for
  * every power-of-two number of frames up to the cap and executed as the

@@ -30,8 +30,7 @@ __global__ void __launch_bounds__(kBlock)
   } else {
     uint32_t lab[NT];
     re_labels(g.re, g.first_frame + f, m, NT, lab);
-    OFDM_UNROLL
-    for (int t = 0; t < NT; t++) x[t] = qam_map(g.bps, lab[t]);
+    re_symbols(g.re, m, NT, lab, x);
   }
   OFDM_UNROLL
   for (int t = 0; t < NT; t++) gpu_store(xt + (f * NT + t) * g.rf + m, x[t]);

@@ -79,8 +79,8 @@ __global__ void __launch_bounds__(kBlock)
                  uint32_t *__restrict__ errors) {
   uint64_t f, m;
   gpu_frame_position(g, &f, &m);
-  uint32_t err[NT] = {}; /* zero for threads past the frame's end */
-  if (m < g.rf) {
+  uint32_t err[NT] = {}; /* zero for threads past the frame's end, and pilot REs */
+  if (m < g.rf && pilot_antenna(&g.re.pilots, m) < 0) {
     const uint64_t i = f * g.rf + m;
     cf32 xv[NT];
     uint32_t lab[NT];

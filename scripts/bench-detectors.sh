@@ -11,30 +11,8 @@
 #   scripts/bench-detectors.sh cpu [THREADS]
 # OFDMSIM (default build/ofdmsim) is the binary; SECONDS_PER_CASE (default 2).
 set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-ofdmsim=${OFDMSIM:-$root/build/ofdmsim}
-backend=${1:?usage: bench-detectors.sh cpu|cuda [THREADS]}
-threads=${2:-0}
-seconds=${SECONDS_PER_CASE:-2}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cat > "$tmp/point.cfg" <<'EOF'
-simulation = { seed = 3; snr_kind = "ebno"; };
-channel = { model = "rayleigh"; };
-EOF
-
-# column NAME of the CSV's first row
-col() { awk -F, -v want="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == want) c = i; next } NR == 2 { print $c }' "$1"; }
-
-run() { # NAME MAX_BITS ARGS...: one point
-  local name=$1 bits=$2
-  shift 2
-  "$ofdmsim" "$tmp/point.cfg" -q --force -o "$tmp/$name.csv" \
-    --set simulation.backend="$backend" --set simulation.threads="$threads" \
-    --set simulation.target_errors=1000000000000 --set simulation.min_frames=1 \
-    --set simulation.max_bits="$bits" --set ofdm.subcarriers=1024 --set ofdm.symbols=14 "$@" \
-    >"$tmp/$name.out" 2>"$tmp/$name.err" || { echo "$name: failed: $(tail -2 "$tmp/$name.err")" >&2; return 1; }
-}
+source "$(dirname "${BASH_SOURCE[0]}")/bench-lib.sh"
+bench_setup "${1:?usage: bench-detectors.sh cpu|cuda [THREADS]}" "${2:-0}"
 
 printf '%-9s %-12s %-14s %10s %11s %9s\n' case detector llr Gbit/s ber gmi
 for c in "2 qpsk 10" "2 16qam 14" "4 qpsk 10" "4 16qam 14"; do
@@ -46,16 +24,9 @@ for c in "2 qpsk 10" "2 16qam 14" "4 qpsk 10" "4 16qam 14"; do
     args=(--set mimo.tx="$n" --set mimo.rx="$n" --set modulation="$mod" --set equalizer="$eq"
           --set receiver.llr="$llr" --set "simulation.snr_db=$snr.0")
     [ "$eq" = kbest ] && args+=(--set receiver.kbest_k=16)
-    # grow max_bits until a run takes about SECONDS (setup is not what is measured)
-    bits=$([ "$backend" = cuda ] && echo 1e8 || echo 1e6)
-    for try in 1 2 3 4 5; do
-      run case "$bits" "${args[@]}"
-      took=$(col "$tmp/case.csv" seconds)
-      awk -v t="$took" -v s="$seconds" 'BEGIN { exit !(t >= 0.5 * s) }' && break
-      bits=$(awk -v b="$bits" -v t="$took" -v s="$seconds" 'BEGIN { f = t > 0 ? s / t : 100; if (f > 100) f = 100; if (f < 2) f = 2; printf "%.3g", b * f }')
-    done
+    bench_point case --set ofdm.subcarriers=1024 --set ofdm.symbols=14 "${args[@]}"
     printf '%-9s %-12s %-14s %10.3f %11.4e %9s\n' "${n}x$n $mod" "$eq" "$llr" \
-      "$(awk -v r="$(col "$tmp/case.csv" mbit_per_s)" 'BEGIN { print r / 1000 }')" \
+      "$(rate_gbit "$tmp/case.csv")" \
       "$(col "$tmp/case.csv" ber)" "$(col "$tmp/case.csv" gmi)"
   done
 done

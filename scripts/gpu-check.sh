@@ -241,7 +241,7 @@ fi
 # ---- the CLI on both backends: same config and seed, same counts ------------------------
 banner "ofdmsim CLI: cpu vs cuda on the same configs"
 ofdmsim_bin="$build/ofdmsim"
-for cfg in default tdl_time correlated_rician; do
+for cfg in default tdl_time correlated_rician mobility estimation; do
   ok=1
   for be in cpu cuda; do
     "$ofdmsim_bin" "configs/$cfg.cfg" --set simulation.backend=$be --set simulation.max_bits=2e7 -q \

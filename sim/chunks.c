@@ -103,7 +103,7 @@ uint64_t point_work_key(const sim_point *pt) {
 double tally_gmi(const sim_point *pt, const tally *t, int s) {
   const link_params *p = &pt->p;
   if (p->llr == LLR_OFF || !t->frames) return NAN;
-  const double uses = (double)t->frames * (double)link_res_per_frame(p);
+  const double uses = (double)t->frames * (double)link_data_res_per_frame(p);
   if (s >= 0) return p->bps - t->gmi_loss[s] / uses;
   double loss = 0.0;
   for (int k = 0; k < p->tx; k++) loss += t->gmi_loss[k];
@@ -116,7 +116,7 @@ void tally_gmi_interval(const sim_point *pt, const tally *t, double conf, double
   if (p->llr == LLR_OFF) return;
   double loss = 0.0; /* per RE, summed over the frames */
   for (int k = 0; k < p->tx; k++) loss += t->gmi_loss[k];
-  loss /= (double)link_res_per_frame(p);
+  loss /= (double)link_data_res_per_frame(p);
   double l_lo, l_hi;
   mean_interval(loss, t->gmi_loss_sq, t->frames, conf, &l_lo, &l_hi);
   const double full = (double)p->bps * p->tx;

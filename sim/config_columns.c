@@ -48,6 +48,11 @@ static void value_text(const sim_config *c, const sim_point *pt, config_key_id k
   case KEY_DELAY_SPREAD_NS: if (tdl) snprintf(buf, n, "%.17g", p->delay_spread / link_sample_rate(p) * 1e9); break;
   case KEY_DELAYS: if (tdl) snprintf(buf, n, "%s", delay_grid_name(p->delays)); break;
   case KEY_DOPPLER_HZ: if (tdl) snprintf(buf, n, "%.17g", p->doppler_hz); break;
+  case KEY_PILOT_SPACING: snprintf(buf, n, "%d", p->pilot_spacing); break;
+  case KEY_PILOT_FIRST: if (p->pilot_spacing) snprintf(buf, n, "%d", p->pilot_first); break;
+  case KEY_PILOT_EVERY: if (p->pilot_spacing) snprintf(buf, n, "%d", p->pilot_every); break;
+  case KEY_ESTIMATION: snprintf(buf, n, "%s", est_kind_name(p->estimation)); break;
+  case KEY_INTERPOLATION: if (p->estimation == EST_LS) snprintf(buf, n, "%s", interp_kind_name(p->interpolation)); break;
   /* a speed is shown as the Doppler shift it makes (doppler_hz) */
   case KEY_SPEED_KMH:
   case KEY_CARRIER_GHZ:
@@ -96,6 +101,9 @@ uint64_t config_point_key(const sim_config *c, const sim_point *pt) {
      * spacing), so they count only where they act beyond that */
     if (k == KEY_DELAY_SPREAD_NS || k == KEY_SPEED_KMH || k == KEY_CARRIER_GHZ) continue;
     if ((k == KEY_SUBCARRIER_SPACING || k == KEY_DOPPLER_HZ) && link_doppler_per_sample(&pt->p) == 0.0) continue;
+    /* pilots and estimation came later still: they count where they act */
+    if ((k == KEY_PILOT_SPACING || k == KEY_PILOT_FIRST || k == KEY_PILOT_EVERY) && !pt->p.pilot_spacing) continue;
+    if ((k == KEY_ESTIMATION || k == KEY_INTERPOLATION) && pt->p.estimation == EST_PERFECT) continue;
     for (const char *s = config_keys[k].path; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
     h = (h ^ '=') * 1099511628211ULL;
     for (const char *s = v; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;

@@ -27,6 +27,8 @@ static const config_setting_t *effective(const config_state *st, int k) {
   if ((k == KEY_DELAY_SPREAD && st->given[KEY_DELAY_SPREAD_NS]) || (k == KEY_DOPPLER_HZ && st->given[KEY_SPEED_KMH]) ||
       (k == KEY_CARRIER_GHZ && !st->given[KEY_SPEED_KMH]))
     return NULL;
+  /* where the pilots sit shows only as given: with no pilots it is refused */
+  if (k == KEY_PILOT_FIRST || k == KEY_PILOT_EVERY) return NULL;
   return config_state_default(st, k);
 }
 

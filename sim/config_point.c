@@ -4,10 +4,12 @@
 #include <math.h>
 #include <string.h>
 
+#include "channel/estimate.h"
 #include "channel/tdl.h"
 #include "core/draws.h"
 #include "sim/config_format.h"
 #include "sim/config_schema.h"
+#include "sim/config_sweep.h"
 #include "sim/config_where.h"
 
 const config_setting_t *point_value(const point_view *v, int k) {
@@ -63,6 +65,12 @@ static void fill(const point_view *v, const char *label, sim_point *pt) {
   p->doppler_hz = v->set[KEY_SPEED_KMH]
                       ? number_of(v, KEY_SPEED_KMH) / 3.6 / 299792458.0 * number_of(v, KEY_CARRIER_GHZ) * 1e9
                       : number_of(v, KEY_DOPPLER_HZ);
+  p->pilot_spacing = (int)int_of(v, KEY_PILOT_SPACING);
+  p->pilot_first = (int)int_of(v, KEY_PILOT_FIRST);
+  p->pilot_every = (int)int_of(v, KEY_PILOT_EVERY);
+  p->estimation = (est_kind)choice_of(v, KEY_ESTIMATION);
+  p->interpolation = (interp_kind)choice_of(v, KEY_INTERPOLATION);
+  p->est_shrink = 1.0;
   p->snr_kind = (snr_def)choice_of(v, KEY_SNR_KIND);
   p->seed = (uint64_t)int_of(v, KEY_SEED);
   pt->target_errors = (uint64_t)int_of(v, KEY_TARGET_ERRORS);
@@ -78,11 +86,16 @@ static void fill(const point_view *v, const char *label, sim_point *pt) {
   snprintf(pt->label, sizeof pt->label, "%s", label);
 }
 
-/* Keys that only make sense with another key's value. */
+/* Keys that only make sense with another key's value. A key that a zipped
+ * sweep entry sets together with the key it follows is left alone in the
+ * rows where it does not apply: ("perfect", "linear") next to ("ls",
+ * "lmmse") compares receivers in one run (the row states its pairing; the
+ * value that does not apply enters neither the point nor its key). */
 static int conditions_hold(const point_view *v, const char *at, const char *file, char *err, size_t errlen) {
   for (int k = 0; k < KEY_COUNT; k++) {
     const config_key *key = &config_keys[k];
     if (!key->only_with || !v->set[k]) continue;
+    if (sweep_plan_zipped_together(&v->st->sweep, k, key->follows)) continue;
     const char *other = config_setting_get_string(point_value(v, key->follows));
     if (strcmp(other, key->only_with))
       return cfg_fail_at(v->set[k], file, err, errlen, "%s: expected only with %s = \"%s\", got %s = \"%s\"%s",
@@ -101,6 +114,13 @@ static int one_of_each(const point_view *v, const char *at, const char *file, ch
       return cfg_fail_at(v->set[b], file, err, errlen, "%s: expected either %s or %s, not both%s", config_keys[b].path,
                          config_keys[a].path, config_keys[b].path, at);
   }
+  static const int pilot_keys[] = {KEY_PILOT_FIRST, KEY_PILOT_EVERY};
+  for (size_t i = 0; i < sizeof pilot_keys / sizeof *pilot_keys; i++)
+    if (v->set[pilot_keys[i]] && int_of(v, KEY_PILOT_SPACING) == 0)
+      return cfg_fail_at(v->set[pilot_keys[i]], file, err, errlen,
+                         "%s: expected only with pilots.spacing > 0 (it places the pilot symbols), got "
+                         "pilots.spacing = 0%s",
+                         config_keys[pilot_keys[i]].path, at);
   if (v->set[KEY_CARRIER_GHZ] && !v->set[KEY_SPEED_KMH])
     return cfg_fail_at(v->set[KEY_CARRIER_GHZ], file, err, errlen,
                        "%s: expected only with %s (it turns the speed into a Doppler shift)%s",
@@ -208,7 +228,7 @@ int point_resolve(const point_view *v, const char *label, const char *file, sim_
  * where it is one (n0 and the profile have no key of their own). */
 static const struct {
   int named;
-  int at[4];
+  int at[5];
 } link_keys[LP_COUNT] = {
     [LP_TX] = {1, {KEY_TX, -1}},
     [LP_RX] = {1, {KEY_RX, -1}},
@@ -230,14 +250,19 @@ static const struct {
     [LP_K_FACTOR] = {1, {KEY_K_FACTOR, KEY_PROFILE, -1}},
     [LP_SUBCARRIER_SPACING] = {1, {KEY_SUBCARRIER_SPACING, -1}},
     [LP_DOPPLER] = {1, {KEY_DOPPLER_HZ, KEY_SPEED_KMH, KEY_SUBCARRIER_SPACING, -1}},
+    [LP_PILOTS] = {1, {KEY_PILOT_SPACING, KEY_PILOT_FIRST, KEY_PILOT_EVERY, KEY_TX, -1}},
+    [LP_ESTIMATION] = {1, {KEY_ESTIMATION, KEY_PILOT_SPACING, KEY_MODEL, KEY_CSI_ERROR_VAR, -1}},
 };
 
-int point_check(const point_view *v, const sim_point *pt, const char *file, char *err, size_t errlen) {
+int point_check(const point_view *v, sim_point *pt, const char *file, char *err, size_t errlen) {
   const char *names[LP_COUNT];
   for (int i = 0; i < LP_COUNT; i++) names[i] = link_keys[i].named ? config_keys[link_keys[i].at[0]].path : NULL;
   link_param blame;
   char why[512], at[300];
-  if (!link_params_diagnose(&pt->p, names, &blame, why, sizeof why)) return 0;
+  if (!link_params_diagnose(&pt->p, names, &blame, why, sizeof why)) {
+    if (!est_resolve(&pt->p, why, sizeof why)) return 0;
+    blame = LP_ESTIMATION;
+  }
   sweep_point(pt->label, at, sizeof at);
   return cfg_fail_at(first_given(v, link_keys[blame].at), file, err, errlen, "%s%s", why, at);
 }

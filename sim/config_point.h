@@ -26,7 +26,9 @@ const config_setting_t *point_value(const point_view *v, int k);
 int point_resolve(const point_view *v, const char *label, const char *file, sim_point *pt, char *err,
                   size_t errlen);
 
-/* link_params_check on a finished point, its error located as above. */
-int point_check(const point_view *v, const sim_point *pt, const char *file, char *err, size_t errlen);
+/* link_params_check on a finished point, its error located as above; then,
+ * for a channel estimated from pilots, the estimator's error variance
+ * (est_resolve, channel/estimate.h), which needs the point's N0. */
+int point_check(const point_view *v, sim_point *pt, const char *file, char *err, size_t errlen);
 
 #endif

@@ -125,6 +125,26 @@ const config_key config_keys[KEY_COUNT] = {
   [KEY_CARRIER_GHZ] = {.path = "channel.carrier_ghz", .type = KT_NUMBER, .default_text = "3.5", .lo = 0,
                        .lo_open = 1, .hi = 1000, .follows = KEY_MODEL, .only_with = "tdl",
                        .help = "carrier frequency in GHz, with speed_kmh"},
+  [KEY_PILOT_SPACING] = INT_KEY("pilots.spacing", "0", 0, 65536, 0,
+                                "comb spacing P in subcarriers (0: no pilots): on a pilot symbol, antenna t "
+                                "sends the pilot 1 on subcarriers t, t+P, ... (P >= tx); the other REs carry "
+                                "data, and pilot REs are not counted as bits"),
+  [KEY_PILOT_FIRST] = {.path = "pilots.first_symbol", .type = KT_INT, .default_text = "0", .imin = 0,
+                       .imax = 65535, .follows = -1,
+                       .help = "the first OFDM symbol with pilots (with spacing > 0)"},
+  [KEY_PILOT_EVERY] = {.path = "pilots.symbol_spacing", .type = KT_INT, .default_text = "0", .imin = 0,
+                       .imax = 65536, .follows = -1,
+                       .help = "symbols from one pilot symbol to the next (0: first_symbol alone; with "
+                               "spacing > 0)"},
+  [KEY_ESTIMATION] = CHOICE_KEY("receiver.channel_estimation", "\"perfect\"", est_kind_names, 0,
+                                "the receiver's channel: the true one, or least squares at the pilots "
+                                "interpolated to every RE (needs pilots, and tdl or awgn); its error "
+                                "variance enters every detector"),
+  [KEY_INTERPOLATION] = {.path = "receiver.interpolation", .type = KT_CHOICE, .default_text = "\"linear\"",
+                         .choices = &interp_kind_names, .follows = KEY_ESTIMATION, .only_with = "ls",
+                         .help = "across subcarriers: the nearest pilot, linear between pilots, or LMMSE "
+                                 "over the 16 nearest with the profile's correlation; across symbols "
+                                 "always linear"},
 };
 
 int config_key_find(const char *path) {

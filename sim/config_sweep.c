@@ -146,3 +146,15 @@ int sweep_plan_sweeps(const sweep_plan *plan, int k) {
       if ((int)plan->entry[i].key[j] == k) return 1;
   return 0;
 }
+
+int sweep_plan_zipped_together(const sweep_plan *plan, int a, int b) {
+  for (int i = 0; i < plan->n; i++) {
+    int has_a = 0, has_b = 0;
+    for (int j = 0; j < plan->entry[i].n_keys; j++) {
+      has_a |= (int)plan->entry[i].key[j] == a;
+      has_b |= (int)plan->entry[i].key[j] == b;
+    }
+    if (has_a && has_b) return 1;
+  }
+  return 0;
+}

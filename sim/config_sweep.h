@@ -44,5 +44,7 @@ void sweep_plan_label(const sweep_plan *plan, const config_setting_t *const *set
 
 /* 1 when key k is swept. */
 int sweep_plan_sweeps(const sweep_plan *plan, int k);
+/* Whether one zipped entry sets both keys a and b. */
+int sweep_plan_zipped_together(const sweep_plan *plan, int a, int b);
 
 #endif

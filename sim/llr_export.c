@@ -62,7 +62,7 @@ static int write_floats(FILE *f, const float *v, size_t n) {
 static int export_point(FILE *f, const sim_point *pt, const char *name, int threads, uint64_t frames,
                         char *err, size_t errlen) {
   const link_params *p = &pt->p;
-  const uint64_t rf = link_res_per_frame(p);
+  const uint64_t rf = link_data_res_per_frame(p); /* pilots are not exported */
   const size_t per_frame = (size_t)rf * (size_t)p->tx * (size_t)p->bps;
   uint64_t batch = EXPORT_BATCH_BYTES / (per_frame * 5);
   if (batch < 1) batch = 1;

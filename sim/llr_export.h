@@ -16,7 +16,8 @@
  *     uint32   point        the point's index in the run (the CSV's point)
  *     uint32   tx           streams
  *     uint32   bps          bits per symbol
- *     uint32   res          REs per frame (subcarriers x symbols)
+ *     uint32   res          data REs per frame (subcarriers x symbols, less
+ *                           the pilot REs: pilots are not exported)
  *     uint64   first_frame  the frames exported: first_frame, first_frame + 1, ...
  *     uint64   frames
  *     float64  snr_db
@@ -24,8 +25,8 @@
  *     uint32   llr          1 = max-log, 2 = exact
  *     uint32   equalizer    0 zf, 1 mmse, 2 mmse-sic, 3 kbest, 4 ml
  *   then n = frames * res * tx * bps values in the order
- *   [frame][RE (symbol-major, subcarrier fastest)][stream][label bit, bit 0
- *   first]:
+ *   [frame][data RE (symbol-major, subcarrier fastest, pilots skipped)]
+ *   [stream][label bit, bit 0 first]:
  *     float32  llr[n]       ln P(b = 1) / P(b = 0)
  *     uint8    bits[n]      the transmitted bits, 0 or 1
  * The README shows how to read it with numpy. */

@@ -49,7 +49,7 @@ int point_fold_frames(point_fold *f, const uint32_t *errors, const uint32_t *fal
   const sim_point *pt = f->pt;
   const int tx = pt->p.tx;
   const uint64_t bpf = link_bits_per_frame(&pt->p);
-  const uint64_t rf = link_res_per_frame(&pt->p);
+  const uint64_t rf = link_data_res_per_frame(&pt->p); /* the REs the losses are over */
   uint64_t seg = 0; /* the first frame not yet in a chunk's cost */
   uint64_t i = 0;
   int rc = 0;

@@ -110,7 +110,8 @@ double theory_ber(const link_params *p, const char **what) {
       !bps_supported(p->bps) || !(p->n0 >= 0.0))
     return no_closed_form(what);
   /* Any impairment on top of the plain model breaks the closed forms. */
-  if (p->rho_tx != 0.0 || p->rho_rx != 0.0 || p->k_factor != 0.0 || p->csi_error_var != 0.0)
+  if (p->rho_tx != 0.0 || p->rho_rx != 0.0 || p->k_factor != 0.0 || p->csi_error_var != 0.0 ||
+      p->estimation != EST_PERFECT)
     return no_closed_form(what);
   const double esn0 = 1.0 / p->n0; /* +inf for a noiseless link: BER 0 */
 

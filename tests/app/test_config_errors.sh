@@ -163,6 +163,15 @@ expect_error set_zipped_short_tuple \
 expect_error set_zipped_conflict \
   '--set equalizer=zf: equalizer: "zf" needs mimo.rx >= mimo.tx, got tx = 4, rx = 2 (sweep point mimo.tx=4 mimo.rx=2)' -- \
   "$good" --set equalizer=zf --set 'sweep=({keys=["mimo.tx","mimo.rx"]; values=([2,2],[4,2]);})'
+# the channel's physical units: one quantity in one unit, the Doppler shift
+# within a quarter of the spacing (here the swept spacing's)
+expect_error set_delay_spread_both \
+  "--set channel.delay_spread_ns=300.0: channel.delay_spread_ns: expected either channel.delay_spread or channel.delay_spread_ns, not both" -- \
+  "$good" --set channel.model=tdl --set channel.delay_spread=2.0 --set channel.delay_spread_ns=300.0
+expect_error set_doppler_beyond_swept_spacing \
+  '--set channel.doppler_hz=100.0: channel.doppler_hz: expected a number in [0, 50] Hz (a quarter of the subcarrier spacing), got 100 (sweep point ofdm.subcarrier_spacing=200.0)' -- \
+  "$good" --set channel.model=tdl --set channel.doppler_hz=100.0 \
+  --set 'sweep=({key="ofdm.subcarrier_spacing"; values=[30000.0, 200.0];})'
 expect_error set_last_one_wins "--set mimo.tx=12: mimo.tx: expected an integer in [1, 8], got 12" -- \
   "$good" --set mimo.tx=4 --set mimo.tx=12
 
@@ -241,7 +250,8 @@ fi
 
 # --- and the flags that must work, so that the failures above mean something -
 if "$OFDMSIM" --help >"$TMP/help" 2>&1 && grep -q -- '--set KEY=VALUE' "$TMP/help" &&
-  grep -q 'channel.delay_spread' "$TMP/help" && grep -q 'ofdm.cp_length' "$TMP/help"; then
+  grep -q 'channel.delay_spread' "$TMP/help" && grep -q 'ofdm.cp_length' "$TMP/help" &&
+  grep -q 'channel.doppler_hz' "$TMP/help" && grep -q 'ofdm.subcarrier_spacing' "$TMP/help"; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1))

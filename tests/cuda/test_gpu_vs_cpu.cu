@@ -13,7 +13,8 @@
  * 0.1% + 2. A few extra points add spatial correlation, Rician K and CSI
  * error (there the receiver works on H + E, which no buffer holds, so XHAT is
  * not compared: X, H, Y and the counts are), and the channel models of
- * 38.901 users (continuous delays, tdl-d/e, Doppler in both domains).
+ * 38.901 users (continuous delays, tdl-d/e, Doppler in both domains), and
+ * pilots with the receiver's channel estimated from them (BUF_HHAT compared).
  * OFDMSIM_SMALL=1 runs a subset
  * (for compute-sanitizer).
  *
@@ -48,6 +49,7 @@
 #include <utility>
 #include <vector>
 
+#include "channel/estimate.h"
 #include "core/names.h"
 #include "cuda/backend_cuda.h"
 #include "linktest.h"
@@ -76,10 +78,14 @@ struct spec {
   double ds = 3.0;
   int on_grid = 0;
   double fdT = 0;
+  /* pilots (spacing 0: none) and the receiver's estimate from them */
+  int pilot_spacing = 0, pilot_first = 0, pilot_every = 0;
+  est_kind est = EST_PERFECT;
+  interp_kind interp = INTERP_LINEAR;
 };
 
 struct fetched {
-  std::vector<cf32> X, H, Y, XH, GI;
+  std::vector<cf32> X, H, Y, XH, GI, HH;
   std::vector<uint32_t> errors;
   stage_times t;
 };
@@ -98,7 +104,10 @@ const char *model_name(const link_params &p) {
 
 void describe(const link_params &p, const spec &s, char *out, size_t n) {
   char chan[64] = "";
-  if (p.model == CH_TDL && (s.profile != PDP_EXP || s.on_grid || s.fdT > 0))
+  if (s.pilot_spacing)
+    snprintf(chan, sizeof chan, " pilots %d/%d/%d %s", s.pilot_spacing, s.pilot_first, s.pilot_every,
+             s.est == EST_LS ? interp_kind_name(s.interp) : "perfect");
+  else if (p.model == CH_TDL && (s.profile != PDP_EXP || s.on_grid || s.fdT > 0))
     snprintf(chan, sizeof chan, " %s ds %g%s%s fdT %g", pdp_kind_name(s.profile), s.ds,
              s.on_grid ? " on-grid" : "", isnan(s.k_factor) ? " table-K" : "", s.fdT);
   snprintf(out, n, "%dx%d bps=%d %s %s%s%s%s%s", p.tx, p.rx, p.bps,
@@ -137,11 +146,13 @@ int run_one(const char *name, const link_params &p, int staged, int fetch, fetch
     o->Y.resize(rx * R);
     o->XH.resize(tx * R);
     o->GI.resize(tx * tx * R);
+    o->HH.resize(rx * tx * R);
     if (backend_fetch(b, BUF_X, o->X.data(), o->X.size()) ||
         backend_fetch(b, BUF_H, o->H.data(), o->H.size()) ||
         backend_fetch(b, BUF_Y, o->Y.data(), o->Y.size()) ||
         backend_fetch(b, BUF_XHAT, o->XH.data(), o->XH.size()) ||
-        backend_fetch(b, BUF_GINV, o->GI.data(), o->GI.size())) {
+        backend_fetch(b, BUF_GINV, o->GI.data(), o->GI.size()) ||
+        backend_fetch(b, BUF_HHAT, o->HH.data(), o->HH.size())) {
       fprintf(stderr, "fetch from %s failed\n", name);
       rc = -1;
     }
@@ -284,6 +295,11 @@ void run_spec(const spec &s, uint32_t point) {
   p.delays = s.on_grid ? DELAYS_SAMPLE : DELAYS_CONTINUOUS;
   p.subcarrier_spacing = 30e3;
   p.doppler_hz = s.fdT * p.subcarrier_spacing;
+  p.pilot_spacing = s.pilot_spacing;
+  p.pilot_first = s.pilot_first;
+  p.pilot_every = s.pilot_every;
+  p.estimation = s.est;
+  p.interpolation = s.interp;
   p.rho_tx = s.rho_tx;
   p.rho_rx = s.rho_rx;
   p.k_factor = s.k_factor;
@@ -292,8 +308,9 @@ void run_spec(const spec &s, uint32_t point) {
   p.stream_key = point;
   char what[128];
   describe(p, s, what, sizeof what);
-  if (lt_finish(&p)) {
-    CHECK(0, "%s: lt_finish", what);
+  char why[256] = "";
+  if (lt_finish(&p) || est_resolve(&p, why, sizeof why)) {
+    CHECK(0, "%s: lt_finish: %s", what, why);
     return;
   }
   fetched cpu, gpu, fused;
@@ -313,7 +330,10 @@ void run_spec(const spec &s, uint32_t point) {
   CHECK(worst_h <= 1e-5, "%s: channel differs by %.3g (> 1e-5)", what, worst_h);
   const double worst_y = worst_rel(gpu.Y, cpu.Y, 1e-4, 1.0);
   CHECK(worst_y <= 1.0, "%s: received symbols differ by %.3g of the 1e-4 tolerance", what, worst_y);
-  if (s.csi == 0) compare_xhat(p, cpu, gpu, what);
+  /* the receiver's channel: H, or its estimate from the pilots */
+  const double worst_hh = worst_rel(gpu.HH, cpu.HH, 1e-4, 1.0);
+  CHECK(worst_hh <= 1.0, "%s: receiver's channel differs by %.3g of the 1e-4 tolerance", what, worst_hh);
+  if (s.csi == 0 && s.est == EST_PERFECT) compare_xhat(p, cpu, gpu, what);
   const uint64_t ec = sum(cpu.errors), eg = sum(gpu.errors);
   CHECK(within_counts(eg, ec), "%s: bit errors gpu %llu vs cpu %llu", what,
         (unsigned long long)eg, (unsigned long long)ec);
@@ -413,6 +433,28 @@ int main(void) {
   const size_t n_models = sizeof models / sizeof models[0];
   const size_t small_models[] = {1, 2, 7, 9}; /* time-domain sinc taps, LOS, both Dopplers */
   for (size_t k = 0; k < (small ? 4 : n_models); k++) run_spec(models[small ? small_models[k] : k], point++);
+  /* Pilots, and the receiver's channel estimated from them: every
+   * interpolation, both domains, a fading channel, the pilot overhead alone
+   * with perfect CSI, and awgn. */
+  auto est = [&](spec s, int P, int first, int every, est_kind e, interp_kind in) {
+    s.pilot_spacing = P;
+    s.pilot_first = first;
+    s.pilot_every = every;
+    s.est = e;
+    s.interp = in;
+    return s;
+  };
+  const spec estimated[] = {
+      est(chan(2, 2, 4, EQ_MMSE, DOMAIN_FREQUENCY, PDP_TDL_A, 2.7, 0, 0, 0, 0), 4, 0, 0, EST_LS, INTERP_LINEAR),
+      est(chan(2, 2, 4, EQ_MMSE, DOMAIN_TIME, PDP_TDL_A, 2.7, 0, 0, 0, 0), 4, 1, 0, EST_LS, INTERP_LMMSE),
+      est(chan(1, 2, 2, EQ_ZF, DOMAIN_FREQUENCY, PDP_TDL_C, 2.0, 0, 0, 0.1, 0), 2, 0, 1, EST_LS, INTERP_NEAREST),
+      est(chan(2, 4, 2, EQ_MMSE, DOMAIN_TIME, PDP_TDL_D, 1.9, NAN, 0, 0, 0.3), 4, 1, 0, EST_PERFECT,
+          INTERP_LINEAR),
+      est(chan(3, 4, 2, EQ_MMSE, DOMAIN_TIME, PDP_TDL_E, 1.1, NAN, 0, 0.05, 0.4), 4, 0, 1, EST_LS, INTERP_LMMSE),
+      est(spec{2, 2, 4, EQ_MMSE, CH_AWGN, DOMAIN_FREQUENCY, 0, 0, 0, 0}, 2, 0, 0, EST_LS, INTERP_LINEAR),
+  };
+  const size_t n_est = sizeof estimated / sizeof estimated[0];
+  for (size_t k = 0; k < (small ? 3 : n_est); k++) run_spec(estimated[small ? 2 * k : k], point++);
 
   printf("xhat over all points: %llu stream estimates: %llu within 1e-4, %llu within their "
          "conditioning bound only, %llu unchecked (kappa > %.2g; %llu of those NaN on one side); "

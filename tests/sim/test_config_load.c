@@ -273,12 +273,13 @@ static void check_json(const sim_config *c) {
   json_t *back = text ? json_loads(text, 0, &jerr) : NULL;
   CHECK(back && json_equal(json, back), "the JSON does not read back: %s\n%s", back ? "" : jerr.text, text);
   static const char *const order[] = {"simulation", "mimo", "modulation", "equalizer", "channel", "ofdm",
-                                      "receiver", "sweep"};
+                                      "receiver", "pilots", "sweep"};
+  const size_t groups = sizeof order / sizeof *order;
   size_t i = 0;
-  int in_order = json_object_size(back) == 8;
+  int in_order = json_object_size(back) == groups;
   const char *name;
   json_t *value;
-  json_object_foreach(back, name, value) in_order &= i < 8 && !strcmp(name, order[i++]);
+  json_object_foreach(back, name, value) in_order &= i < groups && !strcmp(name, order[i++]);
   CHECK(in_order, "JSON groups out of order:\n%s", text);
   json_int_t rx = 0, seed = 0;
   double snr[3] = {0};
@@ -349,9 +350,13 @@ static void test_echo(void) {
     sim_config_print(&c, ef, "# ");
     fclose(ef);
     /* every key shows, the computed default cp_length too, as one line each
-     * (but the K-best options: no point of this sweep uses kbest) */
+     * (but the K-best and LS options: no point of this sweep uses kbest or
+     * ls, and without pilots there are no pilot symbols to place) */
     for (int k = 0; k < KEY_COUNT; k++) {
-      if (config_keys[k].only_with && !strcmp(config_keys[k].only_with, "kbest")) continue;
+      if (config_keys[k].only_with &&
+          (!strcmp(config_keys[k].only_with, "kbest") || !strcmp(config_keys[k].only_with, "ls")))
+        continue;
+      if (k == KEY_PILOT_FIRST || k == KEY_PILOT_EVERY) continue;
       /* the other units of a quantity given here in samples (and the carrier of a speed) */
       if (k == KEY_DELAY_SPREAD_NS || k == KEY_SPEED_KMH || k == KEY_CARRIER_GHZ) continue;
       char line[96];

@@ -1,0 +1,101 @@
+/* Channel estimation from the pilots (estimation = "ls"), shared by both
+ * backends: the per-point tables (host, double precision) and the per-element
+ * steps both backends run on them (included by .c and .cu files).
+ *
+ * 1. LS at the pilots. Antenna t's pilot on subcarrier k_i = t + i P of a
+ *    pilot symbol is 1 + 0j, and no other antenna sends there, so the LS
+ *    estimate of link (r, t) is the received y_r on that RE: h_i + n_i,
+ *    error CN(0, N0) (N0 / |pilot|^2 with |pilot| = 1).
+ * 2. Frequency interpolation on each pilot symbol, one weighted sum over
+ *    `taps` consecutive pilots of antenna t per subcarrier,
+ *    Hp(k) = sum_i w[t][k][i] h_ls(first[t][k] + i):
+ *      nearest  the nearest pilot (1 weight);
+ *      linear   the two pilots around k; beyond the first or the last pilot
+ *               the end pilot's value is held (2 weights);
+ *      lmmse    the EST_LMMSE_TAPS nearest pilots, w = the LMMSE filter of
+ *               the channel's frequency correlation (the profile's taps
+ *               through their response as the chain applies them, tdl_grid;
+ *               flat for awgn) and the pilots' noise N0.
+ * 3. Time interpolation: linear between the two pilot symbols around a
+ *    symbol, the nearest one's value held before the first and after the
+ *    last (and everywhere with one pilot symbol).
+ * 4. The receiver's channel and its error variance. For nearest and linear,
+ *    whose estimate is taken as H + E with E the pilots' noise through the
+ *    weights (variance v = N0 sum |w|^2 at each RE; the interpolation's own
+ *    error on a frequency-selective or fading channel is not counted), the
+ *    receiver scales it by 1 / (1 + v) and counts v / (1 + v) as error, as
+ *    the csi_error_var model does (core/params.h, link_receiver_n0). The
+ *    LMMSE estimate is already the conditional mean: its error variance
+ *    (the filter's model error plus its noise through the time weights) is
+ *    counted as it is. Both are averaged over the data REs into one number
+ *    per point, est_error_var, with which every detector works.
+ * Not modelled: the ICI of a fading channel on the pilots (it is in y and so
+ * in the estimate, but not in est_error_var), and the time interpolation's
+ * error under Doppler. */
+#ifndef OFDMSIM_ESTIMATE_H
+#define OFDMSIM_ESTIMATE_H
+
+#include <stddef.h>
+
+#include "core/params.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define EST_LMMSE_TAPS 16 /* pilots an LMMSE estimate of a subcarrier uses: the nearest */
+
+typedef struct est_plan {
+  pilot_grid pg;
+  int K, tx, taps;  /* weights per (antenna, subcarrier) */
+  int pilot_syms;   /* pilot symbols of a frame */
+  int *first;       /* [tx][K]: antenna t's pilot (index i of k_i) the weights start at */
+  cf32 *w;          /* [tx][K][taps] */
+  int *sym_lo;      /* [S]: the pilot symbol (index j) below symbol s (or the nearest) */
+  float *sym_w;     /* [S]: its weight; 1 - sym_w goes to pilot symbol sym_lo + 1 */
+  double error_var; /* as link_params.est_error_var */
+  double shrink;    /* as link_params.est_shrink */
+} est_plan;
+
+/* The tables of p (estimation ls; p->pdp resolved). 0, or -1 with a message
+ * (not ls, no memory); *e is zeroed first and owns its arrays. */
+int est_plan_make(const link_params *p, est_plan *e, char *err, size_t errlen);
+void est_plan_free(est_plan *e);
+
+/* Sets p->est_error_var and p->est_shrink from its plan (0 and 1 when the
+ * CSI is perfect). 0, or -1 with a message. */
+int est_resolve(link_params *p, char *err, size_t errlen);
+
+/* A backend's check that p was resolved: its numbers equal the plan's. */
+int est_plan_matches(const est_plan *e, const link_params *p, char *err, size_t errlen);
+
+/* ---- per element, both backends ------------------------------------------ */
+
+/* Step 2 on one subcarrier k of one pilot symbol for link (r, t): y_row is
+ * antenna r's received pilot symbol, subcarrier k at y_row[k * ystride]. */
+OFDM_HD cf32 est_freq(const int *first, const cf32 *w, int taps, int P, int K, int t, int k, const cf32 *y_row,
+                      size_t ystride) {
+  const size_t at = (size_t)t * (size_t)K + (size_t)k;
+  const int i0 = first[at];
+  const cf32 *wk = w + at * (size_t)taps;
+  cf32 acc = cf_make(0.0f, 0.0f);
+  for (int i = 0; i < taps; i++) {
+    const size_t kp = (size_t)(t + (i0 + i) * P);
+    acc = cf_fma_exact(acc, wk[i], y_row[kp * ystride]);
+  }
+  return acc;
+}
+
+/* Step 3 and 4's scaling on one RE of symbol s: hp_lo and hp_hi are the
+ * subcarrier's estimates on pilot symbols sym_lo[s] and sym_lo[s] + 1 (the
+ * latter unused when sym_w[s] is 1). */
+OFDM_HD cf32 est_time(float w_lo, cf32 hp_lo, cf32 hp_hi, float shrink) {
+  cf32 h = cf_scale(hp_lo, w_lo);
+  if (w_lo != 1.0f) h = cf_fma_real(h, 1.0f - w_lo, hp_hi);
+  return cf_scale(h, shrink);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

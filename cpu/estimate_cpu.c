@@ -1,0 +1,34 @@
+/* The CPU backend's channel estimation from the pilots: per frame and link
+ * (r, t), LS and frequency interpolation on each pilot symbol into the
+ * thread's scratch, then time interpolation and the receiver's scaling into
+ * Hhat for every RE of the frame (channel/estimate.h's steps). */
+#include <omp.h>
+
+#include "cpu/cpu_internal.h"
+
+void cpu_estimate_stage(const link_params *p, cpu_state *s, uint64_t frames) {
+  const est_plan *e = &s->est;
+  const uint64_t rf = link_res_per_frame(p);
+  const size_t R = (size_t)(frames * rf), K = (size_t)p->subcarriers;
+  const int tx = p->tx, links = p->rx * p->tx, P = p->pilot_spacing;
+  const float shrink = (float)e->shrink;
+  const long items = (long)frames * links;
+#pragma omp parallel for schedule(dynamic, 4) num_threads(s->nthreads)
+  for (long it = 0; it < items; it++) {
+    const size_t f = (size_t)(it / links);
+    const int link = (int)(it % links), r = link / tx, t = link % tx;
+    cf32 *hp = s->hp + (size_t)omp_get_thread_num() * (size_t)e->pilot_syms * K;
+    const cf32 *yf = s->y + (size_t)r * R + f * rf;
+    for (int j = 0; j < e->pilot_syms; j++) {
+      const cf32 *row = yf + (size_t)pilot_symbol_at(&e->pg, j) * K;
+      for (size_t k = 0; k < K; k++) hp[(size_t)j * K + k] = est_freq(e->first, e->w, e->taps, P, (int)K, t, (int)k, row, 1);
+    }
+    cf32 *out = s->Hhat + (size_t)link * R + f * rf;
+    for (int sym = 0; sym < p->symbols; sym++) {
+      const int lo = e->sym_lo[sym];
+      const float wl = e->sym_w[sym];
+      const cf32 *a = hp + (size_t)lo * K, *b = wl != 1.0f ? a + K : a;
+      for (size_t k = 0; k < K; k++) out[(size_t)sym * K + k] = est_time(wl, a[k], b[k], shrink);
+    }
+  }
+}

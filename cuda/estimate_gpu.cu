@@ -1,0 +1,51 @@
+/* The staged mode's channel estimation from the pilots: channel/estimate.h's
+ * per-element steps, the CPU backend's functions, one thread per output. */
+#include <stdio.h>
+
+#include "cuda/check.h"
+#include "cuda/gpu_internal.cuh"
+
+namespace {
+
+constexpr int kBlock = 256;
+
+/* LS and frequency interpolation: one thread a (frame, link, pilot symbol,
+ * subcarrier), hp[((f*links + e)*pilot_syms + j)*K + k]. */
+__global__ void __launch_bounds__(kBlock)
+    est_freq_kernel(gpu_link g, gpu_est e, const cf32 *__restrict__ y) {
+  const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  const uint64_t K = (uint64_t)g.K, per_link = (uint64_t)e.pilot_syms * K;
+  if (j >= g.frames * g.links * per_link) return;
+  const uint64_t fe = j / per_link, rest = j - fe * per_link, f = fe / g.links;
+  const int link = (int)(fe - f * g.links), r = link / g.tx, t = link - r * g.tx;
+  const int ps = (int)(rest / K), k = (int)(rest - (uint64_t)ps * K);
+  const cf32 *row = y + (uint64_t)r * g.R + f * g.rf + (uint64_t)pilot_symbol_at(&g.re.pilots, ps) * K;
+  e.hp[j] = est_freq(e.first, e.w, e.taps, e.P, g.K, t, k, row, 1);
+}
+
+/* Time interpolation and the receiver's scaling: one thread a (link, RE),
+ * Hhat[e*R + i]. */
+__global__ void __launch_bounds__(kBlock)
+    est_time_kernel(gpu_link g, gpu_est e, cf32 *__restrict__ Hhat) {
+  const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= (uint64_t)g.links * g.R) return;
+  const uint64_t link = j / g.R, i = j - link * g.R, f = i / g.rf, m = i - f * g.rf;
+  const int s = (int)(m / (uint64_t)g.K), k = (int)(m - (uint64_t)s * g.K);
+  const int lo = __ldg(e.sym_lo + s);
+  const float wl = __ldg(e.sym_w + s);
+  const cf32 *base = e.hp + (f * g.links + link) * (uint64_t)e.pilot_syms * g.K + k;
+  const cf32 a = base[(uint64_t)lo * g.K];
+  const cf32 b = wl != 1.0f ? base[(uint64_t)(lo + 1) * g.K] : a;
+  gpu_store(Hhat + j, est_time(wl, a, b, e.shrink));
+}
+
+}  // namespace
+
+int gpu_launch_estimate(const gpu_link &g, const gpu_est &e, const cf32 *y, cf32 *Hhat, cudaStream_t s) {
+  const uint64_t n = g.frames * g.links * (uint64_t)e.pilot_syms * (uint64_t)g.K;
+  est_freq_kernel<<<gpu_blocks(n, kBlock), kBlock, 0, s>>>(g, e, y);
+  CUDA_TRY_LAUNCH("est_freq_kernel");
+  est_time_kernel<<<gpu_blocks((uint64_t)g.links * g.R, kBlock), kBlock, 0, s>>>(g, e, Hhat);
+  CUDA_TRY_LAUNCH("est_time_kernel");
+  return 0;
+}
