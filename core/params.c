@@ -57,7 +57,8 @@ static const char *const plain_names[LP_COUNT] = {
     [LP_EQUALIZER] = "detector",      [LP_LLR] = "soft output",
     [LP_KBEST_K] = "K-best list size", [LP_LLR_CLIP] = "LLR clip",
     [LP_SUBCARRIER_SPACING] = "subcarrier spacing", [LP_DOPPLER] = "Doppler shift",
-    [LP_PILOTS] = "pilot pattern", [LP_ESTIMATION] = "channel estimation"};
+    [LP_PILOTS] = "pilot pattern", [LP_PILOT_FIRST] = "first pilot symbol",
+    [LP_PILOT_EVERY] = "pilot symbol spacing", [LP_ESTIMATION] = "channel estimation"};
 
 typedef struct verdict {
   const char *const *names;
@@ -188,11 +189,14 @@ static int receiver_ok(const verdict *v, const link_params *p) {
  * needs pilots and a channel they can follow. */
 static int pilots_ok(const verdict *v, const link_params *p) {
   if (p->pilot_spacing != 0) {
+    if (p->pilot_spacing > 0 && p->pilot_spacing < p->tx)
+      return fail(v, LP_PILOTS, "expected a spacing of at least tx = %d (each antenna its own offset in the comb), got %d",
+                  p->tx, p->pilot_spacing);
     if (int_in(v, LP_PILOTS, p->pilot_spacing, p->tx, p->subcarriers)) return -1;
     if (p->pilot_first < 0 || p->pilot_first >= p->symbols)
-      return fail(v, LP_PILOTS, "expected a first pilot symbol in [0, %d], got %d", p->symbols - 1, p->pilot_first);
+      return fail(v, LP_PILOT_FIRST, "expected a first pilot symbol in [0, %d], got %d", p->symbols - 1, p->pilot_first);
     if (p->pilot_every < 0 || p->pilot_every > p->symbols)
-      return fail(v, LP_PILOTS, "expected a pilot symbol spacing in [0, %d], got %d", p->symbols, p->pilot_every);
+      return fail(v, LP_PILOT_EVERY, "expected a pilot symbol spacing in [0, %d], got %d", p->symbols, p->pilot_every);
     if (link_data_res_per_frame(p) == 0)
       return fail(v, LP_PILOTS, "expected data REs besides the pilots, got none (spacing %d = tx on every symbol)",
                   p->pilot_spacing);

@@ -196,6 +196,7 @@ static int resolve_taps(const point_view *v, link_params *p, const char *at, con
 static int frames_fit(const point_view *v, const sim_point *pt, const char *at, const char *file, char *err,
                       size_t errlen) {
   const double bpf = (double)link_bits_per_frame(&pt->p);
+  if (bpf == 0.0) return 0; /* pilots on every RE: point_check says so */
   if (pt->max_bits / bpf < (double)(RNG_MAX_FRAMES - pt->first_frame)) return 0;
   char got[96], limit[40], frames[96];
   cfg_describe(point_value(v, KEY_MAX_BITS), got, sizeof got);
@@ -251,6 +252,8 @@ static const struct {
     [LP_SUBCARRIER_SPACING] = {1, {KEY_SUBCARRIER_SPACING, -1}},
     [LP_DOPPLER] = {1, {KEY_DOPPLER_HZ, KEY_SPEED_KMH, KEY_SUBCARRIER_SPACING, -1}},
     [LP_PILOTS] = {1, {KEY_PILOT_SPACING, KEY_PILOT_FIRST, KEY_PILOT_EVERY, KEY_TX, -1}},
+    [LP_PILOT_FIRST] = {1, {KEY_PILOT_FIRST, KEY_SYMBOLS, -1}},
+    [LP_PILOT_EVERY] = {1, {KEY_PILOT_EVERY, KEY_SYMBOLS, -1}},
     [LP_ESTIMATION] = {1, {KEY_ESTIMATION, KEY_PILOT_SPACING, KEY_MODEL, KEY_CSI_ERROR_VAR, -1}},
 };
 
