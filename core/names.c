@@ -44,6 +44,10 @@ static const char *const interp_n[] = {"nearest", "linear", "lmmse"};
 static const int interp_v[] = {INTERP_NEAREST, INTERP_LINEAR, INTERP_LMMSE};
 NAME_TABLE(interp_kind_names, interp_n, interp_v);
 
+static const char *const overhead_n[] = {"excluded", "charged"};
+static const int overhead_v[] = {0, 1};
+NAME_TABLE(ebno_overhead_names, overhead_n, overhead_v);
+
 static const char *const mod_n[] = {"bpsk", "qpsk", "16qam", "64qam", "256qam"};
 static const int mod_v[] = {1, 2, 4, 6, 8};
 NAME_TABLE(modulation_names, mod_n, mod_v);

@@ -24,6 +24,7 @@ extern const name_table delay_grid_names;    /* delay_grid: continuous, sample *
 extern const name_table ofdm_domain_names;   /* ofdm_domain: frequency, time */
 extern const name_table snr_kind_names;      /* snr_def: ebno, esno, snr */
 extern const name_table est_kind_names;      /* est_kind: perfect, ls */
+extern const name_table ebno_overhead_names; /* link_params.ebno_charged: excluded, charged */
 extern const name_table interp_kind_names;   /* interp_kind: nearest, linear, lmmse */
 extern const name_table modulation_names;    /* bits per symbol 1, 2, 4, 6, 8: bpsk ... 256qam */
 

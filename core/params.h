@@ -77,6 +77,8 @@ typedef struct link_params {
                               channel, averaged over the data REs, and the */
   double est_shrink;       /* factor its LS estimate is scaled by (both set by
                               est_resolve, channel/estimate.h) */
+  int ebno_charged;        /* snr_kind ebno: 1 charges the pilots and the CP to
+                              the data bits (link_ebno_overhead) */
   llr_kind llr;            /* soft outputs and GMI */
   int kbest_k;             /* kbest: survivors kept per layer */
   double llr_clip;         /* kbest/ml: |LLR| of a bit with no counter-hypothesis */
@@ -147,6 +149,15 @@ static inline double link_receiver_n0(const link_params *p) {
   const double v = p->csi_error_var;
   const double est = p->estimation == EST_LS ? (double)p->tx * p->est_error_var : 0.0;
   return p->n0 + (v > 0.0 ? (double)p->tx * v / (1.0 + v) : 0.0) + est;
+}
+
+/* What Eb/N0 charges to a data bit beyond its own energy (1, or with
+ * ebno_charged, Sionna's convention): every RE of the frame, pilots
+ * included, and the cyclic prefix's share of each symbol, over the data REs,
+ * S (K + CP) / D. The noise variance for a given Eb/N0 grows by as much. */
+static inline double link_ebno_overhead(const link_params *p) {
+  if (p->snr_kind != SNR_EBNO || !p->ebno_charged) return 1.0;
+  return (double)p->symbols * (double)(p->subcarriers + p->cp_length) / (double)link_data_res_per_frame(p);
 }
 
 /* N0 from the SNR definitions (unit-energy symbols, E|h|^2 = 1; README). */

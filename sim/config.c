@@ -129,6 +129,7 @@ static int expand(const config_state *st, sim_config *c, const config_setting_t 
       *pt = proto;
       pt->p.snr_db = snr_at(snr, j);
       pt->p.n0 = link_noise_variance(pt->p.snr_kind, pt->p.snr_db, pt->p.tx, pt->p.bps);
+      if (link_data_res_per_frame(&pt->p) > 0) pt->p.n0 *= link_ebno_overhead(&pt->p);
       pt->index = id;
       pt->p.stream_key = link_stream_key(&pt->p);
       if (point_check(&view, pt, path, err, errlen)) return 2;

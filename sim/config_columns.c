@@ -52,6 +52,9 @@ static void value_text(const sim_config *c, const sim_point *pt, config_key_id k
   case KEY_PILOT_FIRST: if (p->pilot_spacing) snprintf(buf, n, "%d", p->pilot_first); break;
   case KEY_PILOT_EVERY: if (p->pilot_spacing) snprintf(buf, n, "%d", p->pilot_every); break;
   case KEY_ESTIMATION: snprintf(buf, n, "%s", est_kind_name(p->estimation)); break;
+  case KEY_EBNO_OVERHEAD:
+    if (p->snr_kind == SNR_EBNO) snprintf(buf, n, "%s", p->ebno_charged ? "charged" : "excluded");
+    break;
   case KEY_INTERPOLATION: if (p->estimation == EST_LS) snprintf(buf, n, "%s", interp_kind_name(p->interpolation)); break;
   /* a speed is shown as the Doppler shift it makes (doppler_hz) */
   case KEY_SPEED_KMH:
@@ -104,6 +107,7 @@ uint64_t config_point_key(const sim_config *c, const sim_point *pt) {
     /* pilots and estimation came later still: they count where they act */
     if ((k == KEY_PILOT_SPACING || k == KEY_PILOT_FIRST || k == KEY_PILOT_EVERY) && !pt->p.pilot_spacing) continue;
     if ((k == KEY_ESTIMATION || k == KEY_INTERPOLATION) && pt->p.estimation == EST_PERFECT) continue;
+    if (k == KEY_EBNO_OVERHEAD && !pt->p.ebno_charged) continue;
     for (const char *s = config_keys[k].path; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
     h = (h ^ '=') * 1099511628211ULL;
     for (const char *s = v; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;

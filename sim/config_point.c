@@ -72,6 +72,7 @@ static void fill(const point_view *v, const char *label, sim_point *pt) {
   p->interpolation = (interp_kind)choice_of(v, KEY_INTERPOLATION);
   p->est_shrink = 1.0;
   p->snr_kind = (snr_def)choice_of(v, KEY_SNR_KIND);
+  p->ebno_charged = (int)choice_of(v, KEY_EBNO_OVERHEAD);
   p->seed = (uint64_t)int_of(v, KEY_SEED);
   pt->target_errors = (uint64_t)int_of(v, KEY_TARGET_ERRORS);
   pt->max_bits = number_of(v, KEY_MAX_BITS);

@@ -145,6 +145,11 @@ const config_key config_keys[KEY_COUNT] = {
                          .help = "across subcarriers: the nearest pilot, linear between pilots, or LMMSE "
                                  "over the 16 nearest with the profile's correlation; across symbols "
                                  "always linear"},
+  [KEY_EBNO_OVERHEAD] = {.path = "simulation.ebno_overhead", .type = KT_CHOICE, .default_text = "\"excluded\"",
+                         .choices = &ebno_overhead_names, .follows = KEY_SNR_KIND, .only_with = "ebno",
+                         .help = "excluded: Eb is the energy of a data bit (MATLAB's convention); charged: the "
+                                 "pilots' and the cyclic prefix's energy is charged to the data bits "
+                                 "(Sionna's), N0 x (symbols x (subcarriers + cp_length)) / data REs"},
 };
 
 int config_key_find(const char *path) {

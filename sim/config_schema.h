@@ -55,6 +55,7 @@ typedef enum config_key_id {
   KEY_PILOT_EVERY,
   KEY_ESTIMATION,
   KEY_INTERPOLATION,
+  KEY_EBNO_OVERHEAD,
   KEY_COUNT
 } config_key_id;
 

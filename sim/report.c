@@ -49,6 +49,7 @@ void report_header(FILE *f, const sim_config *c, const char *backend, const char
     fprintf(f, "# shard %u/%u: %zu of the sweep's %zu points\n", c->shard, c->shards, c->n_points, c->sweep_points);
   else
     fprintf(f, "# %zu point%s\n", c->n_points, c->n_points == 1 ? "" : "s");
+  report_channels(f, c);
 }
 
 void report_table_head(FILE *f) {

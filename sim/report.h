@@ -9,6 +9,10 @@
 #include "sim/driver.h"
 
 void report_header(FILE *f, const sim_config *c, const char *backend, const char *command_line);
+/* One line per distinct tdl channel of the run: its delay spread and last
+ * tap in samples and ns, and (time domain) the discrete channel's length
+ * next to the CP (report_channel.c); part of report_header. */
+void report_channels(FILE *f, const sim_config *c);
 void report_table_head(FILE *f);
 void report_table_row(FILE *f, const sim_point *pt, const point_result *r);
 /* Rewrites the CSV with the first n results. 0, or -1 with errno set. */

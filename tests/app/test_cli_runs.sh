@@ -137,6 +137,15 @@ stop_with() {
 stop_with INT 130 int
 stop_with TERM 143 term
 
+# The header gives each tdl channel's length in samples next to the CP: TDL-C
+# at 6 samples ends at 51.91 (the table's last delay 8.6523 x 6);
+# windowed-sinc taps reach 31 samples past floor(51.91),
+# so the discrete channel is 82 samples, more than a CP of 64.
+"$OFDMSIM" "$OFDMSIM_SOURCE_DIR/configs/tdl_time.cfg" --set simulation.max_bits=1000 --set simulation.backend=cpu \
+  --set simulation.snr_db=10.0 -o "$tmp/ch.csv" >"$tmp/ch.out" 2>&1
+check "the header gives the channel's length next to the CP" \
+  grep -q '^# channel: tdl-c, delay spread 6 samples .*last tap at 51.91 samples; discrete channel 82 samples, CP 64 (shorter' "$tmp/ch.out"
+
 "$OFDMSIM" --help >"$tmp/help.out"
 check "--help exits 0 and lists keys" grep -q 'simulation.target_errors' "$tmp/help.out"
 "$OFDMSIM" --version >"$tmp/ver.out"

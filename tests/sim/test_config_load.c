@@ -211,6 +211,34 @@ static void test_n0(void) {
   }
 }
 
+/* ebno_overhead = "charged" (Sionna's convention): N0 grows by every RE of
+ * the frame with its share of CP over the data REs. 256 subcarriers, CP 32,
+ * 14 symbols, 2 antennas' pilots every 4th subcarrier on symbols 2 and 9:
+ * 14 x 288 / (14 x 256 - 2 x 128) = 4032 / 3328. Points with and without
+ * the charge have different keys; with no pilots, only the CP is charged. */
+static void test_ebno_overhead(void) {
+  const char *base[] = {"mimo.tx=2", "mimo.rx=2", "ofdm.subcarriers=256", "ofdm.cp_length=32", "pilots.spacing=4",
+                        "pilots.first_symbol=2", "pilots.symbol_spacing=7", "simulation.snr_db=[3.0]",
+                        "simulation.ebno_overhead=\"charged\""};
+  sim_config plain, charged, no_pilots;
+  if (load(&plain, write_file("ovh.cfg", ""), base, 8)) return;
+  if (!load(&charged, write_file("ovh.cfg", ""), base, 9)) {
+    const double want = plain.points[0].p.n0 * 4032.0 / 3328.0;
+    CHECK(close_to(charged.points[0].p.n0, want), "charged n0 %.17g, expected %.17g", charged.points[0].p.n0, want);
+    CHECK(charged.points[0].point_key != plain.points[0].point_key, "the charge leaves the point key alone");
+    sim_config_free(&charged);
+  }
+  const char *cp_only[] = {"ofdm.subcarriers=256", "ofdm.cp_length=32", "simulation.snr_db=[3.0]",
+                           "simulation.ebno_overhead=\"charged\""};
+  if (!load(&no_pilots, write_file("ovh.cfg", ""), cp_only, 4)) {
+    const double want = plain.points[0].p.n0 * 288.0 / 256.0;
+    CHECK(close_to(no_pilots.points[0].p.n0, want), "CP only: n0 %.17g, expected %.17g", no_pilots.points[0].p.n0,
+          want);
+    sim_config_free(&no_pilots);
+  }
+  sim_config_free(&plain);
+}
+
 static int same_point(const sim_point *a, const sim_point *b) {
   const link_params *p = &a->p, *q = &b->p;
   int same = p->tx == q->tx && p->rx == q->rx && p->bps == q->bps && p->equalizer == q->equalizer &&
@@ -350,11 +378,13 @@ static void test_echo(void) {
     sim_config_print(&c, ef, "# ");
     fclose(ef);
     /* every key shows, the computed default cp_length too, as one line each
-     * (but the K-best and LS options: no point of this sweep uses kbest or
-     * ls, and without pilots there are no pilot symbols to place) */
+     * (but the K-best, LS and Eb/N0 options: no point of this sweep uses
+     * kbest, ls or ebno, and without pilots there are no pilot symbols to
+     * place) */
     for (int k = 0; k < KEY_COUNT; k++) {
       if (config_keys[k].only_with &&
-          (!strcmp(config_keys[k].only_with, "kbest") || !strcmp(config_keys[k].only_with, "ls")))
+          (!strcmp(config_keys[k].only_with, "kbest") || !strcmp(config_keys[k].only_with, "ls") ||
+           !strcmp(config_keys[k].only_with, "ebno")))
         continue;
       if (k == KEY_PILOT_FIRST || k == KEY_PILOT_EVERY) continue;
       /* the other units of a quantity given here in samples (and the carrier of a speed) */
@@ -625,6 +655,7 @@ int main(void) {
   test_overrides();
   test_sweep();
   test_n0();
+  test_ebno_overhead();
   test_echo();
   test_ranges();
   test_zipped();
