@@ -107,6 +107,9 @@ typedef struct backend_options {
   uint64_t max_batch_frames; /* 0 = let the backend choose */
   struct {
     int threads;             /* OpenMP threads, 0 = all */
+    int staged;              /* 1 = one pass per stage over batch-sized buffers
+                                (per-stage timing, fetch); 0 = fused where the
+                                point allows (cpu/fused_cpu.c) */
   } cpu;
   struct {
     uint64_t memory_mb;      /* cap on device memory, 0 = what is free */

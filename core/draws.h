@@ -18,7 +18,7 @@
  * followed by curand4(&s) evaluates, so the GPU's cuRAND Philox and the CPU's
  * Random123 Philox give bitwise-equal words.  The conversions to uniforms and
  * normals below are shared by both backends (normals agree to a few 1e-6:
- * logf/sincospif differ in the last ulps between host and device libm).
+ * the host's logarithm and sine differ from the device's in the last ulps).
  *
  * Index layout of each purpose, per frame; R_f = symbols*subcarriers REs,
  * m = symbol*subcarriers + subcarrier the frame-local RE:
@@ -41,6 +41,9 @@
 #include <math.h>
 
 #include "core/cplx.h"
+#ifndef __CUDA_ARCH__
+#include "core/rng_math.h"
+#endif
 
 enum rng_purpose {
   RNG_BITS = 0,
@@ -83,12 +86,19 @@ OFDM_HD float rng_u01(uint32_t x) {
   return (float)x * 2.3283064365386963e-10f + 1.1641532182693481e-10f;
 }
 
-/* Box-Muller: two uniforms -> one CN(0,1) sample (unit total variance). */
+/* Box-Muller: two uniforms -> one CN(0,1) sample (unit total variance).
+ * The device uses CUDA's logf and sincospif, the host core/rng_math.h's
+ * functions (vectorisable, and the same bits in scalar and vector loops). */
 OFDM_HD cf32 rng_cnormal(uint32_t a, uint32_t b) {
   const float u1 = rng_u01(a), u2 = rng_u01(b);
-  const float r = sqrtf(-logf(u1)); /* sqrt(-2 ln u1) / sqrt(2) */
   float s, c;
-  sincos_turns(u2, &s, &c);
+#ifdef __CUDA_ARCH__
+  const float r = sqrtf(-logf(u1)); /* sqrt(-2 ln u1) / sqrt(2) */
+  sincospif(2.0f * u2, &s, &c);
+#else
+  const float r = sqrtf(-rng_logf(u1));
+  rng_sincos_turns(u2, &s, &c);
+#endif
   return cf_make(r * c, r * s);
 }
 

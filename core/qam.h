@@ -58,12 +58,16 @@ OFDM_HD uint32_t qam_gray_decode(uint32_t g) {
 }
 
 /* The level index nearest to the amplitude v of an L-level PAM: round
- * (v/scale + L-1)/2 after clamping to [0, L-1]. fmaxf comes first so that a
- * NaN becomes level 0 instead of reaching an undefined float->int cast. */
+ * (v/scale + L-1)/2 after clamping to [0, L-1]. The lower clamp comes first
+ * and is false for a NaN, which so becomes level 0 instead of reaching an
+ * undefined float->int cast. Written as selects, not fmaxf/fminf, so that a
+ * compiler vectorises it (the same values: the inputs differ from fmaxf's
+ * only in the sign of a zero, which rounds to level 0 either way). */
 OFDM_HD uint32_t qam_pam_index(float v, float half_inv_scale, int levels) {
   const float top = (float)(levels - 1);
   float t = v * half_inv_scale + 0.5f * top;
-  t = fminf(fmaxf(t, 0.0f), top);
+  t = t > 0.0f ? t : 0.0f;
+  t = t < top ? t : top;
   return (uint32_t)(int)(t + 0.5f);
 }
 

@@ -42,6 +42,7 @@ static void cpu_free(cpu_state *s) {
   free(s->sos);
   free(s->Hk);
   free(s->hp);
+  free(s->fused);
   est_plan_free(&s->est);
   if (s->modem) ofdm_modem_destroy(s->modem);
   tdl_grid_free(&s->grid);
@@ -67,6 +68,10 @@ static int cpu_run(backend *b, uint64_t first_frame, uint64_t frames, batch_resu
   const uint64_t chunks_per_frame = (rf + CPU_CHUNK - 1) / CPU_CHUNK;
   const long items = (long)(frames * chunks_per_frame);
 
+  if (s->fused) {
+    cpu_fused_run(p, s, first_frame, frames, out);
+    return 0;
+  }
   const double t0 = clock_seconds();
   cpu_draw_stage(p, s, first_frame, frames);
   const double t1 = clock_seconds();
@@ -102,6 +107,8 @@ static int cpu_run(backend *b, uint64_t first_frame, uint64_t frames, batch_resu
 
 static int cpu_fetch(backend *b, backend_buffer which, cf32 *dst, size_t count) {
   cpu_state *s = (cpu_state *)b->impl;
+  if (s->fused)
+    return backend_fail(b, "cpu backend: a fused batch keeps no buffers to fetch (create it with cpu.staged = 1)");
   const cf32 *src = backend_buffer_pick(which, s->x, s->H, s->y, s->xhat, s->Ginv, s->Hhat);
   const size_t need = backend_buffer_elements(&b->p, which, b->last_frames);
   if (!src || !dst || need == 0 || count != need)
@@ -136,6 +143,17 @@ backend *backend_cpu_create(const link_params *p, const backend_options *opt, ch
   if (frames < 1) frames = 1;
   if (opt->max_batch_frames && frames > opt->max_batch_frames) frames = opt->max_batch_frames;
   s->cap_frames = frames;
+  if (!opt->cpu.staged && cpu_fused_covers(p)) {
+    /* per thread a scratch block, and the batch's size as the staged path's
+     * (the same batches, so the same work past a stop) */
+    s->fused_stride = (cpu_fused_scratch_bytes(p) + 63) & ~(size_t)63;
+    s->fused = aligned_alloc(64, s->fused_stride * (size_t)s->nthreads);
+    if (!s->fused) {
+      snprintf(err, errlen, "cpu backend: cannot allocate %zu bytes of fused scratch", s->fused_stride);
+      goto fail;
+    }
+    return b;
+  }
   const size_t R = (size_t)(frames * rf), tx = (size_t)p->tx, rx = (size_t)p->rx;
   s->labels = alloc_or_null(tx * R);
   s->x = alloc_or_null(sizeof(cf32) * tx * R);

@@ -1,5 +1,6 @@
 /* The frequency-domain channel stage of the CPU backend: the per-RE steps of
- * core/re.h over a frame's REs in struct-of-arrays buffers. */
+ * core/re.h over a frame's REs in struct-of-arrays buffers, as the vector
+ * loops of draws_block.h compute them. */
 #include "cpu/channel_cpu.h"
 
 #include <stdlib.h>
@@ -7,14 +8,7 @@
 
 #include "channel/tdl.h"
 #include "core/re.h"
-
-/* Gathers element e < count of RE i (stride ld) into v[e]; scatters back. */
-static void gather(const cf32 *base, size_t ld, size_t i, int count, cf32 *v) {
-  for (int e = 0; e < count; e++) v[e] = base[(size_t)e * ld + i];
-}
-static void scatter(const cf32 *v, int count, cf32 *base, size_t ld, size_t i) {
-  for (int e = 0; e < count; e++) base[(size_t)e * ld + i] = v[e];
-}
+#include "cpu/draws_block.h"
 
 /* With Doppler: the taps of each symbol the range touches (its window
  * average), through the response on that symbol's subcarriers. */
@@ -68,32 +62,17 @@ void chan_fill(const link_params *p, const chan_spatial *s, const tdl_grid *g, u
     return;
   }
   const re_ctx c = re_ctx_of(p, s);
-  cf32 h[LINK_MAX_RX * LINK_MAX_TX];
-  for (size_t i = 0; i < n; i++) {
-    re_channel(c, s, frame, m0 + i, p->tx, p->rx, h, h);
-    scatter(h, c.links, H, ldh, i);
-  }
+  block_channel(&c, s, frame, m0, n, H, ldh);
 }
 
 void chan_apply(const link_params *p, uint64_t frame, uint64_t m0, size_t n, const cf32 *H,
                 size_t ldh, const cf32 *x, size_t ldx, cf32 *y, size_t ldy) {
   const re_ctx c = re_ctx_of(p, NULL);
-  cf32 h[LINK_MAX_RX * LINK_MAX_TX], xv[LINK_MAX_TX], yv[LINK_MAX_RX];
-  for (size_t i = 0; i < n; i++) {
-    gather(H, ldh, i, c.links, h);
-    gather(x, ldx, i, c.tx, xv);
-    re_apply(c, frame, m0 + i, c.tx, c.rx, h, xv, yv);
-    scatter(yv, c.rx, y, ldy, i);
-  }
+  block_apply(&c, frame, m0, n, H, ldh, x, ldx, y, ldy);
 }
 
 void chan_csi_error(const link_params *p, uint64_t frame, uint64_t m0, size_t n, const cf32 *H,
                     size_t ldh, cf32 *Hhat, size_t ldhh) {
   const re_ctx c = re_ctx_of(p, NULL);
-  cf32 h[LINK_MAX_RX * LINK_MAX_TX];
-  for (size_t i = 0; i < n; i++) {
-    gather(H, ldh, i, c.links, h);
-    re_csi(c, frame, m0 + i, c.links, h);
-    scatter(h, c.links, Hhat, ldhh, i);
-  }
+  block_csi(&c, frame, m0, n, H, ldh, Hhat, ldhh);
 }

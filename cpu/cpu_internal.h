@@ -18,6 +18,9 @@
 /* REs per work item: large enough to amortise the loop overhead, small
  * enough that every thread gets several items. */
 #define CPU_CHUNK 2048
+/* REs a fused chunk carries through the whole link: its scratch (about 160
+ * bytes a RE for 2x2, 600 for 4x4) stays within a core's L2. */
+#define CPU_FUSED_CHUNK 1024
 
 typedef struct cpu_state {
   chan_spatial spatial;
@@ -33,6 +36,9 @@ typedef struct cpu_state {
   cf32 *taps;           /* tdl: [frame][links][L] of the batch */
   sos_term *sos;        /* tdl with Doppler: [frame][links][L][TDL_SOS_TERMS] */
   cf32 *Hk;             /* tdl, per thread: [links][K] */
+  unsigned char *fused; /* the fused path (fused_cpu.c): per thread a block of
+                           fused_stride bytes; NULL: the staged stages run */
+  size_t fused_stride;
 } cpu_state;
 
 /* Work item `it` of a batch: a chunk of one frame, covering the frame-local
@@ -67,6 +73,17 @@ void cpu_receiver_stage(const link_params *p, cpu_state *s, size_t R, stage_time
 void cpu_repair_flagged(const link_params *p, cpu_state *s, uint64_t frames, uint32_t *fallbacks,
                         stage_times *t);
 void cpu_count_errors(const link_params *p, const cpu_state *s, uint64_t frames, uint32_t *errors);
+/* Bit errors of stream decisions xh against labels lab over frame-local REs
+ * [m0, m0+n) of a frame, data REs only (pilots are not counted). */
+uint32_t cpu_chunk_bit_errors(const link_params *p, const pilot_grid *pilots, uint64_t m0, size_t n, const cf32 *xh,
+                              const uint8_t *lab);
+/* fused_cpu.c: whether the fused path covers p (frequency domain, zf or
+ * mmse, hard decisions, the receiver's channel known or CSI error), the
+ * bytes of one thread's scratch, and a batch on it (errors and fallbacks
+ * added to out's, which backend_run zeroed). */
+int cpu_fused_covers(const link_params *p);
+size_t cpu_fused_scratch_bytes(const link_params *p);
+void cpu_fused_run(const link_params *p, cpu_state *s, uint64_t first_frame, uint64_t frames, batch_result *out);
 /* detect_cpu.c: the joint detectors (mmse-sic, kbest, ml) of a batch, per RE
  * from Hhat and y: their decisions as symbols in xhat (cpu_count_errors
  * counts them), REs with a stage solved in double in out->fallbacks, and with

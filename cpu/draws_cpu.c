@@ -6,21 +6,7 @@
 
 #include "cpu/channel_cpu.h"
 #include "cpu/cpu_internal.h"
-
-/* Labels and symbols (or pilots) of frame-local REs [m0, m0+n) of one frame. */
-static void draw_symbols(const link_params *p, const re_ctx c, uint64_t frame, uint64_t m0,
-                         size_t n, uint8_t *labels, cf32 *x, size_t ld) {
-  uint32_t lab[LINK_MAX_TX];
-  cf32 sym[LINK_MAX_TX];
-  for (size_t i = 0; i < n; i++) {
-    re_labels(c, frame, m0 + i, p->tx, lab);
-    re_symbols(c, m0 + i, p->tx, lab, sym);
-    for (int t = 0; t < p->tx; t++) {
-      labels[(size_t)t * ld + i] = (uint8_t)lab[t];
-      x[(size_t)t * ld + i] = sym[t];
-    }
-  }
-}
+#include "cpu/draws_block.h"
 
 /* Taps and per-subcarrier H of a tdl frame: the same H for each symbol, or
  * with Doppler each symbol's from its window-averaged taps (the sinusoids
@@ -54,7 +40,7 @@ void cpu_draw_stage(const link_params *p, cpu_state *s, uint64_t first_frame, ui
 #pragma omp parallel for schedule(dynamic, 4)
   for (long it = 0; it < items; it++) {
     const frame_chunk c = cpu_chunk_of(it, rf, chunks_per_frame);
-    draw_symbols(p, s->re, first_frame + c.f, c.m0, c.n, s->labels + c.o, s->x + c.o, R);
+    block_symbols(&s->re, first_frame + c.f, c.m0, c.n, s->labels + c.o, s->x + c.o, R);
     if (p->model != CH_TDL) chan_fill(p, &s->spatial, NULL, first_frame + c.f, c.m0, c.n, s->H + c.o, R);
   }
   if (p->model == CH_TDL) {

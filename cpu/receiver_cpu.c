@@ -66,6 +66,37 @@ void cpu_repair_flagged(const link_params *p, cpu_state *s, uint64_t frames, uin
   t->equalize += clock_seconds() - t0;
 }
 
+/* Set bits of a label difference (at most 8 bits), in shifts and masks that
+ * vectorise on any SIMD width. */
+static inline uint32_t popcount8(uint32_t x) {
+  x = x - ((x >> 1) & 0x55u);
+  x = (x & 0x33u) + ((x >> 2) & 0x33u);
+  return (x + (x >> 4)) & 0x0fu;
+}
+
+uint32_t cpu_chunk_bit_errors(const link_params *p, const pilot_grid *pilots, uint64_t m0, size_t n, const cf32 *xh,
+                              const uint8_t *lab) {
+  uint32_t e = 0;
+  if (pilots->spacing > 0) {
+    for (size_t i = 0; i < n; i++)
+      if (pilot_antenna(pilots, m0 + i) < 0) e += re_bit_errors(p->bps, xh[i], lab[i]);
+    return e;
+  }
+  if (p->bps == 1) {
+    for (size_t i = 0; i < n; i++) e += (uint32_t)(xh[i].re >= 0.0f) ^ lab[i];
+    return e;
+  }
+  /* qam_demap with its bps hoisted out of the loop (the same operations) */
+  const int half = p->bps >> 1, levels = 1 << half;
+  const float h = 0.5f * qam_inv_scale(p->bps);
+  for (size_t i = 0; i < n; i++) {
+    const uint32_t il = qam_gray_encode(qam_pam_index(xh[i].re, h, levels));
+    const uint32_t ql = qam_gray_encode(qam_pam_index(xh[i].im, h, levels));
+    e += popcount8(((il << half) | ql) ^ lab[i]);
+  }
+  return e;
+}
+
 void cpu_count_errors(const link_params *p, const cpu_state *s, uint64_t frames, uint32_t *errors) {
   const uint64_t rf = link_res_per_frame(p);
   const size_t R = (size_t)(frames * rf);
@@ -76,15 +107,8 @@ void cpu_count_errors(const link_params *p, const cpu_state *s, uint64_t frames,
   for (long it = 0; it < items; it++) {
     const frame_chunk c = cpu_chunk_of(it, rf, chunks_per_frame);
     for (int t = 0; t < tx; t++) {
-      uint32_t e = 0;
-      const cf32 *xh = s->xhat + (size_t)t * R + c.o;
-      const uint8_t *lab = s->labels + (size_t)t * R + c.o;
-      if (s->re.pilots.spacing > 0) {
-        for (size_t i = 0; i < c.n; i++)
-          if (pilot_antenna(&s->re.pilots, c.m0 + i) < 0) e += re_bit_errors(p->bps, xh[i], lab[i]);
-      } else {
-        for (size_t i = 0; i < c.n; i++) e += re_bit_errors(p->bps, xh[i], lab[i]);
-      }
+      const uint32_t e = cpu_chunk_bit_errors(p, &s->re.pilots, c.m0, c.n, s->xhat + (size_t)t * R + c.o,
+                                              s->labels + (size_t)t * R + c.o);
 #pragma omp atomic
       errors[c.f * (uint64_t)tx + (uint64_t)t] += e;
     }

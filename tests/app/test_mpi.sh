@@ -65,9 +65,9 @@ ranks_of() {
     [ -n "$r" ] && echo "$c $r"
   done
 }
-# The runs to interrupt: A with five times its bits, long enough that the
+# The runs to interrupt: A with twenty times its bits, long enough that the
 # stop (mpirun forwards a signal after a second or so) lands mid-run.
-l=("${a[@]}" --set simulation.max_bits=6e7)
+l=("${a[@]}" --set simulation.max_bits=2.4e8)
 "$OFDMSIM" configs/default.cfg "${l[@]}" -o "$tmp/l.csv" >/dev/null 2>&1
 mpi 2 "$OFDMSIM" configs/default.cfg "${l[@]}" -o "$tmp/l2.csv" >/dev/null 2>&1
 check "the long run on 2 ranks = its plain run" cmp -s <(csv_counts "$tmp/l.csv") <(csv_counts "$tmp/l2.csv")

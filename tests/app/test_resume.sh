@@ -96,15 +96,19 @@ check "heavy writes: killed and resumed = uninterrupted" cmp -s <(csv_counts "$t
 check "heavy writes: no temporary files left" test -z "$(ls "$tmp" | grep -E '\.tmp|\.probe')"
 
 # SIGINT: exit 130, the partial results kept, and --resume completes them.
-"$OFDMSIM" "$tmp/r.cfg" -q -o "$tmp/int.csv" >/dev/null 2>"$tmp/int.err" &
+# Ten times r.cfg's bits, on one thread, so that the signal lands mid-run
+# (it is sent once the journal holds a record).
+mid=(--set simulation.max_bits=3.0e8 --set simulation.target_errors=1000000 --set simulation.threads=1)
+run -o "$tmp/midfull.csv" "${mid[@]}"
+"$OFDMSIM" "$tmp/r.cfg" -q -o "$tmp/int.csv" "${mid[@]}" >/dev/null 2>"$tmp/int.err" &
 pid=$!
-sleep 0.4
+for i in $(seq 1 300); do [ -s "$tmp/int.journal" ] && break; sleep 0.01; done
 kill -INT "$pid"
 wait "$pid"
 check "SIGINT exits 130" test $? -eq 130
 check "SIGINT says how to continue" grep -q -- '--resume continues' "$tmp/int.err"
-run -o "$tmp/int.csv" --resume
-check "resumed after SIGINT = uninterrupted" cmp -s <(csv_counts "$tmp/full.csv") <(csv_counts "$tmp/int.csv")
+run -o "$tmp/int.csv" --resume "${mid[@]}"
+check "resumed after SIGINT = uninterrupted" cmp -s <(csv_counts "$tmp/midfull.csv") <(csv_counts "$tmp/int.csv")
 
 # Resuming a finished run runs nothing and changes no count; another thread
 # count and batch size do not matter.
@@ -150,10 +154,12 @@ check "existing results without --resume or --force: exit 2" test $? -eq 2
 check "... naming both ways" grep -q -- '--force replaces it, --resume continues it' "$tmp/stderr"
 
 # One journal, one writer: a second run on the same -o is refused at once.
-"$OFDMSIM" "$tmp/r.cfg" -q -o "$tmp/lock.csv" >/dev/null 2>&1 &
+# The first runs 100 times r.cfg's bits, so that it is still writing.
+long=(--set simulation.max_bits=3.0e9 --set simulation.target_errors=10000000)
+"$OFDMSIM" "$tmp/r.cfg" -q -o "$tmp/lock.csv" "${long[@]}" >/dev/null 2>&1 &
 pid=$!
 for i in $(seq 1 100); do [ -s "$tmp/lock.journal" ] && break; sleep 0.1; done
-run -o "$tmp/lock.csv" --resume
+run -o "$tmp/lock.csv" --resume "${long[@]}"
 check "a second writer is refused with exit 2" test $? -eq 2
 check "... saying why" grep -q 'another ofdmsim is writing to this journal' "$tmp/stderr"
 kill -9 "$pid" 2>/dev/null

@@ -8,7 +8,7 @@ source "$OFDMSIM_SOURCE_DIR/tests/support/harness.sh"
 # batch. On the CPU: a GPU would spend most of it setting up 20000 backends.
 cat > "$tmp/quick.cfg" <<'CFG'
 simulation = { snr_db = { from = 0.0; to = 99.995; step = 0.005; }; max_bits = 1.0; backend = "cpu"; threads = 1; };
-ofdm = { subcarriers = 64; symbols = 14; };
+ofdm = { subcarriers = 512; symbols = 14; };
 CFG
 # One long point.
 cat > "$tmp/long.cfg" <<'CFG'

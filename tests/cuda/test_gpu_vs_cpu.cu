@@ -122,6 +122,7 @@ int run_one(const char *name, const link_params &p, int staged, int fetch, fetch
   char err[512] = "";
   backend_options opt;
   memset(&opt, 0, sizeof opt);
+  opt.cpu.staged = 1; /* the test fetches buffers */
   opt.max_batch_frames = kFrames;
   opt.cuda.staged = staged;
   backend *b = backends_create(name, &p, &opt, err, sizeof err);

@@ -19,6 +19,7 @@ static backend *make(const link_params *p, uint64_t batch) {
   char err[512];
   backend_options opt;
   memset(&opt, 0, sizeof opt);
+  opt.cpu.staged = 1; /* the test fetches buffers */
   opt.max_batch_frames = batch;
   backend *b = backends_create("cpu", p, &opt, err, sizeof err);
   if (!b) fprintf(stderr, "backend: %s\n", err);
@@ -212,6 +213,7 @@ static void bad_params_rejected(void) {
     char err[512] = "";
     backend_options opt;
     memset(&opt, 0, sizeof opt);
+    opt.cpu.staged = 1; /* the test fetches buffers */
     backend *b = backends_create("cpu", &cases[i].p, &opt, err, sizeof err);
     CHECK(b == NULL, "%s: accepted", cases[i].what);
     CHECK(strstr(err, "cpu backend: ") && strstr(err, cases[i].expect), "%s: message '%s'",
