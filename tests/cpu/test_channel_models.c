@@ -20,18 +20,11 @@ static link_params base_params(int tx, int rx) {
   return p;
 }
 
-static chan_spatial spatial_of(const link_params *p) {
-  chan_spatial s;
-  char err[256];
-  const int rc = chan_spatial_init(p, &s, err, sizeof err);
-  CHECK(rc == 0, "chan_spatial_init: %s", err);
-  return s;
-}
 
 /* Channel matrices of `frames` whole frames of point p (its spatial model
  * set up here): H[e*R + i], R = frames*R_f. */
 static cf32 *fill_frames(const link_params *p, int frames, size_t *R) {
-  const chan_spatial s = spatial_of(p);
+  const chan_spatial s = tp_spatial(p);
   const size_t rf = (size_t)link_res_per_frame(p), links = (size_t)p->tx * p->rx;
   *R = rf * frames;
   cf32 *H = malloc(sizeof *H * links * *R);
@@ -43,7 +36,7 @@ static void test_spatial_init(void) {
   link_params p = base_params(4, 6);
   p.rho_tx = 0.8;
   p.rho_rx = -0.4;
-  chan_spatial s = spatial_of(&p);
+  chan_spatial s = tp_spatial(&p);
   double worst = 0.0;
   for (int side = 0; side < 2; side++) {
     const int n = side ? p.rx : p.tx, stride = side ? LINK_MAX_RX : LINK_MAX_TX;
@@ -158,7 +151,7 @@ static void test_draw_layout(void) {
   link_params p = base_params(3, 3);
   p.n0 = 0.25;
   p.csi_error_var = 0.04;
-  const chan_spatial s = spatial_of(&p);
+  const chan_spatial s = tp_spatial(&p);
   const uint64_t frame = 77, rf = link_res_per_frame(&p), m0 = 100;
   const size_t n = 50;
   cf32 H[9 * 50], Z[9 * 50], y[3 * 50], x[3 * 50];
@@ -190,7 +183,7 @@ static void test_draw_layout(void) {
 static void test_awgn_identity(void) {
   link_params p = base_params(3, 4);
   p.model = CH_AWGN;
-  const chan_spatial s = spatial_of(&p);
+  const chan_spatial s = tp_spatial(&p);
   const size_t n = 37, ld = 41;
   cf32 *H = malloc(sizeof *H * ld * 12);
   for (size_t i = 0; i < ld * 12; i++) H[i] = cf_make(NAN, NAN);
@@ -322,7 +315,7 @@ static void test_csi_error(void) {
 /* A frame processed in odd-sized pieces with another leading dimension gives
  * bit-identical H, y and Hhat to one call over the whole frame. */
 static void check_chunking(const char *name, link_params p) {
-  const chan_spatial s = spatial_of(&p);
+  const chan_spatial s = tp_spatial(&p);
   tdl_grid grid, *g = NULL;
   char why[256];
   if (p.model == CH_TDL) {

@@ -85,12 +85,6 @@ static link_params doppler_params(int tx, int rx, pdp_kind kind, double ds, int 
   return p;
 }
 
-static chan_spatial spatial_of(const link_params *p) {
-  chan_spatial s;
-  char err[256];
-  CHECK(chan_spatial_init(p, &s, err, sizeof err) == 0, "chan_spatial_init: %s", err);
-  return s;
-}
 
 static void test_reference(void) {
   /* the series against known values: J0(1), J0 at its first zero and its
@@ -114,7 +108,7 @@ static void test_autocorrelation(void) {
   const int K = 64, frames = 1000, npos = 8;
   const double fd_T = 0.2;
   link_params p = doppler_params(2, 2, PDP_TDL_A, 3.0, K, 14, 16, fd_T);
-  const chan_spatial s = spatial_of(&p);
+  const chan_spatial s = tp_spatial(&p);
   CHECK(!s.correlated && !s.rician && p.pdp.los_power == 0.0f, "the point must be uncorrelated and LOS-free");
   const tdl_fade fd = tdl_fade_of(&p);
   const int L = p.pdp.taps, links = p.tx * p.rx;
@@ -189,7 +183,7 @@ static void test_autocorrelation(void) {
 static void test_window_average(void) {
   const int K = 64;
   link_params p = doppler_params(2, 2, PDP_TDL_A, 3.0, K, 6, 16, 0.2);
-  const chan_spatial s = spatial_of(&p);
+  const chan_spatial s = tp_spatial(&p);
   const tdl_fade fd = tdl_fade_of(&p);
   const int L = p.pdp.taps, links = p.tx * p.rx;
   sos_term *sos = malloc(sizeof *sos * (size_t)links * L * TDL_SOS_TERMS);
@@ -247,7 +241,7 @@ static double ici_theory(double nu, int K) {
 static void check_ici(pdp_kind kind, double ds, int cp, double fd_T, int frames) {
   const int K = 64;
   link_params p = doppler_params(1, 1, kind, ds, K, 2, cp, fd_T);
-  const chan_spatial s = spatial_of(&p);
+  const chan_spatial s = tp_spatial(&p);
   const int L = p.pdp.taps;
   CHECK(p.pdp.delay[L - 1] <= cp, "%s ds %g: delays to %g, beyond the CP %d", kind == PDP_EXP ? "exp" : "tdl-a", ds,
         p.pdp.delay[L - 1], cp);
@@ -504,7 +498,7 @@ static void test_draws(void) {
     }
     CHECK(differ == 0, "%d buffers of frames 3..5 depend on the batch they ran in", differ);
     /* H of frame 4 against tdl_symbol_taps through the point's time tables */
-    const chan_spatial s = spatial_of(&p);
+    const chan_spatial s = tp_spatial(&p);
     tdl_grid g;
     CHECK(tdl_grid_make(&p, &g, err, sizeof err) == 0, "tdl_grid_make: %s", err);
     tdl_draw_sos(&p, 4, a);

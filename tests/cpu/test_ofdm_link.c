@@ -107,19 +107,13 @@ static void test_round_trip(void) {
   }
 }
 
-static chan_spatial spatial_of(const link_params *p) {
-  chan_spatial s;
-  char err[256];
-  CHECK(chan_spatial_init(p, &s, err, sizeof err) == 0, "chan_spatial_init: %s", err);
-  return s;
-}
 
 /* With cp >= the largest delay and no noise the link is exactly
  * y[k] = sum_t H_rt[k] x_t[k] on every symbol, H the frame's tdl_response
  * through the time-domain tables. Returns the worst relative residual over
  * the frames. */
 static double residual_over_frames(const link_params *p, int frames) {
-  const chan_spatial s = spatial_of(p);
+  const chan_spatial s = tp_spatial(p);
   tdl_grid g;
   ofdm_modem *m = modem_of(p, &g);
   if (!m) return INFINITY;
@@ -190,7 +184,7 @@ static void test_isi(void) {
  * (r/2)*N_f + n in the time domain. */
 static void test_noise(void) {
   link_params p = ofdm_params(2, 3, CH_TDL, PDP_TDL_B, 4.0, 64, 4, 20);
-  const chan_spatial s = spatial_of(&p);
+  const chan_spatial s = tp_spatial(&p);
   tdl_grid g;
   ofdm_modem *m = modem_of(&p, &g);
   if (!m) return;
@@ -253,7 +247,7 @@ static void test_noise(void) {
 static void test_threads(void) {
   link_params p = ofdm_params(4, 4, CH_TDL, PDP_TDL_A, 2.0, 256, 6, 18);
   p.rho_rx = 0.4;
-  const chan_spatial s = spatial_of(&p);
+  const chan_spatial s = tp_spatial(&p);
   tdl_grid g;
   ofdm_modem *m = modem_of(&p, &g);
   if (!m) return;

@@ -25,12 +25,6 @@ static link_params tdl_params(int tx, int rx, pdp_kind kind, double ds, int K) {
   return p;
 }
 
-static chan_spatial spatial_of(const link_params *p) {
-  chan_spatial s;
-  char err[256];
-  CHECK(chan_spatial_init(p, &s, err, sizeof err) == 0, "chan_spatial_init: %s", err);
-  return s;
-}
 
 /* Sorted distinct delays from 0, powers positive and summing to 1. */
 static void check_shape(const char *name, const tdl_pdp *pdp) {
@@ -210,7 +204,7 @@ static void test_continuous_tables(void) {
  * draw q/2, scaled by sqrt(power[l]). */
 static void test_tap_layout(void) {
   link_params p = tdl_params(3, 3, PDP_TDL_A, 4.0, 64);
-  const chan_spatial s = spatial_of(&p);
+  const chan_spatial s = tp_spatial(&p);
   const int L = p.pdp.taps, total = 9 * L;
   cf32 *taps = malloc(sizeof *taps * total);
   tdl_draw_taps(&p, &s, 31, taps);
@@ -229,7 +223,7 @@ static void test_tap_layout(void) {
  * LOS power on tap 0, whose mean is the LOS amplitude; the antenna pairs of
  * one tap correlate as rho^|i-j| (times the tap's power). */
 static void check_tap_statistics(const char *name, link_params p, int frames) {
-  const chan_spatial s = spatial_of(&p);
+  const chan_spatial s = tp_spatial(&p);
   const int L = p.pdp.taps, links = p.tx * p.rx;
   cf32 *taps = malloc(sizeof *taps * links * L);
   double *pw = calloc(L, sizeof *pw), mean0 = 0, corr = 0, nlos0 = 0;
@@ -311,7 +305,7 @@ static void check_response(int K, pdp_kind kind, delay_grid grid) {
   char err[256];
   CHECK(tdl_pdp_make(kind, K / 40.0, tdl_pdp_has_los(kind) ? NAN : 0.0, grid, K - 1, &p.pdp, err, sizeof err) == 0,
         "%s", err);
-  const chan_spatial s = spatial_of(&p);
+  const chan_spatial s = tp_spatial(&p);
   tdl_grid g;
   CHECK(tdl_grid_make(&p, &g, err, sizeof err) == 0, "%s", err);
   const int L = p.pdp.taps;
@@ -409,7 +403,7 @@ static void check_correlation(pdp_kind kind, double ds, int frames) {
   char err[256];
   p.k_factor = tdl_pdp_has_los(kind) ? NAN : 0.0;
   CHECK(tdl_pdp_make(kind, ds, p.k_factor, DELAYS_CONTINUOUS, K - 1, &p.pdp, err, sizeof err) == 0, "%s", err);
-  const chan_spatial s = spatial_of(&p);
+  const chan_spatial s = tp_spatial(&p);
   tdl_grid g;
   CHECK(tdl_grid_make(&p, &g, err, sizeof err) == 0, "%s", err);
   cf32 taps[4 * TDL_MAX_TAPS], *Hk = malloc(sizeof *Hk * links * K);
@@ -479,7 +473,7 @@ static void test_frequency_correlation(void) {
 static void test_fill(void) {
   const int K = 256;
   link_params p = tdl_params(2, 2, PDP_TDL_A, 6.0, K);
-  const chan_spatial s = spatial_of(&p);
+  const chan_spatial s = tp_spatial(&p);
   char err[256];
   tdl_grid g;
   CHECK(tdl_grid_make(&p, &g, err, sizeof err) == 0, "%s", err);

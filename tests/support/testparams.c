@@ -1,5 +1,7 @@
 #include "testparams.h"
 
+#include "testutil.h"
+
 link_params tp_point(int tx, int rx, int bps, channel_model model, int subcarriers, int symbols,
                      int cp_length) {
   /* The fields left out of the initialiser are zero. */
@@ -7,4 +9,11 @@ link_params tp_point(int tx, int rx, int bps, channel_model model, int subcarrie
                          .subcarriers = subcarriers, .symbols = symbols, .cp_length = cp_length,
                          .subcarrier_spacing = 30e3};
   return p;
+}
+
+chan_spatial tp_spatial(const link_params *p) {
+  chan_spatial s;
+  char err[256];
+  CHECK(chan_spatial_init(p, &s, err, sizeof err) == 0, "chan_spatial_init: %s", err);
+  return s;
 }

@@ -5,6 +5,7 @@
 #define OFDMSIM_TESTPARAMS_H
 
 #include "core/params.h"
+#include "core/spatial.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -18,6 +19,9 @@ extern "C" {
  * Eb/N0 at 0 dB with n0 = 0 (noiseless), seed 0 and point 0. */
 link_params tp_point(int tx, int rx, int bps, channel_model model, int subcarriers, int symbols,
                      int cp_length);
+
+/* p's spatial mixing (chan_spatial_init), a failed CHECK when it has none. */
+chan_spatial tp_spatial(const link_params *p);
 
 #ifdef __cplusplus
 }
