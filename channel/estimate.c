@@ -26,26 +26,31 @@ void est_plan_free(est_plan *e) {
 static cd corr_at(const link_params *p, const tdl_grid *g, int a, int b) {
   if (!g) return 1.0;
   const int K = g->K;
-  cd s = 0.0;
+  double re = 0.0, im = 0.0;
   for (int l = 0; l < g->L; l++) {
     const cf32 ra = g->resp[(size_t)l * K + a], rb = g->resp[(size_t)l * K + b];
-    const cd prod = (ra.re + I * ra.im) * (rb.re - I * rb.im);
-    s += (double)p->pdp.power[l] * prod;
-    if (l == 0) s += (double)p->pdp.los_power * prod;
+    /* ra conj(rb), in reals */
+    const double pw = (double)p->pdp.power[l] + (l == 0 ? (double)p->pdp.los_power : 0.0);
+    re += pw * ((double)ra.re * rb.re + (double)ra.im * rb.im);
+    im += pw * ((double)ra.im * rb.re - (double)ra.re * rb.im);
   }
-  return s;
+  return CMPLX(re, im);
 }
 
+static double norm2(cd z) { return creal(z) * creal(z) + cimag(z) * cimag(z); }
+
 /* In-place inverse of the n x n matrix a (row-major) by Gauss-Jordan with
- * partial pivoting; -1 when singular. */
+ * partial pivoting (by squared magnitude); -1 when singular. The file is
+ * built with -fcx-limited-range: its complex products and quotients are the
+ * textbook formulas (the matrices are well scaled: a covariance plus N0). */
 static int invert(int n, cd *a, cd *inv) {
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++) inv[i * n + j] = i == j;
   for (int c = 0; c < n; c++) {
     int piv = c;
     for (int r = c + 1; r < n; r++)
-      if (cabs(a[r * n + c]) > cabs(a[piv * n + c])) piv = r;
-    if (cabs(a[piv * n + c]) == 0.0) return -1;
+      if (norm2(a[r * n + c]) > norm2(a[piv * n + c])) piv = r;
+    if (norm2(a[piv * n + c]) == 0.0) return -1;
     for (int j = 0; j < n; j++) {
       cd t = a[c * n + j];
       a[c * n + j] = a[piv * n + j];
@@ -54,10 +59,10 @@ static int invert(int n, cd *a, cd *inv) {
       inv[c * n + j] = inv[piv * n + j];
       inv[piv * n + j] = t;
     }
-    const cd d = a[c * n + c];
+    const cd d = 1.0 / a[c * n + c];
     for (int j = 0; j < n; j++) {
-      a[c * n + j] /= d;
-      inv[c * n + j] /= d;
+      a[c * n + j] *= d;
+      inv[c * n + j] *= d;
     }
     for (int r = 0; r < n; r++) {
       if (r == c) continue;
@@ -99,9 +104,9 @@ static int antenna_weights(const link_params *p, const tdl_grid *g, est_plan *e,
                            double *model) {
   const int K = e->K, T = e->taps, P = p->pilot_spacing, np = pilot_count(&e->pg, t);
   const double n0 = p->n0;
-  cd A[EST_LMMSE_TAPS * EST_LMMSE_TAPS], Ai[EST_LMMSE_TAPS * EST_LMMSE_TAPS], w[EST_LMMSE_TAPS],
-      c[EST_LMMSE_TAPS];
-  int window = -1; /* the window Ai was made for */
+  cd R[EST_LMMSE_TAPS * EST_LMMSE_TAPS], A[EST_LMMSE_TAPS * EST_LMMSE_TAPS], Ai[EST_LMMSE_TAPS * EST_LMMSE_TAPS],
+      w[EST_LMMSE_TAPS], c[EST_LMMSE_TAPS];
+  int window = -1; /* the window R and Ai were made for */
   for (int k = 0; k < K; k++) {
     const size_t at = (size_t)t * K + k;
     const double x = (double)(k - t) / P;
@@ -112,9 +117,15 @@ static int antenna_weights(const link_params *p, const tdl_grid *g, est_plan *e,
       f = (int)floor(x) - T / 2 + 1;
       f = f < 0 ? 0 : f > np - T ? np - T : f;
       if (f != window) {
+        /* the pilots' correlations R (Hermitian): a window moved by d < T
+         * pilots keeps the overlap, shifted; the rest is computed */
+        const int d = f - window, keep = window >= 0 && d > 0 && d < T ? T - d : 0;
+        for (int i = 0; i < keep; i++)
+          for (int j = i; j < keep; j++) R[i * T + j] = R[(i + d) * T + j + d];
         for (int i = 0; i < T; i++)
-          for (int j = 0; j < T; j++)
-            A[i * T + j] = corr_at(p, g, t + (f + i) * P, t + (f + j) * P) + (i == j ? n0 : 0.0);
+          for (int j = i < keep ? keep : i; j < T; j++) R[i * T + j] = corr_at(p, g, t + (f + i) * P, t + (f + j) * P);
+        for (int i = 0; i < T; i++)
+          for (int j = 0; j < T; j++) A[i * T + j] = (j >= i ? R[i * T + j] : conj(R[j * T + i])) + (i == j ? n0 : 0.0);
         if (invert(T, A, Ai)) return -1;
         window = f;
       }
@@ -134,14 +145,12 @@ static int antenna_weights(const link_params *p, const tdl_grid *g, est_plan *e,
     noise[at] = n0 * nz;
     model[at] = 0.0;
     if (p->interpolation == INTERP_LMMSE) {
-      /* E|H_k - w^T h|^2 = R_kk - 2 Re sum_i conj(w_i) c_i + w^T A conj(w), less the noise part */
-      cd quad = 0.0, cross = 0.0;
-      for (int i = 0; i < T; i++) {
-        cross += conj(w[i]) * c[i];
-        for (int j = 0; j < T; j++)
-          quad += w[i] * (corr_at(p, g, t + (f + i) * P, t + (f + j) * P) + (i == j ? n0 : 0.0)) * conj(w[j]);
-      }
-      const double total = creal(corr_at(p, g, k, k)) - 2.0 * creal(cross) + creal(quad);
+      /* E|H_k - w^T h|^2 = R_kk - 2 Re sum_i conj(w_i) c_i + w^T A conj(w); the
+       * orthogonality above makes w^T A conj(w) = sum_j conj(w_j) c_j, so the
+       * error is R_kk - Re sum_i conj(w_i) c_i, less the noise part */
+      cd cross = 0.0;
+      for (int i = 0; i < T; i++) cross += conj(w[i]) * c[i];
+      const double total = creal(corr_at(p, g, k, k)) - creal(cross);
       model[at] = fmax(total - noise[at], 0.0);
     }
   }
