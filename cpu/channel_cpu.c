@@ -10,14 +10,9 @@
 #include "core/re.h"
 #include "cpu/draws_block.h"
 
-/* With Doppler: the taps of each symbol the range touches (its window
- * average), through the response on that symbol's subcarriers. */
-static void fill_fading(const link_params *p, const chan_spatial *s, const tdl_grid *g, uint64_t frame,
-                        uint64_t m0, size_t n, cf32 *H, size_t ldh) {
+void chan_fill_fading(const link_params *p, const chan_spatial *s, const tdl_grid *g, const sos_term *sos,
+                      uint64_t m0, size_t n, cf32 *H, size_t ldh) {
   const int links = p->rx * p->tx, K = p->subcarriers;
-  sos_term *sos = malloc(sizeof *sos * (size_t)links * p->pdp.taps * TDL_SOS_TERMS);
-  if (!sos) abort(); /* a few KB: no way on without them */
-  tdl_draw_sos(p, frame, sos);
   cf32 taps[LINK_MAX_RX * LINK_MAX_TX * TDL_MAX_TAPS];
   for (size_t j = 0; j < n;) {
     const uint64_t m = m0 + j;
@@ -27,6 +22,15 @@ static void fill_fading(const link_params *p, const chan_spatial *s, const tdl_g
     tdl_response(g, links, taps, k, (int)run, H + j, ldh);
     j += run;
   }
+}
+
+/* With Doppler: the frame's sinusoids, then chan_fill_fading. */
+static void fill_fading(const link_params *p, const chan_spatial *s, const tdl_grid *g, uint64_t frame,
+                        uint64_t m0, size_t n, cf32 *H, size_t ldh) {
+  sos_term *sos = malloc(sizeof *sos * (size_t)(p->rx * p->tx) * p->pdp.taps * TDL_SOS_TERMS);
+  if (!sos) abort(); /* a few KB: no way on without them */
+  tdl_draw_sos(p, frame, sos);
+  chan_fill_fading(p, s, g, sos, m0, n, H, ldh);
   free(sos);
 }
 

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "channel/tdl_fading.h"
 #include "channel/tdl_grid.h"
 #include "core/spatial.h"
 #include "core/params.h"
@@ -29,6 +30,12 @@ extern "C" {
  *            symbol's own (tdl_symbol_taps). g: NULL unless tdl. */
 void chan_fill(const link_params *p, const chan_spatial *s, const tdl_grid *g, uint64_t frame, uint64_t m0,
                size_t n, cf32 *H, size_t ldh);
+
+/* chan_fill's tdl with Doppler, from the frame's sinusoids (tdl_draw_sos):
+ * each symbol's window-averaged taps through the response on its
+ * subcarriers. For a caller that keeps a frame's sinusoids across calls. */
+void chan_fill_fading(const link_params *p, const chan_spatial *s, const tdl_grid *g, const sos_term *sos,
+                      uint64_t m0, size_t n, cf32 *H, size_t ldh);
 
 /* y = H x + sqrt(n0) w, w ~ CN(0,1) from RNG_NOISE. x: [tx] with stride ldx,
  * y: [rx] with stride ldy. */

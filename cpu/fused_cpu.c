@@ -26,17 +26,19 @@ int cpu_fused_covers(const link_params *p) {
 typedef struct fused_scratch {
   uint8_t *labels;
   cf32 *x, *H, *Hhat, *y, *G, *Ginv, *z, *xhat;
-  cf32 *Hk;          /* tdl without Doppler: [links][K] of frame Hk_frame */
-  uint64_t Hk_frame; /* the frame Hk holds (UINT64_MAX: none) */
+  cf32 *Hk;          /* tdl without Doppler: [links][K] of frame `frame` */
+  sos_term *sos;     /* tdl with Doppler: the sinusoids of frame `frame` */
+  uint64_t frame;    /* the frame Hk or sos holds (UINT64_MAX: none) */
 } fused_scratch;
 
 size_t cpu_fused_scratch_bytes(const link_params *p) {
   const size_t tx = (size_t)p->tx, rx = (size_t)p->rx, links = tx * rx;
   size_t per_re = tx + sizeof(cf32) * (tx + links + rx + 2 * tx * tx + 2 * tx);
   if (p->csi_error_var > 0) per_re += sizeof(cf32) * links;
-  size_t b = per_re * CPU_FUSED_CHUNK + sizeof(fused_scratch);
+  size_t b = per_re * CPU_FUSED_CHUNK;
   if (p->model == CH_TDL) b += sizeof(cf32) * links * (size_t)p->subcarriers;
-  return b + 64 * 10; /* alignment of each array */
+  if (link_doppler_per_sample(p) > 0.0) b += sizeof(sos_term) * links * (size_t)p->pdp.taps * TDL_SOS_TERMS;
+  return b + 64 * 11; /* alignment of each array */
 }
 
 /* Carves one thread's arrays out of its block (64-byte aligned). */
@@ -55,14 +57,17 @@ static fused_scratch carve(const link_params *p, unsigned char *block) {
   f.z = TAKE(sizeof(cf32) * tx * C);
   f.xhat = TAKE(sizeof(cf32) * tx * C);
   f.Hk = p->model == CH_TDL ? TAKE(sizeof(cf32) * links * (size_t)p->subcarriers) : NULL;
+  f.sos = link_doppler_per_sample(p) > 0.0 ? TAKE(sizeof(sos_term) * links * (size_t)p->pdp.taps * TDL_SOS_TERMS)
+                                           : NULL;
 #undef TAKE
-  f.Hk_frame = UINT64_MAX;
+  f.frame = UINT64_MAX;
   return f;
 }
 
-/* H of the chunk: drawn per RE, or the frame's per-subcarrier response
- * (kept per thread across the frame's chunks), or with Doppler each
- * symbol's (chan_fill) -- as the draw stage makes it. */
+/* H of the chunk: drawn per RE, or the frame's per-subcarrier response, or
+ * with Doppler each symbol's from the frame's sinusoids (the response or the
+ * sinusoids kept per thread across the frame's chunks) -- as the draw stage
+ * makes it. */
 static void chunk_channel(const link_params *p, cpu_state *s, fused_scratch *f, uint64_t frame, uint64_t m0,
                           size_t n) {
   const size_t C = CPU_FUSED_CHUNK;
@@ -70,16 +75,18 @@ static void chunk_channel(const link_params *p, cpu_state *s, fused_scratch *f, 
     block_channel(&s->re, &s->spatial, frame, m0, n, f->H, C);
     return;
   }
-  if (link_doppler_per_sample(p) > 0.0) {
-    chan_fill(p, &s->spatial, &s->grid, frame, m0, n, f->H, C);
+  if (f->sos) {
+    if (f->frame != frame) tdl_draw_sos(p, frame, f->sos);
+    f->frame = frame;
+    chan_fill_fading(p, &s->spatial, &s->grid, f->sos, m0, n, f->H, C);
     return;
   }
   const int links = p->rx * p->tx, K = p->subcarriers;
-  if (f->Hk_frame != frame) {
+  if (f->frame != frame) {
     cf32 taps[LINK_MAX_RX * LINK_MAX_TX * TDL_MAX_TAPS];
     tdl_draw_taps(p, &s->spatial, frame, taps);
     tdl_response(&s->grid, links, taps, 0, K, f->Hk, (size_t)K);
-    f->Hk_frame = frame;
+    f->frame = frame;
   }
   for (int e = 0; e < links; e++)
     for (size_t j = 0; j < n;) { /* runs of consecutive subcarriers */
