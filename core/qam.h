@@ -83,17 +83,21 @@ OFDM_HD cf32 qam_map(int bps, uint32_t label) {
   return cf_make((float)(2 * i_idx - top) * s, (float)(2 * q_idx - top) * s);
 }
 
+/* qam_demap of square QAM with its constants worked out (half = bps/2,
+ * levels = 2^half, h = qam_inv_scale(bps)/2), for a loop that hoists them. */
+OFDM_HD uint32_t qam_demap_square(cf32 z, int half, int levels, float h) {
+  const uint32_t i_lab = qam_gray_encode(qam_pam_index(z.re, h, levels));
+  const uint32_t q_lab = qam_gray_encode(qam_pam_index(z.im, h, levels));
+  return (i_lab << half) | q_lab;
+}
+
 /* Hard decision: the label of the nearest constellation point. Square QAM
  * decides each dimension on its own, so rounding per dimension is exact. */
 OFDM_HD uint32_t qam_demap(int bps, cf32 z) {
   if (!qam_bps_valid(bps)) return 0u;
   if (bps == 1) return z.re >= 0.0f ? 1u : 0u;
   const int half = bps >> 1;
-  const int levels = 1 << half;
-  const float h = 0.5f * qam_inv_scale(bps);
-  const uint32_t i_lab = qam_gray_encode(qam_pam_index(z.re, h, levels));
-  const uint32_t q_lab = qam_gray_encode(qam_pam_index(z.im, h, levels));
-  return (i_lab << half) | q_lab;
+  return qam_demap_square(z, half, 1 << half, 0.5f * qam_inv_scale(bps));
 }
 
 #endif
