@@ -40,8 +40,8 @@ static cd corr_at(const link_params *p, const tdl_grid *g, int a, int b) {
 static double norm2(cd z) { return creal(z) * creal(z) + cimag(z) * cimag(z); }
 
 /* In-place inverse of the n x n matrix a (row-major) by Gauss-Jordan with
- * partial pivoting (by squared magnitude); -1 when singular. The file is
- * built with -fcx-limited-range: its complex products and quotients are the
+ * partial pivoting (by squared magnitude); -1 when singular. gcc builds
+ * the file with -fcx-limited-range: its complex products and quotients are the
  * textbook formulas (the matrices are well scaled: a covariance plus N0). */
 static int invert(int n, cd *a, cd *inv) {
   for (int i = 0; i < n; i++)
