@@ -34,7 +34,7 @@ static cd corr_at(const link_params *p, const tdl_grid *g, int a, int b) {
     re += pw * ((double)ra.re * rb.re + (double)ra.im * rb.im);
     im += pw * ((double)ra.im * rb.re - (double)ra.re * rb.im);
   }
-  return CMPLX(re, im);
+  return re + im * I;
 }
 
 static double norm2(cd z) { return creal(z) * creal(z) + cimag(z) * cimag(z); }
