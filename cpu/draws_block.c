@@ -2,7 +2,14 @@
  * that gcc vectorises at -O3; the per-lane arithmetic is the per-RE steps'
  * (core/re.h, core/draws.h), operation for operation, so the results are
  * the same bits. Work goes in tiles of BLOCK_LANES REs so that the words
- * stay in L1. */
+ * stay in L1. Where the host has AVX-512 the symbol lookup and y = H x of
+ * 2 and 4 streams are written out in intrinsics (equalizer/simd16.h), the
+ * same values again. */
+/* GCC tunes AVX-512 CPUs for 256-bit vectors; the item loops here go 512
+ * bits wide (equalizer/simd16.h says why that changes no result). */
+#if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
+#pragma GCC target("prefer-vector-width=512")
+#endif
 #include "cpu/draws_block.h"
 
 #include <string.h>
@@ -11,6 +18,7 @@
 #endif
 
 #include "core/qam.h"
+#include "equalizer/simd16.h"
 
 #define BLOCK_LANES 256
 
@@ -66,8 +74,8 @@ typedef __m512i lanes;
 #define L_STEP _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7)
 /* The low halves of two vectors of 64-bit lanes as sixteen words. */
 static inline void store_low(uint32_t *dst, lanes lo, lanes hi) {
-  _mm256_storeu_si256((__m256i *)dst, _mm512_cvtepi64_epi32(lo));
-  _mm256_storeu_si256((__m256i *)(dst + 8), _mm512_cvtepi64_epi32(hi));
+  const __m512i pick = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  _mm512_storeu_si512(dst, _mm512_permutex2var_epi32(lo, pick, hi)); /* one shuffle, one store */
 }
 #elif defined(__AVX2__)
 /* The same with eight counters in two AVX2 vectors. */
@@ -161,6 +169,36 @@ void block_pair_draws(const re_ctx *c, uint32_t purpose, uint64_t frame, uint64_
   }
 }
 
+/* Labels and symbols of one stream from its words: lab[i] = wk[i] & mask,
+ * xt[i] = points[lab[i]]. */
+static void labels_to_symbols(const uint32_t *restrict wk, size_t len, uint32_t mask, const cf32 *restrict points,
+                              uint8_t *restrict lab, cf32 *restrict xt) {
+  size_t i = 0;
+#if C16_AVX512
+  /* up to 32 points: the lookup as a two-table permute of their real and
+   * imaginary parts (the same values, no gather) */
+  if (mask < 32) {
+    float pr[32], pi[32];
+    for (uint32_t l = 0; l < 32; l++) {
+      pr[l] = points[l & mask].re;
+      pi[l] = points[l & mask].im;
+    }
+    const __m512 r0 = _mm512_loadu_ps(pr), r1 = _mm512_loadu_ps(pr + 16);
+    const __m512 i0 = _mm512_loadu_ps(pi), i1 = _mm512_loadu_ps(pi + 16);
+    const __m512i vm = _mm512_set1_epi32((int)mask);
+    for (; i + 16 <= len; i += 16) {
+      const __m512i l = _mm512_and_si512(_mm512_loadu_si512(wk + i), vm);
+      _mm_storeu_si128((__m128i *)(lab + i), _mm512_cvtepi32_epi8(l));
+      c16_store(xt + i, c16_make(_mm512_permutex2var_ps(r0, l, r1), _mm512_permutex2var_ps(i0, l, i1)));
+    }
+  }
+#endif
+  for (; i < len; i++) {
+    lab[i] = (uint8_t)(wk[i] & mask);
+    xt[i] = points[wk[i] & mask];
+  }
+}
+
 void block_symbols(const re_ctx *c, uint64_t frame, uint64_t m0, size_t n, uint8_t *labels, cf32 *x, size_t ld) {
   uint32_t w[4 * BLOCK_LANES];
   const uint32_t mask = (1u << c->bps) - 1u;
@@ -172,13 +210,8 @@ void block_symbols(const re_ctx *c, uint64_t frame, uint64_t m0, size_t n, uint8
       rng_block(c->key, RNG_BITS, frame, (uint64_t)b * c->rf + m0 + j, len, w, BLOCK_LANES);
       for (int k = 0; k < 4 && 4 * b + k < c->tx; k++) {
         const int t = 4 * b + k;
-        const uint32_t *wk = w + (size_t)k * BLOCK_LANES;
-        uint8_t *lab = labels + (size_t)t * ld + j;
-        cf32 *xt = x + (size_t)t * ld + j;
-        for (size_t i = 0; i < len; i++) {
-          lab[i] = (uint8_t)(wk[i] & mask);
-          xt[i] = points[wk[i] & mask];
-        }
+        labels_to_symbols(w + (size_t)k * BLOCK_LANES, len, mask, points, labels + (size_t)t * ld + j,
+                          x + (size_t)t * ld + j);
       }
     }
   }
@@ -211,15 +244,47 @@ void block_channel(const re_ctx *c, const chan_spatial *s, uint64_t frame, uint6
   }
 }
 
+#if C16_AVX512
+/* y = H x without the noise for NT = tx streams, sixteen REs a vector with
+ * the symbols and the row's sum in registers (equalizer/simd16.h):
+ * cf_fma_exact's fmaf chain in stream order, so the same bits as the loop in
+ * block_apply. Returns the REs done (a multiple of 16). */
+#define APPLY_X16(NAME, NT)                                                                                \
+  static size_t NAME(int rx, size_t n, const cf32 *H, size_t ldh, const cf32 *x, size_t ldx, cf32 *y,      \
+                     size_t ldy) {                                                                         \
+    size_t i = 0;                                                                                          \
+    for (; i + 16 <= n; i += 16) {                                                                         \
+      c16 xv[NT];                                                                                          \
+      for (int t = 0; t < NT; t++) xv[t] = c16_load(x + (size_t)t * ldx + i);                              \
+      for (int r = 0; r < rx; r++) {                                                                       \
+        c16 acc = c16_zero();                                                                              \
+        for (int t = 0; t < NT; t++) {                                                                     \
+          const c16 h = c16_load(H + (size_t)(r * NT + t) * ldh + i);                                      \
+          acc = c16_fma_exact(acc, h, xv[t]);                                                              \
+        }                                                                                                  \
+        c16_store(y + (size_t)r * ldy + i, acc);                                                           \
+      }                                                                                                    \
+    }                                                                                                      \
+    return i;                                                                                              \
+  }
+APPLY_X16(apply_x16_2, 2)
+APPLY_X16(apply_x16_4, 4)
+#endif
+
 void block_apply(const re_ctx *c, uint64_t frame, uint64_t m0, size_t n, const cf32 *H, size_t ldh, const cf32 *x,
                  size_t ldx, cf32 *y, size_t ldy) {
+  size_t i0 = 0;
+#if C16_AVX512
+  if (c->tx == 2) i0 = apply_x16_2(c->rx, n, H, ldh, x, ldx, y, ldy);
+  if (c->tx == 4) i0 = apply_x16_4(c->rx, n, H, ldh, x, ldx, y, ldy);
+#endif
   for (int r = 0; r < c->rx; r++) {
     cf32 *restrict yr = y + (size_t)r * ldy;
-    for (size_t i = 0; i < n; i++) yr[i] = cf_make(0.0f, 0.0f);
+    for (size_t i = i0; i < n; i++) yr[i] = cf_make(0.0f, 0.0f);
     /* the fmaf chain of re_apply, stream by stream */
     for (int t = 0; t < c->tx; t++) {
       const cf32 *restrict h = H + (size_t)(r * c->tx + t) * ldh, *restrict xt = x + (size_t)t * ldx;
-      for (size_t i = 0; i < n; i++) yr[i] = cf_fma_exact(yr[i], h[i], xt[i]);
+      for (size_t i = i0; i < n; i++) yr[i] = cf_fma_exact(yr[i], h[i], xt[i]);
     }
   }
   if (c->noise_std > 0.0f) block_pair_draws(c, RNG_NOISE, frame, m0, n, c->rx, c->noise_std, 1, y, ldy);

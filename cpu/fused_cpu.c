@@ -3,9 +3,10 @@
  * equalisation, the double-precision repair of flagged REs, and the bit
  * errors) in its thread's scratch, which stays in cache; one parallel region
  * a batch. Every step is the staged path's own function on a shorter
- * stride, so the counts are the staged path's bit for bit
- * (tests/cpu/test_fused_cpu.c). What it leaves to the staged path:
- * cpu_fused_covers. */
+ * stride, but for the equaliser of 2x2 and 4x4, which runs in one pass
+ * (eq_solve_direct) with the three passes' bits; so the counts are the
+ * staged path's bit for bit (tests/cpu/test_fused_cpu.c). What it leaves to
+ * the staged path: cpu_fused_covers. */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,13 +102,21 @@ static uint32_t chunk_repair(const link_params *p, fused_scratch *f, size_t n, f
   const size_t C = CPU_FUSED_CHUNK;
   const int tx = p->tx, rx = p->rx;
   uint32_t solved = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (!eq_flagged(f->xhat[i])) continue;
-    cf32 h[LINK_MAX_RX * LINK_MAX_TX], y[LINK_MAX_RX], x[LINK_MAX_TX];
-    for (int e = 0; e < rx * tx; e++) h[e] = f->Hhat[(size_t)e * C + i];
-    for (int r = 0; r < rx; r++) y[r] = f->y[(size_t)r * C + i];
-    solved += (uint32_t)eq_solve_double(rx, tx, h, y, diag, x, NULL);
-    for (int k = 0; k < tx; k++) f->xhat[(size_t)k * C + i] = x[k];
+  /* flagged REs are rare: runs of 64 without one are passed over by a test
+   * that vectorises */
+  for (size_t i0 = 0; i0 < n; i0 += 64) {
+    const size_t end = n - i0 < 64 ? n : i0 + 64;
+    int any = 0;
+    for (size_t i = i0; i < end; i++) any |= eq_flagged(f->xhat[i]);
+    if (!any) continue;
+    for (size_t i = i0; i < end; i++) {
+      if (!eq_flagged(f->xhat[i])) continue;
+      cf32 h[LINK_MAX_RX * LINK_MAX_TX], y[LINK_MAX_RX], x[LINK_MAX_TX];
+      for (int e = 0; e < rx * tx; e++) h[e] = f->Hhat[(size_t)e * C + i];
+      for (int r = 0; r < rx; r++) y[r] = f->y[(size_t)r * C + i];
+      solved += (uint32_t)eq_solve_double(rx, tx, h, y, diag, x, NULL);
+      for (int k = 0; k < tx; k++) f->xhat[(size_t)k * C + i] = x[k];
+    }
   }
   return solved;
 }
@@ -134,9 +143,13 @@ void cpu_fused_run(const link_params *p, cpu_state *s, uint64_t first_frame, uin
       chunk_channel(p, s, &f, frame, m0, n);
       block_apply(&s->re, frame, m0, n, f.H, C, f.x, C, f.y, C);
       if (f.Hhat != f.H) block_csi(&s->re, frame, m0, n, f.H, C, f.Hhat, C);
-      eq_gram(p->rx, tx, f.Hhat, C, f.y, C, diag, f.G, C, f.z, C, n);
-      eq_invert(tx, f.G, C, f.Ginv, C, n);
-      eq_apply(tx, f.Ginv, C, f.z, C, diag, f.xhat, C, n);
+      /* the one-pass kernel where it has one, the three passes on the rest */
+      const size_t d = eq_solve_direct(p->rx, tx, f.Hhat, C, f.y, C, diag, diag, f.xhat, C, n);
+      if (d < n) {
+        eq_gram(p->rx, tx, f.Hhat + d, C, f.y + d, C, diag, f.G, C, f.z, C, n - d);
+        eq_invert(tx, f.G, C, f.Ginv, C, n - d);
+        eq_apply(tx, f.Ginv, C, f.z, C, diag, f.xhat + d, C, n - d);
+      }
       const uint32_t solved = chunk_repair(p, &f, n, diag);
       if (solved && out->fallbacks) {
 #pragma omp atomic

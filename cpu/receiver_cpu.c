@@ -2,6 +2,11 @@
  * the batch's stacks (equalizer/), then hard decisions counted per frame and
  * stream with the per-RE step of core/re.h (data REs only: pilots carry no
  * information). */
+/* GCC tunes AVX-512 CPUs for 256-bit vectors; the item loops here go 512
+ * bits wide (equalizer/simd16.h says why that changes no result). */
+#if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
+#pragma GCC target("prefer-vector-width=512")
+#endif
 #include "core/clock.h"
 #include "cpu/cpu_internal.h"
 #include "equalizer/equalizer.h"

@@ -1,4 +1,9 @@
 /* Inversion of SoA stacks of Hermitian positive-definite Gram matrices. */
+/* GCC tunes AVX-512 CPUs for 256-bit vectors; the item loops here go 512
+ * bits wide (equalizer/simd16.h says why that changes no result). */
+#if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
+#pragma GCC target("prefer-vector-width=512")
+#endif
 #include "equalizer/equalizer.h"
 
 /* One item loop per size.  NT is a literal in each instance, so the smallmat

@@ -59,9 +59,17 @@ extern "C" {
 #endif
 
 /* G = H^H H + diag*I (full G, both triangles, real diagonal) and z = H^H y.
- * H is nr x nt (element r*nt + t), y has nr elements, z nt. */
+ * H is nr x nt (element r*nt + t), y has nr elements, z nt. Square H of 2
+ * and 4 streams take loops of their own (accumulators in registers, on
+ * AVX-512 hosts sixteen items a vector), any other size eq_gram_general's. */
 void eq_gram(int nr, int nt, const cf32 *H, size_t ldh, const cf32 *y, size_t ldy, float diag,
              cf32 *G, size_t ldg, cf32 *z, size_t ldz, size_t n);
+
+/* eq_gram's loops for any nr and nt (blocks of items, one receive row at a
+ * time): the reference its square nr == nt == 2 and 4 loops are tested
+ * against, bit for bit (tests/equalizer/test_fast_paths.c). */
+void eq_gram_general(int nr, int nt, const cf32 *H, size_t ldh, const cf32 *y, size_t ldy, float diag,
+                     cf32 *G, size_t ldg, cf32 *z, size_t ldz, size_t n);
 
 /* Ginv = G^-1 for Hermitian positive-definite G (reads its upper triangle):
  * nt = 1 -> mat_inv1, 2 -> mat_inv2_herm, 4 -> mat_inv4_block, else
@@ -79,6 +87,15 @@ void eq_invert_general(int nt, const cf32 *G, size_t ldg, cf32 *Ginv, size_t ldi
 void eq_apply(int nt, const cf32 *Ginv, size_t ldi, const cf32 *z, size_t ldz, float n0_bias,
               cf32 *xhat, size_t ldx, size_t n);
 
+/* eq_gram, eq_invert and eq_apply in one pass, without the G, Ginv and z
+ * stacks, for the leading items it covers: nr == nt == 2 or 4 on a host
+ * compiled for AVX-512, sixteen items at a time. Returns how many leading
+ * items it equalised (n rounded down to a multiple of 16, or 0 where it has
+ * no such path); the caller runs the three passes on the rest. x_hat comes
+ * out bit for bit as the three passes make it (tests/equalizer/
+ * test_fast_paths.c). */
+size_t eq_solve_direct(int nr, int nt, const cf32 *H, size_t ldh, const cf32 *y, size_t ldy, float diag,
+                       float n0_bias, cf32 *xhat, size_t ldx, size_t n);
 
 #ifdef __cplusplus
 }
