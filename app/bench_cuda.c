@@ -59,22 +59,43 @@ static int bench_gpu_invert(const bench_opts *o, gpu_part *g) {
   return failures;
 }
 
+const char *const bench_floor_names[GPU_FLOOR_KINDS] = {"precise", "stateful", "mufu", "ours"};
+
+double bench_fastest_floor(const gpu_part *g, int k, int *kind) {
+  double best = NAN;
+  *kind = -1;
+  for (int v = 0; v < GPU_FLOOR_KINDS; v++)
+    if (g->philox_ok[k][v][1] && !(g->philox_gres[k][v][1] <= best)) {
+      best = g->philox_gres[k][v][1];
+      *kind = v;
+    }
+  return best;
+}
+
 static int bench_gpu_philox(const bench_opts *o, gpu_part *g) {
   int failures = 0;
   g->philox_res = o->small ? ((size_t)1 << 14) : ((size_t)1 << 26);
   for (int k = 0; k < BENCH_PHILOX_LINKS; k++) {
     const int tx = bench_philox_links[k][0], rx = bench_philox_links[k][1];
-    bench_progress("GPU Philox floor %dx%d: %zu REs", tx, rx, g->philox_res);
-    g->philox_ok[k] = gpu_bench_philox(tx, rx, g->philox_res, o->reps, &g->philox_gres[k],
-                                       &g->philox_ms[k]) == 0;
-    if (!g->philox_ok[k]) failures += gpu_failed(gpu_last_error(), "GPU Philox floor %dx%d", tx, rx);
+    bench_progress("GPU generator floors %dx%d: %zu REs, %d conversions, with and without labels",
+                   tx, rx, g->philox_res, GPU_FLOOR_KINDS);
+    for (int v = 0; v < GPU_FLOOR_KINDS; v++)
+      for (int lab = 0; lab < 2; lab++) {
+        g->philox_ok[k][v][lab] = gpu_bench_philox(tx, rx, g->philox_res, o->reps, v, lab,
+                                                   &g->philox_gres[k][v][lab], &g->philox_ms[k][v][lab]) == 0;
+        if (!g->philox_ok[k][v][lab])
+          failures += gpu_failed(gpu_last_error(), "GPU generator floor %dx%d (%s%s)", tx, rx,
+                                 bench_floor_names[v], lab ? ", labels" : "");
+      }
   }
   return failures;
 }
 
 int bench_gpu(const bench_opts *o, gpu_part *g) {
   g->copy_gbs = g->copy_ms = NAN;
-  for (int k = 0; k < BENCH_PHILOX_LINKS; k++) g->philox_gres[k] = g->philox_ms[k] = NAN;
+  for (int k = 0; k < BENCH_PHILOX_LINKS; k++)
+    for (int v = 0; v < GPU_FLOOR_KINDS; v++)
+      for (int lab = 0; lab < 2; lab++) g->philox_gres[k][v][lab] = g->philox_ms[k][v][lab] = NAN;
   /* gpu_query gives its reason in `why` rather than in gpu_last_error() */
   if (gpu_query(0, &g->info, g->why, sizeof g->why)) return gpu_failed(g->why, "GPU query");
   int failures = 0;

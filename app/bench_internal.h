@@ -20,7 +20,7 @@
 #endif
 
 #define BENCH_MAX_SIZES 8
-#define BENCH_MAX_PIPELINES 8
+#define BENCH_MAX_PIPELINES 16
 /* Fewest matrices per stack: below this, start-up costs show in the rates. */
 #define BENCH_MIN_MATRICES ((size_t)1 << 22)
 /* An inverse that misses G*Ginv = I (CPU) or cuBLAS (GPU) by more than this
@@ -50,6 +50,9 @@ typedef struct cpu_invert_fig {
 typedef struct pipeline_fig {
   const char *label;
   int tx, rx, bps;
+  int tdl;  /* 0: i.i.d. Rayleigh per RE; TDL-A at 100 ns with 1: continuous
+               delays, 2: delays rounded to the sample grid */
+  int time; /* tdl in the time domain (IFFT, convolution, FFT) */
   const char *backend;
   int staged;
   int available; /* 0: backend could not be created (why) */
@@ -64,6 +67,7 @@ typedef struct pipeline_fig {
 /* Links whose random-number floor is measured: {tx, rx}. */
 #define BENCH_PHILOX_LINKS 2
 extern const int bench_philox_links[BENCH_PHILOX_LINKS][2];
+extern const char *const bench_floor_names[GPU_FLOOR_KINDS];
 
 typedef struct gpu_part {
   int present;
@@ -75,9 +79,14 @@ typedef struct gpu_part {
   gpu_invert_figures inv[BENCH_MAX_SIZES];
   int inv_ok[BENCH_MAX_SIZES];
   size_t philox_res;
-  double philox_gres[BENCH_PHILOX_LINKS], philox_ms[BENCH_PHILOX_LINKS];
-  int philox_ok[BENCH_PHILOX_LINKS];
+  /* [link][gpu_floor_kind][with the label words] */
+  double philox_gres[BENCH_PHILOX_LINKS][GPU_FLOOR_KINDS][2];
+  double philox_ms[BENCH_PHILOX_LINKS][GPU_FLOOR_KINDS][2];
+  int philox_ok[BENCH_PHILOX_LINKS][GPU_FLOOR_KINDS][2];
 } gpu_part;
+/* The fastest floor of link k with the label words (what the fused path
+ * draws), and its kind in *kind; NAN when none was measured. */
+double bench_fastest_floor(const gpu_part *g, int k, int *kind);
 #endif
 
 typedef struct bench_results {

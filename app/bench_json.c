@@ -49,9 +49,11 @@ static json_t *pipeline_json(const pipeline_fig *p) {
     json_object_set_new(seconds, pipeline_columns[k], jnum(s[k]));
     json_object_set_new(rates, pipeline_columns[k], jnum(pipeline_gbits(p, s[k])));
   }
-  return json_pack("{s:s, s:i, s:i, s:i, s:s, s:s, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+  return json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:s, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
                    "s:o, s:o}",
-                   "link", p->label, "tx", p->tx, "rx", p->rx, "bits_per_symbol", p->bps,
+                   "link", p->label, "channel", p->tdl ? "tdl-a" : "rayleigh", "delays",
+                   p->tdl == 2 ? "sample" : p->tdl ? "continuous" : "-", "domain",
+                   p->time ? "time" : "frequency", "tx", p->tx, "rx", p->rx, "bits_per_symbol", p->bps,
                    "backend", p->backend, "mode", pipeline_mode(p), "available", p->available,
                    "ok", p->ok, "why", jtext(p->why), "frames_per_batch", jcount(p->frames_per_batch),
                    "batches", jcount(p->batches), "bits", jcount(p->bits), "bit_errors",
@@ -113,10 +115,14 @@ static json_t *gpu_philox_json(const gpu_part *g) {
   json_t *a = json_array();
   for (int k = 0; k < BENCH_PHILOX_LINKS; k++) {
     const int tx = bench_philox_links[k][0], rx = bench_philox_links[k][1];
-    json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:o, s:b, s:o, s:o}", "tx", tx, "rx", rx,
-                                       "normals_per_re", tx * rx + rx, "res", jcount(g->philox_res),
-                                       "ok", g->philox_ok[k], "ms", jnum(g->philox_ms[k]),
-                                       "gres_s", jnum(g->philox_gres[k])));
+    for (int v = 0; v < GPU_FLOOR_KINDS; v++)
+      for (int lab = 0; lab < 2; lab++)
+        json_array_append_new(
+            a, json_pack("{s:i, s:i, s:s, s:b, s:i, s:i, s:o, s:b, s:o, s:o}", "tx", tx, "rx", rx,
+                         "conversion", bench_floor_names[v], "labels", lab, "normals_per_re",
+                         tx * rx + rx, "label_draws_per_re", lab ? (tx + 3) / 4 : 0, "res",
+                         jcount(g->philox_res), "ok", g->philox_ok[k][v][lab], "ms",
+                         jnum(g->philox_ms[k][v][lab]), "gres_s", jnum(g->philox_gres[k][v][lab])));
   }
   return a;
 }

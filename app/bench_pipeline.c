@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "app/bench_internal.h"
+#include "channel/tdl.h"
 #include "core/clock.h"
 #include "sim/backends.h"
 
@@ -28,23 +29,33 @@ double pipeline_gbits(const pipeline_fig *p, double seconds) {
   return seconds > 0 ? (double)p->bits / seconds / 1e9 : NAN;
 }
 
-static void pipeline_params(int tx, int rx, int bps, int small, link_params *p) {
+static int pipeline_params(const pipeline_fig *f, int small, link_params *p, char *err, size_t errlen) {
   memset(p, 0, sizeof *p);
-  p->tx = tx;
-  p->rx = rx;
-  p->bps = bps;
+  p->tx = f->tx;
+  p->rx = f->rx;
+  p->bps = f->bps;
   p->equalizer = EQ_MMSE;
-  p->model = CH_RAYLEIGH;
-  p->domain = DOMAIN_FREQUENCY;
+  p->model = f->tdl ? CH_TDL : CH_RAYLEIGH;
+  p->domain = f->time ? DOMAIN_TIME : DOMAIN_FREQUENCY;
   p->subcarriers = small ? 64 : 1024;
   p->symbols = small ? 2 : 14;
   p->cp_length = p->subcarriers / 14;
   p->subcarrier_spacing = 30e3;
   p->snr_kind = SNR_EBNO;
   p->snr_db = 10.0;
-  p->n0 = link_noise_variance(p->snr_kind, p->snr_db, tx, bps);
+  p->n0 = link_noise_variance(p->snr_kind, p->snr_db, p->tx, p->bps);
   p->seed = 1;
+  if (f->tdl) {
+    /* TDL-A, 100 ns RMS delay spread at fs = K x 30 kHz, continuous delays */
+    p->profile = PDP_TDL_A;
+    p->delays = f->tdl == 2 ? DELAYS_SAMPLE : DELAYS_CONTINUOUS;
+    p->delay_spread = 100e-9 * p->subcarriers * p->subcarrier_spacing;
+    if (tdl_pdp_make(p->profile, p->delay_spread, p->k_factor, p->delays, p->subcarriers - 1, &p->pdp, err,
+                     errlen))
+      return -1;
+  }
   p->stream_key = link_stream_key(p);
+  return 0;
 }
 
 static void add_batch(pipeline_fig *f, const link_params *p, uint64_t frames, const batch_result *r) {
@@ -94,7 +105,10 @@ static void bench_pipeline(pipeline_fig *f, int small, double seconds) {
   bench_progress("pipeline %s on %s%s", f->label, f->backend,
                  strcmp(f->backend, "cpu") ? (f->staged ? " (staged)" : " (fused)") : "");
   link_params p;
-  pipeline_params(f->tx, f->rx, f->bps, small, &p);
+  if (pipeline_params(f, small, &p, f->why, sizeof f->why)) {
+    f->available = 0;
+    return;
+  }
   backend_options o;
   memset(&o, 0, sizeof o);
   o.cuda.staged = f->staged;
@@ -140,11 +154,23 @@ static int run_one(bench_results *R, const pipeline_fig *link, const char *backe
 int bench_pipelines(const bench_opts *o, int gpu_present, bench_results *R) {
   static const pipeline_fig links[2] = {{.label = "2x2 QPSK", .tx = 2, .rx = 2, .bps = 2},
                                         {.label = "4x4 16QAM", .tx = 4, .rx = 4, .bps = 4}};
+  /* The time-domain ratio: the same TDL-A link in both domains, with
+   * continuous delays (each path a 32-tap interpolator in the time domain)
+   * and on the sample grid (the discrete channel the path delays round to) */
+  static const pipeline_fig tdl[4] = {
+      {.label = "4x4 16QAM TDL-A freq", .tx = 4, .rx = 4, .bps = 4, .tdl = 1},
+      {.label = "4x4 16QAM TDL-A time", .tx = 4, .rx = 4, .bps = 4, .tdl = 1, .time = 1},
+      {.label = "4x4 16QAM TDL-A smp freq", .tx = 4, .rx = 4, .bps = 4, .tdl = 2},
+      {.label = "4x4 16QAM TDL-A smp time", .tx = 4, .rx = 4, .bps = 4, .tdl = 2, .time = 1}};
   int failures = 0;
   for (int k = 0; k < 2; k++) {
     if (gpu_present)
       for (int staged = 1; staged >= 0; staged--) failures += run_one(R, &links[k], "cuda", staged, o);
     failures += run_one(R, &links[k], "cpu", 0, o);
+  }
+  for (int k = 0; k < 4; k++) {
+    if (gpu_present) failures += run_one(R, &tdl[k], "cuda", 0, o);
+    if (tdl[k].tdl == 1) failures += run_one(R, &tdl[k], "cpu", 0, o);
   }
   return failures;
 }

@@ -50,6 +50,53 @@ static void print_devices(const bench_results *R) {
   printf("CPU: %d OpenMP threads\n\n", omp_get_max_threads());
 }
 
+#ifdef OFDMSIM_HAVE_CUDA
+/* The generator floors: G REs/s of the channel and noise normals of one RE,
+ * alone and with the label words (what the fused path draws), per conversion. */
+static void print_floors(const gpu_part *g) {
+  printf("\ngenerator floor, G REs/s (Philox + Box-Muller: channel + noise normals of one RE;"
+         " +labels: and its label words)\n%-6s", "link");
+  char b[32];
+  for (int v = 0; v < GPU_FLOOR_KINDS; v++) {
+    char h[40];
+    snprintf(h, sizeof h, "%s", bench_floor_names[v]);
+    printf(" %9s", h);
+    snprintf(h, sizeof h, "+labels");
+    printf(" %8s", h);
+  }
+  printf("\n");
+  for (int k = 0; k < BENCH_PHILOX_LINKS; k++) {
+    printf("%dx%-4d", bench_philox_links[k][0], bench_philox_links[k][1]);
+    for (int v = 0; v < GPU_FLOOR_KINDS; v++)
+      printf(" %9s %8s", fmt(b, 32, "%.2f", g->philox_gres[k][v][0]),
+             fmt(b + 16, 16, "%.2f", g->philox_gres[k][v][1]));
+    printf("\n");
+  }
+  printf("  precise: CUDA's logf/sincospif; stateful: cuRAND curand4/curand_normal4;\n"
+         "  mufu: raw __logf/__sincosf; ours: rng_cnormal (the simulator's draws)\n");
+}
+
+/* Each fused GPU pipeline row against the floors of its link, same run. */
+static void print_floor_ratios(const bench_results *R) {
+  if (!R->gpu.present) return;
+  for (int i = 0; i < R->n_pipe; i++) {
+    const pipeline_fig *p = &R->pipe[i];
+    if (!strcmp(p->backend, "cpu") || p->staged || !p->ok || p->wall_s <= 0) continue;
+    for (int k = 0; k < BENCH_PHILOX_LINKS; k++) {
+      if (bench_philox_links[k][0] != p->tx || bench_philox_links[k][1] != p->rx) continue;
+      const double res_s = (double)p->bits / (double)(p->tx * p->bps) / p->wall_s / 1e9;
+      int kind;
+      const double best = bench_fastest_floor(&R->gpu, k, &kind);
+      const double mufu = R->gpu.philox_gres[k][GPU_FLOOR_MUFU][0];
+      printf("  fused %s: %.2f G REs/s = %.0f%% of the fastest floor with labels (%s, %.2f),"
+             " %.0f%% of mufu without labels (%.2f)\n",
+             p->label, res_s, 100.0 * res_s / best, kind >= 0 ? bench_floor_names[kind] : "-", best,
+             100.0 * res_s / mufu, mufu);
+    }
+  }
+}
+#endif
+
 static void print_inversion(const bench_results *R) {
   const bench_opts *o = R->o;
   char b[7][32];
@@ -75,20 +122,18 @@ static void print_inversion(const bench_results *R) {
          "  x matinv, x getrf: our rate over cuBLAS Cmatinv / Cgetrf+Cgetri batched;\n"
          "  general, pair: G inv/s of the Cholesky-for-all and two-per-thread variants\n");
 #ifdef OFDMSIM_HAVE_CUDA
-  if (R->gpu.present)
-    printf("generator floor (Philox + Box-Muller, channel + noise normals of one RE): "
-           "2x2 %s G REs/s, 4x4 %s G REs/s\n",
-           fmt(b[0], 32, "%.1f", R->gpu.philox_gres[0]), fmt(b[1], 32, "%.1f", R->gpu.philox_gres[1]));
+  if (R->gpu.present) print_floors(&R->gpu);
 #endif
 }
 
 static void print_pipeline(const bench_results *R) {
-  printf("\npipeline, MMSE, i.i.d. Rayleigh, frequency domain, Eb/N0 10 dB: simulated Gbit/s\n");
-  printf("%-10s %-7s %-6s %7s %7s %7s %7s %7s %7s %7s %7s\n", "link", "backend", "mode", "draw",
+  printf("\npipeline, MMSE, Eb/N0 10 dB, 1024 x 14 REs a frame, i.i.d. Rayleigh in the frequency domain"
+         " unless named: simulated Gbit/s\n");
+  printf("%-24s %-7s %-6s %7s %7s %7s %7s %7s %7s %7s %7s\n", "link", "backend", "mode", "draw",
          "channel", "gram", "invert", "equal.", "demap", "stages", "wall");
   for (int i = 0; i < R->n_pipe; i++) {
     const pipeline_fig *p = &R->pipe[i];
-    printf("%-10s %-7s %-6s", p->label, p->backend, pipeline_mode(p));
+    printf("%-24s %-7s %-6s", p->label, p->backend, pipeline_mode(p));
     if (!p->available || !p->ok) {
       printf(" pipeline: %s (%s)\n", p->available ? "failed" : "unavailable", p->why);
       continue;
@@ -104,9 +149,30 @@ static void print_pipeline(const bench_results *R) {
   }
 }
 
+/* The TDL link's time-domain rate over its frequency-domain rate, per backend. */
+static void print_domain_ratios(const bench_results *R) {
+  for (int i = 0; i < R->n_pipe; i++) {
+    const pipeline_fig *t = &R->pipe[i];
+    if (!t->tdl || !t->time || !t->ok || t->wall_s <= 0) continue;
+    for (int j = 0; j < R->n_pipe; j++) {
+      const pipeline_fig *f = &R->pipe[j];
+      if (!f->tdl || f->time || !f->ok || f->wall_s <= 0 || strcmp(f->backend, t->backend) ||
+          f->staged != t->staged || f->tx != t->tx || f->rx != t->rx || f->bps != t->bps || f->tdl != t->tdl)
+        continue;
+      const double rt = pipeline_gbits(t, t->wall_s), rf = pipeline_gbits(f, f->wall_s);
+      printf("  TDL-A %dx%d, %s delays, on %s: time domain %.2f / frequency domain %.2f Gbit/s = %.0f%%\n",
+             t->tx, t->rx, t->tdl == 2 ? "sample-grid" : "continuous", t->backend, rt, rf, 100.0 * rt / rf);
+    }
+  }
+}
+
 void bench_print_tables(const bench_results *R) {
   print_devices(R);
   print_inversion(R);
   if (R->n_pipe) print_pipeline(R);
+  if (R->n_pipe) print_domain_ratios(R);
+#ifdef OFDMSIM_HAVE_CUDA
+  if (R->n_pipe) print_floor_ratios(R);
+#endif
   printf("\nall figures: %s\n", R->o->json_path);
 }

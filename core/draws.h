@@ -17,8 +17,9 @@
  * This is exactly the counter cuRAND's curand_init(key, sub, 4*index, &s)
  * followed by curand4(&s) evaluates, so the GPU's cuRAND Philox and the CPU's
  * Random123 Philox give bitwise-equal words.  The conversions to uniforms and
- * normals below are shared by both backends (normals agree to a few 1e-6:
- * the host's logarithm and sine differ from the device's in the last ulps).
+ * normals below are shared by both backends; the uniforms are bitwise equal,
+ * the normals agree to a few 1e-6 (each side evaluates the logarithm and the
+ * sine its own fast way, see rng_cnormal).
  *
  * Index layout of each purpose, per frame; R_f = symbols*subcarriers REs,
  * m = symbol*subcarriers + subcarrier the frame-local RE:
@@ -86,15 +87,44 @@ OFDM_HD float rng_u01(uint32_t x) {
   return (float)x * 2.3283064365386963e-10f + 1.1641532182693481e-10f;
 }
 
-/* Box-Muller: two uniforms -> one CN(0,1) sample (unit total variance).
- * The device uses CUDA's logf and sincospif, the host core/rng_math.h's
- * functions (vectorisable, and the same bits in scalar and vector loops). */
+#ifdef __CUDA_ARCH__
+/* The device's Box-Muller pieces, from the special-function unit (MUFU)
+ * rather than CUDA's correctly rounded logf/sincospif, which cost about as
+ * much as the Philox words themselves (`ofdmsim bench` reports both floors):
+ *
+ *   -ln u   __logf (lg2.approx) except within 1/32 of 1, where its absolute
+ *           error (~4e-7) would be large next to -ln u itself: there the
+ *           series -ln(1 - v) = v + v^2/2 + ... + v^5/5 (v = 1 - u, exact for
+ *           u >= 1/2), cut where the next term is below 5e-9 of the sum;
+ *   sqrt    sqrt.approx (relative error ~2^-23);
+ *   sin/cos __sincosf of 2 pi t with t the turn reduced to [-1/2, 1/2], where
+ *           its absolute error is at most 2^-21.4.
+ *
+ * So a normal is within ~3e-6 of the exact transform of its words (the host's
+ * core/rng_math.h gives ~4e-7); tests/cuda/test_gpu_normals.cu measures that,
+ * the moments and the tail probabilities on 2^30 normals. */
+__device__ __forceinline__ float rng_neg_log_dev(float u) {
+  const float v = 1.0f - u;
+  const float series = v * (1.0f + v * (0.5f + v * (0.33333334f + v * (0.25f + v * 0.2f))));
+  return v < 0.03125f ? series : -__logf(u);
+}
+__device__ __forceinline__ float rng_sqrt_dev(float x) {
+  float r;
+  asm("sqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+#endif
+
+/* Box-Muller: two uniforms -> one CN(0,1) sample (unit total variance),
+ * r = sqrt(-ln u1) = sqrt(-2 ln u1) / sqrt(2) at angle 2 pi u2. The device
+ * uses the pieces above, the host core/rng_math.h's functions (vectorisable,
+ * and the same bits in scalar and vector loops). */
 OFDM_HD cf32 rng_cnormal(uint32_t a, uint32_t b) {
   const float u1 = rng_u01(a), u2 = rng_u01(b);
   float s, c;
 #ifdef __CUDA_ARCH__
-  const float r = sqrtf(-logf(u1)); /* sqrt(-2 ln u1) / sqrt(2) */
-  sincospif(2.0f * u2, &s, &c);
+  const float r = rng_sqrt_dev(rng_neg_log_dev(u1));
+  __sincosf(6.2831855f * (u2 - rintf(u2)), &s, &c);
 #else
   const float r = sqrtf(-rng_logf(u1));
   rng_sincos_turns(u2, &s, &c);

@@ -100,4 +100,42 @@ OFDM_HD uint32_t qam_demap(int bps, cf32 z) {
   return qam_demap_square(z, half, 1 << half, 0.5f * qam_inv_scale(bps));
 }
 
+/* One modulation's constants worked out once, for per-RE loops and kernels
+ * whose bps is a run-time value: qam_map_q and qam_demap_q give exactly
+ * qam_map and qam_demap (the same expressions on the same constants) without
+ * their switches over bps, which in a kernel are an indirect branch per
+ * symbol. bps must be valid (qam_bps_valid). */
+typedef struct qam_consts {
+  int bps;
+  int half;      /* bps/2: the bits of one PAM dimension (square QAM) */
+  int levels;    /* 2^half */
+  uint32_t mask; /* levels - 1 */
+  float scale;   /* qam_scale(bps) */
+  float h;       /* qam_inv_scale(bps) / 2, the decision's factor */
+} qam_consts;
+
+OFDM_HD qam_consts qam_consts_of(int bps) {
+  qam_consts q;
+  q.bps = bps;
+  q.half = bps >> 1;
+  q.levels = 1 << q.half;
+  q.mask = (uint32_t)q.levels - 1u;
+  q.scale = qam_scale(bps);
+  q.h = 0.5f * qam_inv_scale(bps);
+  return q;
+}
+
+OFDM_HD cf32 qam_map_q(const qam_consts *q, uint32_t label) {
+  if (q->bps == 1) return cf_make((label & 1u) ? q->scale : -q->scale, 0.0f);
+  const int top = q->levels - 1;
+  const int i_idx = (int)qam_gray_decode((label >> q->half) & q->mask);
+  const int q_idx = (int)qam_gray_decode(label & q->mask);
+  return cf_make((float)(2 * i_idx - top) * q->scale, (float)(2 * q_idx - top) * q->scale);
+}
+
+OFDM_HD uint32_t qam_demap_q(const qam_consts *q, cf32 z) {
+  if (q->bps == 1) return z.re >= 0.0f ? 1u : 0u;
+  return qam_demap_square(z, q->half, q->levels, q->h);
+}
+
 #endif

@@ -40,6 +40,7 @@ typedef struct re_ctx {
   float csi_std;    /* sqrt(csi_error_var); 0: the receiver knows H */
   float csi_shrink; /* 1 / (1 + csi_error_var): Hhat to the LMMSE estimate */
   pilot_grid pilots; /* the frame's pilot REs (core/pilots.h) */
+  qam_consts qam;    /* the modulation's constants (qam_consts_of(bps)) */
 } re_ctx;
 
 /* Draw `index` of (point, purpose, frame): cuRAND's raw Philox4x32-10 on the
@@ -151,12 +152,22 @@ OFDM_HD void re_csi(re_ctx c, uint64_t frame, uint64_t m, int n, cf32 *h) {
 OFDM_HD void re_symbols(re_ctx c, uint64_t m, int nt, const uint32_t *lab, cf32 *x) {
   const int a = pilot_antenna(&c.pilots, m);
   OFDM_UNROLL
-  for (int t = 0; t < nt; t++) x[t] = a < 0 ? qam_map(c.bps, lab[t]) : pilot_value(a, t);
+  for (int t = 0; t < nt; t++) x[t] = a < 0 ? qam_map_q(&c.qam, lab[t]) : pilot_value(a, t);
 }
 
 /* Bit errors of the hard decision on xhat against the transmitted label. */
 OFDM_HD uint32_t re_bit_errors(int bps, cf32 xhat, uint32_t label) {
   const uint32_t diff = qam_demap(bps, xhat) ^ label;
+#ifdef __CUDA_ARCH__
+  return (uint32_t)__popc(diff);
+#else
+  return (uint32_t)__builtin_popcount(diff);
+#endif
+}
+
+/* The same, with the modulation's constants worked out (re_ctx's qam). */
+OFDM_HD uint32_t re_bit_errors_q(const qam_consts *q, cf32 xhat, uint32_t label) {
+  const uint32_t diff = qam_demap_q(q, xhat) ^ label;
 #ifdef __CUDA_ARCH__
   return (uint32_t)__popc(diff);
 #else
@@ -179,6 +190,7 @@ static inline re_ctx re_ctx_of(const link_params *p, const chan_spatial *s) {
   c.csi_std = p->csi_error_var > 0.0 ? (float)sqrt(p->csi_error_var) : 0.0f;
   c.csi_shrink = (float)(1.0 / (1.0 + p->csi_error_var));
   c.pilots = link_pilot_grid(p);
+  c.qam = qam_consts_of(p->bps);
   return c;
 }
 

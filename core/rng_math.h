@@ -4,9 +4,10 @@
  *     compiler turns a loop over them into vector instructions, and the
  *     scalar and vector code compute the same bits (no libm call in the way);
  *   - the draws no longer depend on which libm the host has.
- * The device keeps CUDA's logf and sincospif; host and device normals agree
- * to a few 1e-6 (tests/core/test_rng.c measures both functions against
- * double precision, and tests/cuda/test_gpu_philox.cu the normals).
+ * The device has its own fast pieces (core/draws.h); host and device normals
+ * agree to a few 1e-6 (tests/core/test_rng.c measures these functions against
+ * double precision, tests/cuda/test_gpu_philox.cu and test_gpu_normals.cu the
+ * normals).
  *
  * Host only (the CUDA side never includes it). C11: float expressions are
  * evaluated as written (no contraction into fma), which the bitwise equality

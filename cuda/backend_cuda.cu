@@ -404,6 +404,7 @@ gpu_link make_link(const link_params *p, const chan_spatial *sp, const tdl_grid 
   g.noise_std = p->n0 > 0.0 ? (float)sqrt(p->n0) : 0.0f;
   g.n0r = (float)link_receiver_n0(p);
   g.diag = p->equalizer == EQ_MMSE ? g.n0r : 0.0f;
+  g.unbias = p->equalizer == EQ_MMSE && p->bps > 2;
   g.equalizer = (int)p->equalizer;
   g.llr = (int)p->llr;
   g.kbest_k = p->kbest_k;
@@ -416,6 +417,7 @@ gpu_link make_link(const link_params *p, const chan_spatial *sp, const tdl_grid 
     g.hk_span = g.fading ? g.rf : (uint64_t)p->subcarriers;
     if (p->domain == DOMAIN_TIME) {
       g.td_taps = g.fading ? 0 : grid->td_taps;
+      g.td_max_delay = g.td_taps > 0 ? grid->td_delay[g.td_taps - 1] : 0;
       g.td_shift = grid->td_shift % p->subcarriers;
     }
   }

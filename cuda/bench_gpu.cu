@@ -165,45 +165,112 @@ __global__ void pointer_array_kernel(cuComplex *base, cuComplex **ptrs, int n, s
   if (m < M) ptrs[m] = base + m * (size_t)n * n;
 }
 
-/* The random numbers one frequency-domain RE of an rx x tx link draws: its
- * channel (purpose CHANNEL, rx*tx CN(0,1)) and its noise (NOISE, rx CN(0,1)),
- * with the counters and conversions of draws.h. Summed into one float per
+/* One complex normal from two words, the way the floor variant `Kind` turns
+ * them: CUDA's correctly rounded logf / sincospif (the conversion before the
+ * fast one), the raw special-function unit (__logf / __sincosf, no care
+ * near u = 1), or rng_cnormal itself (what the simulator draws). */
+template <int Kind>
+__device__ __forceinline__ cf32 floor_cnormal(uint32_t a, uint32_t b) {
+  if (Kind == GPU_FLOOR_OURS) return rng_cnormal(a, b);
+  const float u1 = rng_u01(a), u2 = rng_u01(b);
+  float s, c, r;
+  if (Kind == GPU_FLOOR_PRECISE) {
+    r = sqrtf(-logf(u1));
+    sincospif(2.0f * u2, &s, &c);
+  } else {
+    r = sqrtf(-__logf(u1));
+    __sincosf(6.2831855f * u2, &s, &c);
+  }
+  return cf_make(r * c, r * s);
+}
+
+__device__ __forceinline__ uint4 floor_words(uint2 key, uint64_t sub, uint64_t idx) {
+  return curand_Philox4x32_10(
+      make_uint4((uint32_t)idx, (uint32_t)(idx >> 32), (uint32_t)sub, (uint32_t)(sub >> 32)), key);
+}
+
+/* The random numbers one frequency-domain RE of an rx x tx link draws: with
+ * Labels its label words (purpose BITS, ceil(tx/4) draws), its channel
+ * (CHANNEL, rx*tx CN(0,1)) and its noise (NOISE, rx CN(0,1)), with the
+ * counters of draws.h and the conversion of Kind; GPU_FLOOR_STATEFUL instead
+ * runs cuRAND's own stateful generator (curand4 for the labels,
+ * curand_normal4 for the normals), as many words. Summed into one float per
  * thread so that nothing but the generator costs time. */
+template <int Kind, int Labels>
 __global__ void __launch_bounds__(kBlock) philox_floor_kernel(int tx, int rx, uint64_t R,
                                                              uint64_t seed, float *out) {
   const uint2 key = make_uint2((uint32_t)seed, (uint32_t)(seed >> 32));
+  const uint64_t sub_bits = rng_subsequence(RNG_BITS, 0);
   const uint64_t sub_ch = rng_subsequence(RNG_CHANNEL, 0);
   const uint64_t sub_nz = rng_subsequence(RNG_NOISE, 0);
   const int n_ch = rx * tx, n_nz = rx;
   float acc = 0.0f;
+  uint32_t labels = 0;
   const size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  for (uint64_t i = tid; i < R; i += (uint64_t)gridDim.x * blockDim.x) {
-    for (int p = 0; 2 * p < n_ch; p++) {
-      const uint64_t idx = (uint64_t)p * R + i;
-      const uint4 w = curand_Philox4x32_10(
-          make_uint4((uint32_t)idx, (uint32_t)(idx >> 32), (uint32_t)sub_ch,
-                     (uint32_t)(sub_ch >> 32)), key);
-      const cf32 z0 = rng_cnormal(w.x, w.y);
-      acc += z0.re + z0.im;
-      if (2 * p + 1 < n_ch) {
-        const cf32 z1 = rng_cnormal(w.z, w.w);
-        acc += z1.re + z1.im;
+  if (Kind == GPU_FLOOR_STATEFUL) {
+    curandStatePhilox4_32_10_t st;
+    curand_init(seed, tid, 0, &st);
+    const int quads = (n_ch + n_nz + 1) / 2; /* 4 floats = 2 complex normals each */
+    for (uint64_t i = tid; i < R; i += (uint64_t)gridDim.x * blockDim.x) {
+      if (Labels)
+        for (int b = 0; b < (tx + 3) / 4; b++) {
+          const uint4 w = curand4(&st);
+          labels ^= w.x ^ w.y ^ w.z ^ w.w;
+        }
+      for (int q = 0; q < quads; q++) {
+        const float4 v = curand_normal4(&st);
+        acc += v.x + v.y + v.z + v.w;
       }
     }
-    for (int p = 0; 2 * p < n_nz; p++) {
-      const uint64_t idx = (uint64_t)p * R + i;
-      const uint4 w = curand_Philox4x32_10(
-          make_uint4((uint32_t)idx, (uint32_t)(idx >> 32), (uint32_t)sub_nz,
-                     (uint32_t)(sub_nz >> 32)), key);
-      const cf32 z0 = rng_cnormal(w.x, w.y);
-      acc += z0.re + z0.im;
-      if (2 * p + 1 < n_nz) {
-        const cf32 z1 = rng_cnormal(w.z, w.w);
-        acc += z1.re + z1.im;
+  } else {
+    for (uint64_t i = tid; i < R; i += (uint64_t)gridDim.x * blockDim.x) {
+      if (Labels)
+        for (int b = 0; b < (tx + 3) / 4; b++) {
+          const uint4 w = floor_words(key, sub_bits, (uint64_t)b * R + i);
+          labels ^= w.x ^ w.y ^ w.z ^ w.w;
+        }
+      for (int p = 0; 2 * p < n_ch; p++) {
+        const uint4 w = floor_words(key, sub_ch, (uint64_t)p * R + i);
+        const cf32 z0 = floor_cnormal<Kind>(w.x, w.y);
+        acc += z0.re + z0.im;
+        if (2 * p + 1 < n_ch) {
+          const cf32 z1 = floor_cnormal<Kind>(w.z, w.w);
+          acc += z1.re + z1.im;
+        }
+      }
+      for (int p = 0; 2 * p < n_nz; p++) {
+        const uint4 w = floor_words(key, sub_nz, (uint64_t)p * R + i);
+        const cf32 z0 = floor_cnormal<Kind>(w.x, w.y);
+        acc += z0.re + z0.im;
+        if (2 * p + 1 < n_nz) {
+          const cf32 z1 = floor_cnormal<Kind>(w.z, w.w);
+          acc += z1.re + z1.im;
+        }
       }
     }
   }
-  out[tid] = acc;
+  out[tid] = acc + (float)(labels & 1u);
+}
+
+/* Launches the floor kernel of (kind, labels). */
+int launch_floor(int kind, int labels, unsigned blocks, int tx, int rx, uint64_t R, uint64_t seed,
+                 float *out) {
+#define OFDMSIM_FLOOR_CASE(K)                                                               \
+  case K:                                                                                   \
+    if (labels) philox_floor_kernel<K, 1><<<blocks, kBlock>>>(tx, rx, R, seed, out);        \
+    else philox_floor_kernel<K, 0><<<blocks, kBlock>>>(tx, rx, R, seed, out);               \
+    break;
+  switch (kind) {
+    OFDMSIM_FLOOR_CASE(GPU_FLOOR_PRECISE)
+    OFDMSIM_FLOOR_CASE(GPU_FLOOR_STATEFUL)
+    OFDMSIM_FLOOR_CASE(GPU_FLOOR_MUFU)
+    OFDMSIM_FLOOR_CASE(GPU_FLOOR_OURS)
+    default:
+      gpu_report_failure(__FILE__, __LINE__, "launch_floor", "invalid argument", "unknown floor kind", 0);
+      return -1;
+  }
+#undef OFDMSIM_FLOOR_CASE
+  return gpu_launch_failed(__FILE__, __LINE__, "philox_floor_kernel", 0) ? -1 : 0;
 }
 
 int launch_check(int line, const char *kernel) {
@@ -430,8 +497,8 @@ extern "C" int gpu_bench_invert(int n, size_t M, int reps, uint64_t seed, gpu_in
 
 /* ---- generator floor --------------------------------------------------- */
 
-extern "C" int gpu_bench_philox(int tx, int rx, size_t res, int reps, double *gres_s_out,
-                                double *ms_out) {
+extern "C" int gpu_bench_philox(int tx, int rx, size_t res, int reps, int kind, int with_labels,
+                                double *gres_s_out, double *ms_out) {
   *gres_s_out = NAN;
   if (ms_out) *ms_out = NAN;
   if (tx < 1 || rx < 1 || res == 0 || reps < 1) {
@@ -448,8 +515,7 @@ extern "C" int gpu_bench_philox(int tx, int rx, size_t res, int reps, double *gr
   DevBuf out;
   if (dev_alloc(out, (size_t)blocks * kBlock * sizeof(float), "philox sums")) return -1;
   auto run = [&](int r) {
-    philox_floor_kernel<<<blocks, kBlock>>>(tx, rx, res, 1000 + (uint64_t)r, out.as<float>());
-    return launch_check(__LINE__, "philox_floor_kernel");
+    return launch_floor(kind, with_labels, blocks, tx, rx, res, 1000 + (uint64_t)r, out.as<float>());
   };
   if (run(0) || run(1)) return -1;
   double ms = NAN;

@@ -13,19 +13,40 @@ namespace {
 
 constexpr int kBlock = 256;
 
-/* One RE from its draws to its error counts. An RE whose float inverse is
+/* REs of one frame a thread takes in turn: enough that its set-up (frame
+ * position, key, the block's error reduction) is spread over several, few
+ * enough that a batch still fills the GPU many times over. */
+constexpr int kMaxPerThread = 8;
+
+/* REs a thread of a `block`-thread block takes for frames of rf REs. */
+int fused_per_thread(uint64_t rf, int block) {
+  const uint64_t rounds = (rf + (uint64_t)block - 1) / (uint64_t)block;
+  return rounds < (uint64_t)kMaxPerThread ? (int)rounds : kMaxPerThread;
+}
+
+/* REs m from their draws to their error counts: block b of frame f = b / bpf
+ * covers REs [(b mod bpf) * span, + span) of the frame, span = blockDim *
+ * per_thread, thread x takes m = base + x + j * blockDim (a warp's REs stay
+ * contiguous, so Hk and yt loads coalesce). An RE whose float inverse is
  * flagged singular is not decided here: it goes on the repair list (batch
  * index f*R_f + m) for repair_kernel, so that this kernel, which runs for
- * every RE, carries none of the double-precision path's registers. */
+ * every RE, carries none of the double-precision path's registers.
+ * MMSE's unbiasing (a positive gain per stream) changes no sign, so BPSK and
+ * QPSK decide without it (g.unbias = 0 there). */
 template <int NT, int NR>
 __global__ void __launch_bounds__(kBlock)
     fused_kernel(gpu_link g, const gpu_consts *__restrict__ c, const cf32 *__restrict__ Hk,
-                 const cf32 *__restrict__ yt, uint32_t *__restrict__ errors,
+                 const cf32 *__restrict__ yt, int per_thread, uint32_t *__restrict__ errors,
                  uint32_t *__restrict__ repair) {
-  uint64_t f, m;
-  gpu_frame_position(g, &f, &m);
-  uint32_t err[NT] = {}; /* zero for threads past the frame's end */
-  if (m < g.rf) {
+  /* 32-bit positions: a frame's REs and a batch's blocks fit in 32 bits */
+  const uint32_t rf = (uint32_t)g.rf, span = blockDim.x * (uint32_t)per_thread;
+  const uint32_t bpf = (rf + span - 1) / span;
+  const uint32_t f = blockIdx.x / bpf;
+  const uint32_t base = (blockIdx.x - f * bpf) * span + threadIdx.x;
+  uint32_t err[NT] = {}; /* stays zero for REs past the frame's end */
+  for (int j = 0; j < per_thread; j++) {
+    const uint32_t m = base + (uint32_t)j * blockDim.x;
+    if (m >= rf) break;
     uint32_t lab[NT];
     cf32 h[NR * NT], yv[NR];
     gpu_re_front<NT, NR>(g, c, Hk, yt, f, m, lab, h, yv);
@@ -33,15 +54,19 @@ __global__ void __launch_bounds__(kBlock)
     mat_gram(NR, NT, h, g.diag, gm);
     mat_herm_mulvec(NR, NT, h, yv, zv);
     mat_inv_herm(NT, gm, gi);
-    mat_equalize(NT, gi, zv, g.diag, xv);
+    mat_mulvec(NT, gi, zv, xv);
+    if (g.unbias) {
+      OFDM_UNROLL
+      for (int t = 0; t < NT; t++) xv[t] = cf_scale(xv[t], mat_unbias_gain(g.diag, gi[t * NT + t]));
+    }
     if (eq_flagged(xv[0])) {
-      repair[1 + atomicAdd(&repair[0], 1u)] = (uint32_t)(f * g.rf + m);
+      repair[1 + atomicAdd(&repair[0], 1u)] = f * rf + m;
     } else {
       OFDM_UNROLL
-      for (int t = 0; t < NT; t++) err[t] = re_bit_errors(g.bps, xv[t], lab[t]);
+      for (int t = 0; t < NT; t++) err[t] += re_bit_errors_q(&g.re.qam, xv[t], lab[t]);
     }
   }
-  gpu_count_errors<NT>(err, errors + f * NT);
+  gpu_count_errors<NT>(err, errors + (uint64_t)f * NT);
 }
 
 /* The listed REs again, equalised in double (equalizer/fallback.h), their
@@ -71,8 +96,10 @@ struct Fused {
   static int launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
                     uint32_t *errors, uint32_t *repair, cudaStream_t s) {
     const int block = gpu_frame_block(g.rf);
-    const uint64_t blocks = g.frames * ((g.rf + block - 1) / block);
-    fused_kernel<NT, NR><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, errors, repair);
+    const int per_thread = fused_per_thread(g.rf, block);
+    const uint64_t span = (uint64_t)block * per_thread;
+    const uint64_t blocks = g.frames * ((g.rf + span - 1) / span);
+    fused_kernel<NT, NR><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors, repair);
     CUDA_TRY_LAUNCH("fused_kernel");
     return 0;
   }

@@ -114,10 +114,18 @@ typedef struct gpu_invert_figures {
 int gpu_bench_invert(int n, size_t matrices, int reps, uint64_t seed, gpu_invert_figures *out);
 
 /* The generator floor of the frequency-domain pipeline: Philox4x32-10 draws
- * turned into the rx*tx channel and rx noise CN(0,1) samples of each RE (the
- * draws.h conversions), summed so nothing is stored. G REs per second. */
-int gpu_bench_philox(int tx, int rx, size_t res, int reps, double *gres_s_out,
-                     double *ms_out);
+ * turned into the rx*tx channel and rx noise CN(0,1) samples of each RE, with
+ * `with_labels` also the label words the fused path draws, summed so nothing
+ * is stored. G REs per second. The kinds are the conversions compared: */
+typedef enum gpu_floor_kind {
+  GPU_FLOOR_PRECISE = 0,  /* counter Philox, CUDA's correctly rounded logf / sincospif */
+  GPU_FLOOR_STATEFUL = 1, /* cuRAND's stateful generator: curand4, curand_normal4 */
+  GPU_FLOOR_MUFU = 2,     /* counter Philox, raw __logf / __sincosf */
+  GPU_FLOOR_OURS = 3,     /* counter Philox, rng_cnormal: what the simulator draws */
+  GPU_FLOOR_KINDS = 4
+} gpu_floor_kind;
+int gpu_bench_philox(int tx, int rx, size_t res, int reps, int kind, int with_labels,
+                     double *gres_s_out, double *ms_out);
 
 #ifdef __cplusplus
 }

@@ -47,6 +47,7 @@ struct gpu_link {
   uint64_t first_frame, frames, R;
   float noise_std;          /* sqrt(n0), 0: no noise drawn (as the CPU) */
   float diag;               /* N0 on the Gram diagonal (MMSE) or 0 (ZF) */
+  int unbias;               /* MMSE's per-stream gain changes a decision (bps > 2) */
   float n0r;                /* the receiver's noise variance (link_receiver_n0) */
   int equalizer, llr;       /* eq_kind, llr_kind */
   int kbest_k;
@@ -58,6 +59,7 @@ struct gpu_link {
   tdl_fade fade;
   uint64_t hk_span;         /* Hk row length: K, or R_f with Doppler */
   int td_taps, td_shift;    /* time domain: discrete taps, FFT window rotation */
+  int td_max_delay;         /* the last discrete tap's delay in samples */
 };
 
 /* Read-only tables of a link, in device memory (uniform loads, broadcast). */
@@ -111,9 +113,11 @@ __device__ __forceinline__ void gpu_store(cf32 *p, cf32 v) {
  * so a block's error counts belong to one frame. Block b covers REs
  * [(b mod bpf)*blockDim, ...) of frame b / bpf, bpf = ceil(R_f / blockDim). */
 __device__ __forceinline__ void gpu_frame_position(const gpu_link &g, uint64_t *f, uint64_t *m) {
-  const uint64_t bpf = (g.rf + blockDim.x - 1) / blockDim.x;
-  *f = blockIdx.x / bpf;
-  *m = (blockIdx.x - *f * bpf) * blockDim.x + threadIdx.x;
+  /* 32-bit division: R_f <= LINK_MAX_RES = 2^24, and grids have < 2^31 blocks */
+  const uint32_t bpf = ((uint32_t)g.rf + blockDim.x - 1) / blockDim.x;
+  const uint32_t fb = blockIdx.x / bpf;
+  *f = fb;
+  *m = (uint64_t)(blockIdx.x - fb * bpf) * blockDim.x + threadIdx.x;
 }
 
 /* Adds each thread's per-stream error counts to errors[f*tx + t]: a warp

@@ -109,6 +109,157 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+/* The convolution of modem_channel_kernel for fixed discrete taps, tiled
+ * through shared memory (the common case: tdl without Doppler). A block takes
+ * kConvBlock * S consecutive window positions w of one symbol of one frame,
+ * thread x the positions w0 + x + s * kConvBlock (s < S: a warp's
+ * shared-memory reads stay consecutive), for every receive antenna. It stages
+ * once what all its outputs read:
+ *   xs[t][q]  the transmitted samples n = nbase + w0 - D + q of each stream
+ *             (the CP's index map and the unitary scale applied, zeros
+ *             outside the frame), D the last tap's delay;
+ *   hs[(t*T + i)*NR + r]  the frame's discrete taps h_rt[i], the NR rows of a
+ *             tap together (one 16-byte broadcast read serves two rows);
+ *   ds[i]     the delays.
+ * Each output then sums h_rt[i] x_t[n - d_i] over t, within it over i, in
+ * ofdm.c's order: the values of the untiled kernel (a staged zero adds an
+ * exact zero where that one skips the term), and the same noise words.
+ * Per tap and stream a thread reads S samples and NR/2 tap pairs for S*NR
+ * complex multiply-adds, so S grows as NR shrinks (registers: 2 S NR floats). */
+constexpr int kConvBlock = 128;
+
+template <int NR>
+struct conv_shape {
+  static constexpr int S = NR <= 4 ? 4 : NR <= 8 ? 2 : 1; /* samples a thread */
+  static constexpr int tile = kConvBlock * S;
+};
+
+/* Byte offsets of the shared arrays; the taps start on 16 bytes. */
+struct conv_smem {
+  size_t h, d, total;
+};
+__host__ __device__ inline conv_smem conv_shared_layout(const gpu_link &g, int nr, int tile) {
+  conv_smem l;
+  const size_t xs = sizeof(cf32) * (size_t)g.tx * (size_t)(tile + g.td_max_delay);
+  l.h = (xs + 15) / 16 * 16;
+  l.d = l.h + sizeof(cf32) * (size_t)g.tx * g.td_taps * nr;
+  l.total = l.d + sizeof(int) * (size_t)g.td_taps;
+  return l;
+}
+
+template <int NR>
+__global__ void __launch_bounds__(kConvBlock)
+    modem_conv_tiled_kernel(gpu_link g, const cf32 *__restrict__ xt, gpu_tdl t, cf32 *__restrict__ yt) {
+  constexpr int S = conv_shape<NR>::S, kTile = conv_shape<NR>::tile;
+  extern __shared__ __align__(16) unsigned char conv_smem_bytes[];
+  const int T = g.td_taps, D = g.td_max_delay, width = kTile + D;
+  const conv_smem L = conv_shared_layout(g, NR, kTile);
+  cf32 *xs = reinterpret_cast<cf32 *>(conv_smem_bytes);
+  cf32 *hs = reinterpret_cast<cf32 *>(conv_smem_bytes + L.h);
+  int *ds = reinterpret_cast<int *>(conv_smem_bytes + L.d);
+
+  /* block -> (frame, symbol, tile); 32-bit: R_f <= 2^24 */
+  const uint32_t tiles = ((uint32_t)g.K + kTile - 1) / kTile;
+  const uint32_t fs = blockIdx.x / tiles, tile = blockIdx.x - fs * tiles;
+  const uint32_t f = fs / (uint32_t)g.S, sym = fs - f * (uint32_t)g.S;
+  const int w0 = (int)(tile * kTile);
+  const uint32_t span = (uint32_t)g.K + (uint32_t)g.cp;
+  const int64_t nbase = (int64_t)sym * span + g.cp;
+  const cf32 *xt_frame = xt + (uint64_t)f * g.tx * g.rf;
+
+  for (int q = threadIdx.x; q < g.tx * width; q += blockDim.x) {
+    const int tt = q / width, j = q - tt * width;
+    const int64_t n = nbase + w0 - D + j;
+    /* (before the frame: silence; past its end: only outputs past the last
+     * symbol's window would read it, and none is kept) */
+    xs[q] = n < 0 || n >= (int64_t)g.nf ? cf_make(0.0f, 0.0f) : sent_sample(g, xt_frame, tt, (uint64_t)n);
+  }
+  const cf32 *hf = t.dtaps + (uint64_t)f * g.links * T;
+  for (int q = threadIdx.x; q < g.tx * T * NR; q += blockDim.x) {
+    const int r = q % NR, ti = q / NR, tt = ti / T, i = ti - tt * T;
+    hs[q] = r < g.rx ? gpu_load(hf + ((size_t)r * g.tx + tt) * T + i) : cf_make(0.0f, 0.0f);
+  }
+  for (int i = threadIdx.x; i < T; i += blockDim.x) ds[i] = __ldg(t.td_delay + i);
+  __syncthreads();
+
+  cf32 z[S][NR];
+  OFDM_UNROLL
+  for (int s = 0; s < S; s++)
+    OFDM_UNROLL
+    for (int r = 0; r < NR; r++) z[s][r] = cf_make(0.0f, 0.0f);
+  for (int tt = 0; tt < g.tx; tt++) {
+    const cf32 *xrow = xs + (size_t)tt * width + D + threadIdx.x;
+    const cf32 *hrow = hs + (size_t)tt * T * NR;
+    for (int i = 0; i < T; i++) {
+      const int d = ds[i];
+      cf32 xv[S];
+      OFDM_UNROLL
+      for (int s = 0; s < S; s++) xv[s] = xrow[s * kConvBlock - d];
+      cf32 h[NR];
+      if (NR == 1) {
+        h[0] = hrow[i];
+      } else { /* NR is a power of two: whole pairs */
+        const float4 *h4 = reinterpret_cast<const float4 *>(hrow + i * NR);
+        OFDM_UNROLL
+        for (int r = 0; r + 1 < NR; r += 2) {
+          const float4 v = h4[r / 2];
+          h[r] = cf_make(v.x, v.y);
+          h[r + 1] = cf_make(v.z, v.w);
+        }
+      }
+      OFDM_UNROLL
+      for (int r = 0; r < NR; r++)
+        OFDM_UNROLL
+        for (int s = 0; s < S; s++) z[s][r] = cf_fma(z[s][r], h[r], xv[s]);
+    }
+  }
+
+  OFDM_UNROLL
+  for (int s = 0; s < S; s++) {
+    const int w = w0 + (int)threadIdx.x + s * kConvBlock;
+    if (w >= g.K) break;
+    const uint64_t n = (uint64_t)(nbase + w);
+    int k = w - g.td_shift; /* the RE whose FFT input this window sample is */
+    if (k < 0) k += g.K;
+    const uint64_t m = (uint64_t)sym * g.K + (uint64_t)k;
+    OFDM_UNROLL
+    for (int p = 0; p < NR / 2 + (NR & 1); p++) {
+      if (2 * p >= g.rx) break;
+      rng_words wn = {{0u, 0u, 0u, 0u}};
+      if (g.noise_std > 0.0f) wn = re_draw(g.re, RNG_TDNOISE, g.first_frame + f, (uint64_t)p * g.nf + n);
+      OFDM_UNROLL
+      for (int b = 0; b < 2; b++) {
+        const int r = 2 * p + b;
+        if (r >= NR || r >= g.rx) break;
+        cf32 v = z[s][r];
+        if (g.noise_std > 0.0f) v = cf_add(v, cf_scale(rng_cnormal_of(wn, b), g.noise_std));
+        gpu_store(yt + ((uint64_t)f * g.rx + r) * g.rf + m, cf_scale(v, g.td_scale));
+      }
+    }
+  }
+}
+
+template <int NR>
+int launch_conv_tiled(const gpu_link &g, const cf32 *xt, const gpu_tdl &t, cf32 *yt, cudaStream_t s) {
+  constexpr int kTile = conv_shape<NR>::tile;
+  const size_t bytes = conv_shared_layout(g, NR, kTile).total;
+  if (bytes > 48 * 1024) /* beyond the default: opt in (per kernel and device) */
+    CUDA_TRY(cudaFuncSetAttribute(modem_conv_tiled_kernel<NR>,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+  const uint64_t tiles = ((uint64_t)g.K + kTile - 1) / kTile;
+  const uint64_t blocks = g.frames * (uint64_t)g.S * tiles;
+  modem_conv_tiled_kernel<NR><<<(unsigned)blocks, kConvBlock, bytes, s>>>(g, xt, t, yt);
+  CUDA_TRY_LAUNCH("modem_conv_tiled_kernel");
+  return 0;
+}
+
+/* Shared bytes the tiled convolution of NR rows needs. */
+size_t conv_shared_bytes(const gpu_link &g, int nr) {
+  const int tile = nr <= 1 ? conv_shape<1>::tile : nr <= 2 ? conv_shape<2>::tile : nr <= 4 ? conv_shape<4>::tile
+                 : nr <= 8 ? conv_shape<8>::tile : conv_shape<16>::tile;
+  return conv_shared_layout(g, nr, tile).total;
+}
+
 __global__ void __launch_bounds__(kBlock)
     frame_to_soa_kernel(gpu_link g, int A, const cf32 *__restrict__ fm, cf32 *__restrict__ soa) {
   const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -143,6 +294,23 @@ int gpu_launch_modem_prepare(const gpu_link &g, const cf32 *x_soa, cf32 *xt, cud
 
 int gpu_launch_modem_channel(const gpu_link &g, const gpu_consts *c, const cf32 *xt, const gpu_tdl &t, cf32 *yt,
                              cudaStream_t s) {
+  /* Fixed discrete taps: the tiled convolution, where its shared memory fits
+   * (all but extreme delay spreads; the untiled kernel computes the same). */
+  if (g.model == CH_TDL && !g.fading && g.td_taps > 0) {
+    int device = 0, optin = 0;
+    CUDA_TRY(cudaGetDevice(&device));
+    CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    const int nr = g.rx <= 1 ? 1 : g.rx <= 2 ? 2 : g.rx <= 4 ? 4 : g.rx <= 8 ? 8 : 16;
+    if (conv_shared_bytes(g, nr) <= (size_t)optin) {
+      switch (nr) {
+        case 1: return launch_conv_tiled<1>(g, xt, t, yt, s);
+        case 2: return launch_conv_tiled<2>(g, xt, t, yt, s);
+        case 4: return launch_conv_tiled<4>(g, xt, t, yt, s);
+        case 8: return launch_conv_tiled<8>(g, xt, t, yt, s);
+        default: return launch_conv_tiled<16>(g, xt, t, yt, s);
+      }
+    }
+  }
   const uint64_t work = g.frames * (uint64_t)((g.rx + 1) / 2) * g.rf;
   modem_channel_kernel<<<gpu_blocks(work, kBlock), kBlock, 0, s>>>(g, c, xt, t, yt);
   CUDA_TRY_LAUNCH("modem_channel_kernel");

@@ -10,7 +10,8 @@
 #   OUT=dir            also leave the logs, the ptxas report and bench.json there
 #   GPU_CHECK_BUILD_DIR=dir   build folder (default build-gpu)
 #   GPU_CHECK_ALL=1    also run the CPU test suite (ctest -LE gpu)
-#   GPU_CHECK_NO_BENCH=1, GPU_CHECK_NO_SANITIZER=1   skip those steps
+#   GPU_CHECK_NO_BENCH=1, GPU_CHECK_NO_SANITIZER=1   skip those steps (the
+#                      bench step also runs scripts/bench-points.sh)
 #   GPU_CHECK_SANITIZER_SECONDS=240   time budget of all sanitizer runs together
 #   BENCH_ARGS="..."   extra arguments for `ofdmsim bench`
 # Exit status: 0 when every step passed, 1 otherwise.
@@ -332,7 +333,8 @@ if g.get("present"):
             r["n"], r["n"], f(a["ginv_s"], ".2f"), f(a["pct_copy_moved"], ".0f"),
             f(r["x_cublas_matinv"], ".1f"), f(r["x_cublas_getrf_getri"], ".1f")))
     for p in g.get("philox_floor", []):
-        print("philox floor %dx%d %s G REs/s" % (p["tx"], p["rx"], f(p["gres_s"], ".1f")))
+        print("generator floor %dx%d %s%s %s G REs/s" % (p["tx"], p["rx"], p["conversion"],
+              " +labels" if p["labels"] else "", f(p["gres_s"], ".2f")))
 for p in j.get("pipeline", []):
     if p["available"] and p["ok"]:
         print("pipeline %s %s %s %s Gbit/s" % (p["link"], p["backend"], p["mode"],
@@ -342,6 +344,12 @@ for p in j.get("pipeline", []):
               "FAILED" if p["available"] else "unavailable", p["why"][:60]))
 PY
     while read -r l; do note "  bench" "" "$l"; done < "$logs/bench-headline.txt"
+  fi
+  banner "per-point overhead and the CLI on a long point (scripts/bench-points.sh)"
+  if OFDMSIM="$ofdmsim" bash "$root/scripts/bench-points.sh" cuda 200 2>&1 | tee "$logs/10-points.log"; then
+    while read -r l; do note "  points" "" "$l"; done < "$logs/10-points.log"
+  else
+    fail "bench-points" "see 10-points.log"
   fi
 fi
 

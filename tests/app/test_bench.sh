@@ -9,6 +9,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../support/harness.sh"
 check "bench exits 0" test $? -eq 0
 check "bench prints the inversion table" grep -qE '^2x2 ' "$tmp/out"
 check "bench prints the pipeline table" grep -qE '^2x2 QPSK +cpu' "$tmp/out"
+check "bench prints the time-domain ratio" grep -qE 'TDL-A 4x4, continuous delays, on cpu: time domain .* = [0-9]+%' "$tmp/out"
 check "bench writes its JSON" test -s "$tmp/b.json"
 if command -v python3 >/dev/null; then
   check "every CPU inversion: ok, positive rate, small residual" python3 - "$tmp/b.json" <<'PY'
@@ -25,7 +26,9 @@ cols = {"draw", "channel", "gram", "invert", "equalize", "demap", "stages", "wal
 top = {"version", "date", "host", "command", "cpu_threads", "reps", "seed", "small", "cpu_invert", "gpu", "pipeline"}
 pipe = d["pipeline"]
 good = (top <= set(d) and d["command"].startswith("ofdmsim bench --small") and
-        d["gpu"]["present"] is False and d["gpu"]["why"] and len(pipe) == 2 and
+        d["gpu"]["present"] is False and d["gpu"]["why"] and len(pipe) == 4 and
+        [(p["channel"], p["domain"]) for p in pipe] ==
+        [("rayleigh", "frequency")] * 2 + [("tdl-a", "frequency"), ("tdl-a", "time")] and
         all({"link", "backend", "mode", "available", "ok", "why", "ber"} <= set(p) and
             set(p["seconds"]) == cols and set(p["gbit_s"]) == cols and p["gbit_s"]["wall"] > 0
             for p in pipe))

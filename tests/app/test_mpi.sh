@@ -65,9 +65,11 @@ ranks_of() {
     [ -n "$r" ] && echo "$c $r"
   done
 }
-# The runs to interrupt: A with twenty times its bits, long enough that the
-# stop (mpirun forwards a signal after a second or so) lands mid-run.
-l=("${a[@]}" --set simulation.max_bits=2.4e8)
+# The runs to interrupt: A with four times its errors and two hundred times
+# its bits (the 40 dB ZF point then takes about 6e8 bits, a few seconds on one
+# core of the vectorised CPU backend), long enough that the stop (mpirun
+# forwards a signal after a second or so) lands mid-run.
+l=("${a[@]}" --set simulation.target_errors=16000 --set simulation.max_bits=2.4e9)
 "$OFDMSIM" configs/default.cfg "${l[@]}" -o "$tmp/l.csv" >/dev/null 2>&1
 mpi 2 "$OFDMSIM" configs/default.cfg "${l[@]}" -o "$tmp/l2.csv" >/dev/null 2>&1
 check "the long run on 2 ranks = its plain run" cmp -s <(csv_counts "$tmp/l.csv") <(csv_counts "$tmp/l2.csv")

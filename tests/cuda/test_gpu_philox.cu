@@ -8,7 +8,8 @@
  *     philox4x32_10 on the documented counter;
  *   - curand_uniform of that state is rng_u01 of the first word, bit for bit;
  *   - rng_u01 gives bitwise-equal floats on both sides;
- *   - rng_cnormal agrees within 1e-5 (device sincospif/logf vs host libm).
+ *   - rng_cnormal agrees within 1e-5 (each side computes the logarithm and
+ *     the sine its own fast way: core/draws.h, core/rng_math.h).
  * OFDMSIM_SMALL=1 draws fewer random tuples (sanitizer runs). */
 #include <cuda_runtime.h>
 #include <math.h>

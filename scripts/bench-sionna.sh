@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# ofdmsim against NVIDIA Sionna 2.2 (PyTorch) on the speed issue's workloads
+# (bench/sionna_workloads.py: 2x2 QPSK and 4x4 16-QAM i.i.d. Rayleigh, 4x4
+# 16-QAM TDL-A in the frequency and the time domain), rates, BERs and ratios.
+#
+# Installs the wheels of the git-ignored folder .deps/wheels (Sionna and the
+# pure-Python / matplotlib packages it imports; torch, numpy and scipy must be
+# installed already) into a temporary PYTHONPATH target, offline, then runs:
+#   - on the GPU, all threads, when nvidia-smi shows one: sionna-cuda.json
+#   - on the CPU with one thread:                           sionna-cpu-1.json
+# The JSON files go to $OUT when it is set, else to the current folder.
+#   scripts/bench-sionna.sh [CASES]          # CASES default 1,2,3,4
+# OFDMSIM (default build/ofdmsim) is the binary, SECONDS_PER_CASE (default 2)
+# the seconds per side and case, PYTHON (default python3) the interpreter,
+# SIONNA_ARGS extra arguments for the script (e.g. "--compile default"),
+# SIONNA_CPU=0 skips the CPU run.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cases=${1:-1,2,3,4}
+python=${PYTHON:-python3}
+ofdmsim=${OFDMSIM:-$root/build/ofdmsim}
+seconds=${SECONDS_PER_CASE:-2}
+out=${OUT:-$PWD}
+mkdir -p "$out"
+
+shopt -s nullglob
+wheels=("$root"/.deps/wheels/*.whl)
+[ ${#wheels[@]} -gt 0 ] || { echo "bench-sionna: no wheels in $root/.deps/wheels" >&2; exit 2; }
+[ -x "$ofdmsim" ] || { echo "bench-sionna: no ofdmsim binary at $ofdmsim (OFDMSIM=...)" >&2; exit 2; }
+
+site=$(mktemp -d)
+trap 'rm -rf "$site"' EXIT
+if "$python" -m pip --version >/dev/null 2>&1; then
+  "$python" -m pip install --quiet --disable-pip-version-check --no-index --no-deps \
+    --target "$site" "${wheels[@]}"
+else # no pip: a wheel of these packages is a zip of what goes on the path
+  "$python" -c 'import sys, zipfile; [zipfile.ZipFile(w).extractall(sys.argv[1]) for w in sys.argv[2:]]' \
+    "$site" "${wheels[@]}"
+fi
+export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
+# matplotlib is imported, never drawn: no display, no font cache in $HOME
+export MPLBACKEND=Agg MPLCONFIGDIR="$site/.mpl"
+
+run() { # DEVICE THREADS JSON
+  echo "== $1, threads $2 =="
+  # shellcheck disable=SC2086
+  "$python" "$root/bench/sionna_workloads.py" --device "$1" --threads "$2" \
+    --ofdmsim "$ofdmsim" --seconds "$seconds" --cases "$cases" --json "$3" ${SIONNA_ARGS:-}
+}
+
+status=0
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+  nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader || true
+  run cuda 0 "$out/sionna-cuda.json" || status=$?
+else
+  echo "bench-sionna: no GPU (nvidia-smi), CPU only"
+fi
+if [ "${SIONNA_CPU:-1}" != 0 ]; then
+  run cpu 1 "$out/sionna-cpu-1.json" || status=$?
+fi
+exit "$status"
