@@ -172,6 +172,12 @@ while read -r line; do
   fi
 done < <(grep -E 'Test +#[0-9]+: ' "$logs/04-ctest-gpu.log")
 grep -qE 'Test +#[0-9]+: ' "$logs/04-ctest-gpu.log" || fail "ctest -L gpu" "no GPU test ran"
+# The GPU normals' figures (moments, tails, accuracy on 2^30 samples) into the
+# summary: ctest shows a passing test's output nowhere.
+if [ -x "$build/tests/test_gpu_normals" ]; then
+  "$build/tests/test_gpu_normals" > "$logs/04-normals.log" 2>&1
+  while read -r l; do note "  normals" "" "$l"; done < <(grep -E '^  ' "$logs/04-normals.log")
+fi
 
 if [ "${GPU_CHECK_ALL:-0}" != 0 ]; then
   banner "ctest -LE gpu (CPU suite, with the GPU present)"
