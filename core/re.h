@@ -155,9 +155,8 @@ OFDM_HD void re_symbols(re_ctx c, uint64_t m, int nt, const uint32_t *lab, cf32 
   for (int t = 0; t < nt; t++) x[t] = a < 0 ? qam_map_q(&c.qam, lab[t]) : pilot_value(a, t);
 }
 
-/* Bit errors of the hard decision on xhat against the transmitted label. */
-OFDM_HD uint32_t re_bit_errors(int bps, cf32 xhat, uint32_t label) {
-  const uint32_t diff = qam_demap(bps, xhat) ^ label;
+/* The set bits of a label difference: the bit errors of a decision. */
+OFDM_HD uint32_t re_popcount(uint32_t diff) {
 #ifdef __CUDA_ARCH__
   return (uint32_t)__popc(diff);
 #else
@@ -165,14 +164,14 @@ OFDM_HD uint32_t re_bit_errors(int bps, cf32 xhat, uint32_t label) {
 #endif
 }
 
+/* Bit errors of the hard decision on xhat against the transmitted label. */
+OFDM_HD uint32_t re_bit_errors(int bps, cf32 xhat, uint32_t label) {
+  return re_popcount(qam_demap(bps, xhat) ^ label);
+}
+
 /* The same, with the modulation's constants worked out (re_ctx's qam). */
 OFDM_HD uint32_t re_bit_errors_q(const qam_consts *q, cf32 xhat, uint32_t label) {
-  const uint32_t diff = qam_demap_q(q, xhat) ^ label;
-#ifdef __CUDA_ARCH__
-  return (uint32_t)__popc(diff);
-#else
-  return (uint32_t)__builtin_popcount(diff);
-#endif
+  return re_popcount(qam_demap_q(q, xhat) ^ label);
 }
 
 /* The context of a point (host code; kernels get it by value). */

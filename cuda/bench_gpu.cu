@@ -189,6 +189,23 @@ __device__ __forceinline__ uint4 floor_words(uint2 key, uint64_t sub, uint64_t i
       make_uint4((uint32_t)idx, (uint32_t)(idx >> 32), (uint32_t)sub, (uint32_t)(sub >> 32)), key);
 }
 
+/* The sum of the n CN(0,1) samples of RE i in the pair layout of draws.h
+ * (draw p*R + i of subsequence sub: words (0,1) and (2,3) a normal each). */
+template <int Kind>
+__device__ __forceinline__ float floor_pair_sum(uint2 key, uint64_t sub, int n, uint64_t R, uint64_t i) {
+  float acc = 0.0f;
+  for (int p = 0; 2 * p < n; p++) {
+    const uint4 w = floor_words(key, sub, (uint64_t)p * R + i);
+    const cf32 z0 = floor_cnormal<Kind>(w.x, w.y);
+    acc += z0.re + z0.im;
+    if (2 * p + 1 < n) {
+      const cf32 z1 = floor_cnormal<Kind>(w.z, w.w);
+      acc += z1.re + z1.im;
+    }
+  }
+  return acc;
+}
+
 /* The random numbers one frequency-domain RE of an rx x tx link draws: with
  * Labels its label words (purpose BITS, ceil(tx/4) draws), its channel
  * (CHANNEL, rx*tx CN(0,1)) and its noise (NOISE, rx CN(0,1)), with the
@@ -229,24 +246,8 @@ __global__ void __launch_bounds__(kBlock) philox_floor_kernel(int tx, int rx, ui
           const uint4 w = floor_words(key, sub_bits, (uint64_t)b * R + i);
           labels ^= w.x ^ w.y ^ w.z ^ w.w;
         }
-      for (int p = 0; 2 * p < n_ch; p++) {
-        const uint4 w = floor_words(key, sub_ch, (uint64_t)p * R + i);
-        const cf32 z0 = floor_cnormal<Kind>(w.x, w.y);
-        acc += z0.re + z0.im;
-        if (2 * p + 1 < n_ch) {
-          const cf32 z1 = floor_cnormal<Kind>(w.z, w.w);
-          acc += z1.re + z1.im;
-        }
-      }
-      for (int p = 0; 2 * p < n_nz; p++) {
-        const uint4 w = floor_words(key, sub_nz, (uint64_t)p * R + i);
-        const cf32 z0 = floor_cnormal<Kind>(w.x, w.y);
-        acc += z0.re + z0.im;
-        if (2 * p + 1 < n_nz) {
-          const cf32 z1 = floor_cnormal<Kind>(w.z, w.w);
-          acc += z1.re + z1.im;
-        }
-      }
+      acc += floor_pair_sum<Kind>(key, sub_ch, n_ch, R, i);
+      acc += floor_pair_sum<Kind>(key, sub_nz, n_nz, R, i);
     }
   }
   out[tid] = acc + (float)(labels & 1u);
