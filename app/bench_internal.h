@@ -53,6 +53,9 @@ typedef struct pipeline_fig {
   int tdl;  /* 0: i.i.d. Rayleigh per RE; TDL-A at 100 ns with 1: continuous
                delays, 2: delays rounded to the sample grid */
   int time; /* tdl in the time domain (IFFT, convolution, FFT) */
+  int direct; /* time domain: sample-by-sample convolution even where the
+                 GPU's CP-aligned transform applies (backend_options) */
+  const char *td_path; /* what the backend said it did (backend.td_path) */
   const char *backend;
   int staged;
   int available; /* 0: backend could not be created (why) */

@@ -49,11 +49,11 @@ static json_t *pipeline_json(const pipeline_fig *p) {
     json_object_set_new(seconds, pipeline_columns[k], jnum(s[k]));
     json_object_set_new(rates, pipeline_columns[k], jnum(pipeline_gbits(p, s[k])));
   }
-  return json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:s, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
-                   "s:o, s:o}",
+  return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:s, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, "
+                   "s:o, s:o, s:o}",
                    "link", p->label, "channel", p->tdl ? "tdl-a" : "rayleigh", "delays",
                    p->tdl == 2 ? "sample" : p->tdl ? "continuous" : "-", "domain",
-                   p->time ? "time" : "frequency", "tx", p->tx, "rx", p->rx, "bits_per_symbol", p->bps,
+                   p->time ? "time" : "frequency", "convolution", p->td_path ? p->td_path : "-", "tx", p->tx, "rx", p->rx, "bits_per_symbol", p->bps,
                    "backend", p->backend, "mode", pipeline_mode(p), "available", p->available,
                    "ok", p->ok, "why", jtext(p->why), "frames_per_batch", jcount(p->frames_per_batch),
                    "batches", jcount(p->batches), "bits", jcount(p->bits), "bit_errors",

@@ -112,6 +112,7 @@ static void bench_pipeline(pipeline_fig *f, int small, double seconds) {
   backend_options o;
   memset(&o, 0, sizeof o);
   o.cuda.staged = f->staged;
+  o.cuda.td_direct = f->direct;
   /* Batches of ~2^26 REs on a GPU (the backend may choose fewer); ~2^20 on a
    * CPU, so one batch stays well under a second. */
   const uint64_t res_per_frame = link_res_per_frame(&p);
@@ -126,6 +127,7 @@ static void bench_pipeline(pipeline_fig *f, int small, double seconds) {
     return;
   }
   f->available = 1;
+  f->td_path = b->td_path;
   uint64_t frames = b->ops->max_frames(b);
   if (frames > o.max_batch_frames) frames = o.max_batch_frames;
   if (frames == 0) frames = 1;
@@ -157,20 +159,24 @@ int bench_pipelines(const bench_opts *o, int gpu_present, bench_results *R) {
   /* The time-domain ratio: the same TDL-A link in both domains, with
    * continuous delays (each path a 32-tap interpolator in the time domain)
    * and on the sample grid (the discrete channel the path delays round to) */
-  static const pipeline_fig tdl[4] = {
+  static const pipeline_fig tdl[6] = {
       {.label = "4x4 16QAM TDL-A freq", .tx = 4, .rx = 4, .bps = 4, .tdl = 1},
       {.label = "4x4 16QAM TDL-A time", .tx = 4, .rx = 4, .bps = 4, .tdl = 1, .time = 1},
+      {.label = "4x4 16QAM TDL-A time direct", .tx = 4, .rx = 4, .bps = 4, .tdl = 1, .time = 1, .direct = 1},
       {.label = "4x4 16QAM TDL-A smp freq", .tx = 4, .rx = 4, .bps = 4, .tdl = 2},
-      {.label = "4x4 16QAM TDL-A smp time", .tx = 4, .rx = 4, .bps = 4, .tdl = 2, .time = 1}};
+      {.label = "4x4 16QAM TDL-A smp time", .tx = 4, .rx = 4, .bps = 4, .tdl = 2, .time = 1},
+      {.label = "4x4 16QAM TDL-A smp time direct", .tx = 4, .rx = 4, .bps = 4, .tdl = 2, .time = 1,
+       .direct = 1}};
   int failures = 0;
   for (int k = 0; k < 2; k++) {
     if (gpu_present)
       for (int staged = 1; staged >= 0; staged--) failures += run_one(R, &links[k], "cuda", staged, o);
     failures += run_one(R, &links[k], "cpu", 0, o);
   }
-  for (int k = 0; k < 4; k++) {
+  for (int k = 0; k < 6; k++) {
     if (gpu_present) failures += run_one(R, &tdl[k], "cuda", 0, o);
-    if (tdl[k].tdl == 1) failures += run_one(R, &tdl[k], "cpu", 0, o);
+    /* (the CPU always convolves sample by sample: no direct row) */
+    if (tdl[k].tdl == 1 && !tdl[k].direct) failures += run_one(R, &tdl[k], "cpu", 0, o);
   }
   return failures;
 }

@@ -160,8 +160,9 @@ static void print_domain_ratios(const bench_results *R) {
           f->staged != t->staged || f->tx != t->tx || f->rx != t->rx || f->bps != t->bps || f->tdl != t->tdl)
         continue;
       const double rt = pipeline_gbits(t, t->wall_s), rf = pipeline_gbits(f, f->wall_s);
-      printf("  TDL-A %dx%d, %s delays, on %s: time domain %.2f / frequency domain %.2f Gbit/s = %.0f%%\n",
-             t->tx, t->rx, t->tdl == 2 ? "sample-grid" : "continuous", t->backend, rt, rf, 100.0 * rt / rf);
+      printf("  TDL-A %dx%d, %s delays, on %s: time domain %.2f / frequency domain %.2f Gbit/s = %.0f%%%s%s%s\n",
+             t->tx, t->rx, t->tdl == 2 ? "sample-grid" : "continuous", t->backend, rt, rf, 100.0 * rt / rf,
+             t->td_path ? " (convolution: " : "", t->td_path ? t->td_path : "", t->td_path ? ")" : "");
     }
   }
 }

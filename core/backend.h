@@ -115,6 +115,9 @@ typedef struct backend_options {
     uint64_t memory_mb;      /* cap on device memory, 0 = what is free */
     int staged;              /* 1 = one kernel per stage, every intermediate in
                                 device memory (per-stage timing, fetch); 0 = fused */
+    int td_direct;           /* 1 = the time domain convolves sample by sample
+                                even where the fused mode's CP-aligned transform
+                                applies (cuda/ofdm_gpu.cu; bench, tests) */
   } cuda;
 } backend_options;
 
@@ -133,6 +136,9 @@ struct backend {
   backend_options opt;
   uint64_t last_frames;  /* frames in the last batch run */
   char error[512];       /* why the last run or fetch returned -1 */
+  const char *td_path;   /* time domain: how the convolution is computed
+                            ("sample by sample", "CP-aligned transform");
+                            NULL where the backend does not say */
   void *impl;
 };
 

@@ -121,11 +121,10 @@ OFDM_HD void re_channel(re_ctx c, const chan_spatial *s, uint64_t frame, uint64_
   }
 }
 
-/* y = H x + sqrt(n0) w (RNG_NOISE), rows >= rx zeroed. The sum is a chain
- * of explicit fmaf (cf_fma_exact) in stream order: every compiler and both
- * backends round it the same way, at float cost on the GPU. */
-OFDM_HD void re_apply(re_ctx c, uint64_t frame, uint64_t m, int nt, int nr, const cf32 *h,
-                      const cf32 *x, cf32 *y) {
+/* y = H x, rows >= rx zeroed. The sum is a chain of explicit fmaf
+ * (cf_fma_exact) in stream order: every compiler and both backends round it
+ * the same way, at float cost on the GPU. */
+OFDM_HD void re_mix(re_ctx c, int nt, int nr, const cf32 *h, const cf32 *x, cf32 *y) {
   OFDM_UNROLL
   for (int r = 0; r < nr; r++) {
     cf32 acc = cf_make(0.0f, 0.0f);
@@ -133,6 +132,12 @@ OFDM_HD void re_apply(re_ctx c, uint64_t frame, uint64_t m, int nt, int nr, cons
     for (int t = 0; t < nt; t++) acc = cf_fma_exact(acc, h[r * nt + t], x[t]);
     y[r] = r < c.rx ? acc : cf_make(0.0f, 0.0f);
   }
+}
+
+/* y = H x + sqrt(n0) w (RNG_NOISE), rows >= rx zeroed. */
+OFDM_HD void re_apply(re_ctx c, uint64_t frame, uint64_t m, int nt, int nr, const cf32 *h,
+                      const cf32 *x, cf32 *y) {
+  re_mix(c, nt, nr, h, x, y);
   if (c.noise_std > 0.0f) re_pair_draws(c, RNG_NOISE, frame, m, nr, c.rx, c.noise_std, 1, y);
 }
 

@@ -63,6 +63,7 @@ struct cuda_state {
   void *fft_work;
   gpu_fft_set fft_tx, fft_rx;
   int have_fft_td;
+  int td_transform;         /* fused time domain by the CP-aligned transform (ofdm_gpu.cu) */
 };
 
 /* The buffer plan of a batch of `frames` frames: byte offsets into the pool. */
@@ -207,6 +208,20 @@ int run_staged(cuda_state *s, const gpu_link &g) {
   return 0;
 }
 
+/* The fused modes' time-domain modem, from the draws to the receiver's FFT
+ * output: the transmitter's symbols, IFFT, convolution and noise, FFT; or,
+ * on the CP-aligned transform path, the noise and its FFT alone. */
+int run_modem(cuda_state *s, const gpu_link &g) {
+  if (s->td_transform) {
+    if (gpu_launch_modem_noise(g, s->yt, s->stream)) return -1;
+  } else {
+    if (gpu_launch_modem_prepare(g, NULL, s->xt, s->stream)) return -1;
+    if (gpu_fft_set_exec(&s->fft_tx, s->xt, g.frames)) return -1;
+    if (gpu_launch_modem_channel(g, s->consts, s->xt, s->tdl, s->yt, s->stream)) return -1;
+  }
+  return gpu_fft_set_exec(&s->fft_rx, s->yt, g.frames);
+}
+
 /* Soft outputs or a joint detector: the detect kernel after the staged
  * stages (from their stacks; for zf and mmse the staged chain has counted the
  * errors) or after the fused mode's taps and modem (from the draws). */
@@ -225,12 +240,7 @@ int run_detect(cuda_state *s, const gpu_link &g, float *llr, uint8_t *bits) {
   CUDA_TRY(cudaEventRecord(s->ev[EV_START], st));
   if (tdl_response(s, g)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_DRAW], st));
-  if (s->have_fft_td) {
-    if (gpu_launch_modem_prepare(g, NULL, s->xt, st)) return -1;
-    if (gpu_fft_set_exec(&s->fft_tx, s->xt, g.frames)) return -1;
-    if (gpu_launch_modem_channel(g, s->consts, s->xt, s->tdl, s->yt, st)) return -1;
-    if (gpu_fft_set_exec(&s->fft_rx, s->yt, g.frames)) return -1;
-  }
+  if (s->have_fft_td && run_modem(s, g)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_CHANNEL], st));
   if (gpu_launch_detect(g, s->consts, s->tdl.Hk, s->yt, NULL, out, st)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_INVERT], st));
@@ -261,12 +271,7 @@ int run_fused(cuda_state *s, const gpu_link &g) {
   CUDA_TRY(cudaEventRecord(s->ev[EV_START], st));
   if (tdl_response(s, g)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_DRAW], st));
-  if (s->have_fft_td) {
-    if (gpu_launch_modem_prepare(g, NULL, s->xt, st)) return -1;
-    if (gpu_fft_set_exec(&s->fft_tx, s->xt, g.frames)) return -1;
-    if (gpu_launch_modem_channel(g, s->consts, s->xt, s->tdl, s->yt, st)) return -1;
-    if (gpu_fft_set_exec(&s->fft_rx, s->yt, g.frames)) return -1;
-  }
+  if (s->have_fft_td && run_modem(s, g)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_CHANNEL], st));
   if (gpu_launch_fused(g, s->consts, s->tdl.Hk, s->yt, s->errors, repair_of(s, g), st)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_INVERT], st));
@@ -300,7 +305,7 @@ int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *o
   g.frames = frames;
   g.R = frames * g.rf;
   g.hsrc = g.model == CH_TDL ? HSRC_TABLE : HSRC_DRAW; /* what the fused kernels read */
-  g.ysrc = s->have_fft_td ? YSRC_BUFFER : YSRC_COMPUTE;
+  g.ysrc = s->td_transform ? YSRC_NOISE : s->have_fft_td ? YSRC_BUFFER : YSRC_COMPUTE;
   const size_t counters = sizeof(uint32_t) * (size_t)frames * (size_t)g.tx;
   const size_t fb_bytes = sizeof(uint32_t) * (size_t)frames;
   const size_t list_len = s->staged ? 0 : sizeof(uint32_t); /* the repair list's length */
@@ -628,6 +633,9 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
    * does a frame with pilots: its estimate needs the received pilots first */
   s->staged = opt->cuda.staged != 0 || (p->equalizer != EQ_ZF && p->equalizer != EQ_MMSE) || p->pilot_spacing > 0;
   s->g = make_link(p, &sp, &grid);
+  s->td_transform = p->domain == DOMAIN_TIME && !s->staged && !opt->cuda.td_direct &&
+                    gpu_td_transform_applies(s->g);
+  if (p->domain == DOMAIN_TIME) b->td_path = s->td_transform ? "CP-aligned transform" : "sample by sample";
   size_t work = 0;
   int rc = size_batch(s, p, opt, &work, err, errlen);
   if (!rc && allocate(s, p, &sp, &grid, work)) {

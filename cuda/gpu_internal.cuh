@@ -32,7 +32,9 @@
 
 /* Where the fused receiver takes its channel and its received symbols. */
 enum gpu_hsrc { HSRC_DRAW = 0, HSRC_TABLE = 1 }; /* rayleigh/awgn per RE | Hk of the frame */
-enum gpu_ysrc { YSRC_COMPUTE = 0, YSRC_BUFFER = 1 }; /* y = Hx + n here | the modem's output */
+/* y = Hx + n here | the modem's output | H x here plus the buffer's noise
+ * (the time domain's CP-aligned transform path, see gpu_launch_modem_noise) */
+enum gpu_ysrc { YSRC_COMPUTE = 0, YSRC_BUFFER = 1, YSRC_NOISE = 2 };
 
 /* One batch of one point, by value in every launch. */
 struct gpu_link {
@@ -154,8 +156,10 @@ __device__ __forceinline__ void gpu_channel_table(const gpu_link &g, const cf32 
 /* The front half of one RE: its labels, its channel as the receiver sees it
  * and its received vector. The channel is drawn here (rayleigh, awgn) or read
  * from the frame's response table (tdl); y is computed here (frequency
- * domain) or read from the modem's output (time domain); the labels are
- * always redrawn, never stored. The fused kernel's repair and the soft and
+ * domain), read from the modem's output (time domain, convolved sample by
+ * sample), or H x computed here plus the modem's transformed noise (time
+ * domain, CP-aligned transform); the labels are always redrawn, never
+ * stored. The fused kernel's repair and the soft and
  * joint detectors (detect_gpu.cu) compute exactly this. */
 template <int NT, int NR>
 __device__ __forceinline__ void gpu_re_front(const gpu_link &g, const gpu_consts *c, const cf32 *Hk,
@@ -174,6 +178,14 @@ __device__ __forceinline__ void gpu_re_front(const gpu_link &g, const gpu_consts
     OFDM_UNROLL
     for (int r = 0; r < NR; r++)
       yv[r] = r < g.rx ? gpu_load(col + (size_t)r * g.rf) : cf_make(0.0f, 0.0f);
+  } else if (g.ysrc == YSRC_NOISE) {
+    cf32 xv[NT];
+    re_symbols(g.re, m, NT, lab, xv);
+    re_mix(g.re, NT, NR, h, xv, yv);
+    const cf32 *col = yt + f * (uint64_t)g.rx * g.rf + m;
+    OFDM_UNROLL
+    for (int r = 0; r < NR; r++)
+      if (r < g.rx) yv[r] = cf_add(yv[r], gpu_load(col + (size_t)r * g.rf));
   } else {
     cf32 xv[NT];
     re_symbols(g.re, m, NT, lab, xv);
@@ -281,6 +293,13 @@ int gpu_launch_modem_prepare(const gpu_link &g, const cf32 *x_soa, cf32 *xt, cud
  * [f][rx][R_f], the FFT input. */
 int gpu_launch_modem_channel(const gpu_link &g, const gpu_consts *c, const cf32 *xt, const gpu_tdl &t, cf32 *yt,
                              cudaStream_t s);
+/* The CP-aligned transform path's time-domain half (see ofdm_gpu.cu): only
+ * the RNG_TDNOISE noise of the kept samples, as gpu_launch_modem_channel adds
+ * it to the convolution (CP removal, window rotation, unitary scale); after
+ * the FFT the fused kernels add H x (YSRC_NOISE). For fixed taps that reach
+ * no further back than the CP: gpu_td_transform_applies. */
+int gpu_launch_modem_noise(const gpu_link &g, cf32 *yt, cudaStream_t s);
+int gpu_td_transform_applies(const gpu_link &g);
 /* Frame-major [f][A][R_f] -> SoA [A][R] (staged mode's y). */
 int gpu_launch_frame_to_soa(const gpu_link &g, int A, const cf32 *fm, cf32 *soa, cudaStream_t s);
 

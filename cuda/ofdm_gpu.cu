@@ -4,7 +4,23 @@
  * (zeros before the frame) with the taps, RNG_TDNOISE noise, CP removal and a
  * unitary FFT (batched cuFFT). The CP is never stored: the convolution reads
  * the IFFT output through the CP's index map. Also the chunked cuFFT plan sets
- * the tdl response uses. */
+ * the tdl response uses.
+ *
+ * The CP-aligned transform path. Where the taps are fixed over the frame and
+ * the last one's delay D is at most the CP, every kept sample's convolution
+ * reads only its own symbol's span, CP included, and the CP makes that span
+ * periodic: the window's convolution is circular, and after the receiver's
+ * FFT it is exactly the product of the taps' response and the symbol
+ * (circular convolution theorem; the window rotation and both unitary scales
+ * included, that response is the receiver's perfect CSI Hk, tdl_grid.h). So
+ * the receiver's FFT of (convolution + noise) equals Hk x + FFT(noise), and
+ * the GPU computes it that way: the noise kernel below draws the same
+ * RNG_TDNOISE words into the FFT input, the FFT transforms them, and the fused
+ * kernels add Hk x (YSRC_NOISE). Equal up to float rounding to the
+ * sample-by-sample path (overlap-save with the CP as the overlap), without the
+ * IFFT, the convolution and the symbols' round trip through memory. Taps that
+ * reach past the CP (inter-symbol interference) or fade within the frame take
+ * the sample-by-sample path, and so does the staged mode (the CPU's stages). */
 #include <stdio.h>
 #include <string.h>
 
@@ -260,6 +276,32 @@ size_t conv_shared_bytes(const gpu_link &g, int nr) {
   return conv_shared_layout(g, nr, tile).total;
 }
 
+/* One thread a (frame, receive pair, kept window sample w): the noise that
+ * modem_channel_kernel adds to its convolution at that sample, with the same
+ * words and the same scaling, written where that kernel writes (the RE the
+ * window rotation puts w at). */
+__global__ void __launch_bounds__(kBlock) modem_noise_kernel(gpu_link g, cf32 *__restrict__ yt) {
+  const uint32_t pairs = ((uint32_t)g.rx + 1) / 2;
+  const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= g.frames * (uint64_t)pairs * g.rf) return;
+  const uint64_t w_all = j % g.rf, fp = j / g.rf; /* w_all = sym * K + w */
+  const uint64_t f = fp / pairs;
+  const int p = (int)(fp - f * pairs);
+  const uint64_t sym = w_all / g.K, w = w_all - sym * g.K;
+  const uint64_t n = sym * ((uint64_t)g.K + g.cp) + g.cp + w;
+  int64_t k = (int64_t)w - g.td_shift; /* the RE whose FFT input this window sample is */
+  if (k < 0) k += g.K;
+  const uint64_t m = sym * g.K + (uint64_t)k;
+  rng_words wn = {{0u, 0u, 0u, 0u}};
+  if (g.noise_std > 0.0f) wn = re_draw(g.re, RNG_TDNOISE, g.first_frame + f, (uint64_t)p * g.nf + n);
+  for (int b = 0; b < 2; b++) {
+    const int r = 2 * p + b;
+    if (r >= g.rx) break;
+    const cf32 v = g.noise_std > 0.0f ? cf_scale(rng_cnormal_of(wn, b), g.noise_std) : cf_make(0.0f, 0.0f);
+    gpu_store(yt + (f * g.rx + r) * g.rf + m, cf_scale(v, g.td_scale));
+  }
+}
+
 __global__ void __launch_bounds__(kBlock)
     frame_to_soa_kernel(gpu_link g, int A, const cf32 *__restrict__ fm, cf32 *__restrict__ soa) {
   const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -314,6 +356,17 @@ int gpu_launch_modem_channel(const gpu_link &g, const gpu_consts *c, const cf32 
   const uint64_t work = g.frames * (uint64_t)((g.rx + 1) / 2) * g.rf;
   modem_channel_kernel<<<gpu_blocks(work, kBlock), kBlock, 0, s>>>(g, c, xt, t, yt);
   CUDA_TRY_LAUNCH("modem_channel_kernel");
+  return 0;
+}
+
+int gpu_td_transform_applies(const gpu_link &g) {
+  return g.model == CH_TDL && !g.fading && g.td_taps > 0 && g.td_max_delay <= g.cp;
+}
+
+int gpu_launch_modem_noise(const gpu_link &g, cf32 *yt, cudaStream_t s) {
+  const uint64_t work = g.frames * (uint64_t)((g.rx + 1) / 2) * g.rf;
+  modem_noise_kernel<<<gpu_blocks(work, kBlock), kBlock, 0, s>>>(g, yt);
+  CUDA_TRY_LAUNCH("modem_noise_kernel");
   return 0;
 }
 

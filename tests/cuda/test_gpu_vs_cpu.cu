@@ -14,7 +14,11 @@
  * error (there the receiver works on H + E, which no buffer holds, so XHAT is
  * not compared: X, H, Y and the counts are), and the channel models of
  * 38.901 users (continuous delays, tdl-d/e, Doppler in both domains), and
- * pilots with the receiver's channel estimated from them (BUF_HHAT compared).
+ * pilots with the receiver's channel estimated from them (BUF_HHAT compared),
+ * and time-domain taps within a longer CP, where the fused mode takes the
+ * CP-aligned transform (cuda/ofdm_gpu.cu) instead of the staged mode's
+ * sample-by-sample convolution: the path each mode took is checked against
+ * the one the taps and the CP call for.
  * OFDMSIM_SMALL=1 runs a subset
  * (for compute-sanitizer).
  *
@@ -50,6 +54,7 @@
 #include <vector>
 
 #include "channel/estimate.h"
+#include "channel/tdl_grid.h"
 #include "core/names.h"
 #include "cuda/backend_cuda.h"
 #include "linktest.h"
@@ -82,12 +87,14 @@ struct spec {
   int pilot_spacing = 0, pilot_first = 0, pilot_every = 0;
   est_kind est = EST_PERFECT;
   interp_kind interp = INTERP_LINEAR;
+  int cp = 8; /* cyclic prefix, samples */
 };
 
 struct fetched {
   std::vector<cf32> X, H, Y, XH, GI, HH;
   std::vector<uint32_t> errors;
   stage_times t;
+  const char *td_path = NULL; /* backend.td_path */
 };
 
 /* Totals over every point, for the summary and the overall exclusion limit. */
@@ -96,6 +103,7 @@ struct totals {
   double worst_ratio = 0; /* max |diff| / allowance over checked estimates */
   double worst_plain = 0; /* max |diff| / (1e-4 max(1, |cpu|)) over the same */
 } g_tot;
+int g_transform_points = 0; /* time-domain points the fused mode took by the CP-aligned transform */
 
 const char *model_name(const link_params &p) {
   if (p.model == CH_TDL) return p.domain == DOMAIN_TIME ? "tdl/time" : "tdl/freq";
@@ -110,10 +118,12 @@ void describe(const link_params &p, const spec &s, char *out, size_t n) {
   else if (p.model == CH_TDL && (s.profile != PDP_EXP || s.on_grid || s.fdT > 0))
     snprintf(chan, sizeof chan, " %s ds %g%s%s fdT %g", pdp_kind_name(s.profile), s.ds,
              s.on_grid ? " on-grid" : "", isnan(s.k_factor) ? " table-K" : "", s.fdT);
-  snprintf(out, n, "%dx%d bps=%d %s %s%s%s%s%s", p.tx, p.rx, p.bps,
+  char cp[16] = "";
+  if (p.domain == DOMAIN_TIME) snprintf(cp, sizeof cp, " cp %d", p.cp_length);
+  snprintf(out, n, "%dx%d bps=%d %s %s%s%s%s%s%s", p.tx, p.rx, p.bps,
            p.equalizer == EQ_MMSE ? "mmse" : "zf", model_name(p),
            s.rho_tx != 0 || s.rho_rx != 0 ? " correlated" : "", s.k_factor > 0 ? " rician" : "",
-           s.csi > 0 ? " csi-error" : "", chan);
+           s.csi > 0 ? " csi-error" : "", chan, cp);
 }
 
 /* Runs frames [0, kFrames) through one backend; fetches every buffer when
@@ -140,6 +150,7 @@ int run_one(const char *name, const link_params &p, int staged, int fetch, fetch
     rc = -1;
   }
   o->t = r.t;
+  o->td_path = b->td_path;
   if (!rc && fetch) {
     const size_t R = kFrames * (size_t)link_res_per_frame(&p), tx = p.tx, rx = p.rx;
     o->X.resize(tx * R);
@@ -289,7 +300,7 @@ void run_spec(const spec &s, uint32_t point) {
   link_params p = lt_params(s.tx, s.rx, s.bps, s.eq, s.model, 8.0);
   p.subcarriers = 64;
   p.symbols = 2;
-  p.cp_length = 8;
+  p.cp_length = s.cp;
   p.domain = s.domain;
   p.profile = s.profile;
   p.delay_spread = s.ds;
@@ -313,6 +324,20 @@ void run_spec(const spec &s, uint32_t point) {
   if (lt_finish(&p) || est_resolve(&p, why, sizeof why)) {
     CHECK(0, "%s: lt_finish: %s", what, why);
     return;
+  }
+  /* The fused time domain takes the CP-aligned transform exactly where the
+   * discrete taps are fixed and reach no further back than the CP (then its
+   * per-frame counts below are checked against the staged path's
+   * sample-by-sample convolution on the same draws). */
+  int transform = 0;
+  if (p.model == CH_TDL && p.domain == DOMAIN_TIME && s.fdT == 0) {
+    tdl_grid grid;
+    if (tdl_grid_make(&p, &grid, why, sizeof why)) {
+      CHECK(0, "%s: tdl_grid_make: %s", what, why);
+      return;
+    }
+    transform = grid.td_taps > 0 && grid.td_delay[grid.td_taps - 1] <= p.cp_length;
+    tdl_grid_free(&grid);
   }
   fetched cpu, gpu, fused;
   if (run_one("cpu", p, 0, 1, &cpu) || run_one("cuda", p, 1, 1, &gpu) ||
@@ -357,6 +382,14 @@ void run_spec(const spec &s, uint32_t point) {
         "%s: staged stage times %g %g %g %g %g %g", what, t.draw, t.channel, t.gram, t.invert,
         t.equalize, t.demap);
   CHECK(fused.t.invert > 0, "%s: the fused kernel's time is missing", what);
+  if (p.domain == DOMAIN_TIME) {
+    const char *want = transform ? "CP-aligned transform" : "sample by sample";
+    CHECK(fused.td_path && !strcmp(fused.td_path, want), "%s: fused time domain took '%s', expected '%s'", what,
+          fused.td_path ? fused.td_path : "(none)", want);
+    CHECK(gpu.td_path && !strcmp(gpu.td_path, "sample by sample"), "%s: staged time domain took '%s'", what,
+          gpu.td_path ? gpu.td_path : "(none)");
+    if (transform) g_transform_points++;
+  }
 }
 
 }  // namespace
@@ -434,6 +467,24 @@ int main(void) {
   const size_t n_models = sizeof models / sizeof models[0];
   const size_t small_models[] = {1, 2, 7, 9}; /* time-domain sinc taps, LOS, both Dopplers */
   for (size_t k = 0; k < (small ? 4 : n_models); k++) run_spec(models[small ? small_models[k] : k], point++);
+  /* Time-domain taps within a longer CP: the fused mode's CP-aligned
+   * transform (continuous delays through the 32-tap interpolator, sample-grid
+   * delays, a LOS path, correlation, ZF and MMSE), and one that reaches just
+   * past its CP (inter-symbol interference: sample by sample). */
+  auto with_cp = [](spec s, int cp) {
+    s.cp = cp;
+    return s;
+  };
+  const spec fit_cp[] = {
+      with_cp(chan(2, 2, 4, EQ_MMSE, DOMAIN_TIME, PDP_TDL_A, 0.8, 0, 0, 0, 0), 48),
+      with_cp(chan(4, 4, 4, EQ_MMSE, DOMAIN_TIME, PDP_TDL_A, 1.5, 0, 1, 0, 0), 16),
+      with_cp(chan(2, 4, 2, EQ_ZF, DOMAIN_TIME, PDP_TDL_D, 1.0, NAN, 0, 0, 0), 48),
+      with_cp(chan(3, 4, 6, EQ_MMSE, DOMAIN_TIME, PDP_TDL_E, 0.7, NAN, 1, 0, 0.3), 16),
+      with_cp(chan(1, 2, 2, EQ_MMSE, DOMAIN_TIME, PDP_TDL_B, 1.0, 0, 1, 0, 0), 4),
+  };
+  const size_t n_fit = sizeof fit_cp / sizeof fit_cp[0];
+  for (size_t k = 0; k < (small ? 2 : n_fit); k++) run_spec(fit_cp[k], point++);
+  CHECK(g_transform_points >= (small ? 2 : 4), "only %d points took the CP-aligned transform", g_transform_points);
   /* Pilots, and the receiver's channel estimated from them: every
    * interpolation, both domains, a fading channel, the pilot overhead alone
    * with perfect CSI, and awgn. */
