@@ -2,6 +2,7 @@
  * decision regions, clamping, and the label convention other code relies on. */
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/qam.h"
 #include "testutil.h"
@@ -183,6 +184,45 @@ static void test_convention(void) {
   CHECK(qam_scale(3) == 0.0f && qam_demap(3, cf_make(1, 1)) == 0u, "bps 3 handling");
 }
 
+/* qam_map_q / qam_demap_q (the per-link constants, with their own QPSK and
+ * 16-QAM bodies) give exactly qam_map / qam_demap: every label, high bits
+ * set too, and amplitudes on a fine grid, at each decision boundary and one
+ * float step either side, signed zeros, tiny, huge, infinite and NaN. */
+static void test_consts_forms(int bps) {
+  const qam_consts q = qam_consts_of(bps);
+  int bad = 0;
+  for (uint32_t lab = 0; lab < (1u << bps); lab++)
+    for (uint32_t high = 0; high < 2; high++) {
+      const uint32_t l = lab | (high ? 0xff00u << bps : 0u);
+      const cf32 a = qam_map(bps, l), b = qam_map_q(&q, l);
+      if (memcmp(&a, &b, sizeof a)) bad++;
+    }
+  float v[4096];
+  int n = 0;
+  const int levels = bps == 1 ? 2 : 1 << (bps / 2);
+  const float h = 0.5f * qam_inv_scale(bps), top = (float)(levels - 1);
+  for (int k = 0; k < levels - 1; k++) { /* boundary k | k+1: v h + top/2 = k + 1/2 */
+    const float edge = ((float)k + 0.5f - 0.5f * top) / h;
+    v[n++] = edge;
+    v[n++] = nextafterf(edge, INFINITY);
+    v[n++] = nextafterf(edge, -INFINITY);
+    v[n++] = -edge;
+  }
+  const float specials[] = {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-7f, -1e-7f, 1e30f, -1e30f, INFINITY, -INFINITY, NAN};
+  for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++) v[n++] = specials[i];
+  for (int i = 0; n < 4096; i++) v[n++] = -2.0f * top / (2.0f * h) + (float)i * 1e-3f; /* the grid */
+  for (int i = 0; i < n; i += 7)
+    for (int j = 0; j < n; j += 13) {
+      const cf32 z = cf_make(v[i], v[j]);
+      if (qam_demap(bps, z) != qam_demap_q(&q, z)) bad++;
+    }
+  for (int i = 0; i < n; i++) { /* every value on both axes against the boundaries and specials */
+    const cf32 z0 = cf_make(v[i], v[i % 44]), z1 = cf_make(v[i % 44], v[i]);
+    if (qam_demap(bps, z0) != qam_demap_q(&q, z0) || qam_demap(bps, z1) != qam_demap_q(&q, z1)) bad++;
+  }
+  CHECK(bad == 0, "bps %d: %d differences between the _q forms and qam_map/qam_demap", bps, bad);
+}
+
 int main(void) {
   for (size_t i = 0; i < sizeof all_bps / sizeof all_bps[0]; i++) {
     const int bps = all_bps[i];
@@ -191,6 +231,7 @@ int main(void) {
     test_gray_adjacency(bps);
     test_decision_regions(bps);
     test_clamping(bps);
+    test_consts_forms(bps);
   }
   test_convention();
   return test_finish("test_qam");
