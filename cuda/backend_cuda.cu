@@ -633,6 +633,15 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
    * does a frame with pilots: its estimate needs the received pilots first */
   s->staged = opt->cuda.staged != 0 || (p->equalizer != EQ_ZF && p->equalizer != EQ_MMSE) || p->pilot_spacing > 0;
   s->g = make_link(p, &sp, &grid);
+  int device = 0;
+  if (gpu_cuda_failed(cudaGetDevice(&device), __FILE__, __LINE__, "cudaGetDevice(&device)", 0) ||
+      gpu_cuda_failed(cudaDeviceGetAttribute(&s->g.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+                      __FILE__, __LINE__, "cudaDeviceGetAttribute(MaxSharedMemoryPerBlockOptin)", 0)) {
+    failed(err, errlen, "cannot query the device");
+    tdl_grid_free(&grid);
+    cuda_destroy(b);
+    return NULL;
+  }
   s->td_transform = p->domain == DOMAIN_TIME && !s->staged && !opt->cuda.td_direct &&
                     gpu_td_transform_applies(s->g);
   if (p->domain == DOMAIN_TIME) b->td_path = s->td_transform ? "CP-aligned transform" : "sample by sample";

@@ -62,6 +62,7 @@ struct gpu_link {
   uint64_t hk_span;         /* Hk row length: K, or R_f with Doppler */
   int td_taps, td_shift;    /* time domain: discrete taps, FFT window rotation */
   int td_max_delay;         /* the last discrete tap's delay in samples */
+  int smem_optin;           /* the device's opt-in shared memory a block, bytes */
 };
 
 /* Read-only tables of a link, in device memory (uniform loads, broadcast). */

@@ -339,11 +339,8 @@ int gpu_launch_modem_channel(const gpu_link &g, const gpu_consts *c, const cf32 
   /* Fixed discrete taps: the tiled convolution, where its shared memory fits
    * (all but extreme delay spreads; the untiled kernel computes the same). */
   if (g.model == CH_TDL && !g.fading && g.td_taps > 0) {
-    int device = 0, optin = 0;
-    CUDA_TRY(cudaGetDevice(&device));
-    CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     const int nr = g.rx <= 1 ? 1 : g.rx <= 2 ? 2 : g.rx <= 4 ? 4 : g.rx <= 8 ? 8 : 16;
-    if (conv_shared_bytes(g, nr) <= (size_t)optin) {
+    if (conv_shared_bytes(g, nr) <= (size_t)g.smem_optin) {
       switch (nr) {
         case 1: return launch_conv_tiled<1>(g, xt, t, yt, s);
         case 2: return launch_conv_tiled<2>(g, xt, t, yt, s);

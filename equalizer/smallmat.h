@@ -223,9 +223,12 @@ MAT_HD float mat_inv_chol(int n, const cf32 *a, cf32 *out) {
   float il[MAT_MAX_N];           /* 1 / L_jj = W_jj */
   float ax = 0.0f;
   n = n < MAT_MAX_N ? n : MAT_MAX_N;
+  if (n < 1) return 0.0f;
   /* never read before written; cleared so compilers need not prove it */
   MAT_UNROLL
   for (int e = 0; e < n * n; e++) l[e] = cf_make(0.0f, 0.0f);
+  MAT_UNROLL
+  for (int e = 0; e < MAT_MAX_N; e++) il[e] = 0.0f;
   MAT_UNROLL
   for (int j = 0; j < n; j++) {
     float ajj = a[j * n + j].re;
