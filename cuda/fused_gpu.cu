@@ -129,10 +129,15 @@ struct Fused {
     const uint64_t span = (uint64_t)block * per_thread;
     const uint64_t blocks = g.frames * ((g.rf + span - 1) / span);
     const bool plain = !g.re.spatial && g.re.csi_std <= 0.0f && g.re.pilots.spacing <= 0;
-    auto kernel = plain ? fused_kernel<NT, NR, true, true> : fused_kernel<NT, NR, true, false>;
-    if constexpr (NR > 1) /* (an rx below NR exists only there) */
-      if (g.rx != NR) kernel = fused_kernel<NT, NR, false, false>;
-    kernel<<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors, repair);
+    /* (rx < NR exists only for NR > 1: no such kernel for NR = 1) */
+    constexpr bool kPadded = NR > 1;
+    if ((NR == 1 || g.rx == NR) && plain)
+      fused_kernel<NT, NR, true, true><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors, repair);
+    else if (NR == 1 || g.rx == NR)
+      fused_kernel<NT, NR, true, false><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors, repair);
+    else
+      fused_kernel<NT, NR, !kPadded, false><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors,
+                                                                              repair);
     CUDA_TRY_LAUNCH("fused_kernel");
     return 0;
   }

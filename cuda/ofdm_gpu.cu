@@ -63,31 +63,6 @@ __device__ __forceinline__ cf32 sent_sample(const gpu_link &g, const cf32 *xt_fr
   return cf_scale(gpu_load(xt_frame + (uint64_t)t * g.rf + sym * g.K + k), g.td_scale);
 }
 
-/* The RNG_TDNOISE draw of receive pair p (antennas 2p and 2p+1) at stream
- * sample n of batch frame f; zeros when the point draws no noise. */
-__device__ __forceinline__ rng_words td_noise_words(const gpu_link &g, uint64_t f, int p, uint64_t n) {
-  rng_words w = {{0u, 0u, 0u, 0u}};
-  if (g.noise_std > 0.0f) w = re_draw(g.re, RNG_TDNOISE, g.first_frame + f, (uint64_t)p * g.nf + n);
-  return w;
-}
-
-/* The FFT input of antenna 2p + b: its channel output z plus its noise from
- * the pair's words, times the FFT's unitary scale (applied before the
- * transform: it is linear). */
-__device__ __forceinline__ cf32 td_fft_input(const gpu_link &g, cf32 z, const rng_words &w, int b) {
-  if (g.noise_std > 0.0f) z = cf_add(z, cf_scale(rng_cnormal_of(w, b), g.noise_std));
-  return cf_scale(z, g.td_scale);
-}
-
-/* The RE whose FFT input window sample w (0..K-1) of symbol sym is: kept
- * sample k of a symbol is the window's sample (k + shift) mod K, the rotation
- * that takes the taps' bulk delay out (tdl_grid.h). */
-__device__ __forceinline__ uint64_t td_window_re(const gpu_link &g, uint64_t sym, int64_t w) {
-  int64_t k = w - g.td_shift;
-  if (k < 0) k += g.K;
-  return sym * (uint64_t)g.K + (uint64_t)k;
-}
-
 /* Doppler: the pair's rows of sample n, tap by tap as ofdm.c's
  * fading_channel: the taps of every antenna pair at n, each stream through
  * the tap's interpolator, z[r] += h_rt u_t. */
@@ -123,7 +98,8 @@ __global__ void __launch_bounds__(kBlock)
   const uint64_t sym = m / g.K, k = (m - sym * g.K + (uint64_t)g.td_shift) % g.K;
   const uint64_t n = sym * ((uint64_t)g.K + g.cp) + g.cp + k; /* CP removal */
   const cf32 *xt_frame = xt + f * (uint64_t)g.tx * g.rf;
-  const rng_words w = td_noise_words(g, f, p, n);
+  rng_words w = {{0u, 0u, 0u, 0u}};
+  if (g.noise_std > 0.0f) w = re_draw(g.re, RNG_TDNOISE, g.first_frame + f, (uint64_t)p * g.nf + n);
   cf32 z[2] = {cf_make(0.0f, 0.0f), cf_make(0.0f, 0.0f)};
   if (g.model == CH_AWGN) {
     for (int r = 2 * p; r < 2 * p + 2 && r < g.rx; r++)
@@ -141,8 +117,12 @@ __global__ void __launch_bounds__(kBlock)
         }
     }
   }
-  for (int r = 2 * p; r < 2 * p + 2 && r < g.rx; r++)
-    gpu_store(yt + (f * g.rx + r) * g.rf + m, td_fft_input(g, z[r - 2 * p], w, r & 1));
+  for (int r = 2 * p; r < 2 * p + 2 && r < g.rx; r++) {
+    cf32 v = z[r - 2 * p];
+    if (g.noise_std > 0.0f) v = cf_add(v, cf_scale(rng_cnormal_of(w, r & 1), g.noise_std));
+    /* The FFT's unitary scale, applied before it (the transform is linear). */
+    gpu_store(yt + (f * g.rx + r) * g.rf + m, cf_scale(v, g.td_scale));
+  }
 }
 
 /* The convolution of modem_channel_kernel for fixed discrete taps, tiled
@@ -255,16 +235,21 @@ __global__ void __launch_bounds__(kConvBlock)
     const int w = w0 + (int)threadIdx.x + s * kConvBlock;
     if (w >= g.K) break;
     const uint64_t n = (uint64_t)(nbase + w);
-    const uint64_t m = td_window_re(g, sym, w);
+    int k = w - g.td_shift; /* the RE whose FFT input this window sample is */
+    if (k < 0) k += g.K;
+    const uint64_t m = (uint64_t)sym * g.K + (uint64_t)k;
     OFDM_UNROLL
     for (int p = 0; p < NR / 2 + (NR & 1); p++) {
       if (2 * p >= g.rx) break;
-      const rng_words wn = td_noise_words(g, f, p, n);
+      rng_words wn = {{0u, 0u, 0u, 0u}};
+      if (g.noise_std > 0.0f) wn = re_draw(g.re, RNG_TDNOISE, g.first_frame + f, (uint64_t)p * g.nf + n);
       OFDM_UNROLL
       for (int b = 0; b < 2; b++) {
         const int r = 2 * p + b;
         if (r >= NR || r >= g.rx) break;
-        gpu_store(yt + ((uint64_t)f * g.rx + r) * g.rf + m, td_fft_input(g, z[s][r], wn, b));
+        cf32 v = z[s][r];
+        if (g.noise_std > 0.0f) v = cf_add(v, cf_scale(rng_cnormal_of(wn, b), g.noise_std));
+        gpu_store(yt + ((uint64_t)f * g.rx + r) * g.rf + m, cf_scale(v, g.td_scale));
       }
     }
   }
@@ -304,12 +289,16 @@ __global__ void __launch_bounds__(kBlock) modem_noise_kernel(gpu_link g, cf32 *_
   const int p = (int)(fp - f * pairs);
   const uint64_t sym = w_all / g.K, w = w_all - sym * g.K;
   const uint64_t n = sym * ((uint64_t)g.K + g.cp) + g.cp + w;
-  const uint64_t m = td_window_re(g, sym, (int64_t)w);
-  const rng_words wn = td_noise_words(g, f, p, n);
+  int64_t k = (int64_t)w - g.td_shift; /* the RE whose FFT input this window sample is */
+  if (k < 0) k += g.K;
+  const uint64_t m = sym * g.K + (uint64_t)k;
+  rng_words wn = {{0u, 0u, 0u, 0u}};
+  if (g.noise_std > 0.0f) wn = re_draw(g.re, RNG_TDNOISE, g.first_frame + f, (uint64_t)p * g.nf + n);
   for (int b = 0; b < 2; b++) {
     const int r = 2 * p + b;
     if (r >= g.rx) break;
-    gpu_store(yt + (f * g.rx + r) * g.rf + m, td_fft_input(g, cf_make(0.0f, 0.0f), wn, b));
+    const cf32 v = g.noise_std > 0.0f ? cf_scale(rng_cnormal_of(wn, b), g.noise_std) : cf_make(0.0f, 0.0f);
+    gpu_store(yt + (f * g.rx + r) * g.rf + m, cf_scale(v, g.td_scale));
   }
 }
 
