@@ -65,23 +65,28 @@ ranks_of() {
     [ -n "$r" ] && echo "$c $r"
   done
 }
-# The runs to interrupt: A with four times its errors and two hundred times
-# its bits (the 40 dB ZF point then takes about 6e8 bits, a few seconds on one
-# core of the vectorised CPU backend), long enough that the stop (mpirun
-# forwards a signal after a second or so) lands mid-run.
-l=("${a[@]}" --set simulation.target_errors=16000 --set simulation.max_bits=2.4e9)
+# The runs to interrupt: A with sixteen times its errors, ending on a long
+# point (40 dB ZF, about 2.6e9 bits: some 5 s on two ranks of one core each).
+# Its other points take well under a second, so a signal sent once the long
+# point has begun lands mid-run even though mpirun passes a SIGINT on as a
+# SIGTERM one second later (and a SIGKILL a second after that): a shorter
+# last point (4e8 bits once, before the vectorised CPU backend) let a loaded
+# CI machine finish the whole run inside that second.
+l=("${a[@]}" --set simulation.target_errors=64000 --set simulation.max_bits=2.4e10)
+long_point=3
 "$OFDMSIM" configs/default.cfg "${l[@]}" -o "$tmp/l.csv" >/dev/null 2>&1
+check "the long run's last point is the long one" \
+  test "$(csv_cols "$tmp/l.csv" bits | sed -n "$((long_point + 1))p")" -gt 2000000000
 mpi 2 "$OFDMSIM" configs/default.cfg "${l[@]}" -o "$tmp/l2.csv" >/dev/null 2>&1
 check "the long run on 2 ranks = its plain run" cmp -s <(csv_counts "$tmp/l.csv") <(csv_counts "$tmp/l2.csv")
-# Waits until the job's journal $1 holds a random share, 15% to 50%, of the
-# records the 2-rank run wrote: the job is well under way, far from its end.
-records=$(wc -l <"$tmp/l2.journal")
+# Waits until the job's journal $1 has a chunk of the long point, then up to
+# half a second more (at random): the job is under way and far from its end.
 nap() {
-  local want=$((records * (15 + RANDOM % 36) / 100))
-  for _ in $(seq 500); do
-    [ -s "$1" ] && [ "$(wc -l <"$1")" -gt "$want" ] && return 0
+  for _ in $(seq 1000); do
+    grep -q "^chunk $long_point " "$1" 2>/dev/null && break
     sleep 0.02
   done
+  sleep "0.$((RANDOM % 5))"
 }
 
 # SIGINT to mpirun: every rank stops, rank 0 saves, --resume on 3 ranks completes.
