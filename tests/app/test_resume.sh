@@ -96,9 +96,11 @@ check "heavy writes: killed and resumed = uninterrupted" cmp -s <(csv_counts "$t
 check "heavy writes: no temporary files left" test -z "$(ls "$tmp" | grep -E '\.tmp|\.probe')"
 
 # SIGINT: exit 130, the partial results kept, and --resume completes them.
-# Ten times r.cfg's bits, on one thread, so that the signal lands mid-run
-# (it is sent once the journal holds a record).
-mid=(--set simulation.max_bits=3.0e8 --set simulation.target_errors=1000000 --set simulation.threads=1)
+# Forty times r.cfg's errors, on one thread, so that the signal lands mid-run
+# (it is sent once the journal holds a record, a few ms in; the run takes
+# some 2.5 s on one core of the vectorised CPU backend: ten times, 0.75 s,
+# left too little room on a loaded machine).
+mid=(--set simulation.max_bits=1.2e9 --set simulation.target_errors=4000000 --set simulation.threads=1)
 run -o "$tmp/midfull.csv" "${mid[@]}"
 "$OFDMSIM" "$tmp/r.cfg" -q -o "$tmp/int.csv" "${mid[@]}" >/dev/null 2>"$tmp/int.err" &
 pid=$!
