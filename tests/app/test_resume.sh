@@ -33,30 +33,40 @@ json_parses() {
   python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$1"
 }
 
+# kill_until_done CFG NAME TOTAL_MS SPREAD STEP BASE_MS [LABEL]: runs CFG -o
+# NAME.csv and kills it with -9 after BASE_MS plus a random delay of up to
+# TOTAL_MS / SPREAD plus TOTAL_MS / STEP a try, resuming each time, until a
+# run ends by itself (60 tries at most); the result files must parse after
+# every kill. Sets kills and rc (the exit status of the run that ended).
+kill_until_done() {
+  local cfg=$1 name=$2 total=$3 spread=$4 step=$5 base=$6 label=${7:-} attempt pid ms opts=()
+  kills=0 rc=1
+  for attempt in $(seq 0 59); do
+    "$OFDMSIM" "$cfg" -q -o "$tmp/$name.csv" "${opts[@]}" >/dev/null 2>>"$tmp/stderr" &
+    pid=$!
+    opts=(--resume)
+    ms=$((RANDOM % (total / spread + 1) + base + total * attempt / step))
+    sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
+    if kill -9 "$pid" 2>/dev/null; then
+      wait "$pid" 2>/dev/null
+      kills=$((kills + 1))
+      parses "$tmp/$name.csv" || bad "${label}the CSV parses after kill $kills"
+      json_parses "$tmp/$name.json" || bad "${label}the JSON parses after kill $kills"
+    else
+      wait "$pid"
+      rc=$?
+      return
+    fi
+  done
+}
+
 # Kill -9 at random moments, resuming each time, until a run ends by itself.
 # The delays are random within a sixth of the uninterrupted run's time and
 # grow by a twentieth of it a try: several kills land before the end, and each
 # run has time to save chunks, whatever this machine's (or a sanitizer
 # build's) speed.
-kills=0 rc=1 first=1
 RANDOM=11
-for attempt in $(seq 0 59); do
-  if [ $first = 1 ]; then opts=(); first=0; else opts=(--resume); fi
-  "$OFDMSIM" "$tmp/r.cfg" -q -o "$tmp/part.csv" "${opts[@]}" >/dev/null 2>>"$tmp/stderr" &
-  pid=$!
-  ms=$((RANDOM % (full_ms / 6 + 1) + 20 + full_ms * attempt / 20))
-  sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
-  if kill -9 "$pid" 2>/dev/null; then
-    wait "$pid" 2>/dev/null
-    kills=$((kills + 1))
-    parses "$tmp/part.csv" || bad "the CSV parses after kill $kills"
-    json_parses "$tmp/part.json" || bad "the JSON parses after kill $kills"
-  else
-    wait "$pid"
-    rc=$?
-    break
-  fi
-done
+kill_until_done "$tmp/r.cfg" part "$full_ms" 6 20 20
 check "killed at least 3 times before finishing ($kills)" test "$kills" -ge 3
 check "the last resume finishes (exit $rc)" test "$rc" -eq 0
 check "killed and resumed = uninterrupted, every count" cmp -s <(csv_counts "$tmp/full.csv") <(csv_counts "$tmp/part.csv")
@@ -72,24 +82,8 @@ CFG
 t0=$(date +%s%N)
 "$OFDMSIM" "$tmp/w.cfg" -q -o "$tmp/wfull.csv" >/dev/null 2>>"$tmp/stderr"
 whole_ms=$((($(date +%s%N) - t0) / 1000000 + 1))
-wkills=0 rc=1 opts=()
-for attempt in $(seq 0 39); do
-  "$OFDMSIM" "$tmp/w.cfg" -q -o "$tmp/w.csv" "${opts[@]}" >/dev/null 2>>"$tmp/stderr" &
-  pid=$!
-  opts=(--resume)
-  ms=$((RANDOM % (whole_ms / 2 + 1) + 10 + whole_ms * attempt / 8))
-  sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
-  if kill -9 "$pid" 2>/dev/null; then
-    wait "$pid" 2>/dev/null
-    wkills=$((wkills + 1))
-    parses "$tmp/w.csv" || bad "heavy writes: the CSV parses after kill $wkills"
-    json_parses "$tmp/w.json" || bad "heavy writes: the JSON parses after kill $wkills"
-  else
-    wait "$pid"
-    rc=$?
-    break
-  fi
-done
+kill_until_done "$tmp/w.cfg" w "$whole_ms" 2 8 10 "heavy writes: "
+wkills=$kills
 check "heavy writes: killed at least twice ($wkills)" test "$wkills" -ge 2
 check "heavy writes: the last resume finishes (exit $rc)" test "$rc" -eq 0
 check "heavy writes: killed and resumed = uninterrupted" cmp -s <(csv_counts "$tmp/wfull.csv") <(csv_counts "$tmp/w.csv")
