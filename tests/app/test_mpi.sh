@@ -65,17 +65,16 @@ ranks_of() {
     [ -n "$r" ] && echo "$c $r"
   done
 }
-# The runs to interrupt: A with more errors, ending on a long point (40 dB
-# ZF) of some ten seconds of one core, five on two ranks, on this machine and
-# build (a sanitizer build is ten times slower: its errors are fewer), timed
-# by A's rate at that point. Its other points take well under a second, so a
-# signal sent once the long point has begun lands mid-run even though mpirun
-# passes a SIGINT on as a SIGTERM one second later (and a SIGKILL a second
-# after that): a fixed last point of 4e8 bits, once seconds long, took under
-# two with the vectorised CPU backend, and a loaded CI machine finished the
-# whole run inside that second. (Ten s at BER 2.5e-5: 250 errors per Mbit/s;
-# the rate is the faster of A's plain run and its run on one rank, so that a
-# moment of load on a busy machine does not shorten the point much.)
+# The runs to interrupt: A with more errors, so that it ends on a long point
+# (40 dB ZF) of about ten seconds of one core, five on two ranks, whatever
+# this build's speed (a sanitizer build is some twenty times slower). mpirun
+# passes a SIGINT on as a SIGTERM one second later, then a SIGKILL a second
+# after that, so the signal must go out well before the end: a fixed point
+# of 6e8 bits had shrunk to under two seconds with the vectorised CPU
+# backend, and a loaded CI machine finished the run inside that second.
+# The errors come from A's rate at that point (ten seconds at BER 2.5e-5:
+# 250 errors per Mbit/s), the faster of its plain and one-rank runs, so that
+# a moment of load does not shorten the point much.
 long_point=3
 rate=$(for f in "$tmp/a.csv" "$tmp/a1.csv"; do csv_cols "$f" mbit_per_s | sed -n "$((long_point + 1))p"; done |
   sort -g | tail -1)
@@ -87,8 +86,8 @@ check "the long run's long point has over 90% of its bits ($errors errors)" \
   <(csv_cols "$tmp/l.csv" bits)
 mpi 2 "$OFDMSIM" configs/default.cfg "${l[@]}" -o "$tmp/l2.csv" >/dev/null 2>&1
 check "the long run on 2 ranks = its plain run" cmp -s <(csv_counts "$tmp/l.csv") <(csv_counts "$tmp/l2.csv")
-# Waits until the job's journal $1 has a chunk of the long point, then up to
-# half a second more (at random): the job is under way and far from its end.
+# Waits until the job's journal $1 has a chunk of the long point, then 0 to
+# 0.4 s more (at random): the job is under way and far from its end.
 nap() {
   for _ in $(seq 1000); do
     grep -q "^chunk $long_point " "$1" 2>/dev/null && break
