@@ -6,11 +6,14 @@
 source "$OFDMSIM_SOURCE_DIR/tests/support/harness.sh"
 
 # Small frames (512 bits), so every point has many chunks; four points that
-# run to target_errors or max_bits. On the CPU, so that the kills land in the
-# middle of the work on any machine (a GPU would spend the first ones starting
-# up, then finish at once); the GPU's resume is checked by gpu-check.sh.
+# run to target_errors (some 6e8 bits in all, about a second on two cores): at
+# the chunk cap of 2^26 bits no chunk holds more than a ninth of the run's
+# frames, so a kill costs little and each resumed run gets somewhere. On the
+# CPU, so that the kills land in the middle of the work on any machine (a GPU
+# would spend the first ones starting up, then finish at once); the GPU's
+# resume is checked by gpu-check.sh.
 cat > "$tmp/r.cfg" <<'CFG'
-simulation = { snr_db = [0.0, 4.0, 8.0, 12.0]; target_errors = 100000; max_bits = 3.0e7; seed = 7;
+simulation = { snr_db = [0.0, 4.0, 8.0, 12.0]; target_errors = 4000000; max_bits = 1.2e9; seed = 7;
                backend = "cpu"; };
 mimo = { tx = 2; rx = 2; };
 ofdm = { subcarriers = 64; symbols = 2; };
@@ -20,7 +23,15 @@ run() { "$OFDMSIM" "$tmp/r.cfg" -q "$@" >/dev/null 2>>"$tmp/stderr"; }
 t0=$(date +%s%N)
 run -o "$tmp/full.csv"
 check "the uninterrupted run finishes" test $? -eq 0 -a -s "$tmp/full.csv"
-full_ms=$((($(date +%s%N) - t0) / 1000000 + 1))
+t1=$(date +%s%N)
+
+# tail_ms JOURNAL T_END_NS: the ms from JOURNAL's last write to T_END_NS (the
+# end of its run), at least 1: the time the final results took to write.
+tail_ms() {
+  local end_ms=$(($2 / 1000000)) last
+  last=$(stat -c %.3Y "$1" | tr -d .)
+  [ "$end_ms" -gt "$last" ] && echo $((end_ms - last)) || echo 1
+}
 
 # Parses: a header and whole rows with as many fields as the header.
 parses() {
@@ -33,19 +44,47 @@ json_parses() {
   python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$1"
 }
 
-# kill_until_done CFG NAME TOTAL_MS SPREAD STEP BASE_MS [LABEL]: runs CFG -o
-# NAME.csv and kills it with -9 after BASE_MS plus a random delay of up to
-# TOTAL_MS / SPREAD plus TOTAL_MS / STEP a try, resuming each time, until a
-# run ends by itself (60 tries at most); the result files must parse after
-# every kill. Sets kills and rc (the exit status of the run that ended).
+# frames JOURNAL: the frames its chunk records hold (0 before it exists).
+frames() {
+  if [ -e "$1" ]; then awk '$1 == "chunk" { f += $6 } END { print f + 0 }' "$1"; else echo 0; fi
+}
+
+# kill_until_done CFG NAME FRAMES TAIL_MS [LABEL]: runs CFG -o NAME.csv and
+# kills it with -9, resumes it and kills it again, until a run ends by itself
+# (60 tries at most). FRAMES is what the uninterrupted run's journal holds.
+# While the journal holds fewer, a run is killed once it has saved FRAMES/16
+# to FRAMES/8 more (at random), 0-4 ms later. Once it holds them all, only
+# the results remain to be written, which took TAIL_MS in the uninterrupted
+# run: the n-th such run (from 0) is killed at random within TAIL_MS of that
+# plus (2^n - 1) / 2 times TAIL_MS, so that the kills land in those writes and
+# a later run ends, however long a resumed run takes to start.
+# The result files must parse after every kill. Sets kills and rc (the exit
+# status of the run that ended).
+#
+# The kills follow the run's progress, not the clock: a loaded machine or a
+# sanitizer build only stretches the waits. Each run saves at most an eighth
+# of the frames, plus the chunk in flight (a tenth of r.cfg's, one frame of
+# the heavy writes') and what it saves while the poll looks (some 10 ms), so
+# at least four runs are killed before the journal is whole on any machine.
+# Kills timed from the start did not do that: a run that went twice as fast
+# as the timed one finished after one kill.
 kill_until_done() {
-  local cfg=$1 name=$2 total=$3 spread=$4 step=$5 base=$6 label=${7:-} attempt pid ms opts=()
+  local cfg=$1 name=$2 total=$3 tail=$4 label=${5:-} attempt pid have want ms tails=0 opts=()
   kills=0 rc=1
   for attempt in $(seq 0 59); do
+    have=$(frames "$tmp/$name.journal")
+    want=$((have + total / 16 + RANDOM % (total / 16 + 1)))
+    [ "$want" -gt "$total" ] && want=$total
     "$OFDMSIM" "$cfg" -q -o "$tmp/$name.csv" "${opts[@]}" >/dev/null 2>>"$tmp/stderr" &
     pid=$!
     opts=(--resume)
-    ms=$((RANDOM % (total / spread + 1) + base + total * attempt / step))
+    while kill -0 "$pid" 2>/dev/null && [ "$(frames "$tmp/$name.journal")" -lt "$want" ]; do sleep 0.002; done
+    if [ "$want" -lt "$total" ]; then
+      ms=$((RANDOM % 5))
+    else
+      ms=$((RANDOM % (tail + 1) + tail * ((1 << tails) - 1) / 2))
+      [ "$tails" -lt 20 ] && tails=$((tails + 1))
+    fi
     sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
     if kill -9 "$pid" 2>/dev/null; then
       wait "$pid" 2>/dev/null
@@ -61,50 +100,44 @@ kill_until_done() {
 }
 
 # Kill -9 at random moments, resuming each time, until a run ends by itself.
-# The delays are random within a sixth of the uninterrupted run's time and
-# grow by a twentieth of it a try: several kills land before the end, and each
-# run has time to save chunks, whatever this machine's (or a sanitizer
-# build's) speed.
 RANDOM=11
-kill_until_done "$tmp/r.cfg" part "$full_ms" 6 20 20
-check "killed at least 3 times before finishing ($kills)" test "$kills" -ge 3
+kill_until_done "$tmp/r.cfg" part "$(frames "$tmp/full.journal")" "$(tail_ms "$tmp/full.journal" "$t1")"
+check "killed at least 4 times before finishing ($kills)" test "$kills" -ge 4
 check "the last resume finishes (exit $rc)" test "$rc" -eq 0
 check "killed and resumed = uninterrupted, every count" cmp -s <(csv_counts "$tmp/full.csv") <(csv_counts "$tmp/part.csv")
 check "no temporary files left" test -z "$(ls "$tmp" | grep -E '\.tmp|\.probe')"
 
-# The same during heavy writes: 10000 one-frame points, so that most kills
-# land while the CSV, the JSON or the journal is being written. The kills
-# fall at random within the time the whole run takes on this machine.
+# The same during heavy writes: 10000 one-frame points, so that the journal
+# grows by a line every 60 us or so and the CSV and JSON are large: the last
+# kills land while they are being written, in the part of the run (a third of
+# it) that follows the last point.
 cat > "$tmp/w.cfg" <<'CFG'
 simulation = { snr_db = { from = 0.0; to = 99.99; step = 0.01; }; max_bits = 1.0; seed = 3; backend = "cpu"; threads = 1; };
-ofdm = { subcarriers = 1; symbols = 1; };
+ofdm = { subcarriers = 256; symbols = 14; };
 CFG
-t0=$(date +%s%N)
 "$OFDMSIM" "$tmp/w.cfg" -q -o "$tmp/wfull.csv" >/dev/null 2>>"$tmp/stderr"
-whole_ms=$((($(date +%s%N) - t0) / 1000000 + 1))
-kill_until_done "$tmp/w.cfg" w "$whole_ms" 2 8 10 "heavy writes: "
+t1=$(date +%s%N)
+kill_until_done "$tmp/w.cfg" w "$(frames "$tmp/wfull.journal")" "$(tail_ms "$tmp/wfull.journal" "$t1")" "heavy writes: "
 wkills=$kills
-check "heavy writes: killed at least twice ($wkills)" test "$wkills" -ge 2
+check "heavy writes: killed at least 4 times ($wkills)" test "$wkills" -ge 4
 check "heavy writes: the last resume finishes (exit $rc)" test "$rc" -eq 0
 check "heavy writes: killed and resumed = uninterrupted" cmp -s <(csv_counts "$tmp/wfull.csv") <(csv_counts "$tmp/w.csv")
 check "heavy writes: no temporary files left" test -z "$(ls "$tmp" | grep -E '\.tmp|\.probe')"
 
-# SIGINT: exit 130, the partial results kept, and --resume completes them.
-# Forty times r.cfg's errors, on one thread, so that the signal lands mid-run
-# (it is sent once the journal holds a record, a few ms in; the run takes
-# some 2.5 s on one core of the vectorised CPU backend: ten times, 0.75 s,
-# left too little room on a loaded machine).
-mid=(--set simulation.max_bits=1.2e9 --set simulation.target_errors=4000000 --set simulation.threads=1)
-run -o "$tmp/midfull.csv" "${mid[@]}"
-"$OFDMSIM" "$tmp/r.cfg" -q -o "$tmp/int.csv" "${mid[@]}" >/dev/null 2>"$tmp/int.err" &
+# SIGINT: exit 130, the partial results kept, and --resume completes them to
+# the uninterrupted run's counts (the thread count does not matter). On one
+# thread, so that the run takes a few seconds and the signal, sent once the
+# journal holds a record, lands mid-run.
+"$OFDMSIM" "$tmp/r.cfg" -q -o "$tmp/int.csv" --set simulation.threads=1 >/dev/null 2>"$tmp/int.err" &
 pid=$!
 for i in $(seq 1 300); do [ -s "$tmp/int.journal" ] && break; sleep 0.01; done
 kill -INT "$pid"
 wait "$pid"
 check "SIGINT exits 130" test $? -eq 130
 check "SIGINT says how to continue" grep -q -- '--resume continues' "$tmp/int.err"
-run -o "$tmp/int.csv" --resume "${mid[@]}"
-check "resumed after SIGINT = uninterrupted" cmp -s <(csv_counts "$tmp/midfull.csv") <(csv_counts "$tmp/int.csv")
+check "... having saved the point it was in as interrupted" grep -q ',interrupted,' "$tmp/int.csv"
+run -o "$tmp/int.csv" --resume
+check "resumed after SIGINT = uninterrupted" cmp -s <(csv_counts "$tmp/full.csv") <(csv_counts "$tmp/int.csv")
 
 # Resuming a finished run runs nothing and changes no count; another thread
 # count and batch size do not matter.
@@ -150,7 +183,7 @@ check "existing results without --resume or --force: exit 2" test $? -eq 2
 check "... naming both ways" grep -q -- '--force replaces it, --resume continues it' "$tmp/stderr"
 
 # One journal, one writer: a second run on the same -o is refused at once.
-# The first runs 100 times r.cfg's bits, so that it is still writing.
+# The first runs 2.5 times r.cfg's bits, so that it is still writing.
 long=(--set simulation.max_bits=3.0e9 --set simulation.target_errors=10000000)
 "$OFDMSIM" "$tmp/r.cfg" -q -o "$tmp/lock.csv" "${long[@]}" >/dev/null 2>&1 &
 pid=$!
