@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "app/plot_internal.h"
+#include "sim/config_schema.h"
 #include "sim/results.h"
 
 static void fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -340,7 +341,9 @@ static void upper(const char *v, char *out, size_t n) {
 /* The title: what every curve shares, in words where the key is known
  * ("2x2 QPSK ZF, Rayleigh"), leaving out what says nothing about the link
  * (the seed, the SNR kind: the x axis says it) and zeros of the impairments;
- * other shared keys as "name=value". */
+ * other shared keys as "name=value" where they differ from the key's
+ * default (a run of configs/default.cfg would otherwise title itself with
+ * every receiver and OFDM setting it left alone, wider than the picture). */
 static char *title_of(const grouping *g) {
   static const char *const said[] = {
       "mimo.tx", "mimo.rx", "modulation", "equalizer", "channel.model", "channel.profile",
@@ -385,7 +388,7 @@ static char *title_of(const grouping *g) {
   }
   for (size_t j = 0; j < g->keys.n; j++) {
     const char *name = g->keys.names[j];
-    if (listed(name, said) || !(v = common_value(g, name))) continue;
+    if (listed(name, said) || !(v = common_value(g, name)) || config_key_default_is(name, v)) continue;
     const char *dot = strrchr(name, '.');
     text_add(&t, "%s%s=%s", t.n ? ", " : "", dot ? dot + 1 : name, show_value(v, b, sizeof b));
   }

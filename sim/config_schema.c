@@ -2,6 +2,7 @@
 #include "sim/config_schema.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/draws.h"
@@ -156,6 +157,19 @@ int config_key_find(const char *path) {
   for (int k = 0; k < KEY_COUNT; k++)
     if (!strcmp(config_keys[k].path, path)) return k;
   return -1;
+}
+
+int config_key_default_is(const char *path, const char *text) {
+  const int k = config_key_find(path);
+  const char *d = k < 0 ? NULL : config_keys[k].default_text;
+  if (!d || !text || !*text) return 0;
+  if (config_keys[k].type == KT_CHOICE) { /* the default is quoted: "\"off\"" */
+    const size_t n = strlen(text);
+    return d[0] == '"' && !strncmp(d + 1, text, n) && d[n + 1] == '"' && !d[n + 2];
+  }
+  char *end_d, *end_t;
+  const double x = strtod(d, &end_d), y = strtod(text, &end_t);
+  return end_d != d && !*end_d && end_t != text && !*end_t && x == y;
 }
 
 int config_key_is_group(const char *path) {

@@ -88,6 +88,10 @@ extern const config_key config_keys[KEY_COUNT];
 
 /* The key with this dotted path, or -1. */
 int config_key_find(const char *path);
+/* 1 when text, a value as a results CSV holds it (a number, or a choice's
+ * name unquoted), is the fixed default of the key with this dotted path; 0
+ * otherwise, and for a computed default or an unknown key. */
+int config_key_default_is(const char *path, const char *text);
 /* 1 when path names a group of keys ("mimo"). */
 int config_key_is_group(const char *path);
 /* "unknown key 'PATH'", with the closest known name when one is close. */

@@ -131,6 +131,10 @@ gp "$eq" -o "$tmp/s.png"
 check "one curve per equalizer, named by the key that differs" \
   test "$(legends "$tmp/s.gp")" = "equalizer=zf;equalizer=mmse"
 check "the title: what the curves share" grep -qx "set title '2x2 MIMO QPSK, Rayleigh' noenhanced" "$tmp/s.gp"
+set_column "$eq" receiver.llr maxlog >"$tmp/maxlog.csv"
+gp "$tmp/maxlog.csv" -o "$tmp/maxlog.png"
+check "the title: a shared key away from its default is named" \
+  grep -qx "set title '2x2 MIMO QPSK, Rayleigh, llr=maxlog' noenhanced" "$tmp/maxlog.gp"
 check "the x axis: Eb/N0" grep -qx "set xlabel 'Eb/N0 (dB)' noenhanced" "$tmp/s.gp"
 check "a log y axis" grep -qx 'set logscale y' "$tmp/s.gp"
 check "pngcairo where gnuplot has it" grep -q 'set terminal pngcairo size 900,600' "$tmp/s.gp"

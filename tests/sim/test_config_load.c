@@ -645,6 +645,26 @@ static void test_names(void) {
   CHECK(!strcmp(ofdm_domain_name(DOMAIN_TIME), "time") && !strcmp(snr_kind_name(SNR_SNR), "snr"), "domain, snr");
 }
 
+/* config_key_default_is: a results CSV's cell against the schema's default,
+ * numbers by value, choices by name; computed defaults and unknown keys are
+ * never "the default". */
+static void test_default_is(void) {
+  CHECK(config_key_default_is("ofdm.subcarrier_spacing", "30000"), "30000 is 30000.0");
+  CHECK(config_key_default_is("ofdm.subcarrier_spacing", "3e4"), "3e4 is 30000.0");
+  CHECK(!config_key_default_is("ofdm.subcarrier_spacing", "15000"), "15000 is not");
+  CHECK(!config_key_default_is("ofdm.subcarrier_spacing", "30000x"), "30000x is no number");
+  CHECK(config_key_default_is("receiver.llr", "off"), "llr off");
+  CHECK(!config_key_default_is("receiver.llr", "of"), "a prefix of the default is not it");
+  CHECK(!config_key_default_is("receiver.llr", "offf"), "nor a longer name");
+  CHECK(!config_key_default_is("receiver.llr", "maxlog"), "llr maxlog");
+  CHECK(config_key_default_is("pilots.spacing", "0") && !config_key_default_is("pilots.spacing", "4"), "spacing");
+  CHECK(!config_key_default_is("receiver.llr", ""), "an empty cell");
+  CHECK(!config_key_default_is("no.such_key", "0"), "an unknown key");
+  for (int k = 0; k < KEY_COUNT; k++)
+    if (!config_keys[k].default_text)
+      CHECK(!config_key_default_is(config_keys[k].path, "0"), "%s: a computed default", config_keys[k].path);
+}
+
 int main(void) {
   snprintf(dir, sizeof dir, "/tmp/test_config_load.XXXXXX");
   if (!mkdtemp(dir)) {
@@ -661,6 +681,7 @@ int main(void) {
   test_zipped();
   test_errors_via_api();
   test_names();
+  test_default_is();
   test_json_values();
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
