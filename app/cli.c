@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "app/opts.h"
-#include "sim/config.h"
+#include "config/config.h"
 
 #define USAGE                                                                                        \
   "usage: ofdmsim CONFIG.cfg [--set KEY=VALUE]... [-o results.csv [--force | --resume]] [--shard I/N] " \

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "app/bench.h"
+#include "app/bench/bench.h"
 #include "app/compare.h"
 #include "app/merge.h"
 #include "app/plot.h"

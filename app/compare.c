@@ -1,5 +1,5 @@
 /* `ofdmsim compare`: the command line, then read -> pair and test
- * (sim/results_compare.h) -> the table and the verdict. */
+ * (results/results_compare.h) -> the table and the verdict. */
 #include "app/compare.h"
 
 #include <errno.h>
@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "app/opts.h"
-#include "sim/results.h"
-#include "sim/results_compare.h"
+#include "results/results.h"
+#include "results/results_compare.h"
 
 #define PROG "ofdmsim compare"
 

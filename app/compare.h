@@ -1,5 +1,5 @@
 /* `ofdmsim compare A.csv B.csv`: do two result files agree, point by point?
- * The statistics are sim/results_compare.h's; this is the command line and
+ * The statistics are results/results_compare.h's; this is the command line and
  * the table. */
 #ifndef OFDMSIM_APP_COMPARE_H
 #define OFDMSIM_APP_COMPARE_H

@@ -1,5 +1,5 @@
 /* `ofdmsim merge`: the command line, the refusals about the output, then
- * read -> merge (sim/results_merge.h) -> the CSV and its JSON sidecar, both
+ * read -> merge (results/results_merge.h) -> the CSV and its JSON sidecar, both
  * written to temporary files first and renamed only once both are whole. */
 #include "app/merge.h"
 
@@ -12,9 +12,9 @@
 #include <time.h>
 
 #include "app/opts.h"
-#include "sim/report.h"
-#include "sim/results.h"
-#include "sim/results_merge.h"
+#include "results/report.h"
+#include "results/results.h"
+#include "results/results_merge.h"
 #include "version.h"
 
 #define PROG "ofdmsim merge"

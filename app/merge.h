@@ -1,7 +1,7 @@
 /* `ofdmsim merge A.csv B.csv ... -o OUT.csv`: the results of disjoint parts
  * (other points, or other frame ranges of the same points) added into one
  * file, as one run over everything would have written it. The rules are
- * sim/results_merge.h's; this is the command line, the refusals about the
+ * results/results_merge.h's; this is the command line, the refusals about the
  * output and the JSON sidecar. */
 #ifndef OFDMSIM_APP_MERGE_H
 #define OFDMSIM_APP_MERGE_H

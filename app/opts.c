@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim/config_format.h"
-#include "sim/config_suggest.h"
+#include "config/config_format.h"
+#include "config/config_suggest.h"
 
 enum { OPT_END = -1, OPT_ERROR = -3 };
 

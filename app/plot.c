@@ -14,7 +14,7 @@
 
 #include "app/opts.h"
 #include "app/plot_internal.h"
-#include "sim/atomic_file.h"
+#include "results/atomic_file.h"
 
 #define PROG "ofdmsim plot"
 

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "app/plot_internal.h"
-#include "sim/config_schema.h"
-#include "sim/results.h"
+#include "config/config_schema.h"
+#include "results/results.h"
 
 static void fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void fail(char *err, size_t errlen, const char *fmt, ...) {

@@ -11,11 +11,11 @@
 #include <unistd.h>
 
 #include "sim/backends.h"
-#include "sim/config.h"
-#include "sim/config_format.h"
+#include "config/config.h"
+#include "config/config_format.h"
 #include "sim/driver.h"
 #include "sim/llr_export.h"
-#include "sim/report.h"
+#include "results/report.h"
 #include "sim/shard.h"
 #ifdef OFDMSIM_HAVE_MPI
 #include "mpi/engine.h"

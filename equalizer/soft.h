@@ -105,7 +105,7 @@
  * (the clip plus log2(1 + e^-64) < 1), below (3/2) SOFT_LLR_CLIP + 2 bits as
  * 1/ln 2 < 3/2; with the 2^24 quanta a bit that must fit 32 bits.  A sum of
  * soft_label_loss over n bits fits uint64 for n < 2^33 bits (a chunk of
- * sim/chunks.h holds at most about 2^26). */
+ * results/chunks.h holds at most about 2^26). */
 #define SOFT_LOSS_Q_MAX_BITS ((int)SOFT_LLR_CLIP * 3 / 2 + 2)
 #ifdef __cplusplus
 static_assert(SOFT_LOSS_Q_MAX_BITS <= (1 << (32 - SOFT_LOSS_SHIFT)), "a bit's quantised loss must fit uint32");

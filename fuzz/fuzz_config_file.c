@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "fuzz.h"
-#include "sim/config.h"
+#include "config/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *path = fuzz_scratch_file(0, data, size);

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "sim/journal.h"
+#include "results/journal.h"
 
 static void lines(const uint8_t *data, size_t size) {
   char *text = fuzz_string(data, size);

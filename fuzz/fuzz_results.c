@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "sim/results.h"
-#include "sim/results_compare.h"
-#include "sim/results_merge.h"
+#include "results/results.h"
+#include "results/results_compare.h"
+#include "results/results_merge.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const uint8_t *split = NULL;

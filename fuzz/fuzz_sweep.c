@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "sim/config.h"
+#include "config/config.h"
 
 static const char head[] =
     "simulation = { snr_db = [0.0, 10.0]; max_bits = 1.0e4; };\n"

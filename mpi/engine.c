@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "core/clock.h"
-#include "sim/frame_codec.h"
+#include "results/frame_codec.h"
 #include "sim/point_fold.h"
 #include "sim/sweep_run.h"
 #include "sim/work_unit.h"

@@ -10,12 +10,12 @@
  * the CSV and the JSON; a unit that arrives before the units ahead of it is
  * saved in the journal at once ("ahead"), so a kill loses no finished unit.
  * The other ranks compute the units they are dealt and send back their
- * per-frame counts (sim/frame_codec.h). */
+ * per-frame counts (results/frame_codec.h). */
 #ifndef OFDMSIM_MPI_ENGINE_H
 #define OFDMSIM_MPI_ENGINE_H
 
 #include "mpi/job.h"
-#include "sim/config.h"
+#include "config/config.h"
 #include "sim/driver.h"
 
 /* Runs the sweep c on every rank of job j (every rank calls it with the same

@@ -1,23 +1,30 @@
 #!/usr/bin/env bash
 # Fails on an #include that points up a layer (or sideways where no layer
-# allows it). The layers, bottom first, and what each may include:
+# allows it), and on backend knowledge above the backend registry. The layers,
+# bottom first, and what each may include:
 #
 #   core       core
 #   channel    channel core
 #   equalizer  equalizer core
 #   cpu        cpu channel equalizer core
 #   cuda       cuda channel equalizer core
-#   sim        sim cpu cuda channel equalizer core
-#   mpi        mpi sim cpu cuda channel equalizer core (a build with MPI)
-#   app        app mpi sim cuda cpu channel equalizer core
+#   config     config channel equalizer core
+#   results    results config channel equalizer core
+#   sim        sim results config cpu cuda channel equalizer core
+#   mpi        mpi sim results config channel equalizer core (a build with MPI)
+#   app        app mpi sim results config channel equalizer core
+#   app/bench  what app may, and cuda/ (the bench times the backends' raw kernels)
 #   tests/L    what L may include; tests/cuda and tests/support (the GPU
 #              tests compare both backends; the point simulator uses the
 #              backend registry) what sim may include
 #
-# The build enforces the same rule (each library sees only the folders of the
-# libraries it links: CMakeLists.txt); this script checks the sources alone,
-# so CI catches an upward include even in code that is not compiled here
-# (e.g. .cu files without a CUDA compiler). Exit 0 when clean, 1 otherwise.
+# Above the registry (sim/backends.c) nothing names a backend: mpi/ and app/
+# (but app/bench) include neither cpu/ nor cuda/ and test no OFDMSIM_HAVE_CUDA.
+#
+# The build enforces the include rule too (each library sees only the folders
+# of the libraries it links: CMakeLists.txt); this script checks the sources
+# alone, so CI catches an upward include even in code that is not compiled
+# here (e.g. .cu files without a CUDA compiler). Exit 0 when clean, 1 otherwise.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -29,20 +36,24 @@ allowed() {
     equalizer) echo "equalizer core" ;;
     cpu) echo "cpu channel equalizer core" ;;
     cuda) echo "cuda channel equalizer core" ;;
-    sim) echo "sim cpu cuda channel equalizer core" ;;
-    mpi) echo "mpi sim cpu cuda channel equalizer core" ;;
-    app) echo "app mpi sim cuda cpu channel equalizer core" ;;
+    config) echo "config channel equalizer core" ;;
+    results) echo "results config channel equalizer core" ;;
+    sim) echo "sim results config cpu cuda channel equalizer core" ;;
+    mpi) echo "mpi sim results config channel equalizer core" ;;
+    app) echo "app mpi sim results config channel equalizer core" ;;
+    bench) echo "app mpi sim results config cuda channel equalizer core" ;;
     *) return 1 ;;
   esac
 }
 
-layers="core channel equalizer cpu cuda sim mpi app"
+layers="core channel equalizer cpu cuda config results sim mpi app"
 bad=0
 checked=0
 while IFS= read -r file; do
   [ -f "$file" ] || continue
   top=${file%%/*}
   layer=$top
+  case "$file" in app/bench/*) layer=bench ;; esac
   if [ "$top" = tests ]; then
     rest=${file#tests/}
     layer=${rest%%/*}
@@ -61,6 +72,14 @@ while IFS= read -r file; do
   done < <(grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"[a-z_]+/[^"]+"' "$file" |
            sed -E 's/^([0-9]+):.*"([^"]+)".*/\1:\2/')
 done < <(git ls-files -co --exclude-standard -- '*.c' '*.h' '*.cu' '*.cuh' | grep -v '^\.deps/')
+
+# Backend knowledge stays in the registry: the build flag of the CUDA backend
+# is tested nowhere above it (the bench aside, as above).
+while IFS=: read -r file line _; do
+  echo "$file:$line: tests OFDMSIM_HAVE_CUDA above the backend registry (sim/backends.c)" >&2
+  bad=1
+done < <(git ls-files -co --exclude-standard -- 'app/*.c' 'app/*.h' 'mpi/*.c' 'mpi/*.h' |
+         grep -v '^app/bench/' | xargs -r grep -nE 'OFDMSIM_HAVE_CUDA' || true)
 
 if [ "$checked" -eq 0 ]; then
   echo "check-layers: no source files found" >&2

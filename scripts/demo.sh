@@ -2,14 +2,14 @@
 # Set up, build, run the default simulation (on the GPU when there is one),
 # and draw its BER curves: results-TIMESTAMP.csv (with its .json sidecar) and
 # results-TIMESTAMP.png (with the gnuplot script .gp that draws it) in
-# ${OFDMSIM_DEMO_DIR:-results/}. Each run gets new names, so a rerun never
+# ${OFDMSIM_DEMO_DIR:-runs/}. Each run gets new names, so a rerun never
 # stops on existing results. Arguments go to the run:
 #   scripts/demo.sh --set mimo.tx=4 --set mimo.rx=4
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/scripts/setup.sh"
 
-dir=${OFDMSIM_DEMO_DIR:-$root/results}
+dir=${OFDMSIM_DEMO_DIR:-$root/runs}
 mkdir -p "$dir"
 stem="$dir/results-$(date +%Y%m%d-%H%M%S)"
 n=1

@@ -12,11 +12,6 @@
 #include "sim/point_fold.h"
 #include "sim/sweep_run.h"
 
-void sim_point_interval(const sim_point *pt, const point_result *r, double conf, double *lo,
-                        double *hi) {
-  tally_interval(pt, &r->n, conf, lo, hi);
-}
-
 /* Simulates point i from where the journal left it; 0, or 1 on a failure
  * (message printed). */
 static int run_point(run_state *s, size_t i) {

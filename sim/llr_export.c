@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/atomic_file.h"
+#include "results/atomic_file.h"
 #include "sim/backends.h"
-#include "sim/chunks.h"
+#include "results/chunks.h"
 
 /* Export batches hold at most about this many bytes of LLRs and bits. */
 #define EXPORT_BATCH_BYTES (64u << 20)

@@ -36,7 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/config.h"
+#include "config/config.h"
 
 #define LLR_EXPORT_MAGIC "OFDMLLR"
 #define LLR_EXPORT_VERSION 1u

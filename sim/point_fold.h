@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include "sim/chunks.h"
+#include "results/chunks.h"
 
 /* What some frames cost to compute. */
 typedef struct work_cost {

@@ -10,7 +10,7 @@
 #ifndef OFDMSIM_SHARD_H
 #define OFDMSIM_SHARD_H
 
-#include "sim/config.h"
+#include "config/config.h"
 
 /* Keeps shard i (1-based) of n of c's points, in sweep order, each with its
  * index in the whole sweep. 0, or -1 when out of memory. */

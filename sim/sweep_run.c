@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "core/clock.h"
-#include "sim/config_format.h"
-#include "sim/report.h"
+#include "config/config_format.h"
+#include "results/report.h"
 #include "sim/theory.h"
 
 /* The signal that asked the run to stop (SIGINT or SIGTERM), 0 while none. */

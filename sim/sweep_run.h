@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "sim/driver.h"
-#include "sim/journal.h"
+#include "results/journal.h"
 #include "sim/point_fold.h"
 
 /* What a point already has in the journal. */

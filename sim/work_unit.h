@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/config.h"
+#include "config/config.h"
 #include "sim/point_fold.h"
 
 typedef struct unit_spec {

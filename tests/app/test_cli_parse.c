@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app/bench_internal.h"
+#include "app/bench/bench_internal.h"
 #include "app/cli.h"
-#include "sim/config_schema.h"
+#include "config/config_schema.h"
 #include "testutil.h"
 
 /* A command line split at spaces, as a shell would pass it (valid until the

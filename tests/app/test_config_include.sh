@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# @include, read by ofdmsim itself (sim/config_include.c): a relative path is
+# @include, read by ofdmsim itself (config/config_include.c): a relative path is
 # taken next to the including file whatever the working folder, an absolute
 # one as it is (also when the top file is given as ./m.cfg); an included
 # value gets the same fix-ups as one in the top file and takes effect; errors

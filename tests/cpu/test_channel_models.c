@@ -143,7 +143,7 @@ static void test_statistics_sensitivity(void) {
   free(H);
 }
 
-/* The draws sit where channel/draws.h says (the CUDA backend relies on it):
+/* The draws sit where core/draws.h says (the CUDA backend relies on it):
  * element e of RE m is number e%2 of draw (e/2)*R_f + m, for the channel
  * (RNG_CHANNEL), the noise over receive antennas (RNG_NOISE) and the CSI
  * error (RNG_CSI). */

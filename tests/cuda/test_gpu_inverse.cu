@@ -11,7 +11,7 @@
  *     CPU satisfy max |A X - I| <= 4 n kappa u, computed in double, kappa the
  *     infinity-norm condition number of the float matrix (from a double
  *     Gauss-Jordan inverse), u = 2^-24: the bound of
- *     tests/test_equalizer_inverse.c, which tests the same smallmat functions
+ *     tests/equalizer/test_inverse.c, which tests the same smallmat functions
  *     on the CPU;
  *   - auto vs general (the 2x2 closed form and the 4x4 block method vs
  *     Cholesky), auto vs pair and auto vs the CPU differ by at most twice that
@@ -46,7 +46,7 @@ extern "C" {
 typedef std::complex<double> cd;
 
 static const double kU = 5.9604644775390625e-8; /* 2^-24, float's unit roundoff */
-/* tests/test_equalizer_inverse.c's RES_C: max |A X - I| <= RES_C n kappa_inf u. */
+/* tests/equalizer/test_inverse.c's RES_C: max |A X - I| <= RES_C n kappa_inf u. */
 static const double kResC = 4.0;
 
 static double residual_bound(int n, double kappa_inf) { return kResC * n * kappa_inf * kU; }

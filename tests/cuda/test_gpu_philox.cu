@@ -1,4 +1,4 @@
-/* cuRAND's Philox on the device against channel/rng.h on the host: the random
+/* cuRAND's Philox on the device against core/rng.h on the host: the random
  * streams (core/draws.h) must not depend on the backend. For many (seed, point,
  * purpose, frame, index) draws, edge values included (index and frame past
  * 2^32, all-ones seeds, the 8-bit purpose and 16-bit point limits):

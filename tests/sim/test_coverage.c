@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #include "linktest.h"
-#include "sim/stats.h"
+#include "results/stats.h"
 #include "sim/theory.h"
 #include "testutil.h"
 

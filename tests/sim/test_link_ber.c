@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "linktest.h"
-#include "sim/stats.h"
+#include "results/stats.h"
 #include "sim/theory.h"
 #include "refmath.h"
 #include "testutil.h"

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "sim/backends.h"
-#include "sim/config.h"
+#include "config/config.h"
 #include "sim/llr_export.h"
 #include "testutil.h"
 

@@ -2,16 +2,16 @@
  * independent of who computed its frames: folded in any batch split, or
  * chunk tallies computed ahead and folded later, the same chunks, stop and
  * totals come out, bit for bit. Also the per-frame codec the MPI engine
- * ships frames with (sim/frame_codec.h), and the journal's chunks saved
- * ahead of their prefix (sim/journal.h). */
+ * ships frames with (results/frame_codec.h), and the journal's chunks saved
+ * ahead of their prefix (results/journal.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "linktest.h"
-#include "sim/frame_codec.h"
-#include "sim/journal.h"
+#include "results/frame_codec.h"
+#include "results/journal.h"
 #include "sim/point_fold.h"
 #include "testutil.h"
 

@@ -20,7 +20,7 @@
 #include "equalizer/soft.h"
 #include "linktest.h"
 #include "sim/backends.h"
-#include "sim/stats.h"
+#include "results/stats.h"
 #include "sim/theory.h"
 #include "testutil.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core/qam.h"
-#include "sim/stats.h"
+#include "results/stats.h"
 #include "sim/theory.h"
 #include "refmath.h"
 #include "testparams.h"

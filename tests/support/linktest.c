@@ -7,7 +7,7 @@
 
 #include "channel/tdl.h"
 #include "sim/backends.h"
-#include "sim/stats.h"
+#include "results/stats.h"
 #include "testparams.h"
 
 link_params lt_params(int tx, int rx, int bps, eq_kind eq, channel_model model, double ebno_db) {

@@ -1,0 +1,117 @@
+/* Every config key's value at a point, and the point key (config_columns.h). */
+#include "config/config_columns.h"
+
+#include <string.h>
+
+#include "core/draws.h"
+#include "config/config_schema.h"
+
+/* The text of key k at pt; "" where the key does not apply. Numbers are
+ * printed to round-trip (%.17g), so equal text means equal value. */
+static void value_text(const sim_config *c, const sim_point *pt, config_key_id k, char *buf, size_t n) {
+  const link_params *p = &pt->p;
+  const int tdl = p->model == CH_TDL;
+  buf[0] = '\0';
+  switch (k) {
+  case KEY_BACKEND: snprintf(buf, n, "%s", c->backend); break;
+  case KEY_SEED: snprintf(buf, n, "%llu", (unsigned long long)p->seed); break;
+  case KEY_SNR_DB: snprintf(buf, n, "%.17g", p->snr_db); break;
+  case KEY_SNR_KIND: snprintf(buf, n, "%s", snr_kind_name(p->snr_kind)); break;
+  case KEY_TARGET_ERRORS: snprintf(buf, n, "%llu", (unsigned long long)pt->target_errors); break;
+  case KEY_MAX_BITS: snprintf(buf, n, "%.17g", pt->max_bits); break;
+  case KEY_MIN_FRAMES: snprintf(buf, n, "%llu", (unsigned long long)pt->min_frames); break;
+  case KEY_TARGET_PRECISION: snprintf(buf, n, "%.17g", pt->target_precision); break;
+  case KEY_STOP_BELOW_BER: snprintf(buf, n, "%.17g", pt->stop_below_ber); break;
+  case KEY_FIRST_FRAME: snprintf(buf, n, "%llu", (unsigned long long)pt->first_frame); break;
+  case KEY_THREADS: snprintf(buf, n, "%d", c->threads); break;
+  case KEY_BATCH_FRAMES: snprintf(buf, n, "%llu", (unsigned long long)c->batch_frames); break;
+  case KEY_GPU_MEMORY_MB: snprintf(buf, n, "%llu", (unsigned long long)c->gpu_memory_mb); break;
+  case KEY_TX: snprintf(buf, n, "%d", p->tx); break;
+  case KEY_RX: snprintf(buf, n, "%d", p->rx); break;
+  case KEY_MODULATION: snprintf(buf, n, "%s", modulation_name_of_bps(p->bps)); break;
+  case KEY_EQUALIZER: snprintf(buf, n, "%s", equalizer_name(p->equalizer)); break;
+  case KEY_MODEL: snprintf(buf, n, "%s", channel_model_name(p->model)); break;
+  case KEY_PROFILE: if (tdl) snprintf(buf, n, "%s", pdp_kind_name(p->profile)); break;
+  case KEY_DELAY_SPREAD: if (tdl) snprintf(buf, n, "%.17g", p->delay_spread); break;
+  case KEY_RHO_TX: snprintf(buf, n, "%.17g", p->rho_tx); break;
+  case KEY_RHO_RX: snprintf(buf, n, "%.17g", p->rho_rx); break;
+  case KEY_K_FACTOR: snprintf(buf, n, "%.17g", p->k_factor); break;
+  case KEY_CSI_ERROR_VAR: snprintf(buf, n, "%.17g", p->csi_error_var); break;
+  case KEY_SUBCARRIERS: snprintf(buf, n, "%d", p->subcarriers); break;
+  case KEY_SYMBOLS: snprintf(buf, n, "%d", p->symbols); break;
+  case KEY_DOMAIN: snprintf(buf, n, "%s", ofdm_domain_name(p->domain)); break;
+  case KEY_CP_LENGTH: snprintf(buf, n, "%d", p->cp_length); break;
+  case KEY_LLR: snprintf(buf, n, "%s", llr_kind_name(p->llr)); break;
+  case KEY_KBEST_K: if (p->equalizer == EQ_KBEST) snprintf(buf, n, "%d", p->kbest_k); break;
+  case KEY_LLR_CLIP: if (p->equalizer == EQ_KBEST) snprintf(buf, n, "%.17g", p->llr_clip); break;
+  case KEY_SUBCARRIER_SPACING: snprintf(buf, n, "%.17g", p->subcarrier_spacing); break;
+  case KEY_DELAY_SPREAD_NS: if (tdl) snprintf(buf, n, "%.17g", p->delay_spread / link_sample_rate(p) * 1e9); break;
+  case KEY_DELAYS: if (tdl) snprintf(buf, n, "%s", delay_grid_name(p->delays)); break;
+  case KEY_DOPPLER_HZ: if (tdl) snprintf(buf, n, "%.17g", p->doppler_hz); break;
+  case KEY_PILOT_SPACING: snprintf(buf, n, "%d", p->pilot_spacing); break;
+  case KEY_PILOT_FIRST: if (p->pilot_spacing) snprintf(buf, n, "%d", p->pilot_first); break;
+  case KEY_PILOT_EVERY: if (p->pilot_spacing) snprintf(buf, n, "%d", p->pilot_every); break;
+  case KEY_ESTIMATION: snprintf(buf, n, "%s", est_kind_name(p->estimation)); break;
+  case KEY_EBNO_OVERHEAD:
+    if (p->snr_kind == SNR_EBNO) snprintf(buf, n, "%s", p->ebno_charged ? "charged" : "excluded");
+    break;
+  case KEY_INTERPOLATION: if (p->estimation == EST_LS) snprintf(buf, n, "%s", interp_kind_name(p->interpolation)); break;
+  /* a speed is shown as the Doppler shift it makes (doppler_hz) */
+  case KEY_SPEED_KMH:
+  case KEY_CARRIER_GHZ:
+  case KEY_COUNT: break;
+  }
+}
+
+/* Keys outside the point key: the per-run settings (schema's per_run), the
+ * stopping rules and the frame range. */
+static int shapes_result(config_key_id k) {
+  switch (k) {
+  case KEY_TARGET_ERRORS:
+  case KEY_MAX_BITS:
+  case KEY_MIN_FRAMES:
+  case KEY_TARGET_PRECISION:
+  case KEY_STOP_BELOW_BER:
+  case KEY_FIRST_FRAME: return 0;
+  default: return !config_keys[k].per_run;
+  }
+}
+
+void config_columns_head(FILE *f) {
+  for (int k = 0; k < KEY_COUNT; k++) fprintf(f, ",%s", config_keys[k].path);
+}
+
+void config_columns_row(FILE *f, const sim_config *c, const sim_point *pt) {
+  char v[64];
+  for (int k = 0; k < KEY_COUNT; k++) {
+    value_text(c, pt, (config_key_id)k, v, sizeof v);
+    fprintf(f, ",%s", v);
+  }
+}
+
+uint64_t config_point_key(const sim_config *c, const sim_point *pt) {
+  /* FNV-1a over "path=value;" of the keys that shape the result, then mixed. */
+  uint64_t h = 1469598103934665603ULL;
+  char v[64];
+  for (int k = 0; k < KEY_COUNT; k++) {
+    if (!shapes_result((config_key_id)k)) continue;
+    value_text(c, pt, (config_key_id)k, v, sizeof v);
+    /* the receiver keys came later: left out where they do nothing, so that
+     * the points of earlier runs keep their keys (and journals) */
+    if ((k == KEY_LLR && pt->p.llr == LLR_OFF) || ((k == KEY_KBEST_K || k == KEY_LLR_CLIP) && !v[0])) continue;
+    /* the physical units came later too: what they shape shows in the
+     * samples they turn into (delay_spread, the Doppler shift with the
+     * spacing), so they count only where they act beyond that */
+    if (k == KEY_DELAY_SPREAD_NS || k == KEY_SPEED_KMH || k == KEY_CARRIER_GHZ) continue;
+    if ((k == KEY_SUBCARRIER_SPACING || k == KEY_DOPPLER_HZ) && link_doppler_per_sample(&pt->p) == 0.0) continue;
+    /* pilots and estimation came later still: they count where they act */
+    if ((k == KEY_PILOT_SPACING || k == KEY_PILOT_FIRST || k == KEY_PILOT_EVERY) && !pt->p.pilot_spacing) continue;
+    if ((k == KEY_ESTIMATION || k == KEY_INTERPOLATION) && pt->p.estimation == EST_PERFECT) continue;
+    if (k == KEY_EBNO_OVERHEAD && !pt->p.ebno_charged) continue;
+    for (const char *s = config_keys[k].path; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    h = (h ^ '=') * 1099511628211ULL;
+    for (const char *s = v; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    h = (h ^ ';') * 1099511628211ULL;
+  }
+  return rng_mix64(h);
+}

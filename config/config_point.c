@@ -1,0 +1,272 @@
+/* One combination of values -> a sim_point. */
+#include "config/config_point.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "channel/estimate.h"
+#include "channel/tdl.h"
+#include "core/draws.h"
+#include "config/config_format.h"
+#include "config/config_schema.h"
+#include "config/config_sweep.h"
+#include "config/config_where.h"
+
+const config_setting_t *point_value(const point_view *v, int k) {
+  return v->set[k] ? v->set[k] : config_state_default(v->st, k);
+}
+static int64_t int_of(const point_view *v, int k) { return config_setting_get_int64(point_value(v, k)); }
+static double number_of(const point_view *v, int k) { return config_setting_get_float(point_value(v, k)); }
+static int choice_of(const point_view *v, int k) { return config_key_choice((config_key_id)k, point_value(v, k)); }
+
+/* The setting a combination error is reported at: the first of the keys
+ * (terminated by -1) that this point sets; NULL when all are defaults. */
+static const config_setting_t *first_given(const point_view *v, const int *keys) {
+  for (; *keys >= 0; keys++)
+    if (v->set[*keys]) return v->set[*keys];
+  return NULL;
+}
+
+#define KEYS(...) ((const int[]){__VA_ARGS__, -1})
+
+static void sweep_point(const char *label, char *at, size_t n) {
+  if (*label) snprintf(at, n, " (sweep point %s)", label);
+  else at[0] = '\0';
+}
+
+static void fill(const point_view *v, const char *label, sim_point *pt) {
+  memset(pt, 0, sizeof *pt);
+  link_params *p = &pt->p;
+  p->tx = (int)int_of(v, KEY_TX);
+  p->rx = (int)int_of(v, KEY_RX);
+  p->bps = choice_of(v, KEY_MODULATION);
+  p->equalizer = (eq_kind)choice_of(v, KEY_EQUALIZER);
+  p->model = (channel_model)choice_of(v, KEY_MODEL);
+  p->profile = (pdp_kind)choice_of(v, KEY_PROFILE);
+  p->delays = (delay_grid)choice_of(v, KEY_DELAYS);
+  p->rho_tx = number_of(v, KEY_RHO_TX);
+  p->rho_rx = number_of(v, KEY_RHO_RX);
+  /* tdl-d/e keep their table's line of sight unless k_factor says otherwise */
+  p->k_factor = p->model == CH_TDL && tdl_pdp_has_los(p->profile) && !v->set[KEY_K_FACTOR]
+                    ? NAN
+                    : number_of(v, KEY_K_FACTOR);
+  p->csi_error_var = number_of(v, KEY_CSI_ERROR_VAR);
+  p->llr = (llr_kind)choice_of(v, KEY_LLR);
+  p->kbest_k = (int)int_of(v, KEY_KBEST_K);
+  p->llr_clip = number_of(v, KEY_LLR_CLIP);
+  p->domain = (ofdm_domain)choice_of(v, KEY_DOMAIN);
+  p->subcarriers = (int)int_of(v, KEY_SUBCARRIERS);
+  p->symbols = (int)int_of(v, KEY_SYMBOLS);
+  p->cp_length = v->set[KEY_CP_LENGTH] ? (int)int_of(v, KEY_CP_LENGTH) : p->subcarriers / 8;
+  p->subcarrier_spacing = number_of(v, KEY_SUBCARRIER_SPACING);
+  /* physical units to samples: delay x sample rate, speed / c x carrier */
+  p->delay_spread = v->set[KEY_DELAY_SPREAD_NS] ? number_of(v, KEY_DELAY_SPREAD_NS) * 1e-9 * link_sample_rate(p)
+                                                : number_of(v, KEY_DELAY_SPREAD);
+  p->doppler_hz = v->set[KEY_SPEED_KMH]
+                      ? number_of(v, KEY_SPEED_KMH) / 3.6 / 299792458.0 * number_of(v, KEY_CARRIER_GHZ) * 1e9
+                      : number_of(v, KEY_DOPPLER_HZ);
+  p->pilot_spacing = (int)int_of(v, KEY_PILOT_SPACING);
+  p->pilot_first = (int)int_of(v, KEY_PILOT_FIRST);
+  p->pilot_every = (int)int_of(v, KEY_PILOT_EVERY);
+  p->estimation = (est_kind)choice_of(v, KEY_ESTIMATION);
+  p->interpolation = (interp_kind)choice_of(v, KEY_INTERPOLATION);
+  p->est_shrink = 1.0;
+  p->snr_kind = (snr_def)choice_of(v, KEY_SNR_KIND);
+  p->ebno_charged = (int)choice_of(v, KEY_EBNO_OVERHEAD);
+  p->seed = (uint64_t)int_of(v, KEY_SEED);
+  pt->target_errors = (uint64_t)int_of(v, KEY_TARGET_ERRORS);
+  pt->max_bits = number_of(v, KEY_MAX_BITS);
+  pt->min_frames = (uint64_t)int_of(v, KEY_MIN_FRAMES);
+  pt->target_precision = number_of(v, KEY_TARGET_PRECISION);
+  pt->stop_below_ber = number_of(v, KEY_STOP_BELOW_BER);
+  pt->first_frame = (uint64_t)int_of(v, KEY_FIRST_FRAME);
+  /* Automatic: enough frames for the frames' spread to estimate the
+   * interval, and under block fading enough channel realisations that
+   * stopping on target_errors does not bias the BER. */
+  if (pt->min_frames == 0) pt->min_frames = pt->p.model == CH_TDL ? 100 : 10;
+  snprintf(pt->label, sizeof pt->label, "%s", label);
+}
+
+/* Keys that only make sense with another key's value. A key that a zipped
+ * sweep entry sets together with the key it follows is left alone in the
+ * rows where it does not apply: ("perfect", "linear") next to ("ls",
+ * "lmmse") compares receivers in one run (the row states its pairing; the
+ * value that does not apply enters neither the point nor its key). */
+static int conditions_hold(const point_view *v, const char *at, const char *file, char *err, size_t errlen) {
+  for (int k = 0; k < KEY_COUNT; k++) {
+    const config_key *key = &config_keys[k];
+    if (!key->only_with || !v->set[k]) continue;
+    if (sweep_plan_zipped_together(&v->st->sweep, k, key->follows)) continue;
+    const char *other = config_setting_get_string(point_value(v, key->follows));
+    if (strcmp(other, key->only_with))
+      return cfg_fail_at(v->set[k], file, err, errlen, "%s: expected only with %s = \"%s\", got %s = \"%s\"%s",
+                         key->path, config_keys[key->follows].path, key->only_with, config_keys[key->follows].path,
+                         other, at);
+  }
+  return 0;
+}
+
+/* Each physical quantity is given one way: two keys for it is an error. */
+static int one_of_each(const point_view *v, const char *at, const char *file, char *err, size_t errlen) {
+  static const int pairs[][2] = {{KEY_DELAY_SPREAD, KEY_DELAY_SPREAD_NS}, {KEY_DOPPLER_HZ, KEY_SPEED_KMH}};
+  for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+    const int a = pairs[i][0], b = pairs[i][1];
+    if (v->set[a] && v->set[b])
+      return cfg_fail_at(v->set[b], file, err, errlen, "%s: expected either %s or %s, not both%s", config_keys[b].path,
+                         config_keys[a].path, config_keys[b].path, at);
+  }
+  static const int pilot_keys[] = {KEY_PILOT_FIRST, KEY_PILOT_EVERY};
+  for (size_t i = 0; i < sizeof pilot_keys / sizeof *pilot_keys; i++)
+    if (v->set[pilot_keys[i]] && int_of(v, KEY_PILOT_SPACING) == 0)
+      return cfg_fail_at(v->set[pilot_keys[i]], file, err, errlen,
+                         "%s: expected only with pilots.spacing > 0 (it places the pilot symbols), got "
+                         "pilots.spacing = 0%s",
+                         config_keys[pilot_keys[i]].path, at);
+  if (v->set[KEY_CARRIER_GHZ] && !v->set[KEY_SPEED_KMH])
+    return cfg_fail_at(v->set[KEY_CARRIER_GHZ], file, err, errlen,
+                       "%s: expected only with %s (it turns the speed into a Doppler shift)%s",
+                       config_keys[KEY_CARRIER_GHZ].path, config_keys[KEY_SPEED_KMH].path, at);
+  return 0;
+}
+
+/* ZF inverts H^H H, singular with fewer receive antennas than streams, and
+ * the tree searches run on the QR of H, which needs as many rows; awgn is
+ * H = I, square and without correlation or a line-of-sight part. */
+static int antennas_fit(const point_view *v, const link_params *p, const char *at, const char *file, char *err,
+                        size_t errlen) {
+  if ((p->equalizer == EQ_ZF || p->equalizer == EQ_KBEST || p->equalizer == EQ_ML) && p->rx < p->tx)
+    return cfg_fail_at(first_given(v, KEYS(KEY_EQUALIZER)), file, err, errlen,
+                       "equalizer: \"%s\" needs mimo.rx >= mimo.tx, got tx = %d, rx = %d%s",
+                       equalizer_name(p->equalizer), p->tx, p->rx, at);
+  if (p->model != CH_AWGN) return 0;
+  if (p->tx != p->rx)
+    return cfg_fail_at(first_given(v, KEYS(KEY_MODEL)), file, err, errlen,
+                       "channel.model: \"awgn\" (H = I) needs mimo.rx = mimo.tx, got tx = %d, rx = %d%s", p->tx,
+                       p->rx, at);
+  static const int no_awgn[] = {KEY_RHO_TX, KEY_RHO_RX, KEY_K_FACTOR};
+  for (size_t i = 0; i < sizeof no_awgn / sizeof *no_awgn; i++) {
+    const int k = no_awgn[i];
+    if (number_of(v, k) == 0.0) continue;
+    char got[96];
+    cfg_describe(point_value(v, k), got, sizeof got);
+    return cfg_fail_at(first_given(v, KEYS(k, KEY_MODEL)), file, err, errlen,
+                       "%s: expected 0 with channel.model = \"awgn\" (H = I), got %s%s", config_keys[k].path, got,
+                       at);
+  }
+  return 0;
+}
+
+/* ml enumerates M^tx candidates per RE; kbest and ml give max-log LLRs
+ * (their lists hold no more than the best candidates). */
+static int detector_fits(const point_view *v, const link_params *p, const char *at, const char *file, char *err,
+                         size_t errlen) {
+  if (p->equalizer == EQ_ML && (double)p->bps * p->tx > 16.0)
+    return cfg_fail_at(first_given(v, KEYS(KEY_EQUALIZER, KEY_MODULATION, KEY_TX)), file, err, errlen,
+                       "equalizer: \"ml\" enumerates M^tx candidates per RE, expected at most 65536 (2^16), "
+                       "got %s with tx = %d: 2^%d (use \"kbest\")%s",
+                       modulation_name_of_bps(p->bps), p->tx, p->bps * p->tx, at);
+  if ((p->equalizer == EQ_ML || p->equalizer == EQ_KBEST) && p->llr == LLR_EXACT)
+    return cfg_fail_at(first_given(v, KEYS(KEY_LLR, KEY_EQUALIZER)), file, err, errlen,
+                       "receiver.llr: expected \"off\" or \"maxlog\" with equalizer = \"%s\" (its LLRs are "
+                       "max-log over its candidates), got \"exact\"%s",
+                       equalizer_name(p->equalizer), at);
+  return 0;
+}
+
+/* The taps on the sample grid: the profile for tdl, one unit tap for awgn
+ * (the time-domain modem needs one), none for rayleigh. */
+static int resolve_taps(const point_view *v, link_params *p, const char *at, const char *file, char *err,
+                        size_t errlen) {
+  if (p->model == CH_AWGN) {
+    p->pdp.taps = 1;
+    p->pdp.delay[0] = 0;
+    p->pdp.power[0] = 1.0f;
+  }
+  char why[512];
+  if (p->model != CH_TDL || !tdl_pdp_make(p->profile, p->delay_spread, p->k_factor, p->delays, p->subcarriers - 1,
+                                          &p->pdp, why, sizeof why))
+    return 0;
+  const int ns = v->set[KEY_DELAY_SPREAD_NS] != NULL;
+  return cfg_fail_at(first_given(v, KEYS(ns ? KEY_DELAY_SPREAD_NS : KEY_DELAY_SPREAD, KEY_PROFILE, KEY_SUBCARRIERS,
+                                         KEY_SUBCARRIER_SPACING, KEY_MODEL)),
+                     file, err, errlen, "%s: %s%s", config_keys[ns ? KEY_DELAY_SPREAD_NS : KEY_DELAY_SPREAD].path, why,
+                     at);
+}
+
+/* max_bits must stop a point before the random streams run out of frames. */
+static int frames_fit(const point_view *v, const sim_point *pt, const char *at, const char *file, char *err,
+                      size_t errlen) {
+  const double bpf = (double)link_bits_per_frame(&pt->p);
+  if (bpf == 0.0) return 0; /* pilots on every RE: point_check says so */
+  if (pt->max_bits / bpf < (double)(RNG_MAX_FRAMES - pt->first_frame)) return 0;
+  char got[96], limit[40], frames[96];
+  cfg_describe(point_value(v, KEY_MAX_BITS), got, sizeof got);
+  snprintf(limit, sizeof limit, "%.4g", (double)(RNG_MAX_FRAMES - pt->first_frame) * bpf);
+  if (pt->first_frame)
+    snprintf(frames, sizeof frames, "(2^%d - simulation.first_frame %llu)", RNG_FRAME_BITS,
+             (unsigned long long)pt->first_frame);
+  else
+    snprintf(frames, sizeof frames, "2^%d", RNG_FRAME_BITS);
+  return cfg_fail_at(first_given(v, KEYS(KEY_MAX_BITS, KEY_FIRST_FRAME)), file, err, errlen,
+                     "simulation.max_bits: expected a number below %s frames x %.0f bits per frame = %s, got %s%s",
+                     frames, bpf, limit, got, at);
+}
+
+int point_resolve(const point_view *v, const char *label, const char *file, sim_point *pt, char *err,
+                  size_t errlen) {
+  char at[300];
+  sweep_point(label, at, sizeof at);
+  fill(v, label, pt);
+  if (conditions_hold(v, at, file, err, errlen) || one_of_each(v, at, file, err, errlen) ||
+      antennas_fit(v, &pt->p, at, file, err, errlen) ||
+      detector_fits(v, &pt->p, at, file, err, errlen) ||
+      resolve_taps(v, &pt->p, at, file, err, errlen) || frames_fit(v, pt, at, file, err, errlen))
+    return 2;
+  return 0;
+}
+
+/* Where link_params_check's verdict on a parameter is reported: the first of
+ * `at` that the point sets; the parameter is called by the first key's name
+ * where it is one (n0 and the profile have no key of their own). */
+static const struct {
+  int named;
+  int at[5];
+} link_keys[LP_COUNT] = {
+    [LP_TX] = {1, {KEY_TX, -1}},
+    [LP_RX] = {1, {KEY_RX, -1}},
+    [LP_BPS] = {0, {KEY_MODULATION, -1}},
+    [LP_SUBCARRIERS] = {1, {KEY_SUBCARRIERS, -1}},
+    [LP_SYMBOLS] = {1, {KEY_SYMBOLS, KEY_SUBCARRIERS, -1}},
+    [LP_N0] = {0, {KEY_SNR_DB, KEY_SNR_KIND, -1}},
+    [LP_CSI_ERROR_VAR] = {1, {KEY_CSI_ERROR_VAR, -1}},
+    [LP_PDP] = {0, {KEY_DELAY_SPREAD, KEY_PROFILE, KEY_MODEL, -1}},
+    [LP_MODEL] = {1, {KEY_MODEL, -1}},
+    [LP_DOMAIN] = {1, {KEY_DOMAIN, KEY_MODEL, -1}},
+    [LP_CP_LENGTH] = {1, {KEY_CP_LENGTH, KEY_SUBCARRIERS, -1}},
+    [LP_EQUALIZER] = {1, {KEY_EQUALIZER, -1}},
+    [LP_LLR] = {1, {KEY_LLR, KEY_EQUALIZER, -1}},
+    [LP_KBEST_K] = {1, {KEY_KBEST_K, KEY_EQUALIZER, -1}},
+    [LP_LLR_CLIP] = {1, {KEY_LLR_CLIP, KEY_EQUALIZER, -1}},
+    [LP_RHO_TX] = {1, {KEY_RHO_TX, -1}},
+    [LP_RHO_RX] = {1, {KEY_RHO_RX, -1}},
+    [LP_K_FACTOR] = {1, {KEY_K_FACTOR, KEY_PROFILE, -1}},
+    [LP_SUBCARRIER_SPACING] = {1, {KEY_SUBCARRIER_SPACING, -1}},
+    [LP_DOPPLER] = {1, {KEY_DOPPLER_HZ, KEY_SPEED_KMH, KEY_SUBCARRIER_SPACING, -1}},
+    [LP_PILOTS] = {1, {KEY_PILOT_SPACING, KEY_PILOT_FIRST, KEY_PILOT_EVERY, KEY_TX, -1}},
+    [LP_PILOT_FIRST] = {1, {KEY_PILOT_FIRST, KEY_SYMBOLS, -1}},
+    [LP_PILOT_EVERY] = {1, {KEY_PILOT_EVERY, KEY_SYMBOLS, -1}},
+    [LP_ESTIMATION] = {1, {KEY_ESTIMATION, KEY_PILOT_SPACING, KEY_MODEL, KEY_CSI_ERROR_VAR, -1}},
+};
+
+int point_check(const point_view *v, sim_point *pt, const char *file, char *err, size_t errlen) {
+  const char *names[LP_COUNT];
+  for (int i = 0; i < LP_COUNT; i++) names[i] = link_keys[i].named ? config_keys[link_keys[i].at[0]].path : NULL;
+  link_param blame;
+  char why[512], at[300];
+  if (!link_params_diagnose(&pt->p, names, &blame, why, sizeof why)) {
+    if (!est_resolve(&pt->p, why, sizeof why)) return 0;
+    blame = LP_ESTIMATION;
+  }
+  sweep_point(pt->label, at, sizeof at);
+  return cfg_fail_at(first_given(v, link_keys[blame].at), file, err, errlen, "%s%s", why, at);
+}

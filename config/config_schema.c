@@ -1,0 +1,366 @@
+/* The config schema table and the checks of single values against it. */
+#include "config/config_schema.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/draws.h"
+#include "core/params.h"
+#include "config/config.h"
+#include "config/config_format.h"
+#include "config/config_suggest.h"
+
+/* What simulation.backend accepts (sim/backends.c resolves it); the config
+ * keeps the name itself, so the values only number the choices. */
+static const char *const backend_n[] = {"auto", "cpu", "cuda"};
+static const int backend_v[] = {0, 1, 2};
+static const name_table backend_names = {3, backend_n, backend_v};
+
+#define INT_KEY(p, def, lo, hi, run, h) \
+  {.path = p, .type = KT_INT, .default_text = def, .imin = lo, .imax = hi, .per_run = run, .follows = -1, .help = h}
+#define NUM_KEY(p, def, l, lopen, h_, hopen, h) \
+  {.path = p, .type = KT_NUMBER, .default_text = def, .lo = l, .lo_open = lopen, .hi = h_, .hi_open = hopen, .follows = -1, .help = h}
+#define CHOICE_KEY(p, def, names, run, h) \
+  {.path = p, .type = KT_CHOICE, .default_text = def, .choices = &names, .per_run = run, .follows = -1, .help = h}
+
+const config_key config_keys[KEY_COUNT] = {
+  [KEY_BACKEND] = CHOICE_KEY("simulation.backend", "\"auto\"", backend_names, 1,
+                             "where the points run; auto picks cuda when a GPU is usable"),
+  [KEY_SEED] = INT_KEY("simulation.seed", "1", 0, INT64_MAX, 0,
+                       "key of the random streams: same seed, same bits, channels and noise on every backend"),
+  [KEY_SNR_DB] = {.path = "simulation.snr_db", .type = KT_NUMBERS, .default_text = "[0.0, 5.0, 10.0]",
+                  .lo = -50, .hi = 100, .follows = -1,
+                  .help = "SNR points in dB, the innermost sweep (a bare number is one point; a range "
+                          "{ from = 0.0; to = 30.0; step = 2.0; } is 0, 2, ..., 30)"},
+  [KEY_SNR_KIND] = CHOICE_KEY("simulation.snr_kind", "\"ebno\"", snr_kind_names, 0,
+                              "what snr_db means: Eb/N0, Es/N0 per stream, or total received SNR per antenna"),
+  [KEY_TARGET_ERRORS] = INT_KEY("simulation.target_errors", "1000", 1, INT64_MAX, 0,
+                                "stop a point after this many bit errors"),
+  [KEY_MAX_BITS] = NUM_KEY("simulation.max_bits", "1.0e8", 1, 0, 1e15, 0,
+                           "... or after this many simulated bits"),
+  [KEY_MIN_FRAMES] = INT_KEY("simulation.min_frames", "0", 0, INT64_MAX, 0,
+                             "... but target_errors stops no point before this many frames (0 = 100 for tdl, "
+                             "where a frame is one channel realisation, 10 otherwise): the interval is "
+                             "estimated from the spread of the frames' counts"),
+  [KEY_TARGET_PRECISION] = NUM_KEY("simulation.target_precision", "0.0", 0, 0, 1, 1,
+                                   "... or once the half-width of the point's 95% interval is at most "
+                                   "this fraction of its BER, after min_frames frames (0 = off)"),
+  [KEY_STOP_BELOW_BER] = NUM_KEY("simulation.stop_below_ber", "0.0", 0, 0, 1, 1,
+                                 "end a curve early: once a point's BER falls below this (or it ends "
+                                 "at max_bits with no error), the points of the same sweep combination "
+                                 "at that SNR or higher are skipped (0 = off)"),
+  [KEY_FIRST_FRAME] = INT_KEY("simulation.first_frame", "0", 0, (int64_t)RNG_MAX_FRAMES - 1, 0,
+                              "index of the point's first frame: runs of one point over disjoint frame "
+                              "ranges (same seed) are independent parts that `ofdmsim merge` adds up"),
+  [KEY_THREADS] = INT_KEY("simulation.threads", "0", 0, 1024, 1, "CPU threads (0 = all cores)"),
+  [KEY_BATCH_FRAMES] = INT_KEY("simulation.batch_frames", "0", 0, INT64_MAX, 1,
+                               "frames per batch (0 = the backend chooses)"),
+  [KEY_GPU_MEMORY_MB] = INT_KEY("simulation.gpu_memory_mb", "0", 0, INT64_MAX, 1,
+                                "cap on the GPU memory used, MiB (0 = the free device memory)"),
+  [KEY_TX] = INT_KEY("mimo.tx", "2", 1, LINK_MAX_TX, 0, "transmit streams Nt"),
+  [KEY_RX] = INT_KEY("mimo.rx", "2", 1, LINK_MAX_RX, 0, "receive antennas Nr"),
+  [KEY_MODULATION] = CHOICE_KEY("modulation", "\"qpsk\"", modulation_names, 0,
+                                "Gray-mapped QAM with unit mean energy (1, 2, 4, 6, 8 bits per symbol)"),
+  [KEY_EQUALIZER] = CHOICE_KEY("equalizer", "\"mmse\"", equalizer_names, 0,
+                               "the detector: zero forcing; MMSE with bias correction; ordered MMSE-SIC "
+                               "(hard cancellation); K-best tree search on the sorted QR; exhaustive "
+                               "maximum likelihood (M^tx <= 65536); zf, kbest and ml need rx >= tx"),
+  [KEY_MODEL] = CHOICE_KEY("channel.model", "\"rayleigh\"", channel_model_names, 0,
+                           "awgn: H = I (needs rx = tx); rayleigh: i.i.d. CN(0,1) per RE; tdl: multipath taps per frame"),
+  [KEY_PROFILE] = {.path = "channel.profile", .type = KT_CHOICE, .default_text = "\"exp\"",
+                   .choices = &pdp_kind_names,
+                   .follows = KEY_MODEL, .only_with = "tdl",
+                   .help = "power-delay profile: exponential (on the sample grid), or 3GPP TR 38.901 "
+                           "TDL-A..E (D and E with their line-of-sight path)"},
+  [KEY_DELAY_SPREAD] = {.path = "channel.delay_spread", .type = KT_NUMBER, .default_text = "4.0",
+                        .lo = 0, .lo_open = 1, .hi = INFINITY, .follows = KEY_MODEL,
+                        .only_with = "tdl",
+                        .help = "RMS delay spread in samples (or delay_spread_ns); the longest tap must stay "
+                                "below subcarriers"},
+  [KEY_RHO_TX] = NUM_KEY("channel.rho_tx", "0.0", 0, 0, 1, 1,
+                         "exponential correlation of adjacent transmit antennas (not with awgn)"),
+  [KEY_RHO_RX] = NUM_KEY("channel.rho_rx", "0.0", 0, 0, 1, 1,
+                         "exponential correlation of adjacent receive antennas (not with awgn)"),
+  [KEY_K_FACTOR] = {.path = "channel.k_factor", .type = KT_NUMBER, .default_text = "0.0", .lo = 0,
+                    .hi = INFINITY, .follows = -1,
+                    .help = "Rician K factor, linear, 0 is none (not with awgn): rayleigh, of every element; "
+                            "tdl, of the whole channel (LOS power over all NLOS power, the LOS on tap 0)"},
+  [KEY_CSI_ERROR_VAR] = NUM_KEY("channel.csi_error_var", "0.0", 0, 0, INFINITY, 0,
+                                "variance of the channel estimation error E: the equalizer sees H + E"),
+  [KEY_SUBCARRIERS] = INT_KEY("ofdm.subcarriers", "1024", 1, 65536, 0,
+                              "subcarriers per OFDM symbol (the FFT size)"),
+  [KEY_SYMBOLS] = INT_KEY("ofdm.symbols", "14", 1, 1000, 0, "OFDM symbols per frame"),
+  [KEY_DOMAIN] = CHOICE_KEY("ofdm.domain", "\"frequency\"", ofdm_domain_names, 0,
+                            "frequency: y = Hx + n per subcarrier; time: IFFT, cyclic prefix, taps, FFT "
+                            "(awgn or tdl)"),
+  [KEY_CP_LENGTH] = {.path = "ofdm.cp_length", .type = KT_INT, .default_note = "subcarriers/8",
+                     .imin = 0, .imax = 65535, .follows = KEY_SUBCARRIERS,
+                     .help = "cyclic prefix in samples, below subcarriers"},
+  [KEY_LLR] = CHOICE_KEY("receiver.llr", "\"off\"", llr_kind_names, 0,
+                         "soft outputs: off (hard decisions), max-log or exact bit LLRs; with LLRs each "
+                         "point also reports its BICM GMI (achievable rate); kbest and ml give max-log"),
+  [KEY_KBEST_K] = {.path = "receiver.kbest_k", .type = KT_INT, .default_text = "16", .imin = 1,
+                   .imax = LINK_MAX_KBEST, .follows = KEY_EQUALIZER, .only_with = "kbest",
+                   .help = "survivors K the K-best search keeps per layer (K = M^tx is exhaustive ML)"},
+  [KEY_LLR_CLIP] = {.path = "receiver.llr_clip", .type = KT_NUMBER, .default_text = "20.0", .lo = 0,
+                    .lo_open = 1, .hi = 64, .follows = KEY_EQUALIZER, .only_with = "kbest",
+                    .help = "|LLR| K-best gives a bit whose other value no survivor holds"},
+  [KEY_SUBCARRIER_SPACING] = NUM_KEY("ofdm.subcarrier_spacing", "30000.0", 0, 1, 1e9, 0,
+                                     "subcarrier spacing in Hz: the sample rate is subcarriers x spacing "
+                                     "(turns delay_spread_ns and Doppler into samples)"),
+  [KEY_DELAY_SPREAD_NS] = {.path = "channel.delay_spread_ns", .type = KT_NUMBER, .default_note = "none",
+                           .lo = 0, .lo_open = 1, .hi = 1e9, .follows = KEY_MODEL, .only_with = "tdl",
+                           .help = "RMS delay spread in ns, instead of delay_spread (never both)"},
+  [KEY_DELAYS] = {.path = "channel.delays", .type = KT_CHOICE, .default_text = "\"continuous\"",
+                  .choices = &delay_grid_names, .follows = KEY_MODEL, .only_with = "tdl",
+                  .help = "tap delays where the profile puts them (exact phase per subcarrier; windowed-sinc "
+                          "interpolation in the time domain), or rounded to whole samples"},
+  [KEY_DOPPLER_HZ] = {.path = "channel.doppler_hz", .type = KT_NUMBER, .default_text = "0.0", .lo = 0,
+                      .hi = 1e7, .follows = KEY_MODEL, .only_with = "tdl",
+                      .help = "maximum Doppler shift in Hz: every tap fades with the Jakes spectrum within "
+                              "the frame (0: fixed per frame)"},
+  [KEY_SPEED_KMH] = {.path = "channel.speed_kmh", .type = KT_NUMBER, .default_note = "none", .lo = 0,
+                     .hi = 1e5, .follows = KEY_MODEL, .only_with = "tdl",
+                     .help = "terminal speed in km/h, instead of doppler_hz: f_d = speed / c x carrier_ghz"},
+  [KEY_CARRIER_GHZ] = {.path = "channel.carrier_ghz", .type = KT_NUMBER, .default_text = "3.5", .lo = 0,
+                       .lo_open = 1, .hi = 1000, .follows = KEY_MODEL, .only_with = "tdl",
+                       .help = "carrier frequency in GHz, with speed_kmh"},
+  [KEY_PILOT_SPACING] = INT_KEY("pilots.spacing", "0", 0, 65536, 0,
+                                "comb spacing P in subcarriers (0: no pilots): on a pilot symbol, antenna t "
+                                "sends the pilot 1 on subcarriers t, t+P, ... (P >= tx); the other REs carry "
+                                "data, and pilot REs are not counted as bits"),
+  [KEY_PILOT_FIRST] = {.path = "pilots.first_symbol", .type = KT_INT, .default_text = "0", .imin = 0,
+                       .imax = 65535, .follows = -1,
+                       .help = "the first OFDM symbol with pilots (with spacing > 0)"},
+  [KEY_PILOT_EVERY] = {.path = "pilots.symbol_spacing", .type = KT_INT, .default_text = "0", .imin = 0,
+                       .imax = 65536, .follows = -1,
+                       .help = "symbols from one pilot symbol to the next (0: first_symbol alone; with "
+                               "spacing > 0)"},
+  [KEY_ESTIMATION] = CHOICE_KEY("receiver.channel_estimation", "\"perfect\"", est_kind_names, 0,
+                                "the receiver's channel: the true one, or least squares at the pilots "
+                                "interpolated to every RE (needs pilots, and tdl or awgn); its error "
+                                "variance enters every detector"),
+  [KEY_INTERPOLATION] = {.path = "receiver.interpolation", .type = KT_CHOICE, .default_text = "\"linear\"",
+                         .choices = &interp_kind_names, .follows = KEY_ESTIMATION, .only_with = "ls",
+                         .help = "across subcarriers: the nearest pilot, linear between pilots, or LMMSE "
+                                 "over the 16 nearest with the profile's correlation; across symbols "
+                                 "always linear"},
+  [KEY_EBNO_OVERHEAD] = {.path = "simulation.ebno_overhead", .type = KT_CHOICE, .default_text = "\"excluded\"",
+                         .choices = &ebno_overhead_names, .follows = KEY_SNR_KIND, .only_with = "ebno",
+                         .help = "excluded: Eb is the energy of a data bit (MATLAB's convention); charged: the "
+                                 "pilots' and the cyclic prefix's energy is charged to the data bits "
+                                 "(Sionna's), N0 x (symbols x (subcarriers + cp_length)) / data REs"},
+};
+
+int config_key_find(const char *path) {
+  for (int k = 0; k < KEY_COUNT; k++)
+    if (!strcmp(config_keys[k].path, path)) return k;
+  return -1;
+}
+
+int config_key_default_is(const char *path, const char *text) {
+  const int k = config_key_find(path);
+  const char *d = k < 0 ? NULL : config_keys[k].default_text;
+  if (!d || !text || !*text) return 0;
+  if (config_keys[k].type == KT_CHOICE) { /* the default is quoted: "\"off\"" */
+    const size_t n = strlen(text);
+    return d[0] == '"' && !strncmp(d + 1, text, n) && d[n + 1] == '"' && !d[n + 2];
+  }
+  char *end_d, *end_t;
+  const double x = strtod(d, &end_d), y = strtod(text, &end_t);
+  return end_d != d && !*end_d && end_t != text && !*end_t && x == y;
+}
+
+int config_key_is_group(const char *path) {
+  const size_t n = strlen(path);
+  for (int k = 0; k < KEY_COUNT; k++)
+    if (!strncmp(config_keys[k].path, path, n) && config_keys[k].path[n] == '.') return 1;
+  return 0;
+}
+
+/* Every name a config may use: the keys, their groups (spelt into groups),
+ * and sweep. */
+static size_t known_names(const char **names, char (*groups)[32]) {
+  size_t n = 0;
+  for (int k = 0; k < KEY_COUNT; k++) {
+    names[n++] = config_keys[k].path;
+    const char *dot = strchr(config_keys[k].path, '.');
+    if (!dot) continue;
+    snprintf(groups[k], sizeof groups[k], "%.*s", (int)(dot - config_keys[k].path), config_keys[k].path);
+    int seen = 0;
+    for (size_t j = 0; j < n; j++) seen |= !strcmp(names[j], groups[k]);
+    if (!seen) names[n++] = groups[k];
+  }
+  names[n++] = "sweep";
+  return n;
+}
+
+void config_key_unknown(const char *path, char *msg, size_t n) {
+  const char *names[2 * KEY_COUNT + 1];
+  char groups[KEY_COUNT][32];
+  const char *near = cfg_suggest(path, names, known_names(names, groups));
+  char shown[300]; /* a --set key may hold anything */
+  cfg_escape(path, shown, sizeof shown);
+  if (near) snprintf(msg, n, "unknown key '%s' (did you mean '%s'?)", shown, near);
+  else snprintf(msg, n, "unknown key '%s'", shown);
+}
+
+/* 1e15, not 1e+15: bounds as a person writes them */
+static void format_bound(double v, char *buf, size_t n) {
+  char tmp[40];
+  snprintf(tmp, sizeof tmp, "%g", v);
+  char *e = strchr(tmp, 'e');
+  if (e) {
+    char *d = e + 1;
+    const int neg = *d == '-';
+    if (*d == '+' || *d == '-') d++;
+    while (*d == '0' && d[1]) d++;
+    snprintf(buf, n, "%.*se%s%s", (int)(e - tmp), tmp, neg ? "-" : "", d);
+  } else {
+    snprintf(buf, n, "%s", tmp);
+  }
+}
+
+static void number_expected(const config_key *key, char *buf, size_t n) {
+  char lo[40], hi[40];
+  format_bound(key->lo, lo, sizeof lo);
+  format_bound(key->hi, hi, sizeof hi);
+  const int has_lo = isfinite(key->lo), has_hi = isfinite(key->hi);
+  if (has_lo && has_hi)
+    snprintf(buf, n, "a number in %c%s, %s%c", key->lo_open ? '(' : '[', lo, hi, key->hi_open ? ')' : ']');
+  else if (has_lo)
+    snprintf(buf, n, "a number %s %s", key->lo_open ? ">" : ">=", lo);
+  else if (has_hi)
+    snprintf(buf, n, "a number %s %s", key->hi_open ? "<" : "<=", hi);
+  else
+    snprintf(buf, n, "a number");
+}
+
+void config_key_expected(config_key_id k, char *buf, size_t n) {
+  const config_key *key = &config_keys[k];
+  switch (key->type) {
+    case KT_INT:
+      if (key->imax == INT64_MAX) snprintf(buf, n, "an integer >= %lld", (long long)key->imin);
+      else snprintf(buf, n, "an integer in [%lld, %lld]", (long long)key->imin, (long long)key->imax);
+      break;
+    case KT_NUMBER: number_expected(key, buf, n); break;
+    case KT_NUMBERS: {
+      char one[96];
+      number_expected(key, one, sizeof one);
+      snprintf(buf, n, "%s or a non-empty list of them", one);
+      break;
+    }
+    case KT_CHOICE: {
+      size_t len = (size_t)snprintf(buf, n, "one of ");
+      for (int i = 0; i < key->choices->count && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : "", key->choices->names[i]);
+      break;
+    }
+  }
+}
+
+/* The trees are read with auto-convert on, so an integer reads as a float too. */
+static int number_ok(const config_key *key, const config_setting_t *s) {
+  if (!config_setting_is_number(s)) return 0;
+  const double x = config_setting_get_float(s);
+  if (!isfinite(x)) return 0;
+  if (key->lo_open ? !(x > key->lo) : !(x >= key->lo)) return 0;
+  if (key->hi_open ? !(x < key->hi) : !(x <= key->hi)) return 0;
+  return 1;
+}
+
+/* The enum value a choice setting names; -1 when it names none. */
+static int choice_value(const config_key *key, const config_setting_t *s) {
+  if (config_setting_type(s) != CONFIG_TYPE_STRING) return -1;
+  return name_to_value(key->choices, config_setting_get_string(s));
+}
+
+int config_key_check(config_key_id k, const config_setting_t *s, char *msg, size_t n,
+                     const config_setting_t **bad) {
+  const config_key *key = &config_keys[k];
+  char expected[160], got[96];
+  *bad = s;
+  switch (key->type) {
+    case KT_INT: {
+      const int type = config_setting_type(s);
+      if (type == CONFIG_TYPE_INT || type == CONFIG_TYPE_INT64) {
+        const long long v = config_setting_get_int64(s);
+        if (v >= key->imin && v <= key->imax) return 0;
+      }
+      break;
+    }
+    case KT_NUMBER:
+      if (number_ok(key, s)) return 0;
+      break;
+    case KT_NUMBERS:
+      if (config_setting_is_number(s)) {
+        if (number_ok(key, s)) return 0;
+        number_expected(key, expected, sizeof expected);
+        cfg_describe(s, got, sizeof got);
+        snprintf(msg, n, "%s: expected %s, got %s", key->path, expected, got);
+        return -1;
+      }
+      if ((config_setting_is_array(s) || config_setting_is_list(s)) && config_setting_length(s) > 0) {
+        for (int i = 0; i < config_setting_length(s); i++) {
+          const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+          if (number_ok(key, e)) continue;
+          *bad = e;
+          number_expected(key, expected, sizeof expected);
+          cfg_describe(e, got, sizeof got);
+          snprintf(msg, n, "%s[%d]: expected %s, got %s", key->path, i, expected, got);
+          return -1;
+        }
+        return 0;
+      }
+      break;
+    case KT_CHOICE:
+      if (choice_value(key, s) >= 0) return 0;
+      if (config_setting_type(s) == CONFIG_TYPE_STRING) {
+        const char *near =
+            cfg_suggest(config_setting_get_string(s), key->choices->names, (size_t)key->choices->count);
+        config_key_expected(k, expected, sizeof expected);
+        cfg_describe(s, got, sizeof got);
+        if (near)
+          snprintf(msg, n, "%s: expected %s, got %s (did you mean \"%s\"?)", key->path, expected, got, near);
+        else
+          snprintf(msg, n, "%s: expected %s, got %s", key->path, expected, got);
+        return -1;
+      }
+      break;
+  }
+  config_key_expected(k, expected, sizeof expected);
+  cfg_describe(s, got, sizeof got);
+  snprintf(msg, n, "%s: expected %s, got %s", key->path, expected, got);
+  return -1;
+}
+
+int config_key_choice(config_key_id k, const config_setting_t *s) { return choice_value(&config_keys[k], s); }
+
+void sim_config_print_keys(FILE *f) {
+  static const char *const type_names[] = {
+      [KT_INT] = "integer", [KT_NUMBER] = "number", [KT_NUMBERS] = "number(s)", [KT_CHOICE] = "string"};
+  fprintf(f, "Config keys (libconfig syntax; from the command line: --set KEY=VALUE):\n");
+  for (int k = 0; k < KEY_COUNT; k++) {
+    const config_key *key = &config_keys[k];
+    char expected[160];
+    config_key_expected((config_key_id)k, expected, sizeof expected);
+    fprintf(f, "  %-25s %-9s default %-18s %s\n", key->path, type_names[key->type],
+            key->default_text ? key->default_text : key->default_note, expected);
+    fprintf(f, "  %-25s %s", "", key->help);
+    if (key->only_with)
+      fprintf(f, "; only with %s = \"%s\"", config_keys[key->follows].path, key->only_with);
+    if (key->per_run) fprintf(f, "; one value per run, not swept");
+    fprintf(f, "\n");
+  }
+  fprintf(f,
+          "  %-25s %-9s default %-18s %s\n"
+          "  %-25s %s\n"
+          "  %-25s %s\n"
+          "  %-25s %s\n",
+          "sweep", "list", "()", "({ key = \"KEY\"; values = [V1, V2, ...]; }, ...)", "",
+          "points: the cartesian product of the entries, the first outermost, times "
+          "simulation.snr_db innermost",
+          "", "{ keys = [\"K1\", \"K2\"]; values = ([A1, B1], [A2, B2]); } sets keys together (one axis)",
+          "", "a numeric key's values may be a range { from = 1; to = 8; step = 1; }");
+}

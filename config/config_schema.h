@@ -1,0 +1,110 @@
+/* The one table of config keys: path, type, default, allowed values and
+ * meaning. Validation, defaults, --help and the effective-config echo are all
+ * driven from it, so a key's rule lives in exactly one place. Private to
+ * config/. */
+#ifndef OFDMSIM_CONFIG_SCHEMA_H
+#define OFDMSIM_CONFIG_SCHEMA_H
+
+#include <libconfig.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/names.h"
+
+typedef enum config_key_id {
+  KEY_BACKEND,
+  KEY_SEED,
+  KEY_SNR_DB,
+  KEY_SNR_KIND,
+  KEY_TARGET_ERRORS,
+  KEY_MAX_BITS,
+  KEY_MIN_FRAMES,
+  KEY_TARGET_PRECISION,
+  KEY_STOP_BELOW_BER,
+  KEY_FIRST_FRAME,
+  KEY_THREADS,
+  KEY_BATCH_FRAMES,
+  KEY_GPU_MEMORY_MB,
+  KEY_TX,
+  KEY_RX,
+  KEY_MODULATION,
+  KEY_EQUALIZER,
+  KEY_MODEL,
+  KEY_PROFILE,
+  KEY_DELAY_SPREAD,
+  KEY_RHO_TX,
+  KEY_RHO_RX,
+  KEY_K_FACTOR,
+  KEY_CSI_ERROR_VAR,
+  KEY_SUBCARRIERS,
+  KEY_SYMBOLS,
+  KEY_DOMAIN,
+  KEY_CP_LENGTH,
+  KEY_LLR,
+  KEY_KBEST_K,
+  KEY_LLR_CLIP,
+  KEY_SUBCARRIER_SPACING,
+  KEY_DELAY_SPREAD_NS,
+  KEY_DELAYS,
+  KEY_DOPPLER_HZ,
+  KEY_SPEED_KMH,
+  KEY_CARRIER_GHZ,
+  KEY_PILOT_SPACING,
+  KEY_PILOT_FIRST,
+  KEY_PILOT_EVERY,
+  KEY_ESTIMATION,
+  KEY_INTERPOLATION,
+  KEY_EBNO_OVERHEAD,
+  KEY_COUNT
+} config_key_id;
+
+typedef enum key_type {
+  KT_INT,      /* a libconfig integer (int or int64) in [imin, imax] */
+  KT_NUMBER,   /* an integer or a float within the bounds */
+  KT_NUMBERS,  /* a number, or a non-empty array or list of numbers */
+  KT_CHOICE    /* one of the strings in choices */
+} key_type;
+
+typedef struct config_key {
+  const char *path;             /* dotted: "mimo.tx" */
+  key_type type;
+  const char *default_text;     /* libconfig syntax; NULL when computed */
+  const char *default_note;     /* --help text of a computed default */
+  int64_t imin, imax;           /* KT_INT; imax == INT64_MAX prints as ">= imin" */
+  double lo, hi;                /* KT_NUMBER(S); +-INFINITY: unbounded */
+  unsigned char lo_open, hi_open;
+  const name_table *choices;    /* KT_CHOICE */
+  unsigned char per_run;        /* one value for the whole run, so never swept */
+  /* A key that only makes sense along with another one: given, it needs
+   * `follows` to equal `only_with` (a choice name); with only_with NULL its
+   * default is computed from `follows`. -1: independent. */
+  int follows;
+  const char *only_with;
+  const char *help;
+} config_key;
+
+extern const config_key config_keys[KEY_COUNT];
+
+/* The key with this dotted path, or -1. */
+int config_key_find(const char *path);
+/* 1 when text, a value as a results CSV holds it (a number, or a choice's
+ * name unquoted), is the fixed default of the key with this dotted path; 0
+ * otherwise, and for a computed default or an unknown key. */
+int config_key_default_is(const char *path, const char *text);
+/* 1 when path names a group of keys ("mimo"). */
+int config_key_is_group(const char *path);
+/* "unknown key 'PATH'", with the closest known name when one is close. */
+void config_key_unknown(const char *path, char *msg, size_t n);
+/* What a key accepts, as in "expected ...": "an integer in [1, 8]". */
+void config_key_expected(config_key_id k, char *buf, size_t n);
+
+/* 0 when s is a valid value of k. Otherwise -1 with "expected WHAT, got VALUE"
+ * in msg and the offending setting (s itself or an element of it) in *bad. */
+int config_key_check(config_key_id k, const config_setting_t *s, char *msg, size_t n,
+                     const config_setting_t **bad);
+
+/* The enum value of a KT_CHOICE setting that passed config_key_check. */
+int config_key_choice(config_key_id k, const config_setting_t *s);
+
+#endif

@@ -1,0 +1,119 @@
+/* Chunk boundaries, tallies and the stopping rules (chunks.h). */
+#include "results/chunks.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/draws.h"
+#include "results/stats.h"
+
+/* About this many bits per full chunk. */
+#define CHUNK_BITS (1ULL << 26)
+
+void tally_add(tally *a, const tally *b, int tx) {
+  a->frames += b->frames;
+  a->bits += b->bits;
+  a->bit_errors += b->bit_errors;
+  a->fallbacks += b->fallbacks;
+  a->inversions += b->inversions;
+  a->sum_sq += b->sum_sq;
+  for (int s = 0; s < tx; s++) a->stream_errors[s] += b->stream_errors[s];
+  for (int s = 0; s < tx; s++) a->gmi_loss[s] += b->gmi_loss[s];
+  a->gmi_loss_sq += b->gmi_loss_sq;
+  a->seconds += b->seconds;
+  stage_times_add(&a->t, &b->t, 1.0);
+}
+
+uint64_t chunk_cap(const sim_point *pt) {
+  const uint64_t bpf = link_bits_per_frame(&pt->p);
+  uint64_t cap = 1;
+  while (cap * 2 * bpf <= CHUNK_BITS) cap *= 2;
+  return cap;
+}
+
+/* The growing chunks 0 .. g-1 have 1, 2, ..., cap/2 frames (2^g = cap). */
+static unsigned growing_chunks(uint64_t cap) {
+  unsigned g = 0;
+  while ((1ULL << g) < cap) g++;
+  return g;
+}
+
+void chunk_range(const sim_point *pt, uint64_t k, uint64_t *offset, uint64_t *frames) {
+  const uint64_t cap = chunk_cap(pt);
+  const unsigned g = growing_chunks(cap);
+  if (k < g) {
+    *offset = (1ULL << k) - 1;
+    *frames = 1ULL << k;
+  } else {
+    *offset = (cap - 1) + (k - g) * cap;
+    *frames = cap;
+  }
+}
+
+uint64_t chunk_of(const sim_point *pt, uint64_t offset) {
+  const uint64_t cap = chunk_cap(pt);
+  const unsigned g = growing_chunks(cap);
+  if (offset >= cap - 1) return g + (offset - (cap - 1)) / cap;
+  unsigned k = 0;
+  while ((1ULL << (k + 1)) - 1 <= offset) k++;
+  return k;
+}
+
+uint64_t tally_units(const sim_point *pt, const tally *t) {
+  return pt->p.model == CH_TDL ? t->frames : t->frames * link_res_per_frame(&pt->p);
+}
+
+void tally_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi) {
+  const ber_sample s = {t->bits, t->bit_errors, t->frames, t->sum_sq, tally_units(pt, t)};
+  ber_interval(&s, conf, lo, hi);
+}
+
+/* The precision rule: the interval the report will print is narrow enough. */
+static int precise_enough(const sim_point *pt, const tally *t) {
+  if (!(pt->target_precision > 0.0) || t->frames < pt->min_frames || t->bit_errors == 0) return 0;
+  double lo, hi;
+  tally_interval(pt, t, 0.95, &lo, &hi);
+  const double ber = (double)t->bit_errors / (double)t->bits;
+  return 0.5 * (hi - lo) <= pt->target_precision * ber;
+}
+
+const char *chunk_stop_rule(const sim_point *pt, const tally *t) {
+  if (t->bit_errors >= pt->target_errors && t->frames >= pt->min_frames) return "target_errors";
+  if (precise_enough(pt, t)) return "target_precision";
+  if (t->frames >= (pt->max_frames ? pt->max_frames : point_max_frames(pt))) return "max_bits";
+  return NULL;
+}
+
+uint64_t point_work_key(const sim_point *pt) {
+  uint64_t precision, max_bits;
+  memcpy(&precision, &pt->target_precision, sizeof precision);
+  memcpy(&max_bits, &pt->max_bits, sizeof max_bits);
+  const uint64_t rules[] = {pt->target_errors, max_bits, pt->min_frames, precision, pt->first_frame};
+  uint64_t h = pt->point_key;
+  for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) h = rng_mix64(h ^ rng_mix64(rules[i] + i));
+  return h;
+}
+
+double tally_gmi(const sim_point *pt, const tally *t, int s) {
+  const link_params *p = &pt->p;
+  if (p->llr == LLR_OFF || !t->frames) return NAN;
+  const double uses = (double)t->frames * (double)link_data_res_per_frame(p);
+  if (s >= 0) return p->bps - t->gmi_loss[s] / uses;
+  double loss = 0.0;
+  for (int k = 0; k < p->tx; k++) loss += t->gmi_loss[k];
+  return (double)p->bps * p->tx - loss / uses;
+}
+
+void tally_gmi_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi) {
+  *lo = *hi = NAN;
+  const link_params *p = &pt->p;
+  if (p->llr == LLR_OFF) return;
+  double loss = 0.0; /* per RE, summed over the frames */
+  for (int k = 0; k < p->tx; k++) loss += t->gmi_loss[k];
+  loss /= (double)link_data_res_per_frame(p);
+  double l_lo, l_hi;
+  mean_interval(loss, t->gmi_loss_sq, t->frames, conf, &l_lo, &l_hi);
+  const double full = (double)p->bps * p->tx;
+  *lo = full - l_hi;
+  *hi = full - l_lo;
+}

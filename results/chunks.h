@@ -1,0 +1,79 @@
+/* A point's frames in fixed chunks, and the counts ("tallies") of runs of
+ * frames that the driver folds frame by frame.
+ *
+ * Why chunks: the journal saves a point as it goes, and a resumed (or, later,
+ * distributed) run must reach the very counts of one uninterrupted run. So a
+ * point's frames first_frame + 0, 1, 2, ... are cut into chunks whose
+ * boundaries depend on the point alone (never on the backend, the batch size
+ * or the process count): chunk k holds 2^k frames while that is below the
+ * point's chunk cap, then the cap each. Small first chunks let easy points stop
+ * early; the cap (a power of two near 2^26 bits) bounds the work a crash can
+ * lose. A stopping rule is evaluated after every frame on the ordered prefix;
+ * the chunk it fires in is cut there and is the point's last.
+ *
+ * Every tally of a point is summed chunk by chunk in chunk order (the frames
+ * of a chunk in frame order), so even the floating-point sum of squares is
+ * the same in a run that was interrupted and resumed. */
+#ifndef OFDMSIM_CHUNKS_H
+#define OFDMSIM_CHUNKS_H
+
+#include <stdint.h>
+
+#include "core/backend.h"
+#include "config/config.h"
+
+/* Counts of consecutive frames of one point. */
+typedef struct tally {
+  uint64_t frames, bits, bit_errors;
+  uint64_t fallbacks;   /* REs equalised in double (float Gram flagged singular) */
+  uint64_t inversions;  /* matrices inverted for these frames */
+  double sum_sq;        /* sum over the frames of (bit errors of the frame)^2 */
+  uint64_t stream_errors[LINK_MAX_TX];
+  /* GMI (points with soft outputs): the loss of each stream, the sum over
+   * its bits of log2(1 + exp(-(2b-1) L)) in bits, and the sum over frames of
+   * the squared loss of the frame per RE (for the interval). Sums of
+   * per-frame integers (batch_result.gmi_loss) in frame order, so they are
+   * the same whoever computed the frames. */
+  double gmi_loss[LINK_MAX_TX];
+  double gmi_loss_sq;
+  double seconds;       /* wall time spent on these frames */
+  stage_times t;        /* the stages' share of it */
+} tally;
+
+/* a += b for the first tx streams. */
+void tally_add(tally *a, const tally *b, int tx);
+
+/* Frames in a full chunk at the cap: a power of two, at least 1. */
+uint64_t chunk_cap(const sim_point *pt);
+/* Chunk k: its first frame as an offset from the point's first_frame, and
+ * its length in frames. */
+void chunk_range(const sim_point *pt, uint64_t k, uint64_t *offset, uint64_t *frames);
+/* The chunk holding frame offset `offset`. */
+uint64_t chunk_of(const sim_point *pt, uint64_t offset);
+
+/* What stops a point after the frames in `t` (the ordered prefix): NULL to go
+ * on, or "target_errors", "target_precision", "max_bits". */
+const char *chunk_stop_rule(const sim_point *pt, const tally *t);
+
+/* The point's BER interval at confidence conf from the prefix in t
+ * (stats.h's ber_interval; independent units are frames under tdl, REs
+ * otherwise). */
+void tally_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi);
+/* The interval's units for t: frames for tdl, frames x REs otherwise. */
+uint64_t tally_units(const sim_point *pt, const tally *t);
+
+/* GMI of the frames in t, bits per channel use (RE): stream s, or the sum
+ * over the streams for s < 0; NAN without soft outputs or frames. The
+ * estimate is bps minus the mean loss per bit (BICM GMI with the LLRs as
+ * the decoder's metric). */
+double tally_gmi(const sim_point *pt, const tally *t, int s);
+/* Its interval at confidence conf (frames are the independent units): a t
+ * interval from the per-frame losses; NAN with fewer than 2 frames. */
+void tally_gmi_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi);
+
+/* The point key with the stopping rules and the frame range folded in: two
+ * runs with equal work keys do the very same work, so one's chunks stand for
+ * the other's (the journal's records are keyed by it). */
+uint64_t point_work_key(const sim_point *pt);
+
+#endif

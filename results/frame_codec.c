@@ -1,0 +1,87 @@
+/* Zero runs and varints for per-frame counts (frame_codec.h). */
+#include "results/frame_codec.h"
+
+#include <string.h>
+
+size_t frame_encoded_max(uint64_t n, int tx) {
+  /* a zero run (10 bytes at most) and a frame of tx + 1 counts (5 each) and
+   * tx losses (10 each) per frame, and a last run */
+  return (size_t)(n + 1) * (10 + 5 * ((size_t)tx + 1) + 10 * (size_t)tx);
+}
+
+static size_t put(uint8_t *out, uint64_t v) {
+  size_t k = 0;
+  while (v >= 0x80) {
+    out[k++] = (uint8_t)(v | 0x80);
+    v >>= 7;
+  }
+  out[k++] = (uint8_t)v;
+  return k;
+}
+
+/* One varint of at most `bits` bits; 0, or -1 when it runs past the end or is too long. */
+static int get(const uint8_t *in, size_t len, size_t *at, unsigned bits, uint64_t *v) {
+  uint64_t x = 0;
+  for (unsigned shift = 0; shift < bits; shift += 7) {
+    if (*at >= len) return -1;
+    const uint8_t b = in[(*at)++];
+    x |= (uint64_t)(b & 0x7f) << shift;
+    if (!(b & 0x80)) {
+      if (bits < 64 && x >> bits) return -1;
+      *v = x;
+      return 0;
+    }
+  }
+  return -1;
+}
+
+static int zero_frame(const uint32_t *errors, const uint32_t *fallbacks, const uint64_t *loss, uint64_t i, int tx) {
+  if (fallbacks && fallbacks[i]) return 0;
+  for (int s = 0; s < tx; s++)
+    if (errors[i * (uint64_t)tx + (uint64_t)s] || (loss && loss[i * (uint64_t)tx + (uint64_t)s])) return 0;
+  return 1;
+}
+
+size_t frame_encode(const uint32_t *errors, const uint32_t *fallbacks, const uint64_t *loss, uint64_t n, int tx,
+                    uint8_t *out) {
+  size_t k = 0;
+  uint64_t i = 0;
+  while (i < n) {
+    uint64_t z = 0;
+    while (i + z < n && zero_frame(errors, fallbacks, loss, i + z, tx)) z++;
+    k += put(out + k, z);
+    i += z;
+    if (i == n) break;
+    for (int s = 0; s < tx; s++) k += put(out + k, errors[i * (uint64_t)tx + (uint64_t)s]);
+    k += put(out + k, fallbacks ? fallbacks[i] : 0);
+    if (loss)
+      for (int s = 0; s < tx; s++) k += put(out + k, loss[i * (uint64_t)tx + (uint64_t)s]);
+    i++;
+  }
+  return k;
+}
+
+int frame_decode(const uint8_t *in, size_t len, uint64_t n, int tx, uint32_t *errors, uint32_t *fallbacks,
+                 uint64_t *loss) {
+  size_t at = 0;
+  uint64_t i = 0;
+  while (i < n) {
+    uint64_t z, v;
+    if (get(in, len, &at, 64, &z) || z > n - i) return -1;
+    memset(errors + i * (uint64_t)tx, 0, sizeof *errors * (size_t)z * (size_t)tx);
+    memset(fallbacks + i, 0, sizeof *fallbacks * (size_t)z);
+    if (loss) memset(loss + i * (uint64_t)tx, 0, sizeof *loss * (size_t)z * (size_t)tx);
+    i += z;
+    if (i == n) break;
+    for (int s = 0; s <= tx; s++) {
+      if (get(in, len, &at, 32, &v)) return -1;
+      if (s < tx) errors[i * (uint64_t)tx + (uint64_t)s] = (uint32_t)v;
+      else fallbacks[i] = (uint32_t)v;
+    }
+    if (loss)
+      for (int s = 0; s < tx; s++)
+        if (get(in, len, &at, 64, &loss[i * (uint64_t)tx + (uint64_t)s])) return -1;
+    i++;
+  }
+  return at == len ? 0 : -1;
+}

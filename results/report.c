@@ -1,0 +1,341 @@
+/* The report: header and table on stdout, the CSV and the JSON sidecar written atomically (report.h). */
+#include "results/report.h"
+
+#include <errno.h>
+#include <glob.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "results/atomic_file.h"
+#include "config/config_columns.h"
+#include "config/config_json.h"
+#include "config/json_value.h"
+#include "results/stats.h"
+#include "version.h"
+
+static double ber_of(const point_result *r) {
+  return r->n.bits ? (double)r->n.bit_errors / (double)r->n.bits : NAN;
+}
+
+/* Throughput figures of a point: simulated Mbit/s and inversions per second. */
+static double mbit_per_s(const point_result *r) {
+  return r->n.seconds > 0 ? (double)r->n.bits / r->n.seconds / 1e6 : 0.0;
+}
+static double inv_per_s(const point_result *r) {
+  return r->n.t.invert > 0 ? (double)r->n.inversions / r->n.t.invert : 0.0;
+}
+
+void report_iso_now(char *buf, size_t n) {
+  time_t t = time(NULL);
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void report_header(FILE *f, const sim_config *c, const char *backend, const char *command_line) {
+  char host[256] = "unknown", date[32];
+  gethostname(host, sizeof host - 1);
+  report_iso_now(date, sizeof date);
+  fprintf(f, "# ofdmsim %s  %s  host %s  backend %s\n", OFDMSIM_VERSION, date, host, backend);
+  fprintf(f, "# command: %s\n", command_line);
+  fprintf(f, "# effective config (%s):\n", c->path);
+  sim_config_print(c, f, "#   ");
+  if (c->shards)
+    fprintf(f, "# shard %u/%u: %zu of the sweep's %zu points\n", c->shard, c->shards, c->n_points, c->sweep_points);
+  else
+    fprintf(f, "# %zu point%s\n", c->n_points, c->n_points == 1 ? "" : "s");
+  report_channels(f, c);
+}
+
+void report_table_head(FILE *f) {
+  fprintf(f, "%5s %3s %3s %-7s %-8s %-5s %7s %11s %9s %10s %23s %10s %9s %9s %-13s\n", "point", "tx",
+          "rx", "mod", "eq", "snr", "snr_db", "bits", "errors", "ber", "ci95", "theory", "Mbit/s",
+          "Minv/s", "stop");
+}
+
+void report_table_row(FILE *f, const sim_point *pt, const point_result *r) {
+  double lo, hi;
+  tally_interval(pt, &r->n, 0.95, &lo, &hi);
+  char theory[16];
+  if (isnan(r->theory)) snprintf(theory, sizeof theory, "-");
+  else snprintf(theory, sizeof theory, "%.3e", r->theory);
+  /* a skipped point has no BER and no interval: dashes, not nan */
+  char ber[16], interval[32];
+  if (r->n.bits) {
+    snprintf(ber, sizeof ber, "%.4e", ber_of(r));
+    snprintf(interval, sizeof interval, "[%.3e, %.3e]", lo, hi);
+  } else {
+    snprintf(ber, sizeof ber, "-");
+    snprintf(interval, sizeof interval, "-");
+  }
+  fprintf(f, "%5zu %3d %3d %-7s %-8s %-5s %7.2f %11.4e %9llu %10s %23s %10s %9.2f %9.2f %-13s\n",
+          pt->index, pt->p.tx, pt->p.rx, modulation_name_of_bps(pt->p.bps),
+          equalizer_name(pt->p.equalizer), snr_kind_name(pt->p.snr_kind), pt->p.snr_db,
+          (double)r->n.bits, (unsigned long long)r->n.bit_errors, ber, interval, theory,
+          mbit_per_s(r), inv_per_s(r) / 1e6, r->stop);
+  if (pt->label[0]) fprintf(f, "      %s\n", pt->label);
+  if (pt->p.llr != LLR_OFF && r->n.frames) {
+    double glo, ghi;
+    tally_gmi_interval(pt, &r->n, 0.95, &glo, &ghi);
+    fprintf(f, "      GMI %.4f bit/RE", tally_gmi(pt, &r->n, -1));
+    if (!isnan(glo)) fprintf(f, " [%.4f, %.4f]", glo, ghi);
+    fprintf(f, " (%s LLRs), per stream", llr_kind_name(pt->p.llr));
+    for (int t = 0; t < pt->p.tx; t++) fprintf(f, " %.4f", tally_gmi(pt, &r->n, t));
+    fputc('\n', f);
+  }
+}
+
+/* The GMI columns of the CSV: the estimate and its interval, per stream,
+ * and the sums a merge adds up; empty without soft outputs. */
+static void csv_gmi(FILE *f, const sim_point *pt, const point_result *r) {
+  const link_params *p = &pt->p;
+  if (p->llr == LLR_OFF || !r->n.frames) {
+    fputs(",,,,,,", f);
+    return;
+  }
+  double lo, hi;
+  tally_gmi_interval(pt, &r->n, 0.95, &lo, &hi);
+  fprintf(f, ",%.10g,", tally_gmi(pt, &r->n, -1));
+  if (!isnan(lo)) fprintf(f, "%.10g,%.10g", lo, hi);
+  else fputc(',', f);
+  fputc(',', f);
+  for (int t = 0; t < p->tx; t++) fprintf(f, "%s%.10g", t ? ";" : "", tally_gmi(pt, &r->n, t));
+  fputc(',', f);
+  for (int t = 0; t < p->tx; t++) fprintf(f, "%s%.17g", t ? ";" : "", r->n.gmi_loss[t]);
+  fprintf(f, ",%.17g", r->n.gmi_loss_sq);
+}
+
+static const char *csv_head =
+    "point,tx,rx,modulation,equalizer,channel,domain,snr_kind,snr_db,n0,bits,bit_errors,ber,"
+    "ci95_low,ci95_high,theory_ber,theory,stream_bit_errors,frames,stop,inversions,inv_per_s,"
+    "mbit_per_s,seconds,backend,label,fallbacks,stream_key,frame_errors_sq,units,point_key,gmi,gmi_ci95_low,"
+    "gmi_ci95_high,stream_gmi,stream_gmi_loss,frame_gmi_loss_sq";
+
+static void csv_row(FILE *f, const sim_config *c, const sim_point *pt, const point_result *r) {
+  const link_params *p = &pt->p;
+  double lo, hi;
+  tally_interval(pt, &r->n, 0.95, &lo, &hi);
+  fprintf(f, "%zu,%d,%d,%s,%s,%s,%s,%s,%.17g,%.17g,%llu,%llu,%.10g,%.10g,%.10g,", pt->index, p->tx,
+          p->rx, modulation_name_of_bps(p->bps), equalizer_name(p->equalizer), channel_model_name(p->model),
+          ofdm_domain_name(p->domain), snr_kind_name(p->snr_kind), p->snr_db, p->n0,
+          (unsigned long long)r->n.bits, (unsigned long long)r->n.bit_errors, r->n.bits ? ber_of(r) : 0.0,
+          lo, hi);
+  if (isnan(r->theory)) fputs(",,", f);
+  else fprintf(f, "%.10g,%s,", r->theory, r->theory_kind);
+  for (int t = 0; t < p->tx; t++) fprintf(f, "%s%llu", t ? ";" : "", (unsigned long long)r->n.stream_errors[t]);
+  fprintf(f, ",%llu,%s,%llu,%.6g,%.6g,%.6g,%s,\"%s\",%llu,%016llx,%.17g,%llu,%016llx",
+          (unsigned long long)r->n.frames, r->stop, (unsigned long long)r->n.inversions, inv_per_s(r),
+          mbit_per_s(r), r->n.seconds, r->backend, pt->label, (unsigned long long)r->n.fallbacks,
+          (unsigned long long)pt->p.stream_key, r->n.sum_sq, (unsigned long long)tally_units(pt, &r->n),
+          (unsigned long long)pt->point_key);
+  csv_gmi(f, pt, r);
+  config_columns_row(f, c, pt);
+  fputc('\n', f);
+}
+
+/* Writes with `emit` (0, or -1 with errno set) through an atomic file. */
+static int write_atomically(const char *path, int (*emit)(FILE *, const void *), const void *ctx) {
+  results_file w;
+  if (results_file_open(&w, path)) return -1;
+  if (emit(w.f, ctx) || ferror(w.f)) {
+    const int e = errno ? errno : EIO;
+    results_file_abort(&w);
+    errno = e;
+    return -1;
+  }
+  return results_file_commit(&w);
+}
+
+typedef struct emit_ctx {
+  const sim_config *c;
+  const point_result *r;
+  size_t n;
+  const char *command_line;
+  const run_options *o;
+  const char *started;
+} emit_ctx;
+
+static int emit_csv(FILE *f, const void *p) {
+  const emit_ctx *e = p;
+  fputs(csv_head, f);
+  config_columns_head(f);
+  fputc('\n', f);
+  for (size_t i = 0; i < e->n; i++) csv_row(f, e->c, &e->c->points[i], &e->r[i]);
+  return 0;
+}
+
+int report_write_csv(const char *path, const sim_config *c, const point_result *r, size_t n) {
+  emit_ctx e = {c, r, n, NULL, NULL, NULL};
+  return write_atomically(path, emit_csv, &e);
+}
+
+/* path with its ".csv" (if any) replaced by ext. */
+static void beside(const char *csv_path, const char *ext, char *out, size_t outlen) {
+  const size_t len = strlen(csv_path);
+  if (len > 4 && !strcmp(csv_path + len - 4, ".csv"))
+    snprintf(out, outlen, "%.*s%s", (int)(len - 4), csv_path, ext);
+  else
+    snprintf(out, outlen, "%s%s", csv_path, ext);
+}
+
+void report_sidecar_path(const char *csv_path, char *out, size_t outlen) {
+  beside(csv_path, ".json", out, outlen);
+}
+
+void report_journal_path(const char *csv_path, char *out, size_t outlen) {
+  beside(csv_path, ".journal", out, outlen);
+}
+
+/* Temporary files of `path` that a killed run left (the mkstemp names of
+ * write_atomically). */
+static void remove_temps_of(const char *path) {
+  char pattern[4200];
+  if (snprintf(pattern, sizeof pattern, "%s.tmp??????", path) >= (int)sizeof pattern) return;
+  glob_t g;
+  if (glob(pattern, GLOB_NOSORT | GLOB_NOESCAPE, NULL, &g) == 0)
+    for (size_t i = 0; i < g.gl_pathc; i++) unlink(g.gl_pathv[i]);
+  globfree(&g);
+}
+
+void report_remove_stale_temps(const char *csv_path) {
+  char json[4096];
+  report_sidecar_path(csv_path, json, sizeof json);
+  remove_temps_of(csv_path);
+  remove_temps_of(json);
+}
+
+/* The sidecar's objects. Jansson's pack takes 'o' values as they come, so a
+ * NULL (out of memory) fails the whole pack. */
+static json_t *stages_json(const stage_times *t) {
+  return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}",
+                   "draw", sim_json_real(t->draw),
+                   "channel", sim_json_real(t->channel),
+                   "gram", sim_json_real(t->gram),
+                   "invert", sim_json_real(t->invert),
+                   "equalize", sim_json_real(t->equalize),
+                   "demap", sim_json_real(t->demap));
+}
+
+/* The point's GMI (null without soft outputs). */
+static json_t *gmi_json(const sim_point *pt, const point_result *r) {
+  const link_params *p = &pt->p;
+  if (p->llr == LLR_OFF || !r->n.frames) return json_null();
+  double lo, hi;
+  tally_gmi_interval(pt, &r->n, 0.95, &lo, &hi);
+  json_t *streams = json_array(), *loss = json_array();
+  for (int t = 0; streams && loss && t < p->tx; t++)
+    if (json_array_append_new(streams, sim_json_real(tally_gmi(pt, &r->n, t))) ||
+        json_array_append_new(loss, sim_json_real(r->n.gmi_loss[t]))) {
+      json_decref(streams);
+      json_decref(loss);
+      return NULL;
+    }
+  return json_pack("{s:o, s:[oo], s:o, s:o, s:o, s:s}", "total", sim_json_real(tally_gmi(pt, &r->n, -1)), "ci95",
+                   sim_json_real(lo), sim_json_real(hi), "streams", streams, "stream_loss", loss, "frame_loss_sq",
+                   sim_json_real(r->n.gmi_loss_sq), "llr", llr_kind_name(p->llr));
+}
+
+static json_t *point_json(const sim_point *pt, const point_result *r) {
+  double lo, hi;
+  tally_interval(pt, &r->n, 0.95, &lo, &hi);
+  char key[17];
+  snprintf(key, sizeof key, "%016llx", (unsigned long long)pt->p.stream_key);
+  char pkey[17];
+  snprintf(pkey, sizeof pkey, "%016llx", (unsigned long long)pt->point_key);
+  return json_pack("{s:I, s:s, s:o, s:o, s:I, s:s, s:o, s:o, s:I, s:I, s:I, s:o, s:[oo], s:o, s:I, s:I, s:I, s:o, s:o, s:I, s:o, s:o, s:o}",
+                   "point", (json_int_t)pt->index,
+                   "point_key", pkey,
+                   "label", sim_json_string(pt->label),
+                   "backend", sim_json_string(r->backend),
+                   "seed", (json_int_t)pt->p.seed,
+                   "stream_key", key,
+                   "snr_db", sim_json_real(pt->p.snr_db),
+                   "n0", sim_json_real(pt->p.n0),
+                   "first_frame", (json_int_t)pt->first_frame,
+                   "bits", (json_int_t)r->n.bits,
+                   "bit_errors", (json_int_t)r->n.bit_errors,
+                   "ber", sim_json_real(ber_of(r)),
+                   "ci95", sim_json_real(lo), sim_json_real(hi),
+                   "theory_ber", sim_json_real(r->theory),
+                   "frames", (json_int_t)r->n.frames,
+                   "fallbacks", (json_int_t)r->n.fallbacks,
+                   "units", (json_int_t)tally_units(pt, &r->n),
+                   "frame_errors_sq", sim_json_real(r->n.sum_sq),
+                   "stop", sim_json_string(r->stop),
+                   "inversions", (json_int_t)r->n.inversions,
+                   "seconds", sim_json_real(r->n.seconds),
+                   "stage_seconds", stages_json(&r->n.t),
+                   "gmi", gmi_json(pt, r));
+}
+
+static json_t *run_json(const emit_ctx *e) {
+  char host[256] = "unknown", date[32];
+  gethostname(host, sizeof host - 1);
+  report_iso_now(date, sizeof date);
+  json_t *points = json_array();
+  for (size_t i = 0; points && i < e->n; i++) {
+    if (json_array_append_new(points, point_json(&e->c->points[i], &e->r[i]))) {
+      json_decref(points);
+      points = NULL;
+    }
+  }
+  const run_options *o = e->o;
+  json_t *ranks = json_array();
+  for (int k = 0; ranks && o && o->rank_stats && k < o->ranks; k++) {
+    const rank_stat *r = &o->rank_stats[k];
+    json_t *one = json_pack("{s:i, s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:o}", "rank", k, "host", sim_json_string(r->host),
+                            "backend", sim_json_string(r->backend), "device", sim_json_string(r->device),
+                            "units", (json_int_t)r->units, "frames", (json_int_t)r->frames, "bits",
+                            (json_int_t)r->bits, "seconds", sim_json_real(r->seconds), "mbit_per_s",
+                            sim_json_real(r->seconds > 0 ? (double)r->bits / r->seconds / 1e6 : 0.0));
+    if (json_array_append_new(ranks, one)) {
+      json_decref(ranks);
+      ranks = NULL;
+    }
+  }
+  char shard[32] = "";
+  if (e->c->shards) snprintf(shard, sizeof shard, "%u/%u", e->c->shard, e->c->shards);
+  json_t *build = json_pack("{s:s, s:s, s:s, s:s}", "git_commit", OFDMSIM_GIT_COMMIT, "build_type",
+                            OFDMSIM_BUILD_TYPE, "c_flags", OFDMSIM_C_FLAGS, "cuda_architectures",
+                            OFDMSIM_CUDA_ARCHITECTURES);
+  return json_pack("{s:s, s:s, s:o, s:s, s:o, s:s, s:o, s:o, s:o, s:o, s:i, s:i, s:o, s:o, s:o, s:o, s:o}",
+                   "program", "ofdmsim",
+                   "version", OFDMSIM_VERSION,
+                   "build", build,
+                   "date", date,
+                   "started", sim_json_string(e->started ? e->started : ""),
+                   "written", date,
+                   "host", sim_json_string(host),
+                   "command", sim_json_string(o && o->command_line ? o->command_line : ""),
+                   "backend", sim_json_string(o && o->backend ? o->backend : ""),
+                   "device", sim_json_string(o && o->device ? o->device : ""),
+                   "threads", o ? o->threads : 0,
+                   "ranks", o && o->ranks > 0 ? o->ranks : 1,
+                   "rank_stats", ranks,
+                   "shard", shard[0] ? json_string(shard) : json_null(),
+                   "config_file", sim_json_string(e->c->path),
+                   "config", sim_config_json(e->c),
+                   "points", points);
+}
+
+static int emit_json(FILE *f, const void *p) {
+  json_t *run = run_json(p);
+  if (!run) {
+    errno = ENOMEM;
+    return -1;
+  }
+  const int rc = json_dumpf(run, f, SIM_JSON_FLAGS) || fputc('\n', f) == EOF ? -1 : 0;
+  json_decref(run);
+  return rc;
+}
+
+int report_write_json(const char *path, const sim_config *c, const point_result *r, size_t n,
+                      const run_options *o, const char *started) {
+  emit_ctx e = {c, r, n, o ? o->command_line : NULL, o, started};
+  return write_atomically(path, emit_json, &e);
+}

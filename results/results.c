@@ -1,0 +1,373 @@
+/* The result-CSV reader (results.h): the whole file is read at once and cut
+ * into records by a small state machine, so that a quoted field may hold
+ * commas, doubled quotes and line breaks and the line of every record is
+ * known for the messages. */
+#include "results/results.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void results_fail(char *err, size_t errlen, const char *fmt, ...) {
+  if (!err || !errlen) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
+
+/* The whole file, NUL-terminated; its length in *len. NULL with errno set. */
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  while (buf) {
+    n += fread(buf + n, 1, cap - n - 1, f);
+    if (ferror(f)) {
+      const int e = errno ? errno : EIO;
+      free(buf);
+      fclose(f);
+      errno = e;
+      return NULL;
+    }
+    if (feof(f)) break;
+    char *grown = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+    if (!grown) {
+      free(buf);
+      buf = NULL;
+      errno = ENOMEM;
+      break;
+    }
+    buf = grown;
+    cap *= 2;
+  }
+  fclose(f);
+  if (!buf) return NULL;
+  buf[n] = '\0';
+  *len = n;
+  return buf;
+}
+
+/* A growing array of strings, and a growing string. */
+typedef struct strvec {
+  char **v;
+  size_t n, cap;
+} strvec;
+
+static int strvec_push(strvec *s, char *str) {
+  if (s->n == s->cap) {
+    const size_t cap = s->cap ? 2 * s->cap : 32;
+    char **grown = realloc(s->v, cap * sizeof *grown);
+    if (!grown) return -1;
+    s->v = grown;
+    s->cap = cap;
+  }
+  s->v[s->n++] = str;
+  return 0;
+}
+
+static void strvec_free(strvec *s) {
+  for (size_t i = 0; i < s->n; i++) free(s->v[i]);
+  free(s->v);
+  *s = (strvec){0};
+}
+
+typedef struct strbuf {
+  char *s;
+  size_t n, cap;
+} strbuf;
+
+static int strbuf_add(strbuf *b, const char *p, size_t len) {
+  if (b->n + len + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->n + len + 1) cap *= 2;
+    char *grown = realloc(b->s, cap);
+    if (!grown) return -1;
+    b->s = grown;
+    b->cap = cap;
+  }
+  memcpy(b->s + b->n, p, len);
+  b->n += len;
+  b->s[b->n] = '\0';
+  return 0;
+}
+
+/* The cursor of one parse. */
+typedef struct csv_cursor {
+  const char *path;
+  const char *p, *end;
+  size_t line; /* the line p is on */
+} csv_cursor;
+
+/* Is p at the end of a line ("\n", "\r\n", or a lone "\r" before the end of
+ * the file)? Sets *skip to its length. */
+static int at_eol(const csv_cursor *c, const char *p, size_t *skip) {
+  if (p < c->end && *p == '\n') return *skip = 1, 1;
+  if (p < c->end && *p == '\r' && (p + 1 == c->end || p[1] == '\n')) return *skip = p + 1 == c->end ? 1 : 2, 1;
+  return 0;
+}
+
+/* A few characters of p for a message: up to the end of the line, at most 40. */
+static void excerpt(const char *p, const char *end, char *out, size_t n) {
+  size_t len = 0;
+  while (p + len < end && p[len] != '\n' && p[len] != '\r' && len < 40) len++;
+  snprintf(out, n, "%.*s%s", (int)len, p, len == 40 ? "..." : "");
+}
+
+/* One record into fields: 0 and the fields, or 2 with the message. c->p is at
+ * the record's first character, which is not the end of the file. */
+static int read_record(csv_cursor *c, strvec *fields, char *err, size_t errlen) {
+  const size_t start_line = c->line;
+  strbuf b = {0};
+  for (;;) {
+    b.n = 0;
+    if (strbuf_add(&b, "", 0)) goto oom;
+    size_t skip = 0;
+    if (c->p < c->end && *c->p == '"') {
+      const size_t open_line = c->line;
+      const size_t column = fields->n + 1;
+      c->p++;
+      for (;;) {
+        if (c->p >= c->end) {
+          results_fail(err, errlen, "%s:%zu: field %zu: expected a closing '\"' for the quote opened here, got the end of the file",
+               c->path, open_line, column);
+          goto bad;
+        }
+        if (*c->p == '"') {
+          if (c->p + 1 < c->end && c->p[1] == '"') {
+            if (strbuf_add(&b, "\"", 1)) goto oom;
+            c->p += 2;
+            continue;
+          }
+          c->p++;
+          break;
+        }
+        if (*c->p == '\n') c->line++;
+        const char *run = c->p;
+        while (c->p < c->end && *c->p != '"' && *c->p != '\n') c->p++;
+        if (c->p == run) c->p++; /* the '\n' itself */
+        if (strbuf_add(&b, run, (size_t)(c->p - run))) goto oom;
+      }
+      if (!(c->p >= c->end || *c->p == ',' || at_eol(c, c->p, &skip))) {
+        char got[64];
+        excerpt(c->p, c->end, got, sizeof got);
+        results_fail(err, errlen, "%s:%zu: field %zu: expected ',' or the end of the line after the closing '\"', got '%s'",
+             c->path, c->line, column, got);
+        goto bad;
+      }
+    } else {
+      const char *run = c->p;
+      while (c->p < c->end && *c->p != ',' && !at_eol(c, c->p, &skip)) {
+        if (*c->p == '"') {
+          char got[64];
+          excerpt(run, c->end, got, sizeof got);
+          results_fail(err, errlen, "%s:%zu: field %zu: expected a field without '\"' or one quoted whole (\"...\"), got '%s'",
+               c->path, c->line, fields->n + 1, got);
+          goto bad;
+        }
+        c->p++;
+      }
+      if (strbuf_add(&b, run, (size_t)(c->p - run))) goto oom;
+    }
+    if (strvec_push(fields, b.s)) goto oom;
+    b = (strbuf){0};
+    if (c->p < c->end && *c->p == ',') {
+      c->p++;
+      continue;
+    }
+    if (c->p < c->end) { /* the end of the line */
+      at_eol(c, c->p, &skip);
+      c->p += skip;
+      c->line++;
+    }
+    return 0;
+  }
+oom:
+  results_fail(err, errlen, "%s:%zu: out of memory", c->path, start_line);
+bad:
+  free(b.s);
+  return 2;
+}
+
+void result_table_free(result_table *t) {
+  if (!t) return;
+  if (t->names)
+    for (size_t i = 0; i < t->n_cols; i++) free(t->names[i]);
+  if (t->cells)
+    for (size_t i = 0; i < t->n_rows * t->n_cols; i++) free(t->cells[i]);
+  free(t->names);
+  free(t->cells);
+  free(t->lines);
+  free(t->path);
+  *t = (result_table){0};
+}
+
+/* The header's check: the columns every ofdmsim CSV has. (A name given
+ * twice is allowed: the run's config columns may repeat a name, and
+ * result_table_column finds the first.) */
+static int check_header(const result_table *t, char *err, size_t errlen) {
+  static const char *const required[] = {"point", "bits", "bit_errors"};
+  for (size_t i = 0; i < sizeof required / sizeof *required; i++)
+    if (result_table_column(t, required[i]) < 0) {
+      char got[128] = "";
+      size_t used = 0;
+      for (size_t k = 0; k < t->n_cols && used + 1 < sizeof got; k++)
+        used += (size_t)snprintf(got + used, sizeof got - used, "%s%s", k ? "," : "", t->names[k]);
+      results_fail(err, errlen, "%s:1: expected an ofdmsim results header (with columns point, bits, bit_errors), got '%.60s%s'",
+           t->path, got, strlen(got) > 60 ? "..." : "");
+      return 2;
+    }
+  return 0;
+}
+
+int result_table_read(result_table *t, const char *path, char *err, size_t errlen) {
+  *t = (result_table){0};
+  if (err && errlen) err[0] = '\0';
+  size_t len = 0;
+  char *text = slurp(path, &len);
+  if (!text) {
+    results_fail(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    return 2;
+  }
+  csv_cursor c = {path, text, text + len, 1};
+  if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) c.p += 3; /* a byte-order mark */
+  strvec cells = {0}, fields = {0};
+  size_t *lines = NULL, n_lines = 0, cap_lines = 0;
+  int rc = 0;
+  if (memchr(text, '\0', len)) {
+    const char *z = memchr(text, '\0', len);
+    size_t line = 1;
+    for (const char *q = text; q < z; q++) line += *q == '\n';
+    results_fail(err, errlen, "%s:%zu: expected text, got a NUL byte (not a CSV file)", path, line);
+    rc = 2;
+    goto done;
+  }
+  if (!(t->path = strdup(path))) goto oom;
+  while (c.p < c.end) {
+    size_t skip;
+    if (at_eol(&c, c.p, &skip)) { /* a blank line */
+      c.p += skip;
+      c.line++;
+      continue;
+    }
+    const size_t line = c.line;
+    if ((rc = read_record(&c, &fields, err, errlen))) goto done;
+    if (!t->names) {
+      t->names = fields.v;
+      t->n_cols = fields.n;
+      fields = (strvec){0};
+      if ((rc = check_header(t, err, errlen))) goto done;
+      continue;
+    }
+    if (fields.n != t->n_cols) {
+      results_fail(err, errlen, "%s:%zu: expected %zu fields (as the header has), got %zu", path, line, t->n_cols,
+           fields.n);
+      rc = 2;
+      goto done;
+    }
+    for (size_t i = 0; i < fields.n; i++)
+      if (strvec_push(&cells, fields.v[i])) {
+        for (size_t k = 0; k < i; k++) fields.v[k] = NULL; /* cells owns them now */
+        goto oom;
+      }
+    free(fields.v);
+    fields = (strvec){0};
+    if (n_lines == cap_lines) {
+      cap_lines = cap_lines ? 2 * cap_lines : 64;
+      size_t *grown = realloc(lines, cap_lines * sizeof *grown);
+      if (!grown) goto oom;
+      lines = grown;
+    }
+    lines[n_lines++] = line;
+  }
+  if (!t->names) {
+    results_fail(err, errlen, "%s:1: expected a header line, got an empty file", path);
+    rc = 2;
+    goto done;
+  }
+  t->n_rows = n_lines;
+  t->lines = lines;
+  t->cells = cells.v;
+  lines = NULL;
+  cells = (strvec){0};
+  if (!t->cells && !(t->cells = calloc(1, sizeof *t->cells))) goto oom; /* no rows: still not NULL */
+  goto done;
+oom:
+  results_fail(err, errlen, "%s:%zu: out of memory", path, c.line);
+  rc = 2;
+done:
+  strvec_free(&fields);
+  strvec_free(&cells);
+  free(lines);
+  free(text);
+  if (rc) result_table_free(t);
+  return rc;
+}
+
+int result_table_column(const result_table *t, const char *name) {
+  for (size_t i = 0; t && i < t->n_cols; i++)
+    if (!strcmp(t->names[i], name)) return (int)i;
+  return -1;
+}
+
+const char *result_table_cell(const result_table *t, size_t row, int col) {
+  if (!t || col < 0 || (size_t)col >= t->n_cols || row >= t->n_rows) return "";
+  return t->cells[row * t->n_cols + (size_t)col];
+}
+
+/* The column called name, or -1 with the message. */
+static int need_column(const result_table *t, const char *name, char *err, size_t errlen) {
+  const int col = result_table_column(t, name);
+  if (col < 0) results_fail(err, errlen, "%s:1: expected a column %s, got none", t->path, name);
+  return col;
+}
+
+static size_t line_of(const result_table *t, size_t row) { return row < t->n_rows ? t->lines[row] : 0; }
+
+int result_table_u64(const result_table *t, size_t row, const char *name, uint64_t *v, char *err,
+                     size_t errlen) {
+  const int col = need_column(t, name, err, errlen);
+  if (col < 0) return 2;
+  const char *s = result_table_cell(t, row, col);
+  uint64_t x = 0;
+  int ok = *s != '\0';
+  for (const char *q = s; ok && *q; q++) {
+    const unsigned d = (unsigned)(*q - '0');
+    if (d > 9 || x > (UINT64_MAX - d) / 10) ok = 0;
+    else x = 10 * x + d;
+  }
+  if (!ok) {
+    results_fail(err, errlen, "%s:%zu: column %s: expected an unsigned integer below 2^64, got '%.40s'", t->path,
+         line_of(t, row), name, s);
+    return 2;
+  }
+  *v = x;
+  return 0;
+}
+
+int result_table_double(const result_table *t, size_t row, const char *name, double *v, char *err,
+                        size_t errlen) {
+  const int col = need_column(t, name, err, errlen);
+  if (col < 0) return 2;
+  const char *s = result_table_cell(t, row, col);
+  char *end = NULL;
+  errno = 0;
+  const double x = *s && *s != ' ' && *s != '\t' ? strtod(s, &end) : NAN;
+  if (!end || *end || !isfinite(x)) {
+    results_fail(err, errlen, "%s:%zu: column %s: expected a finite number, got '%.40s'", t->path, line_of(t, row),
+         name, s);
+    return 2;
+  }
+  *v = x;
+  return 0;
+}
+
+int result_table_require(const result_table *t, const char *const *names, char *err, size_t errlen) {
+  for (size_t i = 0; names[i]; i++)
+    if (need_column(t, names[i], err, errlen) < 0) return 2;
+  return 0;
+}

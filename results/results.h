@@ -1,0 +1,55 @@
+/* Reading the result CSV a run writes (results/report.h): one header line, then
+ * one row per point, every cell kept as the text it was written as, so that a
+ * tool that copies cells (merge) writes them back byte for byte and a tool
+ * that needs numbers asks for them by column name (never by position: later
+ * versions add columns, and unknown ones are carried along).
+ *
+ * The format read is the run's: comma-separated fields, a field may be quoted
+ * ("...", with "" for a quote inside, and commas or line breaks within it),
+ * lines end in \n or \r\n, blank lines are skipped, a UTF-8 byte-order mark is
+ * ignored. The header must name at least `point`, `bits` and `bit_errors`.
+ * Every error names the file and the line: "PATH:LINE: what was expected, got
+ * what". */
+#ifndef OFDMSIM_RESULTS_H
+#define OFDMSIM_RESULTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct result_table {
+  char *path;
+  size_t n_cols, n_rows;
+  char **names;  /* n_cols header names */
+  char **cells;  /* n_rows * n_cols, row-major, never NULL ("" when empty), label unquoted */
+  size_t *lines; /* the file line of each row (where the row starts) */
+} result_table;
+
+/* Reads path into t (which needs no initialisation). 0, or 2 with "PATH:LINE:
+ * what was expected, got what" in err and t zeroed: an unreadable file
+ * ("PATH: cannot read: why"), an empty file, not an ofdmsim CSV (no `point` /
+ * `bits` / `bit_errors` column), a row with the wrong
+ * number of fields, an unterminated quote, a stray quote. A column named
+ * twice is kept twice; result_table_column finds the first. */
+int result_table_read(result_table *t, const char *path, char *err, size_t errlen);
+/* Frees what t holds and zeroes it; safe on a zeroed table and twice. */
+void result_table_free(result_table *t);
+/* The index of the column called name, or -1. */
+int result_table_column(const result_table *t, const char *name);
+/* The cell of row and column col; "" for a column of -1 (a missing optional
+ * column) or any index out of range. */
+const char *result_table_cell(const result_table *t, size_t row, int col);
+/* Typed cells: 0, or 2 with "PATH:LINE: column NAME: expected ..., got '...'"
+ * (a missing column: "PATH:1: expected a column NAME, got none"). u64 takes
+ * plain decimal digits only; double takes any finite strtod number. */
+int result_table_u64(const result_table *t, size_t row, const char *name, uint64_t *v, char *err,
+                     size_t errlen);
+int result_table_double(const result_table *t, size_t row, const char *name, double *v, char *err,
+                        size_t errlen);
+/* 0, or 2 naming the first of the NULL-terminated names that is missing. */
+int result_table_require(const result_table *t, const char *const *names, char *err, size_t errlen);
+
+/* printf into err (when err and errlen allow): the one way the result
+ * readers, merge and compare report. */
+void results_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

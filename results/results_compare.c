@@ -1,0 +1,305 @@
+/* Pairing and testing two result files (results_compare.h). */
+#include "results/results_compare.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The 97.5% normal quantile the written interval was taken at. */
+#define Z975 1.959963984540054
+
+int results_ber_variance(const result_table *t, size_t row, double *ber, double *var, char *err,
+                         size_t errlen) {
+  uint64_t bits, errors, frames;
+  double lo, hi;
+  if (result_table_u64(t, row, "bits", &bits, err, errlen) ||
+      result_table_u64(t, row, "bit_errors", &errors, err, errlen) ||
+      result_table_u64(t, row, "frames", &frames, err, errlen) ||
+      result_table_double(t, row, "ci95_low", &lo, err, errlen) ||
+      result_table_double(t, row, "ci95_high", &hi, err, errlen))
+    return 2;
+  if (errors > bits) {
+    results_fail(err, errlen, "%s:%zu: column bit_errors: expected at most bits (%llu), got %llu", t->path,
+         t->lines[row], (unsigned long long)bits, (unsigned long long)errors);
+    return 2;
+  }
+  if (!(lo <= hi)) {
+    results_fail(err, errlen, "%s:%zu: column ci95_high: expected at least ci95_low (%.10g), got %.10g", t->path,
+         t->lines[row], lo, hi);
+    return 2;
+  }
+  *ber = bits ? (double)errors / (double)bits : 0.0;
+  const double half = (hi - lo) / (2.0 * Z975);
+  double v = half * half;
+  const int sq_col = result_table_column(t, "frame_errors_sq");
+  if (sq_col >= 0 && frames >= 2 && errors > 0) {
+    double sum_sq;
+    if (result_table_double(t, row, "frame_errors_sq", &sum_sq, err, errlen)) return 2;
+    const double e = (double)errors, f = (double)frames, b = (double)bits / f;
+    double between = (sum_sq - e * e / f) / (f - 1.0);
+    if (between < 0) between = 0; /* rounding of a near-constant count */
+    const double bm = between / f / (b * b);
+    if (bm > v) v = bm;
+  }
+  *var = v;
+  return 0;
+}
+
+/* A point_key is 16 lowercase hex digits. */
+static int valid_key(const char *s) {
+  if (strlen(s) != 16) return 0;
+  for (; *s; s++)
+    if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f'))) return 0;
+  return 1;
+}
+
+/* The columns of the point's identity without the seed: the link columns
+ * and every config column (a dotted name) but the seed, the stopping rules,
+ * the frame range, the run's settings and the SNR list (a point's SNR is in
+ * snr_db and n0). */
+static int identity_column(const char *name) {
+  static const char *const link[] = {"tx", "rx", "modulation", "equalizer", "channel", "domain",
+                                     "snr_kind", "snr_db", "n0", NULL};
+  static const char *const not_identity[] = {
+      "simulation.seed", "simulation.backend", "simulation.target_errors", "simulation.max_bits",
+      "simulation.min_frames", "simulation.target_precision", "simulation.stop_below_ber",
+      "simulation.first_frame", "simulation.threads", "simulation.batch_frames",
+      "simulation.gpu_memory_mb", "simulation.snr_db", NULL};
+  for (size_t i = 0; link[i]; i++)
+    if (!strcmp(name, link[i])) return 1;
+  if (!strchr(name, '.')) return 0;
+  for (size_t i = 0; not_identity[i]; i++)
+    if (!strcmp(name, not_identity[i])) return 0;
+  return 1;
+}
+
+/* The identity of every row of t over the identity columns both tables
+ * have, in the column order of a (so that the two tables' texts compare):
+ * an array of n_rows strings, or NULL when out of memory. */
+static char **identities(const result_table *t, const result_table *a, const result_table *b) {
+  char **ids = calloc(t->n_rows + 1, sizeof *ids);
+  for (size_t r = 0; ids && r < t->n_rows; r++) {
+    size_t len = 1;
+    for (size_t c = 0; c < a->n_cols; c++)
+      len += strlen(a->names[c]) + strlen(result_table_cell(t, r, result_table_column(t, a->names[c]))) + 2;
+    char *id = ids[r] = malloc(len);
+    if (!id) break;
+    size_t used = 0;
+    id[0] = '\0';
+    for (size_t c = 0; c < a->n_cols; c++) {
+      const char *name = a->names[c];
+      if (!identity_column(name) || result_table_column(a, name) != (int)c || result_table_column(b, name) < 0)
+        continue; /* not identity, a repeated name (its first counts), or not in both */
+      used += (size_t)snprintf(id + used, len - used, "%s=%s\x1f", name,
+                               result_table_cell(t, r, result_table_column(t, name)));
+    }
+  }
+  for (size_t r = 0; ids && r < t->n_rows; r++)
+    if (!ids[r]) {
+      for (size_t k = 0; k < t->n_rows; k++) free(ids[k]);
+      free(ids);
+      return NULL;
+    }
+  return ids;
+}
+
+static void free_identities(char **ids, size_t n) {
+  for (size_t r = 0; ids && r < n; r++) free(ids[r]);
+  free(ids);
+}
+
+/* Every row of t as a side. */
+static int read_sides(const result_table *t, compare_side *s, char *err, size_t errlen) {
+  const int key_col = result_table_column(t, "point_key");
+  const int ff_col = result_table_column(t, "simulation.first_frame");
+  const int seed_col = result_table_column(t, "simulation.seed");
+  for (size_t r = 0; r < t->n_rows; r++) {
+    compare_side *x = &s[r];
+    memset(x, 0, sizeof *x);
+    x->row = r;
+    const char *key = result_table_cell(t, r, key_col);
+    if (!valid_key(key)) {
+      results_fail(err, errlen, "%s:%zu: column point_key: expected 16 lowercase hex digits, got '%.40s'", t->path,
+           t->lines[r], key);
+      return 2;
+    }
+    if (result_table_u64(t, r, "bits", &x->bits, err, errlen) ||
+        result_table_u64(t, r, "bit_errors", &x->errors, err, errlen) ||
+        result_table_u64(t, r, "frames", &x->frames, err, errlen) ||
+        result_table_double(t, r, "ci95_low", &x->lo, err, errlen) ||
+        result_table_double(t, r, "ci95_high", &x->hi, err, errlen) ||
+        (ff_col >= 0 && result_table_u64(t, r, "simulation.first_frame", &x->first_frame, err, errlen)) ||
+        (seed_col >= 0 && result_table_u64(t, r, "simulation.seed", &x->seed, err, errlen)) ||
+        results_ber_variance(t, r, &x->ber, &x->var, err, errlen))
+      return 2;
+    x->has_seed = seed_col >= 0;
+  }
+  return 0;
+}
+
+/* The z-test and the same-draws rule of one pair with both sides run. */
+static void decide(compare_pair *p, const compare_options *o, double alpha_each) {
+  const compare_side *a = &p->a, *b = &p->b;
+  const double v = a->var + b->var, d = b->ber - a->ber;
+  if (v > 0) p->z = d / sqrt(v);
+  else p->z = d == 0 ? 0.0 : copysign(INFINITY, d);
+  p->p = erfc(fabs(p->z) / sqrt(2.0));
+  p->z_ok = p->p >= alpha_each;
+  p->diff = (long long)b->errors - (long long)a->errors;
+  p->same_draws = p->match == MATCH_KEY && a->first_frame == b->first_frame && a->frames == b->frames;
+  if (p->same_draws) {
+    const double e_max = (double)(a->errors > b->errors ? a->errors : b->errors);
+    p->draws_ok = a->bits == b->bits && fabs((double)p->diff) <= o->same_rel * e_max + o->same_abs;
+    p->rule = !p->draws_ok ? "same draws" : !p->z_ok ? "z-test" : "same draws";
+    p->verdict = p->draws_ok && p->z_ok ? CMP_AGREE : CMP_DIFFER;
+  } else if (o->require_same_draws) {
+    p->rule = "frame ranges";
+    p->verdict = CMP_DIFFER;
+  } else {
+    p->rule = "z-test";
+    p->verdict = p->z_ok ? CMP_AGREE : CMP_DIFFER;
+  }
+}
+
+void compare_result_free(compare_result *r) {
+  if (!r) return;
+  free(r->pairs);
+  *r = (compare_result){0};
+}
+
+/* The n-th (from 1) row of t before row `row` with the same key, for "#n". */
+static size_t occurrence(const result_table *t, int key_col, size_t row) {
+  size_t n = 1;
+  const char *key = result_table_cell(t, row, key_col);
+  for (size_t r = 0; r < row; r++) n += !strcmp(result_table_cell(t, r, key_col), key);
+  return n;
+}
+
+static void key_text(const result_table *t, int key_col, size_t row, char *out, size_t n) {
+  const size_t k = occurrence(t, key_col, row);
+  if (k > 1) snprintf(out, n, "%s#%zu", result_table_cell(t, row, key_col), k);
+  else snprintf(out, n, "%s", result_table_cell(t, row, key_col));
+}
+
+int results_compare(const result_table *a, const result_table *b, const compare_options *o,
+                    compare_result *out, char *err, size_t errlen) {
+  *out = (compare_result){0};
+  const result_table *tables[2] = {a, b};
+  for (int i = 0; i < 2; i++) {
+    if (result_table_column(tables[i], "point_key") < 0) {
+      results_fail(err, errlen,
+           "%s:1: expected a point_key column (the point's identity, which pairs the rows), got none: "
+           "the file was written before point keys existed; run it again",
+           tables[i]->path);
+      return 2;
+    }
+    static const char *const need[] = {"bits", "bit_errors", "frames", "ci95_low", "ci95_high", NULL};
+    if (result_table_require(tables[i], need, err, errlen)) return 2;
+  }
+  int rc = 2;
+  compare_side *sa = calloc(a->n_rows + 1, sizeof *sa), *sb = calloc(b->n_rows + 1, sizeof *sb);
+  int *b_of_a = malloc((a->n_rows + 1) * sizeof *b_of_a), *b_used = calloc(b->n_rows + 1, sizeof *b_used);
+  compare_match *how = malloc((a->n_rows + 1) * sizeof *how);
+  compare_pair *pairs = calloc(a->n_rows + b->n_rows + 1, sizeof *pairs);
+  char **id_a = NULL, **id_b = NULL;
+  if (!sa || !sb || !b_of_a || !b_used || !how || !pairs) {
+    results_fail(err, errlen, "out of memory");
+    goto done;
+  }
+  if (read_sides(a, sa, err, errlen) || read_sides(b, sb, err, errlen)) goto done;
+  const int ka = result_table_column(a, "point_key"), kb = result_table_column(b, "point_key");
+  /* By key: the n-th row of a key in a with the n-th in b. */
+  size_t n_matched = 0;
+  for (size_t r = 0; r < a->n_rows; r++) {
+    b_of_a[r] = -1;
+    for (size_t s = 0; s < b->n_rows; s++)
+      if (!b_used[s] && !strcmp(result_table_cell(a, r, ka), result_table_cell(b, s, kb))) {
+        b_of_a[r] = (int)s, b_used[s] = 1, how[r] = MATCH_KEY, n_matched++;
+        break;
+      }
+  }
+  /* Across seeds: by the config without the seed. */
+  if (n_matched < a->n_rows && n_matched < b->n_rows && result_table_column(a, "simulation.seed") >= 0 &&
+      result_table_column(b, "simulation.seed") >= 0) {
+    if (!(id_a = identities(a, a, b)) || !(id_b = identities(b, a, b))) {
+      results_fail(err, errlen, "out of memory");
+      goto done;
+    }
+    for (size_t r = 0; r < a->n_rows; r++) {
+      if (b_of_a[r] >= 0) continue;
+      for (size_t s = 0; s < b->n_rows; s++) {
+        if (b_used[s] || sb[s].seed == sa[r].seed || strcmp(id_a[r], id_b[s])) continue;
+        b_of_a[r] = (int)s, b_used[s] = 1, how[r] = MATCH_CONFIG, n_matched++;
+        break;
+      }
+    }
+  }
+  if (!n_matched) {
+    results_fail(err, errlen,
+         "%s and %s: expected points common to both files, got none (no point_key of one is in the "
+         "other, nor a row with the same config under another seed)",
+         a->path, b->path);
+    goto done;
+  }
+  size_t n = 0;
+  for (size_t r = 0; r < a->n_rows; r++) {
+    compare_pair *p = &pairs[n++];
+    p->z = p->p = NAN;
+    p->has_a = 1;
+    p->a = sa[r];
+    key_text(a, ka, r, p->key, sizeof p->key);
+    if (b_of_a[r] < 0) {
+      p->verdict = CMP_ONLY_A;
+      out->n_only_a++;
+      continue;
+    }
+    p->has_b = 1;
+    p->b = sb[b_of_a[r]];
+    p->match = how[r];
+    if (p->match == MATCH_CONFIG) {
+      key_text(b, kb, (size_t)b_of_a[r], p->other_key, sizeof p->other_key);
+      out->n_by_config++;
+    }
+    if (!p->a.bits || !p->b.bits) {
+      p->verdict = CMP_SKIPPED;
+      out->n_skipped++;
+    } else {
+      out->n_compared++;
+    }
+  }
+  for (size_t s = 0; s < b->n_rows; s++) {
+    if (b_used[s]) continue;
+    compare_pair *p = &pairs[n++];
+    p->z = p->p = NAN;
+    p->has_b = 1;
+    p->b = sb[s];
+    key_text(b, kb, s, p->key, sizeof p->key);
+    p->verdict = CMP_ONLY_B;
+    out->n_only_b++;
+  }
+  out->alpha_each = out->n_compared ? o->alpha / (double)out->n_compared : o->alpha;
+  for (size_t i = 0; i < n; i++) {
+    compare_pair *p = &pairs[i];
+    if (!p->has_a || !p->has_b || p->verdict == CMP_SKIPPED) continue;
+    decide(p, o, out->alpha_each);
+    if (p->same_draws) out->n_same_draws++;
+    if (p->verdict == CMP_AGREE) out->n_agree++;
+    else out->n_differ++;
+  }
+  out->pairs = pairs;
+  out->n_pairs = n;
+  pairs = NULL;
+  rc = 0;
+done:
+  free(sa);
+  free(sb);
+  free(b_of_a);
+  free(b_used);
+  free(how);
+  free(pairs);
+  free_identities(id_a, a->n_rows);
+  free_identities(id_b, b->n_rows);
+  return rc;
+}

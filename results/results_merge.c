@@ -1,0 +1,526 @@
+/* Merging result tables (results_merge.h). */
+#include "results/results_merge.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/names.h"
+#include "results/stats.h"
+
+/* The most streams a row may list (mimo.tx is at most 8; room to grow). */
+#define MAX_STREAMS 64
+
+/* One input row, with the numbers the merge adds. */
+typedef struct part {
+  const result_table *t;
+  size_t row;
+  size_t seq; /* input order over all files */
+  uint64_t bits, errors, frames, first_frame, inversions, fallbacks, units;
+  double sum_sq, seconds, inv_per_s;
+  uint64_t streams[MAX_STREAMS];
+  size_t n_streams;
+  int gmi;                    /* the row has GMI sums (a point with soft outputs) */
+  double gmi_loss[MAX_STREAMS], gmi_loss_sq;
+} part;
+
+/* The rows of one point_key. */
+typedef struct group {
+  const char *key;
+  part **parts;
+  size_t n, cap;
+  uint64_t point; /* of the row that comes out */
+  size_t seq;     /* of its first part */
+  char **cells;   /* the merged row */
+} group;
+
+/* The columns the merge reads or writes; the rest are copied. */
+static const char *const merge_columns[] = {
+    "point", "point_key", "bits", "bit_errors", "ber", "ci95_low", "ci95_high", "stream_bit_errors",
+    "frames", "stop", "inversions", "inv_per_s", "mbit_per_s", "seconds", "backend", "fallbacks",
+    "frame_errors_sq", "units", "simulation.seed", NULL};
+/* ... and those it rewrites where a file has them (the GMI came later):
+ * gmi, gmi_ci95_low, gmi_ci95_high, stream_gmi, stream_gmi_loss and
+ * frame_gmi_loss_sq, read by read_gmi and written by merge_gmi. */
+
+static int same_header(const result_table *a, const result_table *b, char *err, size_t errlen) {
+  const size_t n = a->n_cols < b->n_cols ? a->n_cols : b->n_cols;
+  for (size_t c = 0; c < n; c++)
+    if (strcmp(a->names[c], b->names[c])) {
+      results_fail(err, errlen, "%s:1: expected the header of %s, got column %zu '%s' where %s has '%s'", b->path,
+           a->path, c + 1, b->names[c], a->path, a->names[c]);
+      return 2;
+    }
+  if (a->n_cols != b->n_cols) {
+    const result_table *longer = a->n_cols > b->n_cols ? a : b;
+    results_fail(err, errlen, "%s:1: expected the header of %s, got %zu columns where %s has %zu (first differing column %zu '%s' of %s)",
+         b->path, a->path, b->n_cols, a->path, a->n_cols, n + 1, longer->names[n], longer->path);
+    return 2;
+  }
+  return 0;
+}
+
+/* "a;b;c" into p->streams. */
+static int read_streams(part *p, char *err, size_t errlen) {
+  const char *s = result_table_cell(p->t, p->row, result_table_column(p->t, "stream_bit_errors"));
+  p->n_streams = 0;
+  const char *q = s;
+  for (;;) {
+    uint64_t x = 0;
+    const char *start = q;
+    while (*q >= '0' && *q <= '9') {
+      const unsigned d = (unsigned)(*q - '0');
+      if (x > (UINT64_MAX - d) / 10) break;
+      x = 10 * x + d;
+      q++;
+    }
+    if (q == start || (*q && *q != ';') || p->n_streams == MAX_STREAMS) {
+      results_fail(err, errlen, "%s:%zu: column stream_bit_errors: expected counts joined by ';', got '%.60s'",
+           p->t->path, p->t->lines[p->row], s);
+      return 2;
+    }
+    p->streams[p->n_streams++] = x;
+    if (!*q) return 0;
+    q++;
+  }
+}
+
+/* The GMI sums of a row, where it has them (the columns came later, and are
+ * empty for a point without soft outputs). */
+static int read_gmi(part *p, char *err, size_t errlen) {
+  const result_table *t = p->t;
+  const int col = result_table_column(t, "stream_gmi_loss");
+  p->gmi = 0;
+  if (col < 0 || !*result_table_cell(t, p->row, col)) return 0;
+  const char *s = result_table_cell(t, p->row, col);
+  size_t k = 0;
+  for (const char *q = s;; k++) {
+    char *end;
+    errno = 0;
+    const double v = k < MAX_STREAMS ? strtod(q, &end) : NAN;
+    if (k >= MAX_STREAMS || end == q || errno || !(v >= 0.0) || (*end && *end != ';')) {
+      results_fail(err, errlen, "%s:%zu: column stream_gmi_loss: expected numbers >= 0 joined by ';', got '%.60s'",
+                   t->path, t->lines[p->row], s);
+      return 2;
+    }
+    p->gmi_loss[k] = v;
+    if (!*end) break;
+    q = end + 1;
+  }
+  if (k + 1 != p->n_streams) {
+    results_fail(err, errlen, "%s:%zu: column stream_gmi_loss: expected %zu streams as in stream_bit_errors, got %zu",
+                 t->path, t->lines[p->row], p->n_streams, k + 1);
+    return 2;
+  }
+  if (result_table_double(t, p->row, "frame_gmi_loss_sq", &p->gmi_loss_sq, err, errlen)) return 2;
+  p->gmi = 1;
+  return 0;
+}
+
+static int read_part(part *p, char *err, size_t errlen) {
+  const result_table *t = p->t;
+  const size_t r = p->row;
+  if (result_table_u64(t, r, "bits", &p->bits, err, errlen) ||
+      result_table_u64(t, r, "bit_errors", &p->errors, err, errlen) ||
+      result_table_u64(t, r, "frames", &p->frames, err, errlen) ||
+      result_table_u64(t, r, "inversions", &p->inversions, err, errlen) ||
+      result_table_u64(t, r, "fallbacks", &p->fallbacks, err, errlen) ||
+      result_table_u64(t, r, "units", &p->units, err, errlen) ||
+      result_table_double(t, r, "frame_errors_sq", &p->sum_sq, err, errlen) ||
+      result_table_double(t, r, "seconds", &p->seconds, err, errlen) ||
+      result_table_double(t, r, "inv_per_s", &p->inv_per_s, err, errlen) || read_streams(p, err, errlen) ||
+      read_gmi(p, err, errlen))
+    return 2;
+  p->first_frame = 0; /* before simulation.first_frame existed every run began at frame 0 */
+  if (result_table_column(t, "simulation.first_frame") >= 0 &&
+      result_table_u64(t, r, "simulation.first_frame", &p->first_frame, err, errlen))
+    return 2;
+  if (p->first_frame > UINT64_MAX - p->frames) {
+    results_fail(err, errlen, "%s:%zu: expected simulation.first_frame + frames below 2^64, got %llu + %llu", t->path,
+         t->lines[r], (unsigned long long)p->first_frame, (unsigned long long)p->frames);
+    return 2;
+  }
+  return 0;
+}
+
+static void frames_text(const part *p, char *out, size_t n) {
+  snprintf(out, n, "frames %llu..%llu of %s:%zu", (unsigned long long)p->first_frame,
+           (unsigned long long)(p->first_frame + p->frames - 1), p->t->path, p->t->lines[p->row]);
+}
+
+/* The parts with data, in the order of their frames, must tile one range. */
+static int check_tiling(const group *g, part **data, size_t n, char *err, size_t errlen) {
+  for (size_t i = 1; i < n; i++) {
+    const part *a = data[i - 1], *b = data[i];
+    const uint64_t end = a->first_frame + a->frames;
+    if (b->first_frame == end) continue;
+    char fa[512], fb[512];
+    frames_text(a, fa, sizeof fa);
+    frames_text(b, fb, sizeof fb);
+    if (b->first_frame < end)
+      results_fail(err, errlen, "point %s: %s overlap %s (an interrupted point is a prefix of its re-run: keep one of them)",
+           g->key, fa, fb);
+    else
+      results_fail(err, errlen, "point %s: %s and %s leave frames %llu..%llu out (the parts of a point must tile one range of frames)",
+           g->key, fa, fb, (unsigned long long)end, (unsigned long long)(b->first_frame - 1));
+    return 2;
+  }
+  return 0;
+}
+
+static char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *format(const char *fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return strdup(buf);
+}
+
+/* Sets the cell of column `name` (if the table has it) to v, which it takes. */
+static int set_cell(const result_table *t, char **cells, const char *name, char *v) {
+  const int c = result_table_column(t, name);
+  if (!v) return -1;
+  if (c < 0) {
+    free(v);
+    return 0;
+  }
+  free(cells[c]);
+  cells[c] = v;
+  return 0;
+}
+
+/* Adds x to *sum; -1 when it overflows. */
+static int add_u64(uint64_t *sum, uint64_t x) {
+  if (*sum > UINT64_MAX - x) return -1;
+  *sum += x;
+  return 0;
+}
+
+/* "cpu" and "cuda" -> "cpu+cuda"; a part's own '+' list is split first, so
+ * merging merged files lists each backend once. */
+static char *join_backends(part **data, size_t n) {
+  char out[1024] = "";
+  size_t used = 0;
+  for (size_t i = 0; i < n; i++) {
+    char copy[512];
+    snprintf(copy, sizeof copy, "%s", result_table_cell(data[i]->t, data[i]->row, result_table_column(data[i]->t, "backend")));
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, "+", &save); tok; tok = strtok_r(NULL, "+", &save)) {
+      int seen = 0;
+      const size_t len = strlen(tok);
+      for (const char *q = out; *q && !seen; q = strchr(q, '+') ? strchr(q, '+') + 1 : q + strlen(q))
+        seen = !strncmp(q, tok, len) && (q[len] == '+' || q[len] == '\0');
+      if (!seen && used + len + 2 < sizeof out) used += (size_t)snprintf(out + used, sizeof out - used, "%s%s", used ? "+" : "", tok);
+    }
+  }
+  return strdup(out);
+}
+
+/* The GMI columns of the merged row: the losses add up, the estimates and
+ * the interval come from the sums (chunks.h's tally_gmi, from the columns). */
+static int merge_gmi(const group *g, part **data, size_t n, char **cells, char *err, size_t errlen) {
+  const result_table *t = data[n - 1]->t;
+  double loss[MAX_STREAMS] = {0}, sq = 0.0, total = 0.0;
+  uint64_t frames = 0, bits = 0;
+  const size_t tx = data[0]->n_streams;
+  for (size_t i = 0; i < n; i++) {
+    if (!data[i]->gmi) {
+      results_fail(err, errlen, "point %s: %s:%zu has no GMI where %s:%zu has one", g->key, data[i]->t->path,
+                   data[i]->t->lines[data[i]->row], data[0]->t->path, data[0]->t->lines[data[0]->row]);
+      return 2;
+    }
+    for (size_t k = 0; k < tx; k++) loss[k] += data[i]->gmi_loss[k];
+    sq += data[i]->gmi_loss_sq;
+    frames += data[i]->frames;
+    bits += data[i]->bits;
+  }
+  /* bits per RE (tx x bits per symbol) and REs: from the bits of a frame */
+  uint64_t bps = 0;
+  const char *mod = result_table_cell(t, data[n - 1]->row, result_table_column(t, "modulation"));
+  const int v = name_to_value(&modulation_names, mod);
+  if (v <= 0 || !frames) {
+    results_fail(err, errlen, "point %s: %s:%zu: expected a modulation name, got '%.40s'", g->key, t->path,
+                 t->lines[data[n - 1]->row], mod);
+    return 2;
+  }
+  bps = (uint64_t)v;
+  const double res = (double)bits / (double)frames / (double)(tx * bps); /* REs per frame */
+  const double uses = (double)frames * res;
+  char streams_gmi[MAX_STREAMS * 24 + 1] = "", streams_loss[MAX_STREAMS * 26 + 1] = "";
+  size_t a = 0, b = 0;
+  for (size_t k = 0; k < tx; k++) {
+    total += loss[k];
+    a += (size_t)snprintf(streams_gmi + a, sizeof streams_gmi - a, "%s%.10g", k ? ";" : "", (double)bps - loss[k] / uses);
+    b += (size_t)snprintf(streams_loss + b, sizeof streams_loss - b, "%s%.17g", k ? ";" : "", loss[k]);
+  }
+  double llo, lhi;
+  mean_interval(total / res, sq, frames, 0.95, &llo, &lhi);
+  const double full = (double)(tx * bps);
+  if (set_cell(t, cells, "gmi", format("%.10g", full - total / uses)) ||
+      set_cell(t, cells, "gmi_ci95_low", isnan(lhi) ? strdup("") : format("%.10g", full - lhi)) ||
+      set_cell(t, cells, "gmi_ci95_high", isnan(llo) ? strdup("") : format("%.10g", full - llo)) ||
+      set_cell(t, cells, "stream_gmi", strdup(streams_gmi)) ||
+      set_cell(t, cells, "stream_gmi_loss", strdup(streams_loss)) ||
+      set_cell(t, cells, "frame_gmi_loss_sq", format("%.17g", sq))) {
+    results_fail(err, errlen, "out of memory");
+    return 2;
+  }
+  return 0;
+}
+
+/* The merged row of a point whose n data parts (n >= 2) are in frame order. */
+static int merge_row(const group *g, part **data, size_t n, char **cells, char *err, size_t errlen) {
+  const part *last = data[n - 1];
+  const result_table *t = last->t;
+  ber_sample s = {0, 0, 0, 0.0, 0};
+  uint64_t inversions = 0, fallbacks = 0, streams[MAX_STREAMS] = {0};
+  double seconds = 0, inv_seconds = 0;
+  int inv_known = 1;
+  for (size_t i = 0; i < n; i++) {
+    const part *p = data[i];
+    if (p->n_streams != data[0]->n_streams) {
+      results_fail(err, errlen, "point %s: %s:%zu lists %zu streams in stream_bit_errors, %s:%zu lists %zu", g->key,
+           data[0]->t->path, data[0]->t->lines[data[0]->row], data[0]->n_streams, p->t->path,
+           p->t->lines[p->row], p->n_streams);
+      return 2;
+    }
+    int over = add_u64(&s.bits, p->bits) | add_u64(&s.errors, p->errors) | add_u64(&s.frames, p->frames) |
+               add_u64(&s.units, p->units) | add_u64(&inversions, p->inversions) |
+               add_u64(&fallbacks, p->fallbacks);
+    for (size_t k = 0; k < p->n_streams; k++) over |= add_u64(&streams[k], p->streams[k]);
+    if (over) {
+      results_fail(err, errlen, "point %s: expected counts that add up below 2^64, got an overflow at %s:%zu", g->key,
+           p->t->path, p->t->lines[p->row]);
+      return 2;
+    }
+    s.sum_sq += p->sum_sq;
+    seconds += p->seconds;
+    if (p->inversions > 0) {
+      if (p->inv_per_s > 0) inv_seconds += (double)p->inversions / p->inv_per_s;
+      else inv_known = 0;
+    }
+  }
+  double lo, hi;
+  ber_interval(&s, 0.95, &lo, &hi);
+  if (data[0]->gmi && merge_gmi(g, data, n, cells, err, errlen)) return 2;
+  char st[MAX_STREAMS * 21 + 1] = "";
+  size_t used = 0;
+  for (size_t k = 0; k < data[0]->n_streams; k++)
+    used += (size_t)snprintf(st + used, sizeof st - used, "%s%llu", k ? ";" : "", (unsigned long long)streams[k]);
+  const double ber = s.bits ? (double)s.errors / (double)s.bits : 0.0;
+  const double mbit = seconds > 0 ? (double)s.bits / seconds / 1e6 : 0.0;
+  const double ips = inv_known && inv_seconds > 0 ? (double)inversions / inv_seconds : 0.0;
+  if (set_cell(t, cells, "bits", format("%llu", (unsigned long long)s.bits)) ||
+      set_cell(t, cells, "bit_errors", format("%llu", (unsigned long long)s.errors)) ||
+      set_cell(t, cells, "ber", format("%.10g", ber)) ||
+      set_cell(t, cells, "ci95_low", format("%.10g", lo)) ||
+      set_cell(t, cells, "ci95_high", format("%.10g", hi)) ||
+      set_cell(t, cells, "stream_bit_errors", strdup(st)) ||
+      set_cell(t, cells, "frames", format("%llu", (unsigned long long)s.frames)) ||
+      set_cell(t, cells, "inversions", format("%llu", (unsigned long long)inversions)) ||
+      set_cell(t, cells, "inv_per_s", format("%.6g", ips)) ||
+      set_cell(t, cells, "mbit_per_s", format("%.6g", mbit)) ||
+      set_cell(t, cells, "seconds", format("%.6g", seconds)) ||
+      set_cell(t, cells, "backend", join_backends(data, n)) ||
+      set_cell(t, cells, "fallbacks", format("%llu", (unsigned long long)fallbacks)) ||
+      set_cell(t, cells, "frame_errors_sq", format("%.17g", s.sum_sq)) ||
+      set_cell(t, cells, "units", format("%llu", (unsigned long long)s.units)) ||
+      set_cell(t, cells, "simulation.first_frame", format("%llu", (unsigned long long)data[0]->first_frame))) {
+    results_fail(err, errlen, "out of memory");
+    return 2;
+  }
+  return 0;
+}
+
+/* A copy of a row's cells. */
+static char **copy_row(const result_table *t, size_t row) {
+  char **cells = calloc(t->n_cols, sizeof *cells);
+  for (size_t c = 0; cells && c < t->n_cols; c++)
+    if (!(cells[c] = strdup(result_table_cell(t, row, (int)c)))) {
+      for (size_t k = 0; k < c; k++) free(cells[k]);
+      free(cells);
+      return NULL;
+    }
+  return cells;
+}
+
+/* The merged row of g into g->cells. */
+static int merge_group(group *g, char *err, size_t errlen) {
+  part **data = malloc(g->n * sizeof *data);
+  if (!data) {
+    results_fail(err, errlen, "out of memory");
+    return 2;
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < g->n; i++)
+    if (g->parts[i]->bits > 0) data[n++] = g->parts[i];
+  /* frame order (stable: insertion sort keeps the input order of equals) */
+  for (size_t i = 1; i < n; i++)
+    for (size_t k = i; k > 0 && data[k]->first_frame < data[k - 1]->first_frame; k--) {
+      part *x = data[k];
+      data[k] = data[k - 1];
+      data[k - 1] = x;
+    }
+  int rc = check_tiling(g, data, n, err, errlen);
+  /* no data at all: the point is skipped in every part, its first row stands */
+  const part *out = n ? data[n - 1] : g->parts[0];
+  if (!rc && !(g->cells = copy_row(out->t, out->row))) {
+    results_fail(err, errlen, "out of memory");
+    rc = 2;
+  }
+  if (!rc && n >= 2) rc = merge_row(g, data, n, g->cells, err, errlen);
+  if (!rc) {
+    char e2[256];
+    if (result_table_u64(out->t, out->row, "point", &g->point, e2, sizeof e2)) {
+      results_fail(err, errlen, "%s", e2);
+      rc = 2;
+    }
+  }
+  free(data);
+  return rc;
+}
+
+static int by_point(const void *x, const void *y) {
+  const group *a = x, *b = y;
+  if (a->point != b->point) return a->point < b->point ? -1 : 1;
+  return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+int results_merge(const result_table *in, size_t n, result_table *out, char *err, size_t errlen) {
+  *out = (result_table){0};
+  if (n == 0) {
+    results_fail(err, errlen, "expected input files, got none");
+    return 2;
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (i && same_header(&in[0], &in[i], err, errlen)) return 2;
+    if (result_table_require(&in[i], merge_columns, err, errlen)) return 2;
+  }
+  /* one seed */
+  const result_table *seed_t = NULL;
+  size_t seed_row = 0;
+  uint64_t seed = 0;
+  for (size_t i = 0; i < n; i++)
+    for (size_t r = 0; r < in[i].n_rows; r++) {
+      uint64_t s;
+      if (result_table_u64(&in[i], r, "simulation.seed", &s, err, errlen)) return 2;
+      if (!seed_t) {
+        seed_t = &in[i], seed_row = r, seed = s;
+      } else if (s != seed) {
+        results_fail(err, errlen,
+             "%s:%zu has simulation.seed %llu but %s:%zu has %llu: merge adds parts of one seed's draws "
+             "(results of other seeds are independent estimates: compare them with ofdmsim compare)",
+             in[i].path, in[i].lines[r], (unsigned long long)s, seed_t->path, seed_t->lines[seed_row],
+             (unsigned long long)seed);
+        return 2;
+      }
+    }
+  size_t total = 0;
+  for (size_t i = 0; i < n; i++) total += in[i].n_rows;
+  int rc = 2;
+  part *parts = calloc(total + 1, sizeof *parts);
+  group *groups = calloc(total + 1, sizeof *groups);
+  size_t n_groups = 0;
+  if (!parts || !groups) {
+    results_fail(err, errlen, "out of memory");
+    goto done;
+  }
+  size_t seq = 0;
+  for (size_t i = 0; i < n; i++) {
+    const int key_col = result_table_column(&in[i], "point_key");
+    for (size_t r = 0; r < in[i].n_rows; r++, seq++) {
+      part *p = &parts[seq];
+      p->t = &in[i], p->row = r, p->seq = seq;
+      if (read_part(p, err, errlen)) goto done;
+      const char *key = result_table_cell(&in[i], r, key_col);
+      if (!*key) {
+        results_fail(err, errlen, "%s:%zu: column point_key: expected the point's key, got ''", in[i].path, in[i].lines[r]);
+        goto done;
+      }
+      group *g = NULL;
+      for (size_t k = 0; k < n_groups && !g; k++)
+        if (!strcmp(groups[k].key, key)) g = &groups[k];
+      if (!g) {
+        g = &groups[n_groups++];
+        g->key = key;
+        g->seq = seq;
+      }
+      if (g->n == g->cap) {
+        g->cap = g->cap ? 2 * g->cap : 4;
+        part **grown = realloc(g->parts, g->cap * sizeof *grown);
+        if (!grown) {
+          results_fail(err, errlen, "out of memory");
+          goto done;
+        }
+        g->parts = grown;
+      }
+      g->parts[g->n++] = p;
+    }
+  }
+  for (size_t k = 0; k < n_groups; k++)
+    if (merge_group(&groups[k], err, errlen)) goto done;
+  qsort(groups, n_groups, sizeof *groups, by_point);
+  /* the table that comes out */
+  out->n_cols = in[0].n_cols;
+  out->names = calloc(out->n_cols, sizeof *out->names);
+  out->cells = calloc(n_groups * out->n_cols + 1, sizeof *out->cells);
+  out->lines = calloc(n_groups + 1, sizeof *out->lines);
+  if (!out->names || !out->cells || !out->lines) goto oom;
+  for (size_t c = 0; c < out->n_cols; c++)
+    if (!(out->names[c] = strdup(in[0].names[c]))) goto oom;
+  for (size_t k = 0; k < n_groups; k++) {
+    memcpy(out->cells + k * out->n_cols, groups[k].cells, out->n_cols * sizeof *out->cells);
+    free(groups[k].cells);
+    groups[k].cells = NULL;
+    out->lines[k] = k + 2;
+    out->n_rows = k + 1;
+  }
+  rc = 0;
+  goto done;
+oom:
+  results_fail(err, errlen, "out of memory");
+  rc = 2;
+done:
+  for (size_t k = 0; groups && k < n_groups; k++) {
+    free(groups[k].parts);
+    if (groups[k].cells)
+      for (size_t c = 0; c < in[0].n_cols; c++) free(groups[k].cells[c]);
+    free(groups[k].cells);
+  }
+  free(groups);
+  free(parts);
+  if (rc) result_table_free(out);
+  return rc;
+}
+
+/* ---- writing ----------------------------------------------------------------- */
+
+static int write_field(FILE *f, const char *s, int quote) {
+  if (!quote) quote = strpbrk(s, ",\"\r\n") != NULL;
+  if (!quote) return fputs(s, f) < 0 ? -1 : 0;
+  if (fputc('"', f) == EOF) return -1;
+  for (; *s; s++) {
+    if (*s == '"' && fputc('"', f) == EOF) return -1;
+    if (fputc(*s, f) == EOF) return -1;
+  }
+  return fputc('"', f) == EOF ? -1 : 0;
+}
+
+int results_write_csv(FILE *f, const result_table *t) {
+  for (size_t c = 0; c < t->n_cols; c++)
+    if ((c && fputc(',', f) == EOF) || write_field(f, t->names[c], 0)) return -1;
+  if (fputc('\n', f) == EOF) return -1;
+  const int label = result_table_column(t, "label");
+  for (size_t r = 0; r < t->n_rows; r++) {
+    for (size_t c = 0; c < t->n_cols; c++)
+      if ((c && fputc(',', f) == EOF) || write_field(f, result_table_cell(t, r, (int)c), (int)c == label))
+        return -1;
+    if (fputc('\n', f) == EOF) return -1;
+  }
+  return ferror(f) ? -1 : 0;
+}

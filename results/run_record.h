@@ -1,0 +1,43 @@
+/* What a run records: a point's result (its counts and why it stopped), the
+ * run's options as the result files describe them, and what each MPI rank
+ * did. The engine (sim/, mpi/) fills these; the report, the result files and
+ * the journal (results/) write them. They live here, below the engine, so
+ * that the writers need nothing from the engine that calls them. */
+#ifndef OFDMSIM_RUN_RECORD_H
+#define OFDMSIM_RUN_RECORD_H
+
+#include <stdint.h>
+
+#include "results/chunks.h"
+
+typedef struct point_result {
+  tally n;                /* the point's counts */
+  const char *stop;       /* "target_errors" | "target_precision" | "max_bits" | "skipped"
+                             (stop_below_ber) | "interrupted" | "running" */
+  double theory;          /* NAN where no closed form */
+  const char *theory_kind;
+  char backend[16];       /* what actually ran it */
+} point_result;
+
+typedef struct run_options {
+  const char *csv_path;   /* NULL: no files */
+  int quiet;              /* no progress line */
+  int resume;             /* continue from the journal beside csv_path (a missing one: start) */
+  const char *command_line;
+  const char *backend;    /* "cpu" or "cuda", as resolved by backends_resolve */
+  const char *device;     /* what runs it: "AMD EPYC ... , 2 threads", "NVIDIA H100 ..., driver ..." */
+  int threads;            /* CPU threads (of each rank) */
+  int ranks;              /* processes computing the sweep: 1, or the MPI job's size */
+  const struct rank_stat *rank_stats; /* ranks of them, or NULL (kept up to date by the MPI engine) */
+} run_options;
+
+/* What one rank of an MPI run did (the report's per-rank throughput). */
+typedef struct rank_stat {
+  char host[64];
+  char backend[16];
+  char device[160];
+  uint64_t units, frames, bits; /* work units done, and their frames and bits (kept or not) */
+  double seconds;               /* spent computing them */
+} rank_stat;
+
+#endif
