@@ -12,13 +12,13 @@
 #include <time.h>
 
 #include "app/opts.h"
+#include "config/json_value.h"
+#include "results/json_doc.h"
 #include "results/report.h"
 #include "results/results.h"
 #include "results/results_merge.h"
-#include "version.h"
 
 #define PROG "ofdmsim merge"
-#define JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
 
 enum { OPT_FORCE = OPT_LONG_ONLY };
 
@@ -113,20 +113,6 @@ static int check_output(const merge_args *a, const char *sidecar, char *err, siz
   return 0;
 }
 
-/* A JSON string of any bytes: Jansson takes UTF-8 only, so a name in another
- * encoding has its bytes beyond ASCII replaced by '?'. */
-static json_t *json_text(const char *s) {
-  json_t *j = json_string(s);
-  if (j) return j;
-  char *copy = strdup(s);
-  if (!copy) return NULL;
-  for (char *q = copy; *q; q++)
-    if ((unsigned char)*q >= 0x80) *q = '?';
-  j = json_string(copy);
-  free(copy);
-  return j;
-}
-
 /* "ofdmsim merge ARGS...", for the sidecar. */
 static void join_args(int argc, char **argv, char *out, size_t n) {
   size_t used = (size_t)snprintf(out, n, "ofdmsim merge");
@@ -158,21 +144,22 @@ static json_t *sidecar_json(const merge_args *a, const result_table *in, const r
         return NULL;
       }
     }
-    json_t *entry = json_pack("{s:o, s:I, s:o}", "path", json_text(a->files[i]), "rows",
+    json_t *entry = json_pack("{s:o, s:I, s:o}", "path", sim_json_string(a->files[i]), "rows",
                               (json_int_t)in[i].n_rows, "sidecar", side);
     if (!entry || json_array_append_new(from, entry)) {
       json_decref(from);
       from = NULL;
     }
   }
-  char date[32];
-  report_iso_now(date, sizeof date);
-  json_t *j = from ? json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:I, s:o}", "program", "ofdmsim",
-                               "command", "merge", "version", OFDMSIM_VERSION, "git_commit",
-                               OFDMSIM_GIT_COMMIT, "written", date, "command_line", json_text(command),
-                               "output", json_text(a->output), "rows", (json_int_t)out->n_rows,
-                               "merged_from", from)
-                   : NULL;
+  json_t *j = from ? json_doc_new("merge", command, NULL) : NULL;
+  json_t *own = j ? json_pack("{s:o, s:I, s:o}", "output", sim_json_string(a->output), "rows",
+                              (json_int_t)out->n_rows, "merged_from", from)
+                  : (json_decref(from), NULL);
+  if (!j || !own || json_object_update(j, own)) {
+    json_decref(j);
+    j = NULL;
+  }
+  json_decref(own);
   if (!j) snprintf(err, errlen, "out of memory");
   return j;
 }
@@ -189,7 +176,7 @@ static int write_outputs(const char *csv, const char *sidecar, const result_tabl
   failed = csv;
   if (results_write_csv(wc.f, t) || results_file_close(&wc)) goto fail_both;
   failed = sidecar;
-  if (json_dumpf(side, wj.f, JSON_FLAGS) || fputc('\n', wj.f) == EOF || results_file_close(&wj)) goto fail_both;
+  if (json_doc_emit(wj.f, side) || results_file_close(&wj)) goto fail_both;
   failed = csv;
   if (results_file_rename(&wc)) goto fail_both;
   failed = sidecar;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "results/atomic_file.h"
+#include "results/json_doc.h"
 #include "config/config_columns.h"
 #include "config/config_json.h"
 #include "config/json_value.h"
@@ -30,17 +31,10 @@ static double inv_per_s(const point_result *r) {
   return r->n.t.invert > 0 ? (double)r->n.inversions / r->n.t.invert : 0.0;
 }
 
-void report_iso_now(char *buf, size_t n) {
-  time_t t = time(NULL);
-  struct tm tm;
-  gmtime_r(&t, &tm);
-  strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 void report_header(FILE *f, const sim_config *c, const char *backend, const char *command_line) {
   char host[256] = "unknown", date[32];
   gethostname(host, sizeof host - 1);
-  report_iso_now(date, sizeof date);
+  json_doc_iso_now(date, sizeof date);
   fprintf(f, "# ofdmsim %s  %s  host %s  backend %s\n", OFDMSIM_VERSION, date, host, backend);
   fprintf(f, "# command: %s\n", command_line);
   fprintf(f, "# effective config (%s):\n", c->path);
@@ -274,9 +268,6 @@ static json_t *point_json(const sim_point *pt, const point_result *r) {
 }
 
 static json_t *run_json(const emit_ctx *e) {
-  char host[256] = "unknown", date[32];
-  gethostname(host, sizeof host - 1);
-  report_iso_now(date, sizeof date);
   json_t *points = json_array();
   for (size_t i = 0; points && i < e->n; i++) {
     if (json_array_append_new(points, point_json(&e->c->points[i], &e->r[i]))) {
@@ -300,27 +291,23 @@ static json_t *run_json(const emit_ctx *e) {
   }
   char shard[32] = "";
   if (e->c->shards) snprintf(shard, sizeof shard, "%u/%u", e->c->shard, e->c->shards);
-  json_t *build = json_pack("{s:s, s:s, s:s, s:s}", "git_commit", OFDMSIM_GIT_COMMIT, "build_type",
-                            OFDMSIM_BUILD_TYPE, "c_flags", OFDMSIM_C_FLAGS, "cuda_architectures",
-                            OFDMSIM_CUDA_ARCHITECTURES);
-  return json_pack("{s:s, s:s, s:o, s:s, s:o, s:s, s:o, s:o, s:o, s:o, s:i, s:i, s:o, s:o, s:o, s:o, s:o}",
-                   "program", "ofdmsim",
-                   "version", OFDMSIM_VERSION,
-                   "build", build,
-                   "date", date,
-                   "started", sim_json_string(e->started ? e->started : ""),
-                   "written", date,
-                   "host", sim_json_string(host),
-                   "command", sim_json_string(o && o->command_line ? o->command_line : ""),
-                   "backend", sim_json_string(o && o->backend ? o->backend : ""),
-                   "device", sim_json_string(o && o->device ? o->device : ""),
-                   "threads", o ? o->threads : 0,
-                   "ranks", o && o->ranks > 0 ? o->ranks : 1,
-                   "rank_stats", ranks,
-                   "shard", shard[0] ? json_string(shard) : json_null(),
-                   "config_file", sim_json_string(e->c->path),
-                   "config", sim_config_json(e->c),
-                   "points", points);
+  json_t *doc = json_doc_new("run", o ? o->command_line : NULL, e->started);
+  json_t *run = json_pack("{s:o, s:o, s:i, s:i, s:o, s:o, s:o, s:o, s:o}",
+                          "backend", sim_json_string(o && o->backend ? o->backend : ""),
+                          "device", sim_json_string(o && o->device ? o->device : ""),
+                          "threads", o ? o->threads : 0,
+                          "ranks", o && o->ranks > 0 ? o->ranks : 1,
+                          "rank_stats", ranks,
+                          "shard", shard[0] ? json_string(shard) : json_null(),
+                          "config_file", sim_json_string(e->c->path),
+                          "config", sim_config_json(e->c),
+                          "points", points);
+  if (!doc || !run || json_object_update(doc, run)) {
+    json_decref(doc);
+    doc = NULL;
+  }
+  json_decref(run);
+  return doc;
 }
 
 static int emit_json(FILE *f, const void *p) {
@@ -329,7 +316,7 @@ static int emit_json(FILE *f, const void *p) {
     errno = ENOMEM;
     return -1;
   }
-  const int rc = json_dumpf(run, f, SIM_JSON_FLAGS) || fputc('\n', f) == EOF ? -1 : 0;
+  const int rc = json_doc_emit(f, run);
   json_decref(run);
   return rc;
 }

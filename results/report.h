@@ -25,12 +25,10 @@ void report_journal_path(const char *csv_path, char *out, size_t outlen);
  * sidecar; call it only while holding the journal (one writer per -o). */
 void report_remove_stale_temps(const char *csv_path);
 /* The JSON sidecar with the first n results and the run's provenance: the
- * binary (version, git commit, build type and flags), the command, backend,
- * device and threads of the run (o), when it started and when this was
- * written. 0, or -1 with errno set. */
+ * binary (results/json_doc.h's provenance block: version, git commit, build
+ * type and flags, when it started and when this was written, the command
+ * line), then the backend, device and threads of the run (o). 0, or -1 with errno set. */
 int report_write_json(const char *path, const sim_config *c, const point_result *r, size_t n,
                       const run_options *o, const char *started);
-/* Now in ISO 8601 UTC, "2026-11-24T20:51:20Z". */
-void report_iso_now(char *buf, size_t n);
 
 #endif

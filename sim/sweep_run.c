@@ -11,6 +11,7 @@
 
 #include "core/clock.h"
 #include "config/config_format.h"
+#include "results/json_doc.h"
 #include "results/report.h"
 #include "sim/theory.h"
 
@@ -190,7 +191,7 @@ int sweep_open(run_state *s, const sim_config *c, const run_options *o) {
     return 1;
   }
   if (o->csv_path) report_sidecar_path(o->csv_path, s->json_path, sizeof s->json_path);
-  report_iso_now(s->started, sizeof s->started);
+  json_doc_iso_now(s->started, sizeof s->started);
   s->show_progress = !o->quiet && (isatty(STDERR_FILENO) || getenv("OFDMSIM_PROGRESS"));
   sim_catch_stop_signals();
   return open_journal(s);

@@ -1,32 +1,21 @@
 /* Every figure of `ofdmsim bench` as JSON, built with Jansson. Scripts read
  * these keys (scripts/gpu-check.sh); a figure not measured, or a ratio with
- * nothing to divide by, is null. Reals keep 6 significant digits. */
+ * nothing to divide by, is null. The document opens with the provenance
+ * block every JSON file of ofdmsim has, and is written atomically
+ * (results/json_doc.h). */
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "app/bench/bench_internal.h"
-#include "version.h"
+#include "config/json_value.h"
+#include "results/json_doc.h"
 
-static json_t *jnum(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+/* A count as a JSON integer. */
 static json_t *jcount(uint64_t v) { return json_integer((json_int_t)v); }
-
-/* Free text (the command line, a failure's reason) as a JSON string: Jansson
- * takes UTF-8 only, so bytes of another encoding become '?'. */
-static json_t *jtext(const char *s) {
-  json_t *j = json_string(s);
-  if (j) return j;
-  char clean[2048];
-  size_t n = 0;
-  for (; s[n] && n + 1 < sizeof clean; n++) clean[n] = (unsigned char)s[n] < 0x80 ? s[n] : '?';
-  clean[n] = '\0';
-  return json_string(clean);
-}
 
 static json_t *cpu_json(const bench_results *R) {
   json_t *a = json_array();
@@ -34,9 +23,9 @@ static json_t *cpu_json(const bench_results *R) {
     const cpu_invert_fig *c = &R->cpu[i];
     json_array_append_new(
         a, json_pack("{s:i, s:o, s:b, s:o, s:o, s:o, s:o, s:o}", "n", c->n, "matrices",
-                     jcount(c->matrices), "ok", c->ok, "ms", jnum(c->ms), "minv_s", jnum(c->minv_s),
-                     "general_ms", jnum(c->ms_general), "general_minv_s", jnum(c->minv_s_general),
-                     "max_residual", jnum(c->max_residual)));
+                     jcount(c->matrices), "ok", c->ok, "ms", sim_json_real(c->ms), "minv_s", sim_json_real(c->minv_s),
+                     "general_ms", sim_json_real(c->ms_general), "general_minv_s", sim_json_real(c->minv_s_general),
+                     "max_residual", sim_json_real(c->max_residual)));
   }
   return a;
 }
@@ -46,8 +35,8 @@ static json_t *pipeline_json(const pipeline_fig *p) {
   pipeline_seconds(p, s);
   json_t *seconds = json_object(), *rates = json_object();
   for (int k = 0; k < PIPELINE_COLUMNS; k++) {
-    json_object_set_new(seconds, pipeline_columns[k], jnum(s[k]));
-    json_object_set_new(rates, pipeline_columns[k], jnum(pipeline_gbits(p, s[k])));
+    json_object_set_new(seconds, pipeline_columns[k], sim_json_real(s[k]));
+    json_object_set_new(rates, pipeline_columns[k], sim_json_real(pipeline_gbits(p, s[k])));
   }
   return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:s, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, "
                    "s:o, s:o, s:o}",
@@ -56,11 +45,11 @@ static json_t *pipeline_json(const pipeline_fig *p) {
                    p->time ? "time" : "frequency", "convolution", p->td_path ? p->td_path : "-", "tx", p->tx,
                    "rx", p->rx, "bits_per_symbol", p->bps,
                    "backend", p->backend, "mode", pipeline_mode(p), "available", p->available,
-                   "ok", p->ok, "why", jtext(p->why), "frames_per_batch", jcount(p->frames_per_batch),
+                   "ok", p->ok, "why", sim_json_string(p->why), "frames_per_batch", jcount(p->frames_per_batch),
                    "batches", jcount(p->batches), "bits", jcount(p->bits), "bit_errors",
                    jcount(p->bit_errors), "inversions", jcount(p->inversions), "seconds", seconds,
                    "gbit_s", rates, "ber",
-                   jnum(p->bits ? (double)p->bit_errors / (double)p->bits : NAN));
+                   sim_json_real(p->bits ? (double)p->bit_errors / (double)p->bits : NAN));
 }
 
 #ifdef OFDMSIM_HAVE_CUDA
@@ -69,7 +58,7 @@ static json_t *gpu_device_json(const gpu_info *d) {
   snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
   return json_pack("{s:s, s:s, s:i, s:o, s:o, s:o, s:i, s:i}", "name", d->name, "cc", cc,
                    "sm_count", d->sm_count, "l2_bytes", jcount(d->l2_bytes), "memory_bytes",
-                   jcount(d->global_mem_bytes), "datasheet_mem_gbs", jnum(d->peak_mem_gbs),
+                   jcount(d->global_mem_bytes), "datasheet_mem_gbs", sim_json_real(d->peak_mem_gbs),
                    "driver", d->driver_version, "runtime", d->runtime_version);
 }
 
@@ -81,11 +70,11 @@ static json_t *gpu_variant_json(const gpu_invert_figures *v, int k, int n, doubl
   const char *runs_as =
       v->variant_used[k] >= 0 ? gpu_invert_variant_name((gpu_invert_variant)v->variant_used[k]) : "?";
   return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "runs_as", runs_as, "ms",
-                   jnum(v->ms[k]), "ginv_s", jnum(v->ginv_s[k]), "bytes_moved",
-                   jnum(v->bytes_moved[k]), "gbs_moved", jnum(v->bytes_moved[k] / s / 1e9),
-                   "pct_copy_moved", jnum(100.0 * v->bytes_moved[k] / s / 1e9 / copy_gbs),
-                   "gbs_nominal_2n2x8", jnum(nominal / s / 1e9), "pct_copy_nominal",
-                   jnum(100.0 * nominal / s / 1e9 / copy_gbs));
+                   sim_json_real(v->ms[k]), "ginv_s", sim_json_real(v->ginv_s[k]), "bytes_moved",
+                   sim_json_real(v->bytes_moved[k]), "gbs_moved", sim_json_real(v->bytes_moved[k] / s / 1e9),
+                   "pct_copy_moved", sim_json_real(100.0 * v->bytes_moved[k] / s / 1e9 / copy_gbs),
+                   "gbs_nominal_2n2x8", sim_json_real(nominal / s / 1e9), "pct_copy_nominal",
+                   sim_json_real(100.0 * nominal / s / 1e9 / copy_gbs));
 }
 
 static json_t *gpu_invert_json(const bench_results *R) {
@@ -101,13 +90,13 @@ static json_t *gpu_invert_json(const bench_results *R) {
     json_array_append_new(
         a, json_pack("{s:i, s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o}", "n",
                      R->o->sizes[i], "matrices", jcount(v->matrices), "ok", g->inv_ok[i],
-                     "variants", variants, "cublas_matinv_ginv_s", jnum(v->cublas_matinv_ginv_s),
-                     "cublas_getrf_getri_ginv_s", jnum(v->cublas_getrf_getri_ginv_s),
-                     "x_cublas_matinv", jnum(auto_rate / v->cublas_matinv_ginv_s),
-                     "x_cublas_getrf_getri", jnum(auto_rate / v->cublas_getrf_getri_ginv_s),
-                     "x_cpu", jnum(auto_rate * 1e3 / R->cpu[i].minv_s), "cublas_singular",
+                     "variants", variants, "cublas_matinv_ginv_s", sim_json_real(v->cublas_matinv_ginv_s),
+                     "cublas_getrf_getri_ginv_s", sim_json_real(v->cublas_getrf_getri_ginv_s),
+                     "x_cublas_matinv", sim_json_real(auto_rate / v->cublas_matinv_ginv_s),
+                     "x_cublas_getrf_getri", sim_json_real(auto_rate / v->cublas_getrf_getri_ginv_s),
+                     "x_cpu", sim_json_real(auto_rate * 1e3 / R->cpu[i].minv_s), "cublas_singular",
                      v->cublas_singular, "max_rel_diff_vs_cublas",
-                     jnum(v->max_rel_diff_vs_cublas)));
+                     sim_json_real(v->max_rel_diff_vs_cublas)));
   }
   return a;
 }
@@ -123,20 +112,20 @@ static json_t *gpu_philox_json(const gpu_part *g) {
                          "conversion", bench_floor_names[v], "labels", lab, "normals_per_re",
                          tx * rx + rx, "label_draws_per_re", lab ? (tx + 3) / 4 : 0, "res",
                          jcount(g->philox_res), "ok", g->philox_ok[k][v][lab], "ms",
-                         jnum(g->philox_ms[k][v][lab]), "gres_s", jnum(g->philox_gres[k][v][lab])));
+                         sim_json_real(g->philox_ms[k][v][lab]), "gres_s", sim_json_real(g->philox_gres[k][v][lab])));
   }
   return a;
 }
 
 static json_t *gpu_json(const bench_results *R) {
   const gpu_part *g = &R->gpu;
-  json_t *o = json_pack("{s:b, s:o}", "present", g->present, "why", jtext(g->why));
+  json_t *o = json_pack("{s:b, s:o}", "present", g->present, "why", sim_json_string(g->why));
   if (!g->present) return o;
   json_object_set_new(o, "device", gpu_device_json(&g->info));
   json_object_set_new(o, "copy",
                       json_pack("{s:o, s:b, s:o, s:o}", "bytes", jcount(g->copy_bytes), "ok",
-                                g->copy_ok, "ms", jnum(g->copy_ms), "gbs_read_plus_write",
-                                jnum(g->copy_gbs)));
+                                g->copy_ok, "ms", sim_json_real(g->copy_ms), "gbs_read_plus_write",
+                                sim_json_real(g->copy_gbs)));
   json_object_set_new(o, "invert", gpu_invert_json(R));
   json_object_set_new(o, "philox_floor", gpu_philox_json(g));
   return o;
@@ -149,18 +138,18 @@ static json_t *gpu_json(const bench_results *R) {
 #endif
 
 static json_t *bench_json(const bench_results *R) {
-  char date[64], host[256] = "";
-  const time_t now = time(NULL);
-  struct tm tmv;
-  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tmv));
-  gethostname(host, sizeof host - 1);
   json_t *pipeline = json_array();
   for (int i = 0; i < R->n_pipe; i++) json_array_append_new(pipeline, pipeline_json(&R->pipe[i]));
-  return json_pack("{s:s, s:s, s:o, s:o, s:i, s:i, s:o, s:b, s:o, s:o, s:o}", "version",
-                   OFDMSIM_VERSION, "date", date, "host", jtext(host), "command", jtext(R->command),
-                   "cpu_threads", omp_get_max_threads(), "reps", R->o->reps, "seed",
-                   jcount(R->o->seed), "small", R->o->small, "cpu_invert", cpu_json(R), "gpu",
-                   gpu_json(R), "pipeline", pipeline);
+  json_t *doc = json_doc_new("bench", R->command, NULL);
+  json_t *own = json_pack("{s:i, s:i, s:o, s:b, s:o, s:o, s:o}", "cpu_threads", omp_get_max_threads(), "reps",
+                          R->o->reps, "seed", jcount(R->o->seed), "small", R->o->small, "cpu_invert", cpu_json(R),
+                          "gpu", gpu_json(R), "pipeline", pipeline);
+  if (!doc || !own || json_object_update(doc, own)) {
+    json_decref(doc);
+    doc = NULL;
+  }
+  json_decref(own);
+  return doc;
 }
 
 int bench_write_json(const bench_results *R, const char *path) {
@@ -169,16 +158,8 @@ int bench_write_json(const bench_results *R, const char *path) {
     fprintf(stderr, "ofdmsim bench: cannot build the JSON of %s (out of memory)\n", path);
     return -1;
   }
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    fprintf(stderr, "ofdmsim bench: cannot write %s: %s\n", path, strerror(errno));
-    json_decref(root);
-    return -1;
-  }
-  int bad = json_dumpf(root, f, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) != 0;
+  const int bad = json_doc_write(path, root);
   json_decref(root);
-  bad |= fputc('\n', f) == EOF;
-  bad |= fclose(f) != 0;
   if (bad) {
     fprintf(stderr, "ofdmsim bench: writing %s failed: %s\n", path, strerror(errno));
     return -1;

@@ -23,9 +23,9 @@ PY
 import json, sys
 d = json.load(open(sys.argv[1]))
 cols = {"draw", "channel", "gram", "invert", "equalize", "demap", "stages", "wall"}
-top = {"version", "date", "host", "command", "cpu_threads", "reps", "seed", "small", "cpu_invert", "gpu", "pipeline"}
+top = {"program", "tool", "build", "started", "written", "version", "date", "host", "command", "cpu_threads", "reps", "seed", "small", "cpu_invert", "gpu", "pipeline"}
 pipe = d["pipeline"]
-good = (top <= set(d) and d["command"].startswith("ofdmsim bench --small") and
+good = (top <= set(d) and d["command"].startswith("ofdmsim bench --small") and d["tool"] == "bench" and
         d["gpu"]["present"] is False and d["gpu"]["why"] and len(pipe) == 4 and
         [(p["channel"], p["domain"]) for p in pipe] ==
         [("rayleigh", "frequency")] * 2 + [("tdl-a", "frequency"), ("tdl-a", "time")] and

@@ -50,7 +50,7 @@ check "merged labels stay quoted" grep -q ',"equalizer=zf",' "$tmp/m.csv"
 check "the merged file agrees with the whole run (ofdmsim compare)" \
   "$OFDMSIM" compare "$tmp/whole.csv" "$tmp/m.csv" --require-all --require-same-draws >/dev/null
 check "sidecar written" test -s "$tmp/m.json"
-check "sidecar names the command" grep -q '"command": "merge"' "$tmp/m.json"
+check "sidecar names the tool" grep -q '"tool": "merge"' "$tmp/m.json"
 if command -v python3 >/dev/null; then
   check "sidecar: merged_from lists each input, its rows and its own sidecar" python3 -c '
 import json, sys
@@ -59,6 +59,13 @@ f = d["merged_from"]
 ok = (d["program"] == "ofdmsim" and [x["rows"] for x in f] == [4, 2, 2]
       and [x["path"].rsplit("/", 1)[1] for x in f] == ["a.csv", "b.csv", "c.csv"]
       and all(x["sidecar"]["config"]["simulation"]["seed"] == 1 for x in f))
+sys.exit(0 if ok else 1)' "$tmp/m.json"
+  check "sidecar: the provenance block every JSON file of ofdmsim opens with" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+keys = ["program", "tool", "version", "build", "date", "started", "written", "host", "command"]
+ok = (list(d)[:len(keys)] == keys and d["command"].startswith("ofdmsim merge ")
+      and set(d["build"]) == {"git_commit", "build_type", "c_flags", "cuda_architectures"})
 sys.exit(0 if ok else 1)' "$tmp/m.json"
 fi
 check "no temporary files left" test -z "$(ls -a "$tmp" | grep -E '^\.m\.(csv|json)\.')"
