@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "results/atomic_file.h"
+#include "results/csv_columns.h"
 #include "results/json_doc.h"
 #include "config/config_columns.h"
 #include "config/config_json.h"
@@ -104,12 +105,6 @@ static void csv_gmi(FILE *f, const sim_point *pt, const point_result *r) {
   fprintf(f, ",%.17g", r->n.gmi_loss_sq);
 }
 
-static const char *csv_head =
-    "point,tx,rx,modulation,equalizer,channel,domain,snr_kind,snr_db,n0,bits,bit_errors,ber,"
-    "ci95_low,ci95_high,theory_ber,theory,stream_bit_errors,frames,stop,inversions,inv_per_s,"
-    "mbit_per_s,seconds,backend,label,fallbacks,stream_key,frame_errors_sq,units,point_key,gmi,gmi_ci95_low,"
-    "gmi_ci95_high,stream_gmi,stream_gmi_loss,frame_gmi_loss_sq";
-
 static void csv_row(FILE *f, const sim_config *c, const sim_point *pt, const point_result *r) {
   const link_params *p = &pt->p;
   double lo, hi;
@@ -156,7 +151,7 @@ typedef struct emit_ctx {
 
 static int emit_csv(FILE *f, const void *p) {
   const emit_ctx *e = p;
-  fputs(csv_head, f);
+  result_columns_head(f);
   config_columns_head(f);
   fputc('\n', f);
   for (size_t i = 0; i < e->n; i++) csv_row(f, e->c, &e->c->points[i], &e->r[i]);

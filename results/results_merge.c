@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/names.h"
+#include "results/csv_columns.h"
 #include "results/stats.h"
 
 /* The most streams a row may list (mimo.tx is at most 8; room to grow). */
@@ -38,11 +39,12 @@ typedef struct group {
 } group;
 
 /* The columns the merge reads or writes; the rest are copied. */
-static const char *const merge_columns[] = {
-    "point", "point_key", "bits", "bit_errors", "ber", "ci95_low", "ci95_high", "stream_bit_errors",
-    "frames", "stop", "inversions", "inv_per_s", "mbit_per_s", "seconds", "backend", "fallbacks",
-    "frame_errors_sq", "units", "simulation.seed", NULL};
-/* ... and those it rewrites where a file has them (the GMI came later):
+static const result_column merge_columns[] = {
+    COL_POINT, COL_POINT_KEY, COL_BITS, COL_BIT_ERRORS, COL_BER, COL_CI95_LOW, COL_CI95_HIGH,
+    COL_STREAM_BIT_ERRORS, COL_FRAMES, COL_STOP, COL_INVERSIONS, COL_INV_PER_S, COL_MBIT_PER_S,
+    COL_SECONDS, COL_BACKEND, COL_FALLBACKS, COL_FRAME_ERRORS_SQ, COL_UNITS};
+/* ... and of the config's columns, the seed (runs merge only on one seed);
+ * and those it rewrites where a file has them (the GMI came later):
  * gmi, gmi_ci95_low, gmi_ci95_high, stream_gmi, stream_gmi_loss and
  * frame_gmi_loss_sq, read by read_gmi and written by merge_gmi. */
 
@@ -399,7 +401,12 @@ int results_merge(const result_table *in, size_t n, result_table *out, char *err
   }
   for (size_t i = 0; i < n; i++) {
     if (i && same_header(&in[0], &in[i], err, errlen)) return 2;
-    if (result_table_require(&in[i], merge_columns, err, errlen)) return 2;
+    const char *need[sizeof merge_columns / sizeof *merge_columns + 2];
+    size_t k = 0;
+    for (; k < sizeof merge_columns / sizeof *merge_columns; k++) need[k] = result_column_name(merge_columns[k]);
+    need[k++] = "simulation.seed";
+    need[k] = NULL;
+    if (result_table_require(&in[i], need, err, errlen)) return 2;
   }
   /* one seed */
   const result_table *seed_t = NULL;

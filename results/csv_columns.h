@@ -1,0 +1,38 @@
+/* The fixed columns of a results CSV, in file order: the one table that the
+ * run's writer prints as the header (results/report.c) and that the merge's
+ * writer and every reader (merge, compare, plot) name columns from, so the
+ * file and its readers cannot drift apart. After these come one column per
+ * config key (config/config_columns.h). README.md's "Result files" describes
+ * each. */
+#ifndef OFDMSIM_CSV_COLUMNS_H
+#define OFDMSIM_CSV_COLUMNS_H
+
+#include <stdio.h>
+
+#define RESULT_COLUMNS(X)                                                                             \
+  X(POINT, "point") X(TX, "tx") X(RX, "rx") X(MODULATION, "modulation") X(EQUALIZER, "equalizer")      \
+  X(CHANNEL, "channel") X(DOMAIN, "domain") X(SNR_KIND, "snr_kind") X(SNR_DB, "snr_db") X(N0, "n0")     \
+  X(BITS, "bits") X(BIT_ERRORS, "bit_errors") X(BER, "ber") X(CI95_LOW, "ci95_low")                    \
+  X(CI95_HIGH, "ci95_high") X(THEORY_BER, "theory_ber") X(THEORY, "theory")                             \
+  X(STREAM_BIT_ERRORS, "stream_bit_errors") X(FRAMES, "frames") X(STOP, "stop")                        \
+  X(INVERSIONS, "inversions") X(INV_PER_S, "inv_per_s") X(MBIT_PER_S, "mbit_per_s")                    \
+  X(SECONDS, "seconds") X(BACKEND, "backend") X(LABEL, "label") X(FALLBACKS, "fallbacks")              \
+  X(STREAM_KEY, "stream_key") X(FRAME_ERRORS_SQ, "frame_errors_sq") X(UNITS, "units")                  \
+  X(POINT_KEY, "point_key") X(GMI, "gmi") X(GMI_CI95_LOW, "gmi_ci95_low")                              \
+  X(GMI_CI95_HIGH, "gmi_ci95_high") X(STREAM_GMI, "stream_gmi") X(STREAM_GMI_LOSS, "stream_gmi_loss") \
+  X(FRAME_GMI_LOSS_SQ, "frame_gmi_loss_sq")
+
+typedef enum result_column {
+#define RESULT_COLUMN_ID(id, name) COL_##id,
+  RESULT_COLUMNS(RESULT_COLUMN_ID)
+#undef RESULT_COLUMN_ID
+  COL_COUNT
+} result_column;
+
+/* The column's name in the header. */
+const char *result_column_name(result_column c);
+
+/* The fixed part of the header: "point,tx,...,frame_gmi_loss_sq" (no newline). */
+void result_columns_head(FILE *f);
+
+#endif
