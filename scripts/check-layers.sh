@@ -5,6 +5,7 @@
 #   core       core
 #   channel    channel core
 #   equalizer  equalizer core
+#   coding     coding core
 #   cpu        cpu channel equalizer core
 #   cuda       cuda channel equalizer core
 #   sim        sim cpu cuda channel equalizer core
@@ -27,16 +28,17 @@ allowed() {
     core) echo "core" ;;
     channel) echo "channel core" ;;
     equalizer) echo "equalizer core" ;;
-    cpu) echo "cpu channel equalizer core" ;;
-    cuda) echo "cuda channel equalizer core" ;;
-    sim) echo "sim cpu cuda channel equalizer core" ;;
-    mpi) echo "mpi sim cpu cuda channel equalizer core" ;;
-    app) echo "app mpi sim cuda cpu channel equalizer core" ;;
+    coding) echo "coding core" ;;
+    cpu) echo "cpu channel equalizer coding core" ;;
+    cuda) echo "cuda channel equalizer coding core" ;;
+    sim) echo "sim cpu cuda channel equalizer coding core" ;;
+    mpi) echo "mpi sim cpu cuda channel equalizer coding core" ;;
+    app) echo "app mpi sim cuda cpu channel equalizer coding core" ;;
     *) return 1 ;;
   esac
 }
 
-layers="core channel equalizer cpu cuda sim mpi app"
+layers="core channel equalizer coding cpu cuda sim mpi app"
 bad=0
 checked=0
 while IFS= read -r file; do

@@ -1,0 +1,273 @@
+/* The CPU decoder driver: the Z checks of a base-graph row are independent,
+ * so they run as vector lanes, LANES at a time. For lanes i0 .. i0+LANES-1 of
+ * a row, entry (r, c) with shift s reads bits c*Z + (i+s mod Z): one
+ * contiguous run of the column unless it wraps past Z, so a chunk loads and
+ * stores the a posteriori LLRs straight from the column (a lane-by-lane
+ * gather only for the one chunk per entry that wraps). Messages are stored
+ * per entry as Zp = Z rounded up to LANES floats, lane-aligned.
+ *
+ * Layered schedule: rows in order; for each row q = app - m_old, new
+ * messages from q, app = q + m_new, visible to the next row at once. Within a
+ * row every entry is a different column and the lanes of an entry a
+ * permutation of that column's bits, so chunks touch disjoint LLRs.
+ * Flooding: all rows from the previous iteration's app, then
+ * app = channel + sum of all messages. */
+#include "coding/ldpc_decode.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coding/ldpc_graph.h"
+#include "coding/ldpc_msg.h"
+
+#define LANES 16
+
+struct ldpc_decoder {
+  ldpc_code code;
+  ldpc_decoder_config cfg;
+  int zp;           /* Z rounded up to LANES */
+  int rows_used;
+  float *app;       /* Nb * Z */
+  float *chan;      /* Nb * Z: the input (flooding rebuilds app from it) */
+  float *msg;       /* nnz * zp */
+  uint8_t *hard;    /* Nb * Z */
+};
+
+void ldpc_decoder_config_default(ldpc_decoder_config *cfg) {
+  cfg->algorithm = LDPC_LAYERED_NMS;
+  cfg->alpha = 0.75f;
+  cfg->beta = 0.5f;
+  cfg->max_iterations = 10;
+}
+
+ldpc_decoder *ldpc_decoder_create(int bg, int z, const ldpc_decoder_config *cfg, char *err, size_t err_len) {
+  ldpc_code code;
+  if (ldpc_code_init(&code, bg, z) != 0) {
+    snprintf(err, err_len, "ldpc decoder: no code for base graph %d and lifting size %d", bg, z);
+    return NULL;
+  }
+  if (cfg->max_iterations < 1 || (unsigned)cfg->algorithm > LDPC_FLOODING_BP || !(cfg->alpha > 0.0f) ||
+      !(cfg->beta >= 0.0f)) {
+    snprintf(err, err_len, "ldpc decoder: bad configuration (max_iterations %d, alpha %g, beta %g)",
+             cfg->max_iterations, (double)cfg->alpha, (double)cfg->beta);
+    return NULL;
+  }
+  ldpc_decoder *d = calloc(1, sizeof *d);
+  const size_t bits = (size_t)code.g->cols * z;
+  const int zp = (z + LANES - 1) / LANES * LANES;
+  if (d) {
+    d->code = code;
+    d->cfg = *cfg;
+    d->zp = zp;
+    d->app = malloc(sizeof(float) * bits);
+    d->chan = malloc(sizeof(float) * bits);
+    d->msg = calloc((size_t)code.g->nnz * zp, sizeof(float));
+    d->hard = malloc(bits);
+  }
+  if (!d || !d->app || !d->chan || !d->msg || !d->hard) {
+    ldpc_decoder_destroy(d);
+    snprintf(err, err_len, "ldpc decoder: out of memory");
+    return NULL;
+  }
+  return d;
+}
+
+void ldpc_decoder_destroy(ldpc_decoder *d) {
+  if (!d) return;
+  free(d->app);
+  free(d->chan);
+  free(d->msg);
+  free(d->hard);
+  free(d);
+}
+
+const float *ldpc_decoder_app(const ldpc_decoder *d) { return d->app; }
+float ldpc_decoder_message(const ldpc_decoder *d, int entry, int lane) {
+  return d->msg[(size_t)entry * d->zp + lane];
+}
+
+/* out[j] = col[(i0 + j + s) mod Z] for the lanes i0 + j < Z; 0 past Z. */
+static inline void load_lanes(const float *restrict col, int s, int z, int i0, float *restrict out) {
+  int start = i0 + s;
+  if (start >= z) start -= z;
+  if (i0 + LANES <= z && start + LANES <= z) {
+    for (int j = 0; j < LANES; j++) out[j] = col[start + j];
+    return;
+  }
+  for (int j = 0; j < LANES; j++) {
+    int p = start + j;
+    if (p >= z) p -= z;
+    out[j] = i0 + j < z ? col[p] : 0.0f;
+  }
+}
+
+/* The inverse: col[(i0 + j + s) mod Z] = in[j] for the lanes below Z. */
+static inline void store_lanes(float *restrict col, int s, int z, int i0, const float *restrict in) {
+  int start = i0 + s;
+  if (start >= z) start -= z;
+  if (i0 + LANES <= z && start + LANES <= z) {
+    for (int j = 0; j < LANES; j++) col[start + j] = in[j];
+    return;
+  }
+  for (int j = 0; j < LANES && i0 + j < z; j++) {
+    int p = start + j;
+    if (p >= z) p -= z;
+    col[p] = in[j];
+  }
+}
+
+/* One layered min-sum row (normalised when offset is 0, else offset). */
+static void layer_min_sum(ldpc_decoder *d, int r, int offset) {
+  const ldpc_code *code = &d->code;
+  const int z = code->z, zp = d->zp;
+  const int e0 = code->g->row_start[r], deg = code->g->row_start[r + 1] - e0;
+  const float alpha = d->cfg.alpha, beta = d->cfg.beta, start_sign = ldpc_sign_start(deg);
+  float q[LDPC_ROW_DEGREE_MAX][LANES];
+  for (int i0 = 0; i0 < z; i0 += LANES) {
+    float m1[LANES], m2[LANES], sg[LANES], v[LANES];
+    int im[LANES];
+    for (int j = 0; j < LANES; j++) {
+      m1[j] = m2[j] = LDPC_MAG_INIT;
+      sg[j] = start_sign;
+      im[j] = -1;
+    }
+    for (int k = 0; k < deg; k++) {
+      const int e = e0 + k;
+      const float *restrict m = d->msg + (size_t)e * zp + i0;
+      load_lanes(d->app + (size_t)code->g->col[e] * z, code->shift[e], z, i0, v);
+      for (int j = 0; j < LANES; j++) {
+        q[k][j] = v[j] - m[j];
+        ldpc_ms_take(q[k][j], k, &m1[j], &m2[j], &im[j], &sg[j]);
+      }
+    }
+    for (int k = 0; k < deg; k++) {
+      const int e = e0 + k;
+      float *restrict m = d->msg + (size_t)e * zp + i0;
+      if (offset)
+        for (int j = 0; j < LANES; j++) {
+          m[j] = ldpc_ms_message_offset(q[k][j], k, m1[j], m2[j], im[j], sg[j], beta);
+          v[j] = q[k][j] + m[j];
+        }
+      else
+        for (int j = 0; j < LANES; j++) {
+          m[j] = ldpc_ms_message_scaled(q[k][j], k, m1[j], m2[j], im[j], sg[j], alpha);
+          v[j] = q[k][j] + m[j];
+        }
+      store_lanes(d->app + (size_t)code->g->col[e] * z, code->shift[e], z, i0, v);
+    }
+  }
+}
+
+/* One flooding sum-product row: new messages from the app of the previous
+ * iteration (which this pass does not change). */
+static void row_sum_product(ldpc_decoder *d, int r) {
+  const ldpc_code *code = &d->code;
+  const int z = code->z, zp = d->zp;
+  const int e0 = code->g->row_start[r], deg = code->g->row_start[r + 1] - e0;
+  const float start_sign = ldpc_sign_start(deg);
+  float q[LDPC_ROW_DEGREE_MAX][LANES], ph[LDPC_ROW_DEGREE_MAX][LANES];
+  for (int i0 = 0; i0 < z; i0 += LANES) {
+    float sum[LANES], sg[LANES], v[LANES];
+    for (int j = 0; j < LANES; j++) {
+      sum[j] = 0.0f;
+      sg[j] = start_sign;
+    }
+    for (int k = 0; k < deg; k++) {
+      const int e = e0 + k;
+      const float *restrict m = d->msg + (size_t)e * zp + i0;
+      load_lanes(d->app + (size_t)code->g->col[e] * z, code->shift[e], z, i0, v);
+      for (int j = 0; j < LANES; j++) {
+        q[k][j] = v[j] - m[j];
+        ph[k][j] = ldpc_phi(fabsf(q[k][j]));
+        sum[j] += ph[k][j];
+        sg[j] *= ldpc_sign(q[k][j]);
+      }
+    }
+    for (int k = 0; k < deg; k++) {
+      float *restrict m = d->msg + (size_t)(e0 + k) * zp + i0;
+      for (int j = 0; j < LANES; j++) m[j] = ldpc_bp_message(q[k][j], ph[k][j], sum[j], sg[j]);
+    }
+  }
+}
+
+/* Flooding: app = channel + every message of the decoded rows. */
+static void flood_collect(ldpc_decoder *d) {
+  const ldpc_code *code = &d->code;
+  const int z = code->z, zp = d->zp;
+  memcpy(d->app, d->chan, sizeof(float) * (size_t)code->g->cols * z);
+  for (int e = 0; e < code->g->row_start[d->rows_used]; e++) {
+    float *restrict col = d->app + (size_t)code->g->col[e] * z;
+    const float *restrict m = d->msg + (size_t)e * zp;
+    const int s = code->shift[e];
+    /* col[(i + s) mod Z] += m[i] */
+    for (int i = 0; i < z - s; i++) col[i + s] += m[i];
+    for (int i = z - s; i < z; i++) col[i + s - z] += m[i];
+  }
+}
+
+/* 1 when the hard decisions of app meet every decoded check. */
+static int syndrome_zero(ldpc_decoder *d) {
+  const ldpc_code *code = &d->code;
+  const int z = code->z;
+  const int cols = code->g->info_cols + d->rows_used;
+  uint8_t *restrict h = d->hard;
+  const float *restrict app = d->app;
+  for (int i = 0; i < cols * z; i++) h[i] = app[i] >= 0.0f;
+  for (int r = 0; r < d->rows_used; r++) {
+    uint8_t par[LDPC_Z_MAX];
+    memset(par, 0, (size_t)z);
+    for (int e = code->g->row_start[r]; e < code->g->row_start[r + 1]; e++) {
+      const uint8_t *restrict col = h + (size_t)code->g->col[e] * z;
+      const int s = code->shift[e];
+      for (int i = 0; i < z - s; i++) par[i] ^= col[i + s];
+      for (int i = z - s; i < z; i++) par[i] ^= col[i + s - z];
+    }
+    uint8_t any = 0;
+    for (int i = 0; i < z; i++) any |= par[i];
+    if (any) return 0;
+  }
+  return 1;
+}
+
+/* Rows whose extension parity column (or a core column) has a nonzero LLR. */
+static int rows_to_decode(const ldpc_decoder *d, const float *llr) {
+  const ldpc_base_graph *g = d->code.g;
+  const int z = d->code.z;
+  for (int c = g->cols - 1; c >= g->info_cols + 4; c--)
+    for (int i = 0; i < z; i++)
+      if (llr[(size_t)c * z + i] != 0.0f) return c - g->info_cols + 1;
+  return 4;
+}
+
+int ldpc_decoder_execute(ldpc_decoder *d, const float *llr, int k_prime, uint8_t *bits, ldpc_decode_result *res) {
+  const ldpc_code *code = &d->code;
+  const int z = code->z;
+  if (k_prime < 1 || k_prime > ldpc_k(code)) return -1;
+  const size_t nbits = (size_t)code->g->cols * z;
+  d->rows_used = rows_to_decode(d, llr);
+  memcpy(d->app, llr, sizeof(float) * nbits);
+  memcpy(d->chan, llr, sizeof(float) * nbits);
+  memset(d->msg, 0, sizeof(float) * (size_t)code->g->row_start[d->rows_used] * d->zp);
+
+  int it = 0, ok = 0;
+  while (it < d->cfg.max_iterations && !ok) {
+    switch (d->cfg.algorithm) {
+      case LDPC_LAYERED_NMS:
+      case LDPC_LAYERED_OMS:
+        for (int r = 0; r < d->rows_used; r++) layer_min_sum(d, r, d->cfg.algorithm == LDPC_LAYERED_OMS);
+        break;
+      case LDPC_FLOODING_BP:
+        for (int r = 0; r < d->rows_used; r++) row_sum_product(d, r);
+        flood_collect(d);
+        break;
+    }
+    it++;
+    ok = syndrome_zero(d);
+  }
+  for (int k = 0; k < k_prime; k++) bits[k] = d->app[k] >= 0.0f;
+  res->iterations = it;
+  res->syndrome_ok = ok;
+  res->rows_used = d->rows_used;
+  return 0;
+}
