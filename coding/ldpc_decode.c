@@ -22,6 +22,11 @@
 #include "coding/ldpc_msg.h"
 
 #define LANES 16
+/* Before every loop over a chunk's lanes: GCC otherwise unrolls the 16
+ * iterations first and then fails to re-pack some of them into vectors (the
+ * normalised min-sum output loop stayed scalar, three times slower); kept as
+ * a loop, each vectorises as two 8-float AVX2 or one AVX-512 operation. */
+#define LANE_LOOP _Pragma("GCC unroll 1")
 
 struct ldpc_decoder {
   ldpc_code code;
@@ -87,33 +92,32 @@ float ldpc_decoder_message(const ldpc_decoder *d, int entry, int lane) {
   return d->msg[(size_t)entry * d->zp + lane];
 }
 
-/* out[j] = col[(i0 + j + s) mod Z] for the lanes i0 + j < Z; 0 past Z. */
-static inline void load_lanes(const float *restrict col, int s, int z, int i0, float *restrict out) {
+/* Where lanes i0 .. i0+LANES-1 of an entry with shift s find their bits:
+ * col + ((i0 + s) mod Z) when that run neither wraps past Z nor runs past
+ * the last lane; otherwise NULL, and the chunk goes through a small buffer
+ * (gather_lanes / scatter_lanes). Reading and writing the column in place
+ * matters: a copy through a local array written in pieces and read as whole
+ * vectors stalls on store-to-load forwarding, which cost more than the
+ * arithmetic. */
+static inline float *lanes_at(float *col, int s, int z, int i0) {
   int start = i0 + s;
   if (start >= z) start -= z;
-  if (i0 + LANES <= z && start + LANES <= z) {
-    for (int j = 0; j < LANES; j++) out[j] = col[start + j];
-    return;
-  }
+  return i0 + LANES <= z && start + LANES <= z ? col + start : NULL;
+}
+
+/* buf[j] = col[(i0 + j + s) mod Z] for the lanes below Z; 0 past Z. */
+static void gather_lanes(const float *col, int s, int z, int i0, float *buf) {
   for (int j = 0; j < LANES; j++) {
-    int p = start + j;
-    if (p >= z) p -= z;
-    out[j] = i0 + j < z ? col[p] : 0.0f;
+    const int i = i0 + j, p = i + s >= z ? i + s - z : i + s;
+    buf[j] = i < z ? col[p] : 0.0f;
   }
 }
 
-/* The inverse: col[(i0 + j + s) mod Z] = in[j] for the lanes below Z. */
-static inline void store_lanes(float *restrict col, int s, int z, int i0, const float *restrict in) {
-  int start = i0 + s;
-  if (start >= z) start -= z;
-  if (i0 + LANES <= z && start + LANES <= z) {
-    for (int j = 0; j < LANES; j++) col[start + j] = in[j];
-    return;
-  }
+/* The inverse: col[(i0 + j + s) mod Z] = buf[j] for the lanes below Z. */
+static void scatter_lanes(float *col, int s, int z, int i0, const float *buf) {
   for (int j = 0; j < LANES && i0 + j < z; j++) {
-    int p = start + j;
-    if (p >= z) p -= z;
-    col[p] = in[j];
+    const int i = i0 + j, p = i + s >= z ? i + s - z : i + s;
+    col[p] = buf[j];
   }
 }
 
@@ -126,35 +130,48 @@ static void layer_min_sum(ldpc_decoder *d, int r, int offset) {
   float q[LDPC_ROW_DEGREE_MAX][LANES];
   for (int i0 = 0; i0 < z; i0 += LANES) {
     float m1[LANES], m2[LANES], sg[LANES], v[LANES];
-    int im[LANES];
-    for (int j = 0; j < LANES; j++) {
+    LANE_LOOP for (int j = 0; j < LANES; j++) {
       m1[j] = m2[j] = LDPC_MAG_INIT;
       sg[j] = start_sign;
-      im[j] = -1;
     }
     for (int k = 0; k < deg; k++) {
       const int e = e0 + k;
       const float *restrict m = d->msg + (size_t)e * zp + i0;
-      load_lanes(d->app + (size_t)code->g->col[e] * z, code->shift[e], z, i0, v);
-      for (int j = 0; j < LANES; j++) {
-        q[k][j] = v[j] - m[j];
-        ldpc_ms_take(q[k][j], k, &m1[j], &m2[j], &im[j], &sg[j]);
+      float *restrict qk = q[k];
+      float *col = d->app + (size_t)code->g->col[e] * z;
+      const float *src = lanes_at(col, code->shift[e], z, i0);
+      if (!src) {
+        gather_lanes(col, code->shift[e], z, i0, v);
+        src = v;
+      }
+      LANE_LOOP for (int j = 0; j < LANES; j++) {
+        const float x = src[j] - m[j], a = fabsf(x);
+        qk[j] = x;
+        m2[j] = ldpc_ms_min2(m1[j], m2[j], a);
+        m1[j] = ldpc_ms_min1(m1[j], a);
+        sg[j] = ldpc_sign_take(sg[j], x);
       }
     }
     for (int k = 0; k < deg; k++) {
       const int e = e0 + k;
       float *restrict m = d->msg + (size_t)e * zp + i0;
+      const float *restrict qk = q[k];
+      float *col = d->app + (size_t)code->g->col[e] * z;
+      float *dst = lanes_at(col, code->shift[e], z, i0);
+      float *restrict out = dst ? dst : v;
       if (offset)
-        for (int j = 0; j < LANES; j++) {
-          m[j] = ldpc_ms_message_offset(q[k][j], k, m1[j], m2[j], im[j], sg[j], beta);
-          v[j] = q[k][j] + m[j];
+        LANE_LOOP for (int j = 0; j < LANES; j++) {
+          const float r = ldpc_ms_message_offset(qk[j], m1[j], m2[j], sg[j], beta);
+          m[j] = r;
+          out[j] = qk[j] + r;
         }
       else
-        for (int j = 0; j < LANES; j++) {
-          m[j] = ldpc_ms_message_scaled(q[k][j], k, m1[j], m2[j], im[j], sg[j], alpha);
-          v[j] = q[k][j] + m[j];
+        LANE_LOOP for (int j = 0; j < LANES; j++) {
+          const float r = ldpc_ms_message_scaled(qk[j], m1[j], m2[j], sg[j], alpha);
+          m[j] = r;
+          out[j] = qk[j] + r;
         }
-      store_lanes(d->app + (size_t)code->g->col[e] * z, code->shift[e], z, i0, v);
+      if (!dst) scatter_lanes(col, code->shift[e], z, i0, v);
     }
   }
 }
@@ -169,24 +186,29 @@ static void row_sum_product(ldpc_decoder *d, int r) {
   float q[LDPC_ROW_DEGREE_MAX][LANES], ph[LDPC_ROW_DEGREE_MAX][LANES];
   for (int i0 = 0; i0 < z; i0 += LANES) {
     float sum[LANES], sg[LANES], v[LANES];
-    for (int j = 0; j < LANES; j++) {
+    LANE_LOOP for (int j = 0; j < LANES; j++) {
       sum[j] = 0.0f;
       sg[j] = start_sign;
     }
     for (int k = 0; k < deg; k++) {
       const int e = e0 + k;
       const float *restrict m = d->msg + (size_t)e * zp + i0;
-      load_lanes(d->app + (size_t)code->g->col[e] * z, code->shift[e], z, i0, v);
-      for (int j = 0; j < LANES; j++) {
-        q[k][j] = v[j] - m[j];
+      float *col = d->app + (size_t)code->g->col[e] * z;
+      const float *src = lanes_at(col, code->shift[e], z, i0);
+      if (!src) {
+        gather_lanes(col, code->shift[e], z, i0, v);
+        src = v;
+      }
+      LANE_LOOP for (int j = 0; j < LANES; j++) {
+        q[k][j] = src[j] - m[j];
         ph[k][j] = ldpc_phi(fabsf(q[k][j]));
         sum[j] += ph[k][j];
-        sg[j] *= ldpc_sign(q[k][j]);
+        sg[j] = ldpc_sign_take(sg[j], q[k][j]);
       }
     }
     for (int k = 0; k < deg; k++) {
       float *restrict m = d->msg + (size_t)(e0 + k) * zp + i0;
-      for (int j = 0; j < LANES; j++) m[j] = ldpc_bp_message(q[k][j], ph[k][j], sum[j], sg[j]);
+      LANE_LOOP for (int j = 0; j < LANES; j++) m[j] = ldpc_bp_message(q[k][j], ph[k][j], sum[j], sg[j]);
     }
   }
 }

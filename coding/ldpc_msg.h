@@ -12,16 +12,19 @@
  *              = [(-1)^d prod_j sign(q_j)] * sign(q_e)      (sign(q_e)^2 = 1)
  *
  * for a check of degree d: the bracket is one per check and lane, started at
- * (-1)^d (ldpc_sign_start) and multiplied by each sign(q_j). sign(q) is -1
+ * (-1)^d (ldpc_sign_start) and multiplied by each sign(q_j) (ldpc_sign_take). sign(q) is -1
  * for q < 0 and +1 otherwise (a zero LLR counts as positive, deciding 1, as a
  * receiver's +0 does).
  *
- * Min-sum keeps per lane the smallest |q| (min1, at edge imin) and the second
- * smallest (min2); the magnitude to edge e is min2 for e = imin (the others'
- * minimum excludes e's own) and min1 otherwise; the first of equal minima
- * wins imin, so ties give min1 = min2 and either rule is the same value.
- * Normalised min-sum scales it by alpha, offset min-sum subtracts beta
- * (floored at 0).
+ * Min-sum keeps per lane the smallest |q| (min1) and the second smallest
+ * (min2) over the row's edges. The magnitude to edge e is the minimum over
+ * the OTHER edges: min2 when |q_e| == min1, min1 otherwise. That needs no
+ * index of the minimum: if |q_e| equals min1 and another edge holds min1 as
+ * well, then min2 == min1 and both answers agree. Normalised min-sum scales
+ * it by alpha, offset min-sum subtracts beta (floored at 0).
+ *
+ * Every function returns a value (no pointers, no branches but selects), so
+ * the CPU driver's loops over lanes vectorise.
  *
  * Sum-product (belief propagation) in the phi form: with
  * phi(x) = -ln tanh(x/2) = ln(1 + 2/(e^x - 1)), its own inverse on x > 0,
@@ -38,32 +41,24 @@
 /* Larger than any |q|: the start of the running minima. */
 #define LDPC_MAG_INIT 3.0e38f
 
-OFDM_HD float ldpc_sign(float q) { return q < 0.0f ? -1.0f : 1.0f; }
-
 /* (-1)^d for a check of degree d: the start of the lane's sign product. */
 OFDM_HD float ldpc_sign_start(int degree) { return (degree & 1) ? -1.0f : 1.0f; }
 
-/* Min-sum: takes edge e's q into the lane's state. */
-OFDM_HD void ldpc_ms_take(float q, int e, float *min1, float *min2, int *imin, float *sgn) {
-  const float a = fabsf(q);
-  const int below1 = a < *min1;
-  const float m2 = a < *min2 ? a : *min2;
-  *min2 = below1 ? *min1 : m2;
-  *imin = below1 ? e : *imin;
-  *min1 = below1 ? a : *min1;
-  *sgn = *sgn * ldpc_sign(q);
-}
+/* Min-sum: the running minima and sign after taking a = |q| and q. */
+OFDM_HD float ldpc_ms_min1(float min1, float a) { return a < min1 ? a : min1; }
+OFDM_HD float ldpc_ms_min2(float min1, float min2, float a) { return a < min1 ? min1 : (a < min2 ? a : min2); }
+OFDM_HD float ldpc_sign_take(float sgn, float q) { return q < 0.0f ? -sgn : sgn; }
 
-/* Normalised min-sum: the message to edge e from the lane's state. */
-OFDM_HD float ldpc_ms_message_scaled(float q, int e, float min1, float min2, int imin, float sgn, float alpha) {
-  const float mag = e == imin ? min2 : min1;
-  return (sgn * ldpc_sign(q)) * (alpha * mag);
+/* Normalised min-sum: the message to the edge whose q is q. */
+OFDM_HD float ldpc_ms_message_scaled(float q, float min1, float min2, float sgn, float alpha) {
+  const float mag = fabsf(q) == min1 ? min2 : min1;
+  return ldpc_sign_take(sgn, q) * (alpha * mag);
 }
 
 /* Offset min-sum: max(mag - beta, 0) with the same sign. */
-OFDM_HD float ldpc_ms_message_offset(float q, int e, float min1, float min2, int imin, float sgn, float beta) {
-  const float mag = (e == imin ? min2 : min1) - beta;
-  return (sgn * ldpc_sign(q)) * (mag > 0.0f ? mag : 0.0f);
+OFDM_HD float ldpc_ms_message_offset(float q, float min1, float min2, float sgn, float beta) {
+  const float mag = (fabsf(q) == min1 ? min2 : min1) - beta;
+  return ldpc_sign_take(sgn, q) * (mag > 0.0f ? mag : 0.0f);
 }
 
 /* phi(x) = ln(1 + 2/(e^x - 1)) for x >= LDPC_PHI_MIN; 0 once e^x overflows. */
@@ -75,7 +70,7 @@ OFDM_HD float ldpc_phi(float x) {
 /* Sum-product: the message to an edge whose q had phi(|q|) = phi_q, with S
  * the lane's sum of phi and sgn its sign product. */
 OFDM_HD float ldpc_bp_message(float q, float phi_q, float sum_phi, float sgn) {
-  return (sgn * ldpc_sign(q)) * ldpc_phi(sum_phi - phi_q);
+  return ldpc_sign_take(sgn, q) * ldpc_phi(sum_phi - phi_q);
 }
 
 #endif
