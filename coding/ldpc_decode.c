@@ -126,10 +126,12 @@ static void layer_min_sum(ldpc_decoder *d, int r, int offset) {
   const ldpc_code *code = &d->code;
   const int z = code->z, zp = d->zp;
   const int e0 = code->g->row_start[r], deg = code->g->row_start[r + 1] - e0;
-  const float alpha = d->cfg.alpha, beta = d->cfg.beta, start_sign = ldpc_sign_start(deg);
+  const float alpha = d->cfg.alpha, beta = d->cfg.beta;
+  const uint32_t start_sign = ldpc_sign_start(deg);
   float q[LDPC_ROW_DEGREE_MAX][LANES];
   for (int i0 = 0; i0 < z; i0 += LANES) {
-    float m1[LANES], m2[LANES], sg[LANES], v[LANES];
+    float m1[LANES], m2[LANES], v[LANES];
+    uint32_t sg[LANES];
     LANE_LOOP for (int j = 0; j < LANES; j++) {
       m1[j] = m2[j] = LDPC_MAG_INIT;
       sg[j] = start_sign;
@@ -149,7 +151,7 @@ static void layer_min_sum(ldpc_decoder *d, int r, int offset) {
         qk[j] = x;
         m2[j] = ldpc_ms_min2(m1[j], m2[j], a);
         m1[j] = ldpc_ms_min1(m1[j], a);
-        sg[j] = ldpc_sign_take(sg[j], x);
+        sg[j] ^= ldpc_sign_bit(x);
       }
     }
     for (int k = 0; k < deg; k++) {
@@ -182,10 +184,11 @@ static void row_sum_product(ldpc_decoder *d, int r) {
   const ldpc_code *code = &d->code;
   const int z = code->z, zp = d->zp;
   const int e0 = code->g->row_start[r], deg = code->g->row_start[r + 1] - e0;
-  const float start_sign = ldpc_sign_start(deg);
+  const uint32_t start_sign = ldpc_sign_start(deg);
   float q[LDPC_ROW_DEGREE_MAX][LANES], ph[LDPC_ROW_DEGREE_MAX][LANES];
   for (int i0 = 0; i0 < z; i0 += LANES) {
-    float sum[LANES], sg[LANES], v[LANES];
+    float sum[LANES], v[LANES];
+    uint32_t sg[LANES];
     LANE_LOOP for (int j = 0; j < LANES; j++) {
       sum[j] = 0.0f;
       sg[j] = start_sign;
@@ -203,7 +206,7 @@ static void row_sum_product(ldpc_decoder *d, int r) {
         q[k][j] = src[j] - m[j];
         ph[k][j] = ldpc_phi(fabsf(q[k][j]));
         sum[j] += ph[k][j];
-        sg[j] = ldpc_sign_take(sg[j], q[k][j]);
+        sg[j] ^= ldpc_sign_bit(q[k][j]);
       }
     }
     for (int k = 0; k < deg; k++) {
@@ -235,7 +238,7 @@ static int syndrome_zero(ldpc_decoder *d) {
   const int cols = code->g->info_cols + d->rows_used;
   uint8_t *restrict h = d->hard;
   const float *restrict app = d->app;
-  for (int i = 0; i < cols * z; i++) h[i] = app[i] >= 0.0f;
+  for (int i = 0; i < cols * z; i++) h[i] = ldpc_hard_bit(app[i]);
   for (int r = 0; r < d->rows_used; r++) {
     uint8_t par[LDPC_Z_MAX];
     memset(par, 0, (size_t)z);
@@ -287,7 +290,7 @@ int ldpc_decoder_execute(ldpc_decoder *d, const float *llr, int k_prime, uint8_t
     it++;
     ok = syndrome_zero(d);
   }
-  for (int k = 0; k < k_prime; k++) bits[k] = d->app[k] >= 0.0f;
+  for (int k = 0; k < k_prime; k++) bits[k] = ldpc_hard_bit(d->app[k]);
   res->iterations = it;
   res->syndrome_ok = ok;
   res->rows_used = d->rows_used;

@@ -11,7 +11,8 @@
  * and makes a high-rate block cheap.
  *
  * Each iteration ends with the syndrome of the hard decisions (bit 1 where
- * the a posteriori LLR is >= 0) over the decoded rows; a zero syndrome stops
+ * the a posteriori LLR's sign bit is clear, as the receivers decide) over
+ * the decoded rows; a zero syndrome stops
  * the decoder. The caller checks the code block CRC. */
 #ifndef OFDMSIM_CODING_LDPC_DECODE_H
 #define OFDMSIM_CODING_LDPC_DECODE_H

@@ -5,19 +5,22 @@
  *
  * LLRs are ln P(b=1)/P(b=0) (positive: 1), the convention of the receivers.
  * A check says its bits XOR to 0. In the usual ln P(0)/P(1) form the message
- * to bit e has the sign of the product of the other bits' LLRs; negating every
- * LLR to get this form negates the product once per other bit, so here
+ * to bit e has the sign of the product of the other bits' LLRs; going to
+ * this form negates each of those d-1 LLRs and the message itself, so here
  *
- *     sign(m_e) = (-1)^(d-1) prod_{j != e} sign(q_j)
+ *     sign(m_e) = (-1)^d prod_{j != e} sign(q_j)
  *              = [(-1)^d prod_j sign(q_j)] * sign(q_e)      (sign(q_e)^2 = 1)
  *
- * for a check of degree d: the bracket is one per check and lane, started at
- * (-1)^d (ldpc_sign_start) and multiplied by each sign(q_j) (ldpc_sign_take). sign(q) is -1
- * for q < 0 and +1 otherwise (a zero LLR counts as positive, deciding 1, as a
- * receiver's +0 does).
+ * for a check of degree d: the bracket is one per check and lane. Signs are
+ * sign BITS, products XORs: the bracket starts as the bit of (-1)^d
+ * (ldpc_sign_start), takes each q's sign bit (ldpc_sign_bit), and a message
+ * is its magnitude with bit (bracket XOR sign bit of q_e) (ldpc_with_sign).
+ * So a zero carries its sign too: -0 counts as negative, +0 as positive, and
+ * a decision is the sign bit of the LLR (clear: 1, ldpc_hard_bit), as the
+ * receivers decide.
  *
  * Min-sum keeps per lane the smallest |q| (min1) and the second smallest
- * (min2) over the row's edges. The magnitude to edge e is the minimum over
+ * (min2 = min(min2, max(min1, |q|)) as each |q| comes) over the row's edges. The magnitude to edge e is the minimum over
  * the OTHER edges: min2 when |q_e| == min1, min1 otherwise. That needs no
  * index of the minimum: if |q_e| equals min1 and another edge holds min1 as
  * well, then min2 == min1 and both answers agree. Normalised min-sum scales
@@ -53,24 +56,47 @@
 /* Larger than any |q|: the start of the running minima. */
 #define LDPC_MAG_INIT 3.0e38f
 
-/* (-1)^d for a check of degree d: the start of the lane's sign product. */
-OFDM_HD float ldpc_sign_start(int degree) { return (degree & 1) ? -1.0f : 1.0f; }
+/* The sign bit of x (bit 31 of its IEEE word). */
+OFDM_HD uint32_t ldpc_sign_bit(float x) {
+  uint32_t u;
+  memcpy(&u, &x, sizeof u);
+  return u & 0x80000000u;
+}
 
-/* Min-sum: the running minima and sign after taking a = |q| and q. */
+/* mag (>= +0) with its sign bit flipped by s: the sign bit becomes s. */
+OFDM_HD float ldpc_with_sign(float mag, uint32_t s) {
+  uint32_t u;
+  memcpy(&u, &mag, sizeof u);
+  u ^= s;
+  float r;
+  memcpy(&r, &u, sizeof r);
+  return r;
+}
+
+/* The hard decision on an LLR: 1 where its sign bit is clear. */
+OFDM_HD uint8_t ldpc_hard_bit(float llr) { return (uint8_t)(1u ^ (ldpc_sign_bit(llr) >> 31)); }
+
+/* The sign bit of (-1)^d for a check of degree d: the start of the lane's
+ * sign product. */
+OFDM_HD uint32_t ldpc_sign_start(int degree) { return (degree & 1) ? 0x80000000u : 0u; }
+
+/* Min-sum: the running minima after taking a = |q| (a, min1, min2 >= +0). */
 OFDM_HD float ldpc_ms_min1(float min1, float a) { return a < min1 ? a : min1; }
-OFDM_HD float ldpc_ms_min2(float min1, float min2, float a) { return a < min1 ? min1 : (a < min2 ? a : min2); }
-OFDM_HD float ldpc_sign_take(float sgn, float q) { return q < 0.0f ? -sgn : sgn; }
+OFDM_HD float ldpc_ms_min2(float min1, float min2, float a) {
+  const float hi = a > min1 ? a : min1;
+  return hi < min2 ? hi : min2;
+}
 
 /* Normalised min-sum: the message to the edge whose q is q. */
-OFDM_HD float ldpc_ms_message_scaled(float q, float min1, float min2, float sgn, float alpha) {
+OFDM_HD float ldpc_ms_message_scaled(float q, float min1, float min2, uint32_t sgn, float alpha) {
   const float mag = fabsf(q) == min1 ? min2 : min1;
-  return ldpc_sign_take(sgn, q) * (alpha * mag);
+  return ldpc_with_sign(alpha * mag, sgn ^ ldpc_sign_bit(q));
 }
 
 /* Offset min-sum: max(mag - beta, 0) with the same sign. */
-OFDM_HD float ldpc_ms_message_offset(float q, float min1, float min2, float sgn, float beta) {
+OFDM_HD float ldpc_ms_message_offset(float q, float min1, float min2, uint32_t sgn, float beta) {
   const float mag = (fabsf(q) == min1 ? min2 : min1) - beta;
-  return ldpc_sign_take(sgn, q) * (mag > 0.0f ? mag : 0.0f);
+  return ldpc_with_sign(mag > 0.0f ? mag : 0.0f, sgn ^ ldpc_sign_bit(q));
 }
 
 /* e^y for y in [-87, 0]: y = n ln2 + r, |r| <= ln2/2 (ln2 in two parts so
@@ -129,8 +155,8 @@ OFDM_HD float ldpc_phi(float x) {
 
 /* Sum-product: the message to an edge whose q had phi(|q|) = phi_q, with S
  * the lane's sum of phi and sgn its sign product. */
-OFDM_HD float ldpc_bp_message(float q, float phi_q, float sum_phi, float sgn) {
-  return ldpc_sign_take(sgn, q) * ldpc_phi(sum_phi - phi_q);
+OFDM_HD float ldpc_bp_message(float q, float phi_q, float sum_phi, uint32_t sgn) {
+  return ldpc_with_sign(ldpc_phi(sum_phi - phi_q), sgn ^ ldpc_sign_bit(q));
 }
 
 #endif

@@ -62,16 +62,19 @@ static void free_block(block *b) {
 }
 
 /* The reference: per-edge messages over the expanded H, double precision,
- * in the textbook form with lambda = ln P(0)/P(1) (the negated input), the
- * same row order (layered) and the same rows (those up to the last column
- * with a nonzero LLR). Check-to-bit message: alpha * min_{j != e} |q_j| (or
- * max(min - beta, 0)) times prod_{j != e} sgn(q_j), sgn(x) = +1 for x > 0 and
- * -1 otherwise; bit decision 1 where lambda <= 0. The minimum over the others
- * is taken directly, edge by edge. */
+ * the same row order (layered) and the same rows (those up to the last
+ * column with a nonzero LLR), in the input's ln P(1)/P(0) domain. A check
+ * of degree d says its bits XOR to 0: bit e is 1 when an odd number of the
+ * d-1 others are, so the message to bit e is (-1)^d prod_{j != e} s_j
+ * (d = 2: the other's sign; d = 3: two 1s give a 0) times
+ * alpha min_{j != e} |q_j| (or
+ * max(min - beta, 0)), s_j = -1 where q_j's sign bit is set, else +1;
+ * decisions are 1 where the sign bit is clear. The minimum over the others
+ * is taken directly, edge by edge (no running minima). */
 typedef struct {
   int rows;
-  double *lam;   /* a posteriori lambda per bit */
-  double *msg;   /* per base entry and lane, lambda domain */
+  double *app;   /* a posteriori LLR per bit */
+  double *msg;   /* per base entry and lane */
 } reference;
 
 static int reference_decode(const ldpc_code *code, const float *llr, int offset, double alpha, double beta,
@@ -85,9 +88,9 @@ static int reference_decode(const ldpc_code *code, const float *llr, int offset,
       break;
     }
   ref->rows = last - g->info_cols + 1;
-  ref->lam = malloc(sizeof(double) * nbits);
+  ref->app = malloc(sizeof(double) * nbits);
   ref->msg = calloc((size_t)g->nnz * z, sizeof(double));
-  for (int k = 0; k < nbits; k++) ref->lam[k] = -(double)llr[k];
+  for (int k = 0; k < nbits; k++) ref->app[k] = (double)llr[k];
   int it;
   for (it = 1; it <= max_it; it++) {
     for (int r = 0; r < ref->rows; r++)
@@ -97,18 +100,18 @@ static int reference_decode(const ldpc_code *code, const float *llr, int offset,
         const int e0 = g->row_start[r], deg = g->row_start[r + 1] - e0;
         for (int k = 0; k < deg; k++) {
           bit[k] = g->col[e0 + k] * z + (i + g->shift[e0 + k][code->set] % z) % z;
-          q[k] = ref->lam[bit[k]] - ref->msg[(size_t)(e0 + k) * z + i];
+          q[k] = ref->app[bit[k]] - ref->msg[(size_t)(e0 + k) * z + i];
         }
         for (int k = 0; k < deg; k++) {
-          double mn = INFINITY, sg = 1.0;
+          double mn = INFINITY, sg = deg % 2 ? -1.0 : 1.0;
           for (int j = 0; j < deg; j++)
             if (j != k) {
               mn = fmin(mn, fabs(q[j]));
-              sg *= q[j] > 0.0 ? 1.0 : -1.0;
+              sg *= signbit(q[j]) ? -1.0 : 1.0;
             }
           const double mag = offset ? fmax(mn - beta, 0.0) : alpha * mn;
           ref->msg[(size_t)(e0 + k) * z + i] = sg * mag;
-          ref->lam[bit[k]] = q[k] + sg * mag;
+          ref->app[bit[k]] = q[k] + sg * mag;
         }
       }
     /* Syndrome of the decisions over the decoded rows. */
@@ -117,7 +120,7 @@ static int reference_decode(const ldpc_code *code, const float *llr, int offset,
       for (int i = 0; i < z && !fail; i++) {
         int par = 0;
         for (int e = g->row_start[r]; e < g->row_start[r + 1]; e++)
-          par ^= ref->lam[g->col[e] * z + (i + g->shift[e][code->set] % z) % z] <= 0.0;
+          par ^= !signbit(ref->app[g->col[e] * z + (i + g->shift[e][code->set] % z) % z]);
         fail = par;
       }
     if (!fail) break;
@@ -192,14 +195,13 @@ int main(void) {
         const int nbits = ldpc_codeword_bits(&b.code);
         const float *app = ldpc_decoder_app(d);
         int same_bits = res.rows_used == ref.rows && res.iterations == ref_it;
-        for (int k = 0; k < nbits; k++) same_bits &= (app[k] >= 0.0f) == (ref.lam[k] <= 0.0);
-        for (int k = 0; k < b.s.k_prime; k++) same_bits &= bits[k] == (ref.lam[k] <= 0.0);
+        for (int k = 0; k < nbits; k++) same_bits &= !signbit(app[k]) == !signbit(ref.app[k]);
+        for (int k = 0; k < b.s.k_prime; k++) same_bits &= bits[k] == !signbit(ref.app[k]);
         double worst = 0.0;
         const int z = b.code.z;
         for (int e = 0; e < b.code.g->row_start[ref.rows]; e++)
           for (int i = 0; i < z; i++) {
-            /* The library's message is in the ln P(1)/P(0) domain: -lambda. */
-            const double m = ldpc_decoder_message(d, e, i), want = -ref.msg[(size_t)e * z + i];
+            const double m = ldpc_decoder_message(d, e, i), want = ref.msg[(size_t)e * z + i];
             const double rel = fabs(m - want) / (1.0 + fabs(want));
             worst = rel > worst ? rel : worst;
           }
@@ -207,7 +209,7 @@ int main(void) {
               offset ? "offset" : "normalised", iters[t], res.iterations, ref_it, res.rows_used, ref.rows);
         CHECK(worst < 1e-4, "case %zu %s %d iterations: message error %.3g", c, offset ? "offset" : "normalised",
               iters[t], worst);
-        free(ref.lam);
+        free(ref.app);
         free(ref.msg);
         free(bits);
         ldpc_decoder_destroy(d);
