@@ -3,8 +3,12 @@
  * a row, entry (r, c) with shift s reads bits c*Z + (i+s mod Z): one
  * contiguous run of the column unless it wraps past Z, so a chunk loads and
  * stores the a posteriori LLRs straight from the column (a lane-by-lane
- * gather only for the one chunk per entry that wraps). Messages are stored
- * per entry as Zp = Z rounded up to LANES floats, lane-aligned.
+ * gather only for the one chunk per entry that wraps). A row's messages lie
+ * chunk by chunk, and within a chunk entry by entry, LANES floats each
+ * (Z rounded up to Zp = a multiple of LANES): a chunk reads and writes one
+ * contiguous run of deg*LANES floats, one stream the prefetcher follows,
+ * where entry-major storage made it deg streams and the loads waited on
+ * memory.
  *
  * Layered schedule: rows in order; for each row q = app - m_old, new
  * messages from q, app = q + m_new, visible to the next row at once. Within a
@@ -35,7 +39,7 @@ struct ldpc_decoder {
   int rows_used;
   float *app;       /* Nb * Z */
   float *chan;      /* Nb * Z: the input (flooding rebuilds app from it) */
-  float *msg;       /* nnz * zp */
+  float *msg;       /* nnz * zp: row r from row_start[r]*zp, chunk-major */
   uint8_t *hard;    /* Nb * Z */
 };
 
@@ -88,8 +92,14 @@ void ldpc_decoder_destroy(ldpc_decoder *d) {
 }
 
 const float *ldpc_decoder_app(const ldpc_decoder *d) { return d->app; }
+/* Where the message of entry e (row r, k-th of the row's deg) to lane i
+ * lies: row_start[r]*Zp + ((i / LANES) deg + k) LANES + i mod LANES. */
 float ldpc_decoder_message(const ldpc_decoder *d, int entry, int lane) {
-  return d->msg[(size_t)entry * d->zp + lane];
+  const ldpc_base_graph *g = d->code.g;
+  int r = 0;
+  while (g->row_start[r + 1] <= entry) r++;
+  const int deg = g->row_start[r + 1] - g->row_start[r], k = entry - g->row_start[r];
+  return d->msg[(size_t)g->row_start[r] * d->zp + ((size_t)(lane / LANES) * deg + k) * LANES + lane % LANES];
 }
 
 /* Where lanes i0 .. i0+LANES-1 of an entry with shift s find their bits:
@@ -105,8 +115,17 @@ static inline float *lanes_at(float *col, int s, int z, int i0) {
   return i0 + LANES <= z && start + LANES <= z ? col + start : NULL;
 }
 
-/* buf[j] = col[(i0 + j + s) mod Z] for the lanes below Z; 0 past Z. */
+/* buf[j] = col[(i0 + j + s) mod Z] for the lanes below Z; 0 past Z. A full
+ * chunk is two runs, the end of the column and its start. */
 static void gather_lanes(const float *col, int s, int z, int i0, float *buf) {
+  int start = i0 + s;
+  if (start >= z) start -= z;
+  if (i0 + LANES <= z) {
+    const int n1 = z - start;
+    memcpy(buf, col + start, sizeof(float) * n1);
+    memcpy(buf + n1, col, sizeof(float) * (LANES - n1));
+    return;
+  }
   for (int j = 0; j < LANES; j++) {
     const int i = i0 + j, p = i + s >= z ? i + s - z : i + s;
     buf[j] = i < z ? col[p] : 0.0f;
@@ -115,6 +134,14 @@ static void gather_lanes(const float *col, int s, int z, int i0, float *buf) {
 
 /* The inverse: col[(i0 + j + s) mod Z] = buf[j] for the lanes below Z. */
 static void scatter_lanes(float *col, int s, int z, int i0, const float *buf) {
+  int start = i0 + s;
+  if (start >= z) start -= z;
+  if (i0 + LANES <= z) {
+    const int n1 = z - start;
+    memcpy(col + start, buf, sizeof(float) * n1);
+    memcpy(col, buf + n1, sizeof(float) * (LANES - n1));
+    return;
+  }
   for (int j = 0; j < LANES && i0 + j < z; j++) {
     const int i = i0 + j, p = i + s >= z ? i + s - z : i + s;
     col[p] = buf[j];
@@ -136,9 +163,10 @@ static void layer_min_sum(ldpc_decoder *d, int r, int offset) {
       m1[j] = m2[j] = LDPC_MAG_INIT;
       sg[j] = start_sign;
     }
+    float *chunk_msg = d->msg + (size_t)e0 * zp + (size_t)i0 * deg;
     for (int k = 0; k < deg; k++) {
       const int e = e0 + k;
-      const float *restrict m = d->msg + (size_t)e * zp + i0;
+      const float *restrict m = chunk_msg + k * LANES;
       float *restrict qk = q[k];
       float *col = d->app + (size_t)code->g->col[e] * z;
       const float *src = lanes_at(col, code->shift[e], z, i0);
@@ -156,7 +184,7 @@ static void layer_min_sum(ldpc_decoder *d, int r, int offset) {
     }
     for (int k = 0; k < deg; k++) {
       const int e = e0 + k;
-      float *restrict m = d->msg + (size_t)e * zp + i0;
+      float *restrict m = chunk_msg + k * LANES;
       const float *restrict qk = q[k];
       float *col = d->app + (size_t)code->g->col[e] * z;
       float *dst = lanes_at(col, code->shift[e], z, i0);
@@ -193,9 +221,10 @@ static void row_sum_product(ldpc_decoder *d, int r) {
       sum[j] = 0.0f;
       sg[j] = start_sign;
     }
+    float *chunk_msg = d->msg + (size_t)e0 * zp + (size_t)i0 * deg;
     for (int k = 0; k < deg; k++) {
       const int e = e0 + k;
-      const float *restrict m = d->msg + (size_t)e * zp + i0;
+      const float *restrict m = chunk_msg + k * LANES;
       float *col = d->app + (size_t)code->g->col[e] * z;
       const float *src = lanes_at(col, code->shift[e], z, i0);
       if (!src) {
@@ -210,7 +239,7 @@ static void row_sum_product(ldpc_decoder *d, int r) {
       }
     }
     for (int k = 0; k < deg; k++) {
-      float *restrict m = d->msg + (size_t)(e0 + k) * zp + i0;
+      float *restrict m = chunk_msg + k * LANES;
       LANE_LOOP for (int j = 0; j < LANES; j++) m[j] = ldpc_bp_message(q[k][j], ph[k][j], sum[j], sg[j]);
     }
   }
@@ -221,13 +250,25 @@ static void flood_collect(ldpc_decoder *d) {
   const ldpc_code *code = &d->code;
   const int z = code->z, zp = d->zp;
   memcpy(d->app, d->chan, sizeof(float) * (size_t)code->g->cols * z);
-  for (int e = 0; e < code->g->row_start[d->rows_used]; e++) {
-    float *restrict col = d->app + (size_t)code->g->col[e] * z;
-    const float *restrict m = d->msg + (size_t)e * zp;
-    const int s = code->shift[e];
-    /* col[(i + s) mod Z] += m[i] */
-    for (int i = 0; i < z - s; i++) col[i + s] += m[i];
-    for (int i = z - s; i < z; i++) col[i + s - z] += m[i];
+  for (int r = 0; r < d->rows_used; r++) {
+    const int e0 = code->g->row_start[r], deg = code->g->row_start[r + 1] - e0;
+    for (int i0 = 0; i0 < z; i0 += LANES) {
+      const float *chunk_msg = d->msg + (size_t)e0 * zp + (size_t)i0 * deg;
+      for (int k = 0; k < deg; k++) {
+        const float *restrict m = chunk_msg + k * LANES;
+        float *col = d->app + (size_t)code->g->col[e0 + k] * z;
+        const int s = code->shift[e0 + k];
+        float *dst = lanes_at(col, s, z, i0);
+        if (dst) {
+          LANE_LOOP for (int j = 0; j < LANES; j++) dst[j] += m[j];
+        } else {
+          float v[LANES];
+          gather_lanes(col, s, z, i0, v);
+          for (int j = 0; j < LANES; j++) v[j] += m[j];
+          scatter_lanes(col, s, z, i0, v);
+        }
+      }
+    }
   }
 }
 
