@@ -25,6 +25,10 @@
 #include "coding/ldpc_graph.h"
 #include "coding/ldpc_msg.h"
 
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
 #define LANES 32
 /* Before every loop over a chunk's lanes: GCC otherwise unrolls the
  * iterations first and may fail to re-pack them into vectors (with 16 lanes
@@ -138,6 +142,88 @@ static void scatter_lanes(float *col, int s, int z, int i0, const float *buf) {
   memcpy(col, buf + n1, sizeof(float) * (n - n1));
 }
 
+/* One layered min-sum row (normalised when offset is 0, else offset). The
+ * row's column pointers and shifts are looked up once, outside the chunk
+ * loop: per chunk and entry only the start lane and the in-place test are
+ * left of the scalar work.
+ *
+ * Where the compiler targets AVX2 the chunk is written with intrinsics, the
+ * running minima and signs of its 32 lanes held in twelve registers across
+ * the row's entries (GCC's vectorised C loops kept them in memory, loading
+ * and storing them for every entry). Every operation is its ldpc_msg.h
+ * counterpart, in the same order, so the messages are the same bits:
+ *   ldpc_ms_min1(m1, a)  = a < m1 ? a : m1          = vminps(a, m1)
+ *   ldpc_ms_min2         = min(max(a, m1), m2)      = vminps(vmaxps(a, m1), m2)
+ *   fabsf, sign bits     = and / xor with masks
+ *   |q| == min1 ? min2 : min1                       = blendv(m1, m2, cmpeq)
+ *   alpha * mag, max(mag - beta, 0), q + m          = vmulps, vmaxps(vsubps, 0), vaddps
+ * (vminps/vmaxps return their first operand exactly where the C select
+ * does.) Other hosts run the plain C loops below. */
+#if defined(__AVX2__)
+#define VECS (LANES / 8)
+static void layer_min_sum(ldpc_decoder *d, int r, int offset) {
+  const ldpc_code *code = &d->code;
+  const int z = code->z, zp = d->zp;
+  const int e0 = code->g->row_start[r], deg = code->g->row_start[r + 1] - e0;
+  const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  const __m256 sign_mask = _mm256_castsi256_ps(_mm256_set1_epi32((int)0x80000000u));
+  const __m256 alpha = _mm256_set1_ps(d->cfg.alpha), beta = _mm256_set1_ps(d->cfg.beta);
+  const __m256 zero = _mm256_setzero_ps(), mag_init = _mm256_set1_ps(LDPC_MAG_INIT);
+  const __m256 start_sign = ldpc_sign_start(deg) ? sign_mask : zero;
+  float *cols[LDPC_ROW_DEGREE_MAX];
+  int shifts[LDPC_ROW_DEGREE_MAX];
+  for (int k = 0; k < deg; k++) {
+    cols[k] = d->app + (size_t)code->g->col[e0 + k] * z;
+    shifts[k] = code->shift[e0 + k];
+  }
+  float q[LDPC_ROW_DEGREE_MAX][LANES] __attribute__((aligned(32)));
+  float v[LANES] __attribute__((aligned(32)));
+  float *chunk_msg = d->msg + (size_t)e0 * zp;
+  for (int i0 = 0; i0 < z; i0 += LANES, chunk_msg += (size_t)deg * LANES) {
+    const int full = i0 + LANES <= z;
+    __m256 m1[VECS], m2[VECS], sg[VECS];
+    for (int u = 0; u < VECS; u++) {
+      m1[u] = m2[u] = mag_init;
+      sg[u] = start_sign;
+    }
+    for (int k = 0; k < deg; k++) {
+      int start = i0 + shifts[k];
+      start -= start >= z ? z : 0;
+      const float *src = cols[k] + start;
+      if (!full || start + LANES > z) {
+        gather_lanes(cols[k], shifts[k], z, i0, v);
+        src = v;
+      }
+      const float *m = chunk_msg + k * LANES;
+      for (int u = 0; u < VECS; u++) {
+        const __m256 x = _mm256_sub_ps(_mm256_loadu_ps(src + 8 * u), _mm256_loadu_ps(m + 8 * u));
+        const __m256 a = _mm256_and_ps(x, abs_mask);
+        _mm256_store_ps(q[k] + 8 * u, x);
+        m2[u] = _mm256_min_ps(_mm256_max_ps(a, m1[u]), m2[u]);
+        m1[u] = _mm256_min_ps(a, m1[u]);
+        sg[u] = _mm256_xor_ps(sg[u], _mm256_and_ps(x, sign_mask));
+      }
+    }
+    for (int k = 0; k < deg; k++) {
+      int start = i0 + shifts[k];
+      start -= start >= z ? z : 0;
+      const int in_place = full && start + LANES <= z;
+      float *out = in_place ? cols[k] + start : v;
+      float *m = chunk_msg + k * LANES;
+      for (int u = 0; u < VECS; u++) {
+        const __m256 x = _mm256_load_ps(q[k] + 8 * u);
+        const __m256 at_min = _mm256_cmp_ps(_mm256_and_ps(x, abs_mask), m1[u], _CMP_EQ_OQ);
+        const __m256 mag = _mm256_blendv_ps(m1[u], m2[u], at_min);
+        const __m256 val = offset ? _mm256_max_ps(_mm256_sub_ps(mag, beta), zero) : _mm256_mul_ps(alpha, mag);
+        const __m256 msg = _mm256_xor_ps(val, _mm256_and_ps(_mm256_xor_ps(sg[u], x), sign_mask));
+        _mm256_storeu_ps(m + 8 * u, msg);
+        _mm256_storeu_ps(out + 8 * u, _mm256_add_ps(x, msg));
+      }
+      if (!in_place) scatter_lanes(cols[k], shifts[k], z, i0, v);
+    }
+  }
+}
+#else
 /* The two passes of a min-sum chunk over one entry, as functions so their
  * pointers are restrict parameters: GCC then vectorises the lane loops
  * without run-time overlap checks (with restrict locals it kept them, about
@@ -219,6 +305,7 @@ static void layer_min_sum(ldpc_decoder *d, int r, int offset) {
     }
   }
 }
+#endif
 
 /* One flooding sum-product row: new messages from the app of the previous
  * iteration (which this pass does not change). */
