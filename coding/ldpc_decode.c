@@ -2,13 +2,12 @@
  * so they run as vector lanes, LANES at a time. For lanes i0 .. i0+LANES-1 of
  * a row, entry (r, c) with shift s reads bits c*Z + (i+s mod Z): one
  * contiguous run of the column unless it wraps past Z, so a chunk loads and
- * stores the a posteriori LLRs straight from the column (a lane-by-lane
- * gather only for the one chunk per entry that wraps). A row's messages lie
- * chunk by chunk, and within a chunk entry by entry, LANES floats each
- * (Z rounded up to Zp = a multiple of LANES): a chunk reads and writes one
- * contiguous run of deg*LANES floats, one stream the prefetcher follows,
- * where entry-major storage made it deg streams and the loads waited on
- * memory.
+ * stores the a posteriori LLRs straight from the column (through a small
+ * buffer, copied as two runs, only for the chunk that wraps and a last
+ * partial chunk). A row's messages lie chunk by chunk, and within a chunk
+ * entry by entry, LANES floats each (Z rounded up to Zp = a multiple of
+ * LANES): a chunk reads and writes one contiguous run of deg*LANES floats,
+ * one stream for the prefetcher rather than deg.
  *
  * Layered schedule: rows in order; for each row q = app - m_old, new
  * messages from q, app = q + m_new, visible to the next row at once. Within a
