@@ -6,14 +6,15 @@
  * builds it: 0 for punctured and unsent bits, LDPC_LLR_FILLER for fillers).
  * Only the rows whose extension parity column carries a nonzero LLR are
  * decoded: a row whose own parity bit is erased (q = 0 on a degree-one bit)
- * sends zero messages to every other bit under min-sum and BP alike, and its
- * check can always be met by that bit, so leaving it out changes no decision
- * and makes a high-rate block cheap.
+ * sends zero messages to every other bit under min-sum (under BP at most
+ * phi(16.8) = 1e-7, the clamp of coding/ldpc_msg.h), and its check can always
+ * be met by that bit, so leaving it out changes no decision and makes a
+ * high-rate block cheap.
  *
  * Each iteration ends with the syndrome of the hard decisions (bit 1 where
  * the a posteriori LLR's sign bit is clear, as the receivers decide) over
- * the decoded rows; a zero syndrome stops
- * the decoder. The caller checks the code block CRC. */
+ * the decoded rows; a zero syndrome stops the decoder. The caller checks the
+ * code block CRC. */
 #ifndef OFDMSIM_CODING_LDPC_DECODE_H
 #define OFDMSIM_CODING_LDPC_DECODE_H
 

@@ -20,14 +20,18 @@
  * receivers decide.
  *
  * Min-sum keeps per lane the smallest |q| (min1) and the second smallest
- * (min2 = min(min2, max(min1, |q|)) as each |q| comes) over the row's edges. The magnitude to edge e is the minimum over
- * the OTHER edges: min2 when |q_e| == min1, min1 otherwise. That needs no
+ * (min2 = min(min2, max(min1, |q|)) as each |q| comes) over the row's
+ * edges. The magnitude to edge e is the minimum over the OTHER edges: min2
+ * when |q_e| == min1, min1 otherwise. That needs no
  * index of the minimum: if |q_e| equals min1 and another edge holds min1 as
  * well, then min2 == min1 and both answers agree. Normalised min-sum scales
  * it by alpha, offset min-sum subtracts beta (floored at 0).
  *
  * Every function returns a value (no pointers, no branches but selects), so
- * the CPU driver's loops over lanes vectorise.
+ * the CPU driver's plain C loops over lanes vectorise; its AVX2 chunk
+ * (coding/ldpc_decode.c) spells the min-sum functions as intrinsics, the
+ * same operations in the same order, and the tests hold both to one
+ * double-precision reference.
  *
  * Sum-product (belief propagation) in the phi form: with
  * phi(x) = -ln tanh(x/2) = 2 atanh(e^-x), its own inverse on x > 0,
@@ -44,11 +48,11 @@
  * any IEEE host or device that does not fuse a*b + c (nvcc: -fmad=false),
  * and a loop the CPU vectorises, where libm's expm1f/log1pf stay scalar calls
  * and made BP some ten times slower. */
-#include <stdint.h>
-#include <string.h>
-
 #ifndef OFDMSIM_CODING_LDPC_MSG_H
 #define OFDMSIM_CODING_LDPC_MSG_H
+
+#include <stdint.h>
+#include <string.h>
 
 #include "core/cplx.h"
 
