@@ -3,8 +3,9 @@
  * Transmitter, per code block r: the circular buffer is d = codeword bits
  * 2Z .. (Nb Z - 1) (the first 2Z systematic bits are never sent), the first
  * Ncb of them; bit selection reads E bits from position k0(rv) on, around the
- * buffer, skipping filler bits; bit interleaving writes them column-wise into
- * Qm rows (f_{i + j Qm} = e_{i E/Qm + j}); the blocks' f are concatenated.
+ * buffer, skipping filler bits; bit interleaving writes them row by row into
+ * Qm rows of E/Qm and reads them out column by column
+ * (f_{i + j Qm} = e_{i E/Qm + j}); the blocks' f are concatenated.
  *
  * Receiver: LLRs (ln P(b=1)/P(b=0), positive: 1, as the receivers write
  * them) are de-interleaved and ADDED into a circular buffer at the positions
