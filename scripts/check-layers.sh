@@ -6,13 +6,14 @@
 #   core       core
 #   channel    channel core
 #   equalizer  equalizer core
-#   cpu        cpu channel equalizer core
-#   cuda       cuda channel equalizer core
-#   config     config channel equalizer core
-#   results    results config channel equalizer core
-#   sim        sim results config cpu cuda channel equalizer core
-#   mpi        mpi sim results config channel equalizer core (a build with MPI)
-#   app        app mpi sim results config channel equalizer core
+#   coding     coding core
+#   cpu        cpu channel equalizer coding core
+#   cuda       cuda channel equalizer coding core
+#   config     config channel equalizer coding core
+#   results    results config channel equalizer coding core
+#   sim        sim results config cpu cuda channel equalizer coding core
+#   mpi        mpi sim results config channel equalizer coding core (a build with MPI)
+#   app        app mpi sim results config channel equalizer coding core
 #   app/bench  what app may, and cuda/ (the bench times the backends' raw kernels)
 #   tests/L    what L may include; tests/cuda and tests/support (the GPU
 #              tests compare both backends; the point simulator uses the
@@ -34,19 +35,20 @@ allowed() {
     core) echo "core" ;;
     channel) echo "channel core" ;;
     equalizer) echo "equalizer core" ;;
-    cpu) echo "cpu channel equalizer core" ;;
-    cuda) echo "cuda channel equalizer core" ;;
-    config) echo "config channel equalizer core" ;;
-    results) echo "results config channel equalizer core" ;;
-    sim) echo "sim results config cpu cuda channel equalizer core" ;;
-    mpi) echo "mpi sim results config channel equalizer core" ;;
-    app) echo "app mpi sim results config channel equalizer core" ;;
-    bench) echo "app mpi sim results config cuda channel equalizer core" ;;
+    coding) echo "coding core" ;;
+    cpu) echo "cpu channel equalizer coding core" ;;
+    cuda) echo "cuda channel equalizer coding core" ;;
+    config) echo "config channel equalizer coding core" ;;
+    results) echo "results config channel equalizer coding core" ;;
+    sim) echo "sim results config cpu cuda channel equalizer coding core" ;;
+    mpi) echo "mpi sim results config channel equalizer coding core" ;;
+    app) echo "app mpi sim results config channel equalizer coding core" ;;
+    bench) echo "app mpi sim results config cuda channel equalizer coding core" ;;
     *) return 1 ;;
   esac
 }
 
-layers="core channel equalizer cpu cuda config results sim mpi app"
+layers="core channel equalizer coding cpu cuda config results sim mpi app"
 bad=0
 checked=0
 while IFS= read -r file; do

@@ -1,0 +1,63 @@
+/* LDPC rate matching (TS 38.212 5.4.2) and its receiver-side inverse.
+ *
+ * Transmitter, per code block r: the circular buffer is d = codeword bits
+ * 2Z .. (Nb Z - 1) (the first 2Z systematic bits are never sent), the first
+ * Ncb of them; bit selection reads E bits from position k0(rv) on, around the
+ * buffer, skipping filler bits; bit interleaving writes them row by row into
+ * Qm rows of E/Qm and reads them out column by column
+ * (f_{i + j Qm} = e_{i E/Qm + j}); the blocks' f are concatenated.
+ *
+ * Receiver: LLRs (ln P(b=1)/P(b=0), positive: 1, as the receivers write
+ * them) are de-interleaved and ADDED into a circular buffer at the positions
+ * the transmitter read, so a repeated bit (E > Ncb) or a retransmission with
+ * another rv (HARQ) is combined by the same accumulation; the decoder's input
+ * then has 0 (erasure) for the punctured 2Z bits and never-sent bits, and
+ * LDPC_LLR_FILLER, a large negative LLR, for the fillers (known 0). */
+#ifndef OFDMSIM_CODING_RATEMATCH_H
+#define OFDMSIM_CODING_RATEMATCH_H
+
+#include <stdint.h>
+
+#include "coding/segment.h"
+
+/* The LLR a filler bit gets: a known 0, far beyond any channel LLR. */
+#define LDPC_LLR_FILLER (-1.0e4f)
+
+typedef struct ratematch_block {
+  int bg, zc;
+  int n;        /* N = 66 Zc or 50 Zc */
+  int ncb;      /* circular buffer length: N, or min(N, Nref) with LBRM */
+  int k0;       /* start position of the redundancy version */
+  int e;        /* E_r: bits of this block after rate matching */
+  int qm;       /* modulation order: the interleaver's row count */
+  int filler_begin, filler_end; /* fillers at buffer positions [begin, end) */
+} ratematch_block;
+
+/* Rate matching parameters of block r of segmentation s for redundancy
+ * version rv (0..3), modulation order qm, nl layers and G coded bits for the
+ * TB (E_r: the Nl Qm floor/ceil split of G over the C blocks). tbs_lbrm > 0
+ * selects limited buffer rate matching (I_LBRM = 1, R_LBRM = 2/3:
+ * Nref = floor(TBS_LBRM / (C R_LBRM))); 0 the full buffer. 0, or -1 on
+ * out-of-range input (rv, qm not in 1, 2, 4, 6, 8, G not a multiple of
+ * nl qm, r out of range). */
+int ratematch_block_params(const ldpc_segmentation *s, int r, int rv, int qm, int nl, long g, long tbs_lbrm,
+                           ratematch_block *p);
+
+/* Where block r's bits start in the concatenated g: the sum of E_0..E_{r-1}. */
+long ratematch_block_offset(const ldpc_segmentation *s, int r, int qm, int nl, long g);
+
+/* Transmitter: codeword cw (Nb Zc bits from ldpc_encode) to the E
+ * interleaved bits f[0..E-1]. */
+void ratematch_encode(const ratematch_block *p, const uint8_t *cw, uint8_t *f);
+
+/* Receiver: adds the E LLRs of f_llr (interleaved order) into buffer[0..Ncb-1]
+ * (circular buffer positions, zeroed by the caller before the first
+ * transmission and kept across retransmissions). */
+void ratematch_accumulate(const ratematch_block *p, const float *f_llr, float *buffer);
+
+/* The decoder's input from a circular buffer: llr[0 .. Nb Zc - 1] with 0 for
+ * the 2 Zc punctured bits and positions past Ncb, LDPC_LLR_FILLER at the
+ * fillers, the buffer's sums elsewhere. */
+void ratematch_decoder_input(const ratematch_block *p, const float *buffer, float *llr);
+
+#endif
