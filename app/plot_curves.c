@@ -872,21 +872,25 @@ static int labels_collide(const plot_data *d) {
   return 0;
 }
 
-/* The labels of the curves: terse, rounded to four digits; where that
- * makes two alike (a key at its default told them apart), every key; where
- * rounding does (389.158 and 389.161 Hz), ten digits; where even that does,
- * the raw keys, which always differ. */
+/* The labels of the curves: every differing key, rounded to four digits;
+ * where a label runs longer than a key can show (files of different runs
+ * differ in many keys), the terse ones; where rounding makes two alike
+ * (389.158 and 389.161 Hz), ten digits; where even that does, the raw keys,
+ * which always differ. */
+#define LABEL_LONG 45
 static int label_curves(const grouping *g, plot_data *d) {
-  static const int digits[] = {4, 4, 10}, terse[] = {1, 0, 0};
+  static const int digits[] = {4, 4, 10}, terse[] = {0, 1, 0};
   for (size_t pass = 0; pass < 4; pass++) {
+    size_t longest = 0;
     for (size_t c = 0; c < d->n_curves; c++) {
       free(d->curves[c].label);
       const row_ref *r = &g->rows[g->first_row[c]];
       d->curves[c].label = pass < 3 ? label_of(g, r, digits[pass], terse[pass])
                                     : strdup(*d->curves[c].keys ? d->curves[c].keys : "simulated");
       if (!d->curves[c].label) return -1;
+      if (strlen(d->curves[c].label) > longest) longest = strlen(d->curves[c].label);
     }
-    if (!labels_collide(d)) break;
+    if (!labels_collide(d) && (pass > 0 || longest <= LABEL_LONG)) break;
   }
   return 0;
 }
