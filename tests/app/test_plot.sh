@@ -9,6 +9,8 @@
 #     (2x2 QPSK Rayleigh, ZF with its exact theory next to MMSE without one)
 #   plot_awgn.csv: the AWGN config below, QPSK and 16-QAM with their theory,
 #     points without a bit error and a point skipped by stop_below_ber
+#   plot_gmi.csv: the GMI config below (ZF and MMSE with max-log LLRs: a gmi column)
+#   plot_rx.csv: the RX config below (mimo.rx swept over 2, 3, 4 at two SNRs, for --x)
 # Without gnuplot or python3 the parts that need them are skipped (exit 77
 # when all else passed); scripts/setup.sh installs gnuplot-nox, so CI runs all.
 set -u
@@ -17,6 +19,21 @@ source "$(dirname "${BASH_SOURCE[0]}")/../support/harness.sh"
 data=$OFDMSIM_SOURCE_DIR/tests/app/data
 eq=$data/plot_equalizers.csv
 awgn=$data/plot_awgn.csv
+gmi=$data/plot_gmi.csv
+rxs=$data/plot_rx.csv
+: <<'GMI_CFG'
+simulation = { seed = 3; snr_db = [0.0, 4.0, 8.0, 12.0]; target_errors = 300; max_bits = 2.0e5; threads = 1; };
+mimo = { tx = 2; rx = 2; }; modulation = "qpsk"; equalizer = "mmse";
+channel = { model = "rayleigh"; }; ofdm = { subcarriers = 256; symbols = 14; };
+receiver = { llr = "maxlog"; };
+sweep = ( { key = "equalizer"; values = ["zf", "mmse"]; } );
+GMI_CFG
+: <<'RX_CFG'
+simulation = { seed = 3; snr_db = [0.0, 6.0]; target_errors = 300; max_bits = 2.0e5; threads = 1; };
+mimo = { tx = 2; rx = 2; }; modulation = "qpsk"; equalizer = "zf";
+channel = { model = "rayleigh"; }; ofdm = { subcarriers = 256; symbols = 14; };
+sweep = ( { key = "mimo.rx"; values = [2, 3, 4]; } );
+RX_CFG
 : <<'AWGN_CFG'
 simulation = { seed = 3; snr_db = { from = 0.0; to = 14.0; step = 2.0; }; target_errors = 500;
                max_bits = 3.0e5; stop_below_ber = 1.0e-6; threads = 2; };
@@ -61,7 +78,7 @@ refused() { # WHAT EXPECTED-MESSAGE-REGEX PICTURE ARGS...
   plot "$@"
   local rc=$?
   check "$what: exit 2 (got $rc)" test "$rc" -eq 2
-  check "$what: says why" grep -qE "$msg" "$tmp/err"
+  check "$what: says why" grep -qE -e "$msg" "$tmp/err"
   check "$what: message is one 'ofdmsim plot: error:' line" grep -q '^ofdmsim plot: error: ' "$tmp/err"
   check "$what: no picture" test ! -e "$pic"
   check "$what: no script" test ! -e "${pic%.*}.gp"
@@ -210,6 +227,74 @@ check "an older CSV: curves by its equalizer column (the label adds nothing)" \
   test "$(legends "$tmp/old2.gp")" = "ZF;MMSE"
 check "an older CSV: Eb/N0 from its snr_kind column" grep -qx "set xlabel 'Eb/N0 per stream (dB)' noenhanced" "$tmp/old2.gp"
 
+# --- ready for a paper (issue 23, item 8), in the script
+# each curve its own marker and dash, so equal curves (a.csv and b.csv hold the
+# same rows) stay apart
+styles() { grep -o '\$c[0-9]* using [0-9:]* with [a-z]* lw [0-9.]* dt [^ ]* pt [0-9]*' "$1" | sed 's/.* dt //'; }
+check "four curves: four markers" test "$(styles "$tmp/two.gp" | awk '{ print $3 }' | sort -u | wc -l)" -eq 4
+check "four curves: four dash types" test "$(styles "$tmp/two.gp" | awk '{ print $1 }' | sort -u | wc -l)" -eq 4
+# values rounded to significant digits, in words; a long title wrapped
+set_column "$eq" channel.doppler_hz 389.15811106451076 >"$tmp/doppler.csv"
+gp "$tmp/doppler.csv" -o "$tmp/doppler.png"
+check "the title rounds: Doppler 389.2 Hz" grep -qx "set title '2x2 MIMO QPSK, Rayleigh, Doppler 389.2 Hz' noenhanced" "$tmp/doppler.gp"
+check "no unrounded value in the script's text" test "$(grep -v '^[0-9#$E]' "$tmp/doppler.gp" | grep -c '389\.15')" -eq 0
+set_column "$tmp/doppler.csv" channel.rho_tx 0.512345 | set_column /dev/stdin channel.k_factor 2.5 |
+  set_column /dev/stdin channel.csi_error_var 0.01 | set_column /dev/stdin pilots.spacing 4 |
+  set_column /dev/stdin pilots.first_symbol 2 | set_column /dev/stdin pilots.symbol_spacing 7 |
+  set_column /dev/stdin receiver.llr maxlog >"$tmp/long.csv"
+gp "$tmp/long.csv" -o "$tmp/long.png"
+check "a long title is wrapped into lines" \
+  grep -q "^set title '2x2 MIMO QPSK, Rayleigh, rho_tx 0.5123, .*'\.\"\\\\n\"\.'.*' noenhanced\$" "$tmp/long.gp"
+title_lines() { grep '^set title' "$1" | sed "s/^set title //; s/ noenhanced\$//" | sed 's/\.\"\\n\"\./\n/g'; }
+check "... each within the plot's width (106 characters at 900 pixels)" \
+  test "$(title_lines "$tmp/long.gp" | awk '{ print length }' | sort -n | tail -1)" -le 108 \
+  -a "$(title_lines "$tmp/long.gp" | wc -l)" -ge 2
+# the x axis says the SNR definition
+for kind in "esno:Es/N0 per stream (dB)" "snr:SNR per receive antenna (dB)"; do
+  set_column "$eq" snr_kind "${kind%%:*}" | set_column /dev/stdin simulation.snr_kind "${kind%%:*}" >"$tmp/kind.csv"
+  gp "$tmp/kind.csv" -o "$tmp/kind.png"
+  check "the x axis for snr_kind ${kind%%:*}: ${kind#*:}" grep -qx "set xlabel '${kind#*:}' noenhanced" "$tmp/kind.gp"
+done
+set_column "$eq" simulation.ebno_overhead charged >"$tmp/charged.csv"
+gp "$tmp/charged.csv" -o "$tmp/charged.png"
+check "the x axis for Eb/N0 with the overhead charged" \
+  grep -qx "set xlabel 'Eb/N0 per stream, pilot and CP energy charged (dB)' noenhanced" "$tmp/charged.gp"
+# several files that differ in many keys: short labels, the key out of the plot
+# (the other run's points 1 dB to the right, so no curve lies on another)
+awk -F, -v OFS=, 'NR > 1 { $9 += 1 } { print }' "$eq" | set_column /dev/stdin simulation.seed 7 | set_column /dev/stdin channel.rho_tx 0.5 | set_column /dev/stdin channel.k_factor 2.5 |
+  set_column /dev/stdin channel.csi_error_var 0.01 | set_column /dev/stdin ofdm.subcarriers 512 |
+  set_column /dev/stdin ofdm.cp_length 64 | set_column /dev/stdin pilots.spacing 4 | set_column /dev/stdin pilots.first_symbol 2 |
+  set_column /dev/stdin pilots.symbol_spacing 7 | set_column /dev/stdin receiver.llr maxlog >"$tmp/other-run.csv"
+gp "$eq" "$tmp/other-run.csv" "$awgn" -o "$tmp/files.png" --size 900x800
+check "several files: the key outside the plot or below it" grep -Eq '^set key (outside|below)' "$tmp/files.gp"
+check "several files: the first labels say what differs, the default-valued keys left out" \
+  test "$(legends "$tmp/files.gp" | cut -d';' -f1,2)" = "QPSK ZF, Rayleigh;QPSK MMSE, Rayleigh" -a \
+  "$(grep -c "title 'QPSK ZF, AWGN, 256 subcarriers' noenhanced" "$tmp/files.gp")" -eq 1
+check "several files: the labels too long for a line are cut after a whole part" \
+  grep -q "title 'QPSK ZF, Rayleigh, rho_tx 0.5, K-factor 2.5, .*'\.', \.\.\.' noenhanced" "$tmp/files.gp"
+check "several files: the raw keys are in the comments" \
+  grep -q "^# keys: 'modulation=qpsk equalizer=zf channel.model=rayleigh channel.rho_tx=0.5 " "$tmp/files.gp"
+# --y: the GMI (with LLRs on), on a linear axis with its interval
+gp "$gmi" -o "$tmp/gmi.png" --y gmi
+check "--y gmi: the y axis" grep -qx "set ylabel 'GMI (bit per resource element, all streams)' noenhanced" "$tmp/gmi.gp"
+check "--y gmi: a linear axis" test "$(grep -c '^set logscale' "$tmp/gmi.gp")" -eq 0
+check "--y gmi: the values and their interval" \
+  grep -qx "0 $(awk -F, 'NR == 2 { print $32, $33, $34 }' "$gmi")" "$tmp/gmi.gp"
+check "--y gmi: one curve per equalizer" test "$(legends "$tmp/gmi.gp")" = "ZF;MMSE"
+refused "--y gmi without LLRs" "plot_equalizers.csv:2: --y gmi: expected a row with a value in column gmi, got 6 rows without \(the GMI is written for points with soft outputs: receiver.llr = maxlog or exact\)" "$tmp/x.png" "$eq" -o "$tmp/x.png" --y gmi
+refused "--y bler before ofdmsim writes a BLER" "plot_equalizers.csv:1: --y bler: expected a column 'bler', got a header without it" "$tmp/x.png" "$eq" -o "$tmp/x.png" --y bler
+refused "--y throughput before ofdmsim writes one" "--y throughput: expected a column 'throughput'" "$tmp/x.png" "$eq" -o "$tmp/x.png" --y throughput
+refused "--y of no known kind" "--y ser: expected one of ber, bler, gmi, throughput" "$tmp/x.png" "$eq" -o "$tmp/x.png" --y ser
+# --x: a swept numeric key on the x axis, the SNR then tells the curves apart
+gp "$rxs" -o "$tmp/rx.png" --x mimo.rx
+check "--x mimo.rx: the x axis" grep -qx "set xlabel 'Receive antennas' noenhanced" "$tmp/rx.gp"
+check "--x mimo.rx: one curve per SNR, with its definition" test "$(legends "$tmp/rx.gp")" = "Eb/N0 0 dB;Eb/N0 6 dB"
+check "--x mimo.rx: the x values" test "$(sed -n '/^\$c1 << EOD/,/^EOD/p' "$tmp/rx.gp" | grep '^[0-9]' | cut -d' ' -f1 | paste -sd' ')" = "2 3 4"
+check "--x mimo.rx: the title" grep -qx "set title '2 tx QPSK ZF, Rayleigh' noenhanced" "$tmp/rx.gp"
+refused "--x of a key that does not vary" "--x mimo.tx: expected a key whose value differs between the rows, got 2 in every row \(numeric keys that differ: simulation.snr_db, mimo.rx\)" "$tmp/x.png" "$rxs" -o "$tmp/x.png" --x mimo.tx
+refused "--x of a key of names" "--x equalizer: expected a numeric config key" "$tmp/x.png" "$rxs" -o "$tmp/x.png" --x equalizer
+refused "--x of no column" "plot_rx.csv:1: --x channel.nope: expected a column 'channel.nope'" "$tmp/x.png" "$rxs" -o "$tmp/x.png" --x channel.nope
+
 # --- drawing needs gnuplot
 if ! command -v gnuplot >/dev/null; then
   echo "gnuplot not found: the drawing checks are skipped (apt-get install gnuplot-nox)"
@@ -311,34 +396,38 @@ def read_png(path):
         prev = line
     return w, h, pixels
 
-png, want_w, want_h, script = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-w, h, pixels = read_png(png)
-if (w, h) != (want_w, want_h):
-    sys.exit('%s: IHDR says %dx%d, expected %dx%d' % (png, w, h, want_w, want_h))
-curves = re.findall(r"^# curve \d+: '(.*)', colour #([0-9a-f]{6}),", open(script).read(), re.M)
-if len(curves) < 1:
-    sys.exit('%s: no curve listed' % script)
-# a key entry's sample line and marker alone make about 90 (the control below);
-# a drawn curve several hundred, though its theory, thin on top, hides a stripe
-MIN_PIXELS = 250
-MIN_OWN = 150      # pixels of a curve's colour away from every other curve
-where = []
-for legend, hexcol in curves:
-    col = tuple(int(hexcol[k:k + 2], 16) for k in (0, 2, 4))
-    near = {(x, y) for y, row in enumerate(pixels) for x, p in enumerate(row)
-            if max(abs(p[0] - col[0]), abs(p[1] - col[1]), abs(p[2] - col[2])) <= 24}
-    if len(near) < MIN_PIXELS:
-        sys.exit("curve '%s': %d pixels of #%s, expected at least %d" % (legend, len(near), hexcol, MIN_PIXELS))
-    where.append((legend, hexcol, near))
-for legend, hexcol, near in where:
-    others = set()
-    for l2, h2, n2 in where:
-        if h2 != hexcol:
-            others |= {(x + dx, y + dy) for x, y in n2 for dx in range(-3, 4) for dy in range(-3, 4)}
-    own = len(near - others)
-    if own < MIN_OWN:
-        sys.exit("curve '%s': %d pixels of #%s away from the other curves, expected at least %d" % (legend, own, hexcol, MIN_OWN))
-print('%s: %dx%d, %s' % (png, w, h, ', '.join('%s %d px' % (l, len(n)) for l, _, n in where)))
+def main():
+    png, want_w, want_h, script = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+    w, h, pixels = read_png(png)
+    if (w, h) != (want_w, want_h):
+        sys.exit('%s: IHDR says %dx%d, expected %dx%d' % (png, w, h, want_w, want_h))
+    curves = re.findall(r"^# curve \d+: '(.*)', colour #([0-9a-f]{6}),", open(script).read(), re.M)
+    if len(curves) < 1:
+        sys.exit('%s: no curve listed' % script)
+    # a key entry's sample line and marker alone make about 90 (the control below);
+    # a drawn curve several hundred, though its theory, thin on top, hides a stripe
+    MIN_PIXELS = 250
+    MIN_OWN = 150      # pixels of a curve's colour away from every other curve
+    where = []
+    for legend, hexcol in curves:
+        col = tuple(int(hexcol[k:k + 2], 16) for k in (0, 2, 4))
+        near = {(x, y) for y, row in enumerate(pixels) for x, p in enumerate(row)
+                if max(abs(p[0] - col[0]), abs(p[1] - col[1]), abs(p[2] - col[2])) <= 24}
+        if len(near) < MIN_PIXELS:
+            sys.exit("curve '%s': %d pixels of #%s, expected at least %d" % (legend, len(near), hexcol, MIN_PIXELS))
+        where.append((legend, hexcol, near))
+    for legend, hexcol, near in where:
+        others = set()
+        for l2, h2, n2 in where:
+            if h2 != hexcol:
+                others |= {(x + dx, y + dy) for x, y in n2 for dx in range(-3, 4) for dy in range(-3, 4)}
+        own = len(near - others)
+        if own < MIN_OWN:
+            sys.exit("curve '%s': %d pixels of #%s away from the other curves, expected at least %d" % (legend, own, hexcol, MIN_OWN))
+    print('%s: %dx%d, %s' % (png, w, h, ', '.join('%s %d px' % (l, len(n)) for l, _, n in where)))
+
+if __name__ == '__main__':  # else imported for read_png
+    main()
 PY
 
 check "png: valid, 800x500, both curves drawn in their colours" python3 "$tmp/pngcheck.py" "$tmp/eq.png" 800 500 "$tmp/eq.gp"
@@ -378,5 +467,46 @@ texts = ' '.join(t.strip() for t in root.itertext())
 for legend in ('ZF', 'MMSE', 'Eb/N0 per stream (dB)'):
     assert legend in texts, legend
 PY
+
+# --- the pictures a reader sees (item 8)
+# pixels.py DIR MODE PNG ...: counts on a decoded picture (pngcheck's decoder)
+cat >"$tmp/pixels.py" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+from pngcheck import read_png
+mode, png = sys.argv[2], sys.argv[3]
+w, h, px = read_png(png)
+near = lambda p, c: max(abs(p[k] - c[k]) for k in range(3)) <= 24
+rgb = lambda s: tuple(int(s[k:k + 2], 16) for k in (1, 3, 5))
+if mode == 'count':  # pixels of each colour
+    print(' '.join(str(sum(near(p, rgb(c)) for row in px for p in row)) for c in sys.argv[4:]))
+elif mode == 'edges':  # dark pixels (text, lines) in the outer 3 columns, rows y0..y1
+    y0, y1 = int(sys.argv[4]), min(int(sys.argv[5]), h)
+    print(sum(1 for y in range(y0, y1) for x in list(range(3)) + list(range(w - 3, w)) if sum(px[y][x]) < 3 * 160))
+PY
+pixels() { python3 "$tmp/pixels.py" "$tmp" "$@"; }
+# two equal curves (a.csv and b.csv hold the same rows): the one drawn first,
+# under the other, still shows through its dashes and around its marker
+plot "$tmp/a.csv" "$tmp/b.csv" -o "$tmp/twin.png"
+check "equal curves: drawn (exit 0)" test -s "$tmp/twin.png"
+read -r first second <<<"$(pixels count "$tmp/twin.png" '#1f77b4' '#2ca02c')"
+check "equal curves: the lower one stays visible ($first pixels against $second of the one on top)" \
+  test "$((first * 10))" -ge "$((second * 3))"
+# the theory, thin and lighter on top of its curve, is seen
+read -r light <<<"$(pixels count "$tmp/eq.png" '#84b4d6')"
+check "the theory line is seen on top of ZF ($light pixels of its lighter colour)" test "$light" -ge 150
+# a long title and a long key stay inside the picture
+plot "$tmp/long.csv" -o "$tmp/long.png"
+check "a long title: nothing runs off the picture's sides" test "$(pixels edges "$tmp/long.png" 0 70)" -eq 0
+plot "$eq" "$tmp/other-run.csv" "$awgn" -o "$tmp/files.png" --size 900x800
+check "several files: drawn" test -s "$tmp/files.png"
+check "several files: no legend text runs off the picture's sides" test "$(pixels edges "$tmp/files.png" 0 800)" -eq 0
+# (its curves lie close together: the one apart, QPSK over AWGN, is counted)
+read -r awgn_px <<<"$(pixels count "$tmp/files.png" "$(sed -n "s/^# curve [0-9]*: 'QPSK ZF, AWGN, 256 subcarriers', colour \(#[0-9a-f]*\),.*/\1/p" "$tmp/files.gp")")"
+check "several files: the curves drawn in their colours ($awgn_px pixels of QPSK over AWGN)" test "${awgn_px:-0}" -ge 250
+plot "$gmi" -o "$tmp/gmi.png" --y gmi
+check "--y gmi png: both curves drawn" python3 "$tmp/pngcheck.py" "$tmp/gmi.png" 900 600 "$tmp/gmi.gp"
+plot "$rxs" -o "$tmp/rx.png" --x mimo.rx
+check "--x mimo.rx png: both curves drawn" python3 "$tmp/pngcheck.py" "$tmp/rx.png" 900 600 "$tmp/rx.gp"
 
 finish
