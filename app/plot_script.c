@@ -64,12 +64,18 @@ static void put_quoted(FILE *f, const char *s, size_t n) {
 
 static void put_string(FILE *f, const char *s) { put_quoted(f, s, strlen(s)); }
 
-/* s inside a comment, quoted: control characters and backquotes (which old
+/* s inside a comment: control characters and backquotes (which old
  * gnuplots expand even in comments) become '?'. */
-static void put_comment_string(FILE *f, const char *s) {
-  fputc('\'', f);
+static void put_comment_text(FILE *f, const char *s) {
   for (; *s; s++)
     fputc((unsigned char)*s < 0x20 || *s == 0x7f || *s == '`' ? '?' : *s, f);
+}
+
+/* The same, quoted: the line goes on after it, so no backslash of s ends
+ * the line (which would continue the comment onto the next). */
+static void put_comment_string(FILE *f, const char *s) {
+  fputc('\'', f);
+  put_comment_text(f, s);
   fputc('\'', f);
 }
 
@@ -345,10 +351,11 @@ static key_place key_place_of(const plot_data *d, const plot_style *s, const ran
 
 int plot_script_write(FILE *f, const plot_data *d, const plot_style *s, const char *source_line) {
   const ranges r = ranges_of(d);
+  /* the x label may be an --x key: a column's name from the CSV */
   fputs("# ", f);
-  fputs(d->ylabel, f);
+  put_comment_text(f, d->ylabel);
   fputs(" against ", f);
-  fputs(d->xlabel, f);
+  put_comment_text(f, d->xlabel);
   fputs(", drawn by ", f);
   put_comment_string(f, source_line);
   fputs(".\n# Self-contained: the data are inline below. Restyle it and draw again with\n#   gnuplot ", f);

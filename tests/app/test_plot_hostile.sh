@@ -121,9 +121,11 @@ for i in "${!payloads[@]}"; do
   attack "payload $i in an older CSV's label" l.png oldlabel.csv -o l.png
   csv_add "$eq" "$work/col.csv" "channel.$p" 1 "$p"
   attack "payload $i in a column name and a cell" k.png col.csv -o k.png
+  csv_add "$eq" "$work/colx.csv" "channel.$p" 1 2
+  attack "payload $i in the name of the --x column (the x axis)" x.png colx.csv -o x.png --x "channel.$p"
   csv_add "$eq" "$work/shared.csv" "channel.$p" "$p" "$p"
   attack "payload $i in a shared value (the title)" s.png shared.csv -o s.png
-  rm -f "$work/cell.csv" "$work/label.csv" "$work/old.csv" "$work/oldlabel.csv" "$work/col.csv" "$work/shared.csv"
+  rm -f "$work/cell.csv" "$work/label.csv" "$work/old.csv" "$work/oldlabel.csv" "$work/col.csv" "$work/colx.csv" "$work/shared.csv"
   # a file name: two copies of the same rows, so the legend names the files
   cp "$eq" "$work/$p.csv"
   attack "payload $i in a CSV's name" f.png eq.csv "$p.csv" -o f.png
