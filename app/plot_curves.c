@@ -480,6 +480,12 @@ static int varies_within(const grouping *g, size_t ti, size_t j) {
   return 0;
 }
 
+/* What goes before the next part of a label: nothing first, ": " after the
+ * file's name (the first `head` characters), else `joiner`. */
+static const char *sep_after(const text *t, size_t head, const char *joiner) {
+  return t->n == 0 ? "" : t->n == head ? ": " : joiner;
+}
+
 /* A curve's label for readers: what tells it apart, in words, numbers
  * rounded to `digits` significant digits: "2x2 ZF", "16-QAM, TDL-C",
  * "a.csv: 2x2 MMSE, seed 2"; "simulated" for a lone curve. The MIMO size,
@@ -501,16 +507,16 @@ static char *label_of(const grouping *g, const row_ref *r, int digits, int terse
     text_add(&t, "%s%sx%s", t.n ? ": " : "", tx, rx);
   else if ((v = active_value(g, r, "mimo.tx"))) add_words(&t, t.n ? ": " : "", "mimo.tx", v, digits);
   else if ((v = active_value(g, r, "mimo.rx"))) add_words(&t, t.n ? ": " : "", "mimo.rx", v, digits);
-  if ((v = active_value(g, r, "modulation"))) add_words(&t, t.n == 0 ? "" : t.n == head ? ": " : " ", "modulation", v, digits);
-  if ((v = active_value(g, r, "equalizer"))) add_words(&t, t.n == 0 ? "" : t.n == head ? ": " : " ", "equalizer", v, digits);
+  if ((v = active_value(g, r, "modulation"))) add_words(&t, sep_after(&t, head, " "), "modulation", v, digits);
+  if ((v = active_value(g, r, "equalizer"))) add_words(&t, sep_after(&t, head, " "), "equalizer", v, digits);
   /* the SNR, when it is no axis, with its definition: "Eb/N0 10 dB" */
   if ((v = active_value(g, r, SNR_KEY))) {
     const char *kind = any_value(g, r, "simulation.snr_kind");
-    add_words(&t, t.n == 0 ? "" : t.n == head ? ": " : ", ", "simulation.snr_kind", kind ? kind : "snr", digits);
+    add_words(&t, sep_after(&t, head, ", "), "simulation.snr_kind", kind ? kind : "snr", digits);
     char buf[64];
     text_add(&t, " %s dB", round_value(v, digits, buf, sizeof buf));
   } else if ((v = active_value(g, r, "simulation.snr_kind"))) {
-    add_words(&t, t.n == 0 ? "" : t.n == head ? ": " : ", ", "simulation.snr_kind", v, digits);
+    add_words(&t, sep_after(&t, head, ", "), "simulation.snr_kind", v, digits);
   }
   const char *model = active_value(g, r, "channel.model"), *profile = any_value(g, r, "channel.profile");
   for (size_t step = 0; step < 2 * g->keys.n; step++) {
@@ -521,13 +527,13 @@ static char *label_of(const grouping *g, const row_ref *r, int digits, int terse
     if (within != (step < g->keys.n)) continue;
     if (terse && !within && strcmp(name, "channel.model") && config_key_default_is(name, v)) continue;
     if (terse && !strcmp(name, "channel.delay_spread") && any_value(g, r, "channel.delay_spread_ns")) continue;
-    const char *sep = t.n == 0 ? "" : t.n == head ? ": " : ", ";
+    const char *sep = sep_after(&t, head, ", ");
     if (!strcmp(name, "channel.model") && model && !strcmp(model, "tdl") && profile)
       add_words(&t, sep, "channel.profile", profile, digits);
     else add_words(&t, sep, name, v, digits);
   }
   if (!model && (v = active_value(g, r, "channel.profile")))
-    add_words(&t, t.n == 0 ? "" : t.n == head ? ": " : ", ", "channel.profile", v, digits);
+    add_words(&t, sep_after(&t, head, ", "), "channel.profile", v, digits);
   if (!t.oom && !t.n) text_add(&t, "simulated");
   return text_take(&t);
 }
@@ -593,7 +599,8 @@ static char *title_of(const grouping *g) {
   static const char *const impairments[] = {"channel.rho_tx", "channel.rho_rx", "channel.k_factor",
                                             "channel.csi_error_var"};
   for (size_t i = 0; i < sizeof impairments / sizeof *impairments; i++)
-    if ((v = common_value(g, impairments[i])) && !is_zero(v)) add_words(&t, t.n ? ", " : "", impairments[i], v, digits);
+    if ((v = common_value(g, impairments[i])) && !is_zero(v))
+      add_words(&t, t.n ? ", " : "", impairments[i], v, digits);
   const char *domain = common_value(g, "ofdm.domain");
   if (domain && !strcmp(domain, "time")) {
     const char *sc = common_value(g, "ofdm.subcarriers"), *cp = common_value(g, "ofdm.cp_length");

@@ -328,8 +328,10 @@ static key_place key_place_of(const plot_data *d, const plot_style *s, const ran
   if (entries <= 6 && longest <= inside_max) {
     /* the key's box in fractions of the plot (about 100 pixels of margins
      * across, 110 down), with a little room around it */
-    const double w = ((double)longest * 7.5 + 75) / (s->width - 100), h = (entries * 19.0 + 20) / (s->height - 110);
-    static const char *const corners[][2] = {{"bottom", "left"}, {"top", "left"}, {"bottom", "right"}, {"top", "right"}};
+    const double w = ((double)longest * 7.5 + 75) / (s->width - 100);
+    const double h = ((double)entries * 19 + 20) / (s->height - 110);
+    static const char *const corners[][2] = {
+        {"bottom", "left"}, {"top", "left"}, {"bottom", "right"}, {"top", "right"}};
     static const int log_order[] = {0, 3, 2, 1}, linear_order[] = {1, 2, 0, 3};
     for (int i = 0; i < 4; i++) {
       const int c = d->log_y ? log_order[i] : linear_order[i];
