@@ -927,6 +927,9 @@ static int build_curves(const grouping *g, size_t n_curves, plot_data *d) {
   if (label_curves(g, d) || !(d->title = title_of(g)) || !(d->xlabel = xlabel_of(g))) return -1;
   d->ylabel = g->q->axis;
   d->log_y = g->q->log;
+  d->x_counts = strcmp(g->x_key, SNR_KEY) != 0;
+  for (size_t r = 0; r < g->n_rows && d->x_counts; r++)
+    if (g->rows[r].pt.x != floor(g->rows[r].pt.x)) d->x_counts = 0;
   return 0;
 }
 

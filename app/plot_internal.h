@@ -40,6 +40,7 @@ typedef struct plot_data {
   char *xlabel;    /* "Eb/N0 per stream (dB)", "Doppler shift (Hz)", ... */
   const char *ylabel;
   int log_y;       /* an error rate, on a log axis */
+  int x_counts;    /* an --x key of whole numbers (antennas, subcarriers): tics on them */
 } plot_data;
 
 /* The --y names plot_data_load takes, NULL-terminated. */

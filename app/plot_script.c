@@ -418,6 +418,8 @@ int plot_script_write(FILE *f, const plot_data *d, const plot_style *s, const ch
           "set grid xtics ytics lc rgb '#d0d0d0'\n"
           "set bars small\n",
           r.x0, r.x1, r.y0, r.y1);
+  /* 2, 3, 4 antennas, not 2.5: a tic on every whole number where few */
+  if (d->x_counts && r.x1 - r.x0 <= 17) fputs("set xtics 1\n", f);
 
   fputs(key.line, f);
   for (size_t k = 0; k < d->n_curves; k++) put_blocks(f, d, k, r.y0);

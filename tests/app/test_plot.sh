@@ -291,6 +291,8 @@ check "--x mimo.rx: the x axis" grep -qx "set xlabel 'Receive antennas' noenhanc
 check "--x mimo.rx: one curve per SNR, with its definition" test "$(legends "$tmp/rx.gp")" = "Eb/N0 0 dB;Eb/N0 6 dB"
 check "--x mimo.rx: the x values" test "$(sed -n '/^\$c1 << EOD/,/^EOD/p' "$tmp/rx.gp" | grep '^[0-9]' | cut -d' ' -f1 | paste -sd' ')" = "2 3 4"
 check "--x mimo.rx: the title" grep -qx "set title '2 tx QPSK ZF, Rayleigh' noenhanced" "$tmp/rx.gp"
+check "--x mimo.rx: tics on whole antennas (2, 3, 4; not 2.5)" grep -qx 'set xtics 1' "$tmp/rx.gp"
+check "the SNR axis keeps gnuplot's own tics" test "$(grep -c '^set xtics' "$tmp/s.gp")" -eq 0
 refused "--x of a key that does not vary" "--x mimo.tx: expected a key whose value differs between the rows, got 2 in every row \(numeric keys that differ: simulation.snr_db, mimo.rx\)" "$tmp/x.png" "$rxs" -o "$tmp/x.png" --x mimo.tx
 refused "--x of a key of names" "--x equalizer: expected a numeric config key" "$tmp/x.png" "$rxs" -o "$tmp/x.png" --x equalizer
 refused "--x of no column" "plot_rx.csv:1: --x channel.nope: expected a column 'channel.nope'" "$tmp/x.png" "$rxs" -o "$tmp/x.png" --x channel.nope
