@@ -1,10 +1,13 @@
 /* `ofdmsim plot`: the command line, then read -> group -> script -> gnuplot.
  * Everything that can be wrong with the input is found before a file is
- * written; the picture is drawn into a temporary file beside it and renamed
- * over the old one only once gnuplot has succeeded. */
+ * written (an output that is an input included); the picture is drawn into a
+ * temporary file beside it and renamed over the old one only once gnuplot
+ * has succeeded. SIGINT/SIGTERM end gnuplot and remove that file (exit 130 /
+ * 143). */
 #include "app/plot.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,12 +21,14 @@
 
 #define PROG "ofdmsim plot"
 
-enum { OPT_TITLE = OPT_LONG_ONLY, OPT_SIZE };
+enum { OPT_TITLE = OPT_LONG_ONLY, OPT_SIZE, OPT_X, OPT_Y };
 
 static const opt_spec plot_options[] = {
     {"output", 'o', required_argument, "ber.png"},
     {"title", OPT_TITLE, required_argument, "TEXT"},
     {"size", OPT_SIZE, required_argument, "WxH"},
+    {"x", OPT_X, required_argument, "KEY"},
+    {"y", OPT_Y, required_argument, "ber|bler|gmi|throughput"},
     {"help", 'h', no_argument, NULL},
     {NULL, 0, 0, NULL},
 };
@@ -31,27 +36,38 @@ static const opt_spec plot_options[] = {
 static void print_help(void) {
   printf("usage: ofdmsim plot RESULTS.csv [MORE.csv ...] -o ber.png|ber.svg|ber.pdf [options]\n"
          "\n"
-         "Draws BER against SNR from result CSVs (ofdmsim -o) with gnuplot, on a log axis:\n"
-         "one curve per combination of the config keys that differ between the rows (the\n"
-         "legend names them; the file name too when several files hold the same point),\n"
-         "error bars from the 95%% interval (ci95_low, ci95_high), the closed-form theory\n"
-         "dashed in its curve's colour, and for a point without a bit error its 95%% upper\n"
-         "bound as a down-pointing triangle. Skipped points (bits = 0) are left out.\n"
+         "Draws BER (or --y) against SNR (or --x) from result CSVs (ofdmsim -o) with\n"
+         "gnuplot: one curve per combination of the config keys that differ between the\n"
+         "rows, each with its own colour, marker and dash, named in words (\"2x2 ZF\", the\n"
+         "file name too when several files hold the same point; the raw keys are in the\n"
+         "script's comments); error bars from the 95%% interval; the closed-form theory\n"
+         "as a thin lighter line in its curve's colour, on top; and for a point without\n"
+         "an error its 95%% upper bound as a down-pointing triangle. Skipped points\n"
+         "(bits = 0) are left out. Values gnuplot cannot draw are refused.\n"
          "\n"
          "  -o, --output FILE  the picture; its extension picks the format: .png, .svg or\n"
          "                     .pdf. An existing picture is replaced: it is derived data,\n"
          "                     drawn again from the CSVs at will. Beside it goes the\n"
          "                     gnuplot script that draws it (ber.png -> ber.gp), with the\n"
          "                     data inline: restyle it and run `gnuplot ber.gp` again.\n"
-         "  --title TEXT       the title (default: what all curves share; '' for none)\n"
+         "                     Neither may be an input; no control characters in FILE.\n"
+         "  --title TEXT       the title (default: what all curves share, wrapped; '' for\n"
+         "                     none; a line break in TEXT starts a new line)\n"
          "  --size WxH         the picture's size in pixels (default 900x600; a PDF is\n"
          "                     W/150 x H/150 inches, 6x4 in by default)\n"
+         "  --y WHAT           what is drawn: ber (default), bler, gmi (the achievable\n"
+         "                     rate, with receiver.llr on) or throughput; the CSV needs\n"
+         "                     the column of that name\n"
+         "  --x KEY            the x axis: snr_db (default) or any numeric config key that\n"
+         "                     differs between the rows (channel.doppler_hz, mimo.rx, ...);\n"
+         "                     the SNR then tells curves apart\n"
          "  -h, --help         this text\n"
          "\n"
          "Environment: GNUPLOT, the gnuplot to run (default: gnuplot on PATH; the Debian\n"
          "package gnuplot-nox, which scripts/setup.sh installs).\n"
          "Exit status: 0 drawn; 1 gnuplot missing or failing (the script is written);\n"
-         "2 usage error or a bad CSV (nothing is written).\n");
+         "2 usage error, a bad CSV or an output that is an input (nothing is written);\n"
+         "130 / 143 stopped by SIGINT / SIGTERM (gnuplot ended, no temporary file left).\n");
 }
 
 typedef struct plot_args {
@@ -59,6 +75,7 @@ typedef struct plot_args {
   size_t n_csvs;
   const char *output;
   const char *title;
+  plot_request request;
   int width, height;
   plot_format format;
   int help;
@@ -74,6 +91,20 @@ static int parse_size(const char *v, int *w, int *h) {
   if (errno || end == rest || *end || x < 100 || y < 100 || x > 10000 || y > 10000) return -1;
   *w = (int)x, *h = (int)y;
   return 0;
+}
+
+/* s for a message, control characters as \n, \t or \xNN (a terminal would
+ * act on them). */
+static void show_escaped(const char *s, char *out, size_t n) {
+  size_t k = 0;
+  for (; *s && k + 5 < n; s++) {
+    const unsigned char c = (unsigned char)*s;
+    if (c == '\n') k += (size_t)snprintf(out + k, n - k, "\\n");
+    else if (c == '\t') k += (size_t)snprintf(out + k, n - k, "\\t");
+    else if (c < 0x20 || c == 0x7f) k += (size_t)snprintf(out + k, n - k, "\\x%02x", c);
+    else out[k++] = (char)c;
+  }
+  out[k] = '\0';
 }
 
 static const char *base_name(const char *path) {
@@ -102,6 +133,14 @@ static void on_plot_option(opt_parser *p, int key, const char *v, void *ctx) {
     else a->output = v;
     break;
   case OPT_TITLE: a->title = v; break;
+  case OPT_X: a->request.x = v; break;
+  case OPT_Y: {
+    size_t i = 0;
+    while (plot_y_names[i] && strcmp(plot_y_names[i], v)) i++;
+    if (plot_y_names[i]) a->request.y = v;
+    else opt_fail(p, "%s %s: expected one of ber, bler, gmi, throughput", opt_name(p), v);
+    break;
+  }
   case OPT_SIZE:
     if (parse_size(v, &a->width, &a->height))
       opt_fail(p, "%s %s: expected WIDTHxHEIGHT in pixels, each 100..10000, e.g. 900x600", opt_name(p), v);
@@ -135,10 +174,36 @@ static int plot_parse(int argc, char **argv, plot_args *a, char *err, size_t err
     return 2;
   }
   a->format = (plot_format)format;
-  for (size_t i = 0; i < a->n_csvs; i++) {
-    if (!strcmp(a->csvs[i], a->output)) {
-      snprintf(err, errlen, "-o %s: expected a picture other than the CSV %s, got the same file", a->output,
-               a->csvs[i]);
+  /* The name goes into the script (its comments, the default `out`); a line
+   * break there would end a comment and run what follows. Quotes, backquotes
+   * and the rest are quoted in the script and are fine in a file name. */
+  for (const char *c = a->output; *c; c++)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+      char shown[600];
+      show_escaped(a->output, shown, sizeof shown);
+      snprintf(err, errlen, "-o '%s': expected a file name without control characters (a line break, a tab, ...)",
+               shown);
+      return 2;
+    }
+  return 0;
+}
+
+/* 2 with the message when an output (the picture, its script) is one of the
+ * inputs, whatever the spelling: a link, a hard link, ./a/../b. Compared by
+ * device and inode, after following links: an output that does not exist
+ * yet is no input. */
+static int outputs_are_not_inputs(const plot_args *a, const char *script, char *err, size_t errlen) {
+  const char *const outputs[] = {a->output, script};
+  const char *const what[] = {"the picture", "its script"};
+  for (size_t o = 0; o < 2; o++) {
+    struct stat so;
+    if (stat(outputs[o], &so)) continue;
+    for (size_t i = 0; i < a->n_csvs; i++) {
+      struct stat si;
+      if (stat(a->csvs[i], &si) || si.st_dev != so.st_dev || si.st_ino != so.st_ino) continue;
+      snprintf(err, errlen,
+               "-o %s: %s %s is the input %s; expected outputs other than the inputs (plot would replace it)",
+               a->output, what[o], outputs[o], a->csvs[i]);
       return 2;
     }
   }
@@ -166,9 +231,10 @@ static char *command_line(int argc, char **argv) {
     const int plain = argv[i][0] && strspn(argv[i], plain_chars) == strlen(argv[i]);
     p += sprintf(p, plain ? " %s" : " '%s'", argv[i]);
   }
-  /* a line break would end the comment, a backquote its `...` */
+  /* a line break would end the comment, a backquote its `...`; plot_script
+   * makes the rest of a comment harmless */
   for (char *q = s; *q; q++)
-    if (*q == '\n' || *q == '`') *q = ' ';
+    if ((unsigned char)*q < 0x20 || *q == 0x7f || *q == '`') *q = ' ';
   return s;
 }
 
@@ -185,8 +251,10 @@ static int write_script(const char *path, const plot_data *d, const plot_style *
                         char *err, size_t errlen) {
   results_file w;
   int rc = results_file_open(&w, path) != 0;
-  if (!rc && (plot_script_write(w.f, d, st, line) || ferror(w.f))) {
+  if (!rc && (plot_script_write(w.f, d, st, line) || ferror(w.f) || plot_stopped())) {
+    const int stopped = plot_stopped();
     results_file_abort(&w);
+    if (stopped) return 1; /* plot_main says so */
     rc = 1;
   } else if (!rc) {
     rc = results_file_commit(&w) != 0;
@@ -211,6 +279,7 @@ static int draw(const char *gnuplot, const char *script, const char *picture, ch
   close(fd);
   int rc = plot_gnuplot_run(gnuplot, script, tmp, err, errlen);
   struct stat st;
+  if (!rc && plot_stopped()) rc = 1; /* came after gnuplot ended: the old picture stays */
   if (!rc && (stat(tmp, &st) || st.st_size == 0)) {
     snprintf(err, errlen, "%.1000s ran without error on %.1000s but drew nothing (an empty picture)", gnuplot,
              script);
@@ -228,7 +297,18 @@ static int draw(const char *gnuplot, const char *script, const char *picture, ch
   return rc;
 }
 
+/* The exit of a run stopped by SIGINT/SIGTERM, with its message. */
+static int stopped(const char *script, int script_written) {
+  const int sig = plot_stopped();
+  if (script_written)
+    fprintf(stderr, PROG ": stopped by %s: gnuplot ended, no picture drawn; the script is in %s\n",
+            sig == SIGINT ? "SIGINT" : "SIGTERM", script);
+  else fprintf(stderr, PROG ": stopped by %s: nothing written\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+  return 128 + sig;
+}
+
 int plot_main(int argc, char **argv) {
+  plot_catch_signals();
   char err[4096] = "";
   plot_args a = {0};
   int rc = plot_parse(argc, argv, &a, err, sizeof err);
@@ -242,22 +322,31 @@ int plot_main(int argc, char **argv) {
     free(a.csvs);
     return rc;
   }
+  char *script = script_path_of(a.output);
+  if (!script) {
+    fprintf(stderr, PROG ": error: out of memory\n");
+    free(a.csvs);
+    return 1;
+  }
   plot_data d;
-  if ((rc = plot_data_load(&d, a.csvs, a.n_csvs, err, sizeof err))) {
+  if ((rc = outputs_are_not_inputs(&a, script, err, sizeof err)) ||
+      (rc = plot_data_load(&d, &a.request, a.csvs, a.n_csvs, err, sizeof err))) {
     fprintf(stderr, PROG ": error: %s\n", err);
+    free(script);
     free(a.csvs);
     return rc;
   }
-  char *script = script_path_of(a.output), *line = command_line(argc, argv);
-  const plot_style st = {
-      a.format, a.width, a.height, a.title, base_name(a.output), script ? base_name(script) : ""};
+  char *line = command_line(argc, argv);
+  const plot_style st = {a.format, a.width, a.height, a.title, base_name(a.output), base_name(script)};
   char gnuplot[4096];
-  if (!script || !line) {
+  if (plot_stopped()) {
+    rc = stopped(script, 0);
+  } else if (!line) {
     fprintf(stderr, PROG ": error: out of memory\n");
     rc = 1;
   } else if (write_script(script, &d, &st, line, err, sizeof err)) {
-    fprintf(stderr, PROG ": error: %s\n", err);
-    rc = 1;
+    if (plot_stopped()) rc = stopped(script, 0);
+    else fprintf(stderr, PROG ": error: %s\n", err), rc = 1;
   } else if (plot_gnuplot_find(gnuplot, sizeof gnuplot)) {
     const char *asked = getenv("GNUPLOT");
     const int named = asked && *asked;
@@ -267,8 +356,8 @@ int plot_main(int argc, char **argv) {
             named ? "GNUPLOT=" : "", named ? asked : "", named ? " is no executable; " : "", script);
     rc = 1;
   } else if (draw(gnuplot, script, a.output, err, sizeof err)) {
-    fprintf(stderr, PROG ": error: %s\n", err);
-    rc = 1;
+    if (plot_stopped()) rc = stopped(script, 1);
+    else fprintf(stderr, PROG ": error: %s\n", err), rc = 1;
   } else {
     printf("wrote %s (%zu curve%s, %zu point%s) and %s\n", a.output, d.n_curves, d.n_curves == 1 ? "" : "s",
            d.n_points, d.n_points == 1 ? "" : "s", script);

@@ -1,8 +1,11 @@
 /* Finding and running gnuplot. Its output (warnings, the script's own
  * messages) is kept in a temporary file and shown only when it fails, so a
- * good run prints nothing but ofdmsim's one line. */
+ * good run prints nothing but ofdmsim's one line. A SIGINT or SIGTERM while
+ * it draws ends it: ofdmsim would otherwise die and leave gnuplot drawing
+ * into a temporary file nobody removes. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +17,26 @@
 #include "app/plot_internal.h"
 
 extern char **environ;
+
+static volatile sig_atomic_t stop_signal = 0;
+
+static void on_stop_signal(int sig) {
+  if (!stop_signal) stop_signal = sig;
+}
+
+void plot_catch_signals(void) {
+  /* No SA_RESTART: a blocking call returns, and the caller looks at the flag.
+   * Installed even where the shell started us with SIGINT ignored (a
+   * background job): a stop asked for is a stop. */
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
+int plot_stopped(void) { return stop_signal; }
 
 static int executable(const char *path) {
   struct stat st;
@@ -82,6 +105,25 @@ int plot_gnuplot_run(const char *gnuplot, const char *script, const char *pictur
   }
   strcpy(a, "'");
 
+  /* SIGINT, SIGTERM and SIGCHLD are blocked from before the spawn and taken
+   * with sigtimedwait, so none can slip in between looking at the flag and
+   * waiting (one that came before is in the flag). gnuplot starts with the
+   * mask and the two stop signals as they were before ofdmsim touched them. */
+  sigset_t waited, before;
+  sigemptyset(&waited);
+  sigaddset(&waited, SIGINT);
+  sigaddset(&waited, SIGTERM);
+  sigaddset(&waited, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &waited, &before);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t dfl;
+  sigemptyset(&dfl);
+  sigaddset(&dfl, SIGINT);
+  sigaddset(&dfl, SIGTERM);
+  posix_spawnattr_setsigmask(&attr, &before);
+  posix_spawnattr_setsigdefault(&attr, &dfl);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -89,21 +131,46 @@ int plot_gnuplot_run(const char *gnuplot, const char *script, const char *pictur
   posix_spawn_file_actions_adddup2(&fa, fileno(log), 2);
   char *argv[] = {(char *)gnuplot, "-e", assign, (char *)script, NULL};
   pid_t pid;
-  const int spawn_rc = posix_spawn(&pid, gnuplot, &fa, NULL, argv, environ);
+  const int spawn_rc = stop_signal ? ECANCELED : posix_spawn(&pid, gnuplot, &fa, &attr, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
   free(assign);
   if (spawn_rc) {
-    snprintf(err, errlen, "cannot run %s: %s", gnuplot, strerror(spawn_rc));
+    sigprocmask(SIG_SETMASK, &before, NULL);
+    if (stop_signal) snprintf(err, errlen, "stopped before gnuplot started");
+    else snprintf(err, errlen, "cannot run %s: %s", gnuplot, strerror(spawn_rc));
     fclose(log);
     return 1;
   }
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) {
+  for (;;) {
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) {
       snprintf(err, errlen, "waiting for %s: %s", gnuplot, strerror(errno));
+      sigprocmask(SIG_SETMASK, &before, NULL);
       fclose(log);
       return 1;
     }
+    if (stop_signal) {
+      /* gnuplot draws into our temporary file, which the caller removes:
+       * nothing of its work is kept, so it need not finish anything, and
+       * SIGKILL cannot be caught or ignored */
+      kill(pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      sigprocmask(SIG_SETMASK, &before, NULL);
+      snprintf(err, errlen, "stopped while gnuplot drew");
+      fclose(log);
+      return 1;
+    }
+    /* SIGCHLD wakes this at once; the timeout only bounds a lost wake-up */
+    const struct timespec tick = {1, 0};
+    siginfo_t info;
+    const int sig = sigtimedwait(&waited, &info, &tick);
+    if ((sig == SIGINT || sig == SIGTERM) && !stop_signal) stop_signal = sig;
+  }
+  sigprocmask(SIG_SETMASK, &before, NULL);
   char said[2048];
   tail_of(log, said, sizeof said);
   fclose(log);
