@@ -69,9 +69,10 @@ static void set_shard(opt_parser *p, cli_args *out, const char *v) {
   else if (!shaped)
     opt_fail(p, "--shard %s: expected I/N with 1 <= I <= N <= 1048576 (this job's share: shard I of N), got '%s'", v, v);
   else if (n < 1 || n > (1 << 20))
-    opt_fail(p, "--shard %s: shard count N = %lld is out of range: expected I/N with 1 <= I <= N <= 1048576", v, n);
+    opt_fail(p, "--shard %s: expected I/N with 1 <= I <= N <= 1048576, got N = %lld: out of range", v, n);
   else if (i < 1 || i > n)
-    opt_fail(p, "--shard %s: shard I = %lld is out of range: expected I/N with 1 <= I <= N (= %lld)", v, i, n);
+    opt_fail(p, "--shard %s: expected I/N with 1 <= I <= N <= 1048576, got I = %lld of N = %lld: out of range", v,
+             i, n);
   else {
     out->shard = (unsigned)i;
     out->shards = (unsigned)n;

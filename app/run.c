@@ -293,8 +293,7 @@ static int set_up(const cli_args *args, const sim_config *cfg, int threads, int 
   }
   describe_device(backend, omp_get_max_threads(), su->device, sizeof su->device);
   su->ro = (run_options){args->output_csv, args->quiet, args->resume, su->command_line, backend, su->device,
-                         omp_get_max_threads(), 1, NULL};
-  su->ro.progress_seconds = args->progress_seconds;
+                         omp_get_max_threads(), 1, NULL, args->progress_seconds};
   return 0;
 }
 

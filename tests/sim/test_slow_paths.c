@@ -4,6 +4,7 @@
  * line a minute in a log, --progress's period, nothing with -q). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/slow_paths.h"
