@@ -19,7 +19,10 @@ double slow_path_rate(const link_params *p, const char **what) {
   if (p->equalizer == EQ_ML) {
     const double candidates = pow(2.0, (double)p->bps * (p->tx - 1));
     const double s = candidates * ML_SECONDS_PER_CANDIDATE / bits_per_re;
-    if (s > seconds_per_bit) seconds_per_bit = s, *what = "exhaustive ml detection";
+    if (s > seconds_per_bit) {
+      seconds_per_bit = s;
+      *what = "exhaustive ml detection";
+    }
   }
   if (p->domain == DOMAIN_TIME && p->doppler_hz > 0 && p->pdp.taps > 0) {
     /* samples per data RE (the cyclic prefix and the pilots cost samples too) */
@@ -28,7 +31,10 @@ double slow_path_rate(const link_params *p, const char **what) {
                                             (double)link_data_res_per_frame(p)
                                       : 1.0;
     const double s = 20.0 * p->pdp.taps * p->tx * p->rx * samples_per_re * DOPPLER_SECONDS_PER_SINUSOID / bits_per_re;
-    if (s > seconds_per_bit) seconds_per_bit = s, *what = "time-domain Doppler (taps per sample)";
+    if (s > seconds_per_bit) {
+      seconds_per_bit = s;
+      *what = "time-domain Doppler (taps per sample)";
+    }
   }
   const double rate = seconds_per_bit > 0 ? 1.0 / seconds_per_bit : 0.0;
   if (rate >= SLOW_PATH_BITS_PER_S) *what = NULL;
