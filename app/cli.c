@@ -216,12 +216,13 @@ static const struct {
 static void print_examples(FILE *f) {
   fprintf(f,
           "Examples:\n"
-          "  ofdmsim configs/default.cfg -o runs/demo.csv\n"
-          "                 the demo curve: the table on stdout, the CSV and its JSON sidecar in runs/\n"
-          "  ofdmsim plot runs/demo.csv -o runs/demo.png\n"
+          "  ofdmsim configs/default.cfg -o demo.csv\n"
+          "                 the demo curve: the table on stdout, demo.csv and its JSON sidecar demo.json\n"
+          "  ofdmsim plot demo.csv -o demo.png\n"
           "                 the BER curves of that run (needs gnuplot)\n"
-          "  ofdmsim configs/snr_sweep.cfg --set equalizer=mmse --set simulation.target_errors=1e4 -o mmse.csv\n"
-          "                 a shipped config with two keys changed (a --set of a swept key replaces its sweep)\n"
+          "  ofdmsim configs/default.cfg --set equalizer=mmse --set simulation.target_errors=1e4 -o mmse.csv\n"
+          "                 the demo with MMSE alone (a --set of a swept key replaces its sweep) and\n"
+          "                 ten times the errors a point\n"
           "  nohup ofdmsim big.cfg -o big.csv --progress 300 2>big.log &\n"
           "                 a long run in the background, a progress line every 5 minutes in big.log;\n"
           "                 the same command with --resume continues it after a stop\n");
