@@ -18,6 +18,10 @@ int main(int argc, char **argv) {
   int rc = 0;
   switch (args.command) {
   case CLI_HELP: cli_print_help(stdout); break;
+  case CLI_USAGE: /* a usage error like any other (nothing run), with where to start */
+    cli_print_usage(stderr);
+    rc = 2;
+    break;
   case CLI_VERSION: printf("ofdmsim %s\n", OFDMSIM_VERSION); break;
   case CLI_COMMAND: rc = args.sub->main(args.sub_argc, args.sub_argv); break;
   case CLI_RUN: rc = run_main(&args, argc, argv); break;

@@ -167,8 +167,10 @@ static int opt_next(opt_parser *p, const char **value) {
     return OPT_ERROR;
   }
   /* A separate value that is itself an option ("-o -q") is a missing value;
-   * the element goes back to be read as the option it is. */
-  if (separate && optarg[0] == '-' && optarg[1] != '\0') {
+   * the element goes back to be read as the option it is. A negative number
+   * ("--shard -1/2") is a value, for its option to judge: no option of ours
+   * is a digit. */
+  if (separate && optarg[0] == '-' && optarg[1] != '\0' && !(optarg[1] >= '0' && optarg[1] <= '9')) {
     optind--;
     opt_fail_value(p);
     return OPT_ERROR;

@@ -1,10 +1,13 @@
 /* The simulation run: config, output check, backend, report header, sim_run. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "app/run.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <omp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,6 +20,7 @@
 #include "sim/llr_export.h"
 #include "results/report.h"
 #include "sim/shard.h"
+#include "sim/slow_paths.h"
 #ifdef OFDMSIM_HAVE_MPI
 #include "mpi/engine.h"
 #endif
@@ -119,6 +123,48 @@ static void describe_device(const char *backend, int threads, char *out, size_t 
   snprintf(out, n, "%s, %d threads", model, threads);
 }
 
+/* A thread of the trial below: waits until every thread of the trial has
+ * started, so that they all hold their stacks at once as OpenMP's team will. */
+typedef struct trial {
+  pthread_mutex_t lock;
+  pthread_cond_t go;
+  int started_all;
+} trial;
+
+static void *trial_thread(void *arg) {
+  trial *t = arg;
+  pthread_mutex_lock(&t->lock);
+  while (!t->started_all) pthread_cond_wait(&t->go, &t->lock);
+  pthread_mutex_unlock(&t->lock);
+  return NULL;
+}
+
+/* Whether `threads` threads can run at once here. libgomp ends the process
+ * with a bare "Thread creation failed" when it cannot start its team (a
+ * memory limit, ulimit -v, counts every thread's stack): the same threads,
+ * with the same default stacks, are started and joined first, so that the
+ * limit is told in words before anything runs. 0, or -1 with the message
+ * printed. */
+static int threads_start(int threads) {
+  if (threads <= 1) return 0;
+  trial t = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+  pthread_t *ids = malloc(sizeof *ids * (size_t)threads);
+  int started = 0, why = ids ? 0 : ENOMEM;
+  while (!why && started < threads - 1 && !(why = pthread_create(&ids[started], NULL, trial_thread, &t))) started++;
+  pthread_mutex_lock(&t.lock);
+  t.started_all = 1;
+  pthread_cond_broadcast(&t.go);
+  pthread_mutex_unlock(&t.lock);
+  for (int i = 0; i < started; i++) pthread_join(ids[i], NULL);
+  free(ids);
+  if (!why) return 0;
+  fprintf(stderr,
+          "ofdmsim: error: simulation.threads = %d: only %d threads could start here (%s; under a memory limit "
+          "such as ulimit -v every thread's stack counts); lower simulation.threads or raise the limit\n",
+          threads, started + 1, strerror(why));
+  return -1;
+}
+
 /* What a run needs besides its config: the options and the texts they point at. */
 typedef struct run_setup {
   char command_line[4096];
@@ -142,29 +188,59 @@ static int load_config(const cli_args *args, sim_config *cfg, int speak) {
   return 0;
 }
 
+/* Where path is or would be created: the resolved folder (symbolic links
+ * and "..", followed) and the name. 0, or -1 when the folder does not
+ * resolve (errno says why). */
+static int resolved_path(const char *path, char *out, size_t n) {
+  char dir[4096], real[PATH_MAX];
+  const char *slash = strrchr(path, '/');
+  const char *name = slash ? slash + 1 : path;
+  if (slash == path) snprintf(dir, sizeof dir, "/");
+  else if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+  else snprintf(dir, sizeof dir, ".");
+  /* an existing file resolves whole (a link to one of the results is that result) */
+  if (realpath(path, real)) return snprintf(out, n, "%s", real) >= (int)n ? -1 : 0;
+  if (!realpath(dir, real)) return -1;
+  return snprintf(out, n, "%s/%s", strcmp(real, "/") ? real : "", name) >= (int)n ? -1 : 0;
+}
+
 /* --llr-out: every point has soft outputs, and FILE is a new file (or
- * --force / --resume, which write it again), not the config nor one of -o's. */
+ * --force / --resume, which write it again) in a folder that takes one, and
+ * none of the config and -o's files, whether they exist yet or not: a fresh
+ * run would otherwise write the export over its own results. */
 static int check_llr_out(const cli_args *args, const sim_config *cfg, char *err, size_t errlen) {
   const char *path = args->llr_out;
   if (llr_export_check(cfg, err, errlen)) return -1;
-  struct stat st, other;
-  if (lstat(path, &st) != 0) return 0;
-  if (!S_ISREG(st.st_mode))
-    return snprintf(err, errlen, "--llr-out %s: it is %s, expected a regular file", path,
-                    S_ISDIR(st.st_mode) ? "a directory" : "not a regular file"), -1;
-  char sidecar[4096] = "", journal[4096] = "";
+  char sidecar[4096] = "", journal[4096] = "", mine[4096], theirs[4096];
+  if (resolved_path(path, mine, sizeof mine))
+    return snprintf(err, errlen, "--llr-out %s: cannot write there: %s", path, strerror(errno)), -1;
   if (args->output_csv) {
     report_sidecar_path(args->output_csv, sidecar, sizeof sidecar);
     report_journal_path(args->output_csv, journal, sizeof journal);
   }
   const char *taken[] = {args->config_path, args->output_csv, sidecar, journal};
+  static const char *const what[] = {"the config file", "the results CSV of -o", "the JSON sidecar of -o",
+                                     "the journal of -o"};
   for (size_t i = 0; i < sizeof taken / sizeof *taken; i++)
-    if (taken[i] && taken[i][0] && stat(taken[i], &other) == 0 && other.st_dev == st.st_dev &&
-        other.st_ino == st.st_ino)
-      return snprintf(err, errlen, "--llr-out %s: that is %s; choose another name", path,
-                      i == 0 ? "the config file" : "one of the results of -o"), -1;
-  if (!args->force && !args->resume)
-    return snprintf(err, errlen, "--llr-out %s: the file already exists; --force replaces it", path), -1;
+    if (taken[i] && taken[i][0] && !resolved_path(taken[i], theirs, sizeof theirs) && !strcmp(mine, theirs))
+      return snprintf(err, errlen, "--llr-out %s: that is %s (%s); choose another name", path, what[i], taken[i]),
+             -1;
+  struct stat st;
+  if (lstat(path, &st) == 0) {
+    if (!S_ISREG(st.st_mode))
+      return snprintf(err, errlen, "--llr-out %s: it is %s, expected a regular file", path,
+                      S_ISDIR(st.st_mode) ? "a directory" : "not a regular file"), -1;
+    if (!args->force && !args->resume)
+      return snprintf(err, errlen, "--llr-out %s: the file already exists; --force replaces it", path), -1;
+  }
+  /* the export is written after the whole sweep: a folder that takes no
+   * file must be found now, not after hours of work */
+  char probe[4200];
+  snprintf(probe, sizeof probe, "%s.probeXXXXXX", path);
+  const int fd = mkstemp(probe);
+  if (fd < 0) return snprintf(err, errlen, "--llr-out %s: cannot write there: %s", path, strerror(errno)), -1;
+  close(fd);
+  unlink(probe);
   return 0;
 }
 
@@ -197,6 +273,7 @@ static int outputs_ok(const cli_args *args, const sim_config *cfg) {
 static int set_up(const cli_args *args, const sim_config *cfg, int threads, int header, int argc, char **argv,
                   run_setup *su) {
   if (threads > 0) omp_set_num_threads(threads);
+  if (threads_start(omp_get_max_threads())) return 1;
   char why[256] = "";
   const char *backend = backends_resolve(cfg->backend, why, sizeof why);
   if (!backend) {
@@ -211,10 +288,12 @@ static int set_up(const cli_args *args, const sim_config *cfg, int threads, int 
     else
       snprintf(backend_desc, sizeof backend_desc, "%s", backend);
     report_header(stdout, cfg, backend_desc, su->command_line);
+    sim_config_print_notes(cfg, stdout, "# note: ");
+    slow_paths_note(cfg, backend, omp_get_max_threads(), stdout, "# note: ");
   }
   describe_device(backend, omp_get_max_threads(), su->device, sizeof su->device);
   su->ro = (run_options){args->output_csv, args->quiet, args->resume, su->command_line, backend, su->device,
-                         omp_get_max_threads(), 1, NULL};
+                         omp_get_max_threads(), 1, NULL, args->progress_seconds};
   return 0;
 }
 

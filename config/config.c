@@ -5,6 +5,8 @@
 
 #include <libconfig.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +20,7 @@
 #include "config/config_schema.h"
 #include "config/config_state.h"
 #include "config/config_sweep.h"
+#include "config/config_sweep_keys.h"
 #include "config/config_where.h"
 
 static void state_free(config_state *st) {
@@ -32,10 +35,10 @@ static void state_free(config_state *st) {
 
 /* Every setting of the tree is a known key with a valid value, or a group of
  * them; the sweep is checked whole by its plan. */
-static int check_group(config_state *st, const config_setting_t *g, const char *prefix,
+static int check_group(config_state *st, config_setting_t *g, const char *prefix,
                        const char *file, char *err, size_t errlen) {
   for (int i = 0; i < config_setting_length(g); i++) {
-    const config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
+    config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
     char path[256], msg[700], got[96];
     snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "", config_setting_name(m));
     if (!strcmp(path, "sweep")) continue; /* the sweep plan checks it whole */
@@ -44,6 +47,7 @@ static int check_group(config_state *st, const config_setting_t *g, const char *
       const config_setting_t *bad;
       if (config_key_check((config_key_id)k, m, msg, sizeof msg, &bad))
         return cfg_fail_at(bad, file, err, errlen, "%s", msg);
+      config_key_normalize((config_key_id)k, m);
       st->given[k] = m;
     } else if (config_key_is_group(path)) {
       if (!config_setting_is_group(m)) {
@@ -131,6 +135,103 @@ static int expand(const config_state *st, sim_config *c, const config_setting_t 
   return 0;
 }
 
+/* Appends a line to the notes of the header. */
+static void note(config_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(config_state *st, const char *fmt, ...) {
+  const size_t len = strlen(st->notes);
+  if (len + 1 >= sizeof st->notes) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(st->notes + len, sizeof st->notes - len, fmt, ap);
+  va_end(ap);
+}
+
+/* A --set of a key the sweep sweeps gives it the one value: the sweep
+ * entry goes (it would otherwise win over the --set without a word), and the
+ * header says so. A key zipped with others cannot leave its entry alone:
+ * refused. The tree's setting at a swept key's path carries the text of the
+ * --set that wrote it last as its hook (config_override.c); one the file
+ * wrote has none, and a file that sets and sweeps a key sweeps it. */
+static int overrides_replace_sweep(config_state *st, char *err, size_t errlen) {
+  for (int i = 0; i < st->sweep.n;) {
+    const sweep_entry *e = &st->sweep.entry[i];
+    const config_setting_t *by = NULL;
+    int j = 0;
+    for (; j < e->n_keys && !by; j++) {
+      const config_setting_t *s = config_lookup(&st->tree, config_keys[e->key[j]].path);
+      if (s && config_setting_get_hook(s)) by = s;
+    }
+    if (!by) {
+      i++;
+      continue;
+    }
+    char shown[600], was[200], keys[200];
+    cfg_escape(config_setting_get_hook(by), shown, sizeof shown);
+    if (e->zipped && e->n_keys > 1) {
+      sweep_entry_key_list(e, keys, sizeof keys);
+      snprintf(err, errlen,
+               "--set %s: %s is swept together with other keys (sweep[%d], keys %s): expected a --set of the "
+               "whole sweep (--set 'sweep=(...)') rather than of one of its keys",
+               shown, config_keys[e->key[j - 1]].path, i, keys);
+      return 2;
+    }
+    cfg_out o = cfg_out_buffer(was, sizeof was);
+    cfg_write_value(&o, e->values);
+    note(st, "--set %s replaces the sweep over %s (%s%s)\n", shown, config_keys[e->key[0]].path, was,
+         o.cut ? "..." : "");
+    sweep_plan_drop(&st->sweep, i);
+  }
+  return 0;
+}
+
+/* Whether name is one of the items of the ", "-separated list. */
+static int listed(const char *list, const char *name) {
+  const size_t n = strlen(name);
+  for (const char *p = list; (p = strstr(p, name)); p++)
+    if ((p == list || p[-1] == ' ') && (p[n] == ',' || p[n] == '\0')) return 1;
+  return 0;
+}
+
+/* The value a receiver option's receiver key has at pt. */
+static const char *receiver_at(const sim_point *pt, int follows) {
+  return follows == KEY_EQUALIZER ? equalizer_name(pt->p.equalizer) : est_kind_name(pt->p.estimation);
+}
+
+/* A receiver option of the base config under a sweep of receivers
+ * (config_key_follows_receiver): refused when it acts at no point (it would
+ * do nothing at all, as without a sweep), noted in the header where it is
+ * unused. */
+static int receiver_options_used(config_state *st, const sim_config *c, const char *path, char *err,
+                                 size_t errlen) {
+  for (int k = 0; k < KEY_COUNT; k++) {
+    const config_key *key = &config_keys[k];
+    if (!st->given[k] || !config_key_follows_receiver((config_key_id)k) ||
+        !sweep_plan_sweeps(&st->sweep, key->follows) || sweep_plan_zipped_together(&st->sweep, k, key->follows))
+      continue;
+    size_t used = 0;
+    char unused[200] = "";
+    for (size_t i = 0; i < c->n_points; i++) {
+      const char *r = receiver_at(&c->points[i], key->follows);
+      if (!strcmp(r, key->only_with)) {
+        used++;
+      } else if (!listed(unused, r)) {
+        const size_t len = strlen(unused);
+        snprintf(unused + len, sizeof unused - len, "%s%s", len ? ", " : "", r);
+      }
+    }
+    char got[96];
+    cfg_describe(st->given[k], got, sizeof got);
+    if (!used)
+      return cfg_fail_at(st->given[k], path, err, errlen,
+                         "%s: expected only with %s = \"%s\", got %s = %s at every point of the sweep", key->path,
+                         config_keys[key->follows].path, key->only_with, config_keys[key->follows].path, unused);
+    if (used < c->n_points)
+      note(st, "%s = %s acts only with %s = \"%s\": unused at %zu of %zu points (%s)\n", key->path, got,
+           config_keys[key->follows].path, key->only_with, c->n_points - used, c->n_points, unused);
+  }
+  return 0;
+}
+
 static int load(config_state *st, sim_config *c, const char *path, const char *const *overrides,
                 int n_overrides, char *err, size_t errlen) {
   if (cfg_read_file(&st->tree, path, err, errlen)) return 2;
@@ -144,6 +245,7 @@ static int load(config_state *st, sim_config *c, const char *path, const char *c
   if (cfg_expand_list_ranges(&st->tree, path, err, errlen)) return 2;
   if (check_group(st, config_root_setting(&st->tree), "", path, err, errlen)) return 2;
   if (sweep_plan_build(config_lookup(&st->tree, "sweep"), path, &st->sweep, err, errlen)) return 2;
+  if (overrides_replace_sweep(st, err, errlen)) return 2;
   run_options(st, c);
   const point_view base = {st, st->given};
   const config_setting_t *snr = point_value(&base, KEY_SNR_DB);
@@ -154,7 +256,8 @@ static int load(config_state *st, sim_config *c, const char *path, const char *c
     snprintf(err, errlen, "%s: cannot hold %zu points: out of memory", path, c->n_points);
     return 2;
   }
-  return expand(st, c, snr, n_snr, path, err, errlen);
+  if (expand(st, c, snr, n_snr, path, err, errlen)) return 2;
+  return receiver_options_used(st, c, path, err, errlen);
 }
 
 int sim_config_load(sim_config *c, const char *path, const char *const *overrides, int n_overrides,
@@ -184,6 +287,16 @@ int sim_config_load(sim_config *c, const char *path, const char *const *override
   }
   c->priv = st;
   return 0;
+}
+
+void sim_config_print_notes(const sim_config *c, FILE *f, const char *prefix) {
+  if (!c || !c->priv) return;
+  const config_state *st = c->priv;
+  for (const char *line = st->notes; *line;) {
+    const size_t len = strcspn(line, "\n");
+    fprintf(f, "%s%.*s\n", prefix, (int)len, line);
+    line += len + (line[len] == '\n');
+  }
 }
 
 void sim_config_free(sim_config *c) {

@@ -61,6 +61,12 @@ void sim_config_free(sim_config *c);
  * starts with `prefix` (main uses "# "). */
 void sim_config_print(const sim_config *c, FILE *f, const char *prefix);
 
+/* What the run does that the echo alone does not tell (a --set that
+ * replaced a sweep axis, a receiver key unused at some points, a point on
+ * a slow path with its estimated time), one line each with `prefix`;
+ * nothing when there is nothing to tell. */
+void sim_config_print_notes(const sim_config *c, FILE *f, const char *prefix);
+
 /* Every config key with its type, default, allowed values and meaning: the
  * key section of --help, generated from the schema table. */
 void sim_config_print_keys(FILE *f);

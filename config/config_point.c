@@ -97,6 +97,11 @@ static int conditions_hold(const point_view *v, const char *at, const char *file
     const config_key *key = &config_keys[k];
     if (!key->only_with || !v->set[k]) continue;
     if (sweep_plan_zipped_together(&v->st->sweep, k, key->follows)) continue;
+    /* a receiver option of the base config under a sweep of receivers
+     * applies where it acts (config.c notes where it is unused) */
+    if (config_key_follows_receiver((config_key_id)k) && v->set[k] == v->st->given[k] &&
+        sweep_plan_sweeps(&v->st->sweep, key->follows))
+      continue;
     const char *other = config_setting_get_string(point_value(v, key->follows));
     if (strcmp(other, key->only_with))
       return cfg_fail_at(v->set[k], file, err, errlen, "%s: expected only with %s = \"%s\", got %s = \"%s\"%s",

@@ -24,7 +24,9 @@ typedef struct range {
 } range;
 
 static int is_integer(const config_setting_t *m) {
-  return config_setting_type(m) == CONFIG_TYPE_INT || config_setting_type(m) == CONFIG_TYPE_INT64;
+  long long v;
+  return config_setting_type(m) == CONFIG_TYPE_INT || config_setting_type(m) == CONFIG_TYPE_INT64 ||
+         config_exact_integer(m, &v);
 }
 
 /* Every member of s is from, to or step, each there once, a number (an

@@ -135,8 +135,12 @@ static int parse(config_t *c, const char *path, const cfg_text *t, char *err, si
   char what[200], near[200];
   locate(t, path, config_error_line(c), where, sizeof where);
   cfg_syntax_text(c, what, sizeof what);
-  /* the file's own words help find the spot */
-  if (line_text(t->text, config_error_line(c), near, sizeof near))
+  /* the file's own words help find the spot, but only a config's: an
+   * @include of another file ("/etc/shadow") must not show its content */
+  const cfg_origin o = cfg_text_origin(t, config_error_line(c));
+  const char *from = o.file ? o.file : path;
+  const size_t from_len = strlen(from);
+  if (from_len > 4 && !strcmp(from + from_len - 4, ".cfg") && line_text(t->text, config_error_line(c), near, sizeof near))
     snprintf(err, errlen, "%s: syntax error: %s, in: %s", where, what, near);
   else
     snprintf(err, errlen, "%s: syntax error: %s", where, what);

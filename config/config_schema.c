@@ -2,6 +2,7 @@
 #include "config/config_schema.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -284,8 +285,9 @@ int config_key_check(config_key_id k, const config_setting_t *s, char *msg, size
   switch (key->type) {
     case KT_INT: {
       const int type = config_setting_type(s);
-      if (type == CONFIG_TYPE_INT || type == CONFIG_TYPE_INT64) {
-        const long long v = config_setting_get_int64(s);
+      long long v = 0;
+      if (type == CONFIG_TYPE_INT || type == CONFIG_TYPE_INT64 || config_exact_integer(s, &v)) {
+        if (type != CONFIG_TYPE_FLOAT) v = config_setting_get_int64(s);
         if (v >= key->imin && v <= key->imax) return 0;
       }
       break;
@@ -333,6 +335,34 @@ int config_key_check(config_key_id k, const config_setting_t *s, char *msg, size
   cfg_describe(s, got, sizeof got);
   snprintf(msg, n, "%s: expected %s, got %s", key->path, expected, got);
   return -1;
+}
+
+int config_exact_integer(const config_setting_t *s, long long *v) {
+  if (config_setting_type(s) != CONFIG_TYPE_FLOAT) return 0;
+  const double x = config_setting_get_float(s);
+  if (!(fabs(x) <= 9007199254740992.0) || x != trunc(x)) return 0;
+  *v = (long long)x;
+  return 1;
+}
+
+void config_key_normalize(config_key_id k, config_setting_t *s) {
+  long long v;
+  if (config_keys[k].type != KT_INT || !config_exact_integer(s, &v)) return;
+  /* libconfig has no call that changes a setting's type; its struct is
+   * public, and a float holds nothing an integer setting needs besides */
+  if (v >= INT32_MIN && v <= INT32_MAX) {
+    s->type = CONFIG_TYPE_INT;
+    s->value.ival = (int)v;
+  } else {
+    s->type = CONFIG_TYPE_INT64;
+    s->value.llval = v;
+  }
+  s->format = CONFIG_FORMAT_DEFAULT;
+}
+
+int config_key_follows_receiver(config_key_id k) {
+  const config_key *key = &config_keys[k];
+  return key->only_with && (key->follows == KEY_EQUALIZER || key->follows == KEY_ESTIMATION);
 }
 
 int config_key_choice(config_key_id k, const config_setting_t *s) { return choice_value(&config_keys[k], s); }

@@ -104,6 +104,19 @@ void config_key_expected(config_key_id k, char *buf, size_t n);
 int config_key_check(config_key_id k, const config_setting_t *s, char *msg, size_t n,
                      const config_setting_t **bad);
 
+/* A numeral that is an exact integer (1e6, 1.0e6) read as a float: 1 with
+ * the integer in *v. Integer keys accept them (--set target_errors=1e6 as
+ * max_bits=1e8 is accepted); beyond 2^53 a float is not exact, so not. */
+int config_exact_integer(const config_setting_t *s, long long *v);
+/* Turns a float setting of an integer key that passed config_key_check into
+ * the integer setting it stands for, so that the echo, the JSON record and
+ * every reader see an integer; anything else is left alone. */
+void config_key_normalize(config_key_id k, config_setting_t *s);
+/* A receiver option that acts only with one receiver (kbest_k and llr_clip
+ * with equalizer = "kbest", interpolation with channel_estimation = "ls"):
+ * set in the base config of a sweep over receivers, it applies where it
+ * acts and is unused elsewhere (config.c notes where), rather than refused. */
+int config_key_follows_receiver(config_key_id k);
 /* The enum value of a KT_CHOICE setting that passed config_key_check. */
 int config_key_choice(config_key_id k, const config_setting_t *s);
 

@@ -16,6 +16,7 @@ typedef struct config_state {
   int n_origins;
   const config_setting_t *given[KEY_COUNT]; /* the base config's settings; NULL: default */
   sweep_plan sweep;
+  char notes[4096];     /* lines for the run's header: what the config did that its text does not say */
 } config_state;
 
 /* Parses the schema's literal defaults into d (config_default.c): 0, or -1

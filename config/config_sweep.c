@@ -27,9 +27,13 @@ static int entry_values(config_setting_t **vs, const config_setting_t *entry, in
                        "%s: expected a non-empty array or list of %s values, got %s", what, config_keys[k].path, got);
   }
   for (int j = 0; j < config_setting_length(*vs); j++) {
-    const config_setting_t *v = config_setting_get_elem(*vs, (unsigned)j), *bad;
+    config_setting_t *v = config_setting_get_elem(*vs, (unsigned)j);
+    const config_setting_t *bad;
     char why[400];
-    if (config_key_check(k, v, why, sizeof why, &bad) == 0) continue;
+    if (config_key_check(k, v, why, sizeof why, &bad) == 0) {
+      config_key_normalize(k, v);
+      continue;
+    }
     return cfg_fail_at(bad, file, err, errlen, "%s (%s[%d])", why, what, j);
   }
   return 0;
@@ -57,9 +61,13 @@ static int tuple_values(const config_setting_t *vs, const config_setting_t *entr
                          j, e->n_keys, e->n_keys > 1 ? "s" : "", keys, got);
     }
     for (int m = 0; m < e->n_keys; m++) {
-      const config_setting_t *v = config_setting_get_elem(t, (unsigned)m), *bad;
+      config_setting_t *v = config_setting_get_elem(t, (unsigned)m);
+      const config_setting_t *bad;
       char why[400];
-      if (config_key_check(e->key[m], v, why, sizeof why, &bad) == 0) continue;
+      if (config_key_check(e->key[m], v, why, sizeof why, &bad) == 0) {
+        config_key_normalize(e->key[m], v);
+        continue;
+      }
       return cfg_fail_at(bad, file, err, errlen, "%s (sweep[%d].values[%d][%d])", why, i, j, m);
     }
   }
@@ -145,6 +153,23 @@ int sweep_plan_sweeps(const sweep_plan *plan, int k) {
     for (int j = 0; j < plan->entry[i].n_keys; j++)
       if ((int)plan->entry[i].key[j] == k) return 1;
   return 0;
+}
+
+int sweep_plan_entry_of(const sweep_plan *plan, int k) {
+  for (int i = 0; i < plan->n; i++)
+    for (int j = 0; j < plan->entry[i].n_keys; j++)
+      if ((int)plan->entry[i].key[j] == k) return i;
+  return -1;
+}
+
+void sweep_plan_drop(sweep_plan *plan, int i) {
+  memmove(&plan->entry[i], &plan->entry[i + 1], sizeof *plan->entry * (size_t)(plan->n - i - 1));
+  plan->n--;
+  plan->combos = 1;
+  for (int j = 0; j < plan->n; j++)
+    plan->combos = plan->combos > UINT64_MAX / (uint64_t)plan->entry[j].count
+                       ? UINT64_MAX
+                       : plan->combos * (uint64_t)plan->entry[j].count;
 }
 
 int sweep_plan_zipped_together(const sweep_plan *plan, int a, int b) {

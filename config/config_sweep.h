@@ -44,6 +44,11 @@ void sweep_plan_label(const sweep_plan *plan, const config_setting_t *const *set
 
 /* 1 when key k is swept. */
 int sweep_plan_sweeps(const sweep_plan *plan, int k);
+/* The entry that sweeps key k, or -1. */
+int sweep_plan_entry_of(const sweep_plan *plan, int k);
+/* Takes entry i out of the plan (the tree keeps it; the echo and the points
+ * follow the plan). */
+void sweep_plan_drop(sweep_plan *plan, int i);
 /* Whether one zipped entry sets both keys a and b. */
 int sweep_plan_zipped_together(const sweep_plan *plan, int a, int b);
 

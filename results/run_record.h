@@ -29,6 +29,8 @@ typedef struct run_options {
   int threads;            /* CPU threads (of each rank) */
   int ranks;              /* processes computing the sweep: 1, or the MPI job's size */
   const struct rank_stat *rank_stats; /* ranks of them, or NULL (kept up to date by the MPI engine) */
+  double progress_seconds; /* --progress: a progress line of its own every so many seconds; 0: the default
+                              (the live line on a terminal, else a line a minute) */
 } run_options;
 
 /* What one rank of an MPI run did (the report's per-rank throughput). */

@@ -15,8 +15,11 @@
 #include "results/report.h"
 #include "sim/theory.h"
 
-/* The signal that asked the run to stop (SIGINT or SIGTERM), 0 while none. */
+/* The signal that asked the run to stop (SIGINT or SIGTERM, or SIGPIPE for
+ * a standard output that stopped taking the table), 0 while none. */
 static volatile sig_atomic_t interrupted = 0;
+/* Why standard output failed, 0 while it takes the table. */
+static int stdout_errno = 0;
 
 static void on_stop_signal(int sig) {
   interrupted = sig;
@@ -31,6 +34,10 @@ void sim_catch_stop_signals(void) {
   if (interrupted) return;
   signal(SIGINT, on_stop_signal);
   signal(SIGTERM, on_stop_signal);
+  /* A closed standard output (`ofdmsim ... | head`) would kill the run in
+   * the middle of a point (exit 141, a row left "running"): ignored, the
+   * write fails instead and sweep_point_done stops the run as SIGTERM does. */
+  signal(SIGPIPE, SIG_IGN);
 }
 
 int sweep_interrupted(void) { return interrupted; }
@@ -39,7 +46,18 @@ void sweep_request_stop(int sig) {
   if (!interrupted) interrupted = sig;
 }
 
-void sweep_progress(const run_state *s, size_t i, const tally *n, double elapsed, int ranks) {
+double sweep_progress_mode(int quiet, double progress_seconds, int stderr_is_tty, int forced) {
+  if (quiet) return -2;
+  if (progress_seconds > 0) return progress_seconds;
+  return stderr_is_tty || forced ? -1 : 60.0;
+}
+
+void sweep_progress(run_state *s, size_t i, const tally *n, double elapsed, int ranks) {
+  const double now = clock_seconds();
+  if (s->progress_every >= 0) {
+    if (now - s->last_logged < s->progress_every) return;
+    s->last_logged = now;
+  }
   /* The sweep's ETA assumes the points still to come cost what the finished
    * ones (and the finished share of this one) did on average. */
   const sim_point *pt = &s->c->points[i];
@@ -54,20 +72,25 @@ void sweep_progress(const run_state *s, size_t i, const tally *n, double elapsed
   if (done > 1.0) done = 1.0;
   const double eta = done > 0 ? elapsed * (1.0 - done) / done : 0.0;
   const double swept = ((double)i + done) / (double)s->c->n_points;
-  const double total = clock_seconds() - s->sweep_started;
+  const double total = now - s->sweep_started;
   const double sweep_eta = swept > 0 ? total * (1.0 - swept) / swept : 0.0;
   char ranks_text[32] = "";
   if (ranks > 1) snprintf(ranks_text, sizeof ranks_text, "  %d ranks", ranks);
-  fprintf(stderr,
-          "\r[%zu/%zu] snr %6.2f dB  bits %10.3e  errors %8llu  ber %9.3e  %9.2f Mbit/s  ETA %6.1f s  "
-          "sweep %5.1f%% ETA %7.1f s%s ",
-          i + 1, s->c->n_points, pt->p.snr_db, (double)n->bits, (unsigned long long)n->bit_errors, ber,
-          mbps, eta, 100.0 * swept, sweep_eta, ranks_text);
+  char line[400];
+  snprintf(line, sizeof line,
+           "[%zu/%zu] snr %6.2f dB  bits %10.3e  errors %8llu  ber %9.3e  %9.2f Mbit/s  ETA %6.1f s  "
+           "sweep %5.1f%% ETA %7.1f s%s",
+           i + 1, s->c->n_points, pt->p.snr_db, (double)n->bits, (unsigned long long)n->bit_errors, ber, mbps,
+           eta, 100.0 * swept, sweep_eta, ranks_text);
+  /* a log (not a terminal, or --progress) gets whole lines with the time
+   * since the start, so that a scheduler's log reads as a history */
+  if (s->progress_every >= 0) fprintf(stderr, "ofdmsim: progress %.0f s: %s\n", total, line);
+  else fprintf(stderr, "\r%s ", line);
   fflush(stderr);
 }
 
 void sweep_progress_clear(const run_state *s) {
-  if (s->show_progress) fprintf(stderr, "\r%*s\r", 130, "");
+  if (s->show_progress && s->progress_every < 0) fprintf(stderr, "\r%*s\r", 130, "");
 }
 
 int sweep_save(run_state *s, size_t n, int now_or_never) {
@@ -192,7 +215,10 @@ int sweep_open(run_state *s, const sim_config *c, const run_options *o) {
   }
   if (o->csv_path) report_sidecar_path(o->csv_path, s->json_path, sizeof s->json_path);
   json_doc_iso_now(s->started, sizeof s->started);
-  s->show_progress = !o->quiet && (isatty(STDERR_FILENO) || getenv("OFDMSIM_PROGRESS"));
+  s->progress_every =
+      sweep_progress_mode(o->quiet, o->progress_seconds, isatty(STDERR_FILENO), getenv("OFDMSIM_PROGRESS") != NULL);
+  s->show_progress = s->progress_every > -2;
+  s->last_logged = s->sweep_started;
   sim_catch_stop_signals();
   return open_journal(s);
 }
@@ -261,9 +287,15 @@ void sweep_skip_point(run_state *s, size_t i, const char *backend) {
 }
 
 int sweep_point_done(run_state *s, size_t i) {
-  if (i == 0) report_table_head(stdout);
-  report_table_row(stdout, &s->c->points[i], &s->results[i]);
-  fflush(stdout);
+  if (!stdout_errno) {
+    if (i == 0) report_table_head(stdout);
+    report_table_row(stdout, &s->c->points[i], &s->results[i]);
+    if (fflush(stdout) || ferror(stdout)) {
+      /* the table is a result too: the run stops, the files keep the rest */
+      stdout_errno = errno ? errno : EIO;
+      sweep_request_stop(SIGPIPE);
+    }
+  }
   const size_t done = i + 1;
   const int last = done == s->c->n_points || interrupted || !strcmp(s->results[i].stop, "interrupted");
   int rc = sweep_save(s, done, last);
@@ -279,6 +311,12 @@ int sweep_finish(run_state *s, size_t done, int rc) {
   const int all_done = done == c->n_points && (!done || strcmp(s->results[done - 1].stop, "interrupted"));
   if (!rc && interrupted && !all_done) {
     if (done < c->n_points && sweep_save(s, done, 1)) return 1;
+    if (interrupted == SIGPIPE) {
+      fprintf(stderr, "ofdmsim: error: standard output failed (%s): stopped, %zu of %zu points saved%s\n",
+              strerror(stdout_errno), done, c->n_points,
+              s->o->csv_path ? "; --resume continues" : " (no -o: nothing kept)");
+      return 1;
+    }
     fprintf(stderr, "ofdmsim: interrupted (%s): %zu of %zu points saved%s%s\n",
             interrupted == SIGTERM ? "SIGTERM" : "SIGINT", done, c->n_points,
             done && !strcmp(s->results[done - 1].stop, "interrupted") ? " (the last one partial)" : "",

@@ -35,8 +35,17 @@ typedef struct run_state {
   char started[32];
   double sweep_started;
   double last_saved, save_cost, last_synced;
-  int show_progress;
+  int show_progress;       /* the engines call sweep_progress (throttled to 5 a second) */
+  double progress_every;   /* <0: the live line on a terminal; >=0: a line of its own every so many seconds */
+  double last_logged;      /* when the last such line was printed */
 } run_state;
+
+/* How the progress shows (run_options.progress_seconds, -q, whether stderr
+ * is a terminal): -1 the live line redrawn in place, a period >= 0 in
+ * seconds for a line of its own every period (a log under nohup or a batch
+ * scheduler, where a redrawn line would pile up as one endless line or show
+ * nothing for hours), or -2 for none. */
+double sweep_progress_mode(int quiet, double progress_seconds, int stderr_is_tty, int forced);
 
 /* Starts the run: the results, and with -o the journal (new, or the one to
  * resume, read and checked against the points). 0; 1 on a runtime error; 2
@@ -88,7 +97,7 @@ int sweep_save(run_state *s, size_t n, int now_or_never);
 
 /* The live line for point i at counts n after `elapsed` seconds on it;
  * `ranks` > 1 adds the rank count. */
-void sweep_progress(const run_state *s, size_t i, const tally *n, double elapsed, int ranks);
+void sweep_progress(run_state *s, size_t i, const tally *n, double elapsed, int ranks);
 void sweep_progress_clear(const run_state *s);
 
 /* The end: done points of the sweep were handed to sweep_point_done, rc is

@@ -86,9 +86,14 @@ static void test_cli(void) {
         "version anywhere, even after errors");
   CHECK(parse("ofdmsim -V", &a, err, sizeof err) == 0 && a.command == CLI_VERSION, "version");
   CHECK(parse("ofdmsim -h", &a, err, sizeof err) == 0 && a.command == CLI_HELP, "-h");
+  /* nothing at all: where to start (main prints it, exit 2), not one error line */
+  CHECK(parse("ofdmsim", &a, err, sizeof err) == 0 && a.command == CLI_USAGE, "no arguments: the usage page");
+  CHECK(parse("ofdmsim x.cfg --progress 2.5", &a, err, sizeof err) == 0 && a.progress_seconds == 2.5, "--progress");
+  cli_free(&a);
+  CHECK(parse("ofdmsim x.cfg --shard 2/3", &a, err, sizeof err) == 0 && a.shard == 2 && a.shards == 3, "--shard");
+  cli_free(&a);
 
   static const bad_line bad[] = {
-      {"ofdmsim", "no config file given"},
       {"ofdmsim -q", "no config file given"},
       {"ofdmsim a.cfg b.cfg", "two config files given: 'a.cfg' and 'b.cfg'"},
       {"ofdmsim a.cfg --set", "option --set needs a value"},
@@ -104,6 +109,14 @@ static void test_cli(void) {
       {"ofdmsim a.cfg --out x.csv", "unknown option '--out' (did you mean '--output'?)"},
       {"ofdmsim a.cfg -o -q", "option -o needs a value: -o results.csv"},
       {"ofdmsim a.cfg -qx", "unknown option '-x'"},
+      {"ofdmsim a.cfg --shard -1/2", "--shard -1/2: expected I/N with 1 <= I <= N <= 1048576, got I = -1 of N = 2: out of range"},
+      {"ofdmsim a.cfg --shard=3/2", "--shard 3/2: expected I/N with 1 <= I <= N <= 1048576, got I = 3 of N = 2: out of range"},
+      {"ofdmsim a.cfg --shard 1/2000000", "got N = 2000000: out of range"},
+      {"ofdmsim a.cfg --shard 1-2", "--shard 1-2: expected I/N with 1 <= I <= N"},
+      {"ofdmsim a.cfg --progress 0", "--progress 0: expected a number of seconds in (0, 86400]"},
+      {"ofdmsim a.cfg --progress=1e9", "--progress 1e9: expected a number of seconds"},
+      {"ofdmsim a.cfg --progress 5 -q", "-q and --progress contradict each other"},
+      {"ofdmsim a.cfg --progress 5 --progress 6", "option --progress given twice"},
   };
   check_refused(bad, sizeof bad / sizeof *bad, parse_refused);
 

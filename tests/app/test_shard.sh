@@ -40,7 +40,8 @@ check "shards merged = the plain run, every count column byte for byte" \
 
 # Without stop_below_ber the points are dealt one by one, balanced.
 plain() {
-  "$OFDMSIM" configs/default.cfg -q --set simulation.backend=cpu --set simulation.max_bits=1e5 "$@" >/dev/null 2>&1
+  "$OFDMSIM" configs/default.cfg -q --set simulation.backend=cpu --set simulation.max_bits=1e5 \
+    --set 'simulation.snr_db=[0.0, 5.0, 10.0]' "$@" >/dev/null 2>&1
 }
 plain -o "$tmp/p.csv"
 for i in 1 2 3 4; do plain --shard "$i/4" -o "$tmp/p$i.csv"; done
