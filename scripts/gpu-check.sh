@@ -274,7 +274,7 @@ done
 
 # ---- resume on the GPU: killed with SIGKILL and resumed = one uninterrupted run ---------
 banner "resume on the GPU: kill -9, --resume, same counts"
-rargs=(configs/default.cfg --set simulation.backend=cuda --set simulation.max_bits=1e11
+rargs=(configs/default.cfg --set simulation.backend=cuda --set 'simulation.snr_db=[0.0,5.0,10.0]' --set simulation.max_bits=1e11
        --set simulation.target_errors=1000000000000 -q)
 t0=$(date +%s)
 "$ofdmsim_bin" "${rargs[@]}" -o "$logs/rs-full.csv" > "$logs/09-resume.log" 2>&1
