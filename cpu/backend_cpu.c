@@ -87,7 +87,7 @@ static int cpu_run(backend *b, uint64_t first_frame, uint64_t frames, batch_resu
   }
   if (p->estimation == EST_LS) cpu_estimate_stage(p, s, frames);
   const double t2 = clock_seconds();
-  const int linear = p->equalizer == EQ_ZF || p->equalizer == EQ_MMSE;
+  const int linear = link_detector_is_linear(p->equalizer);
   if (linear) {
     cpu_receiver_stage(p, s, R, &out->t);
     cpu_repair_flagged(p, s, frames, out->fallbacks, &out->t);
@@ -100,8 +100,7 @@ static int cpu_run(backend *b, uint64_t first_frame, uint64_t frames, batch_resu
   out->t.channel = t2 - t1;
   out->t.demap = clock_seconds() - t3;
   if (linear && p->llr != LLR_OFF) cpu_soft_linear(p, s, frames, out);
-  /* matrices inverted: one a RE for zf and mmse, one a stage for mmse-sic, none for the tree searches */
-  out->inversions = linear ? R : p->equalizer == EQ_MMSE_SIC ? R * (size_t)p->tx : 0;
+  out->inversions = (uint64_t)R * link_inversions_per_re(p);
   return 0;
 }
 

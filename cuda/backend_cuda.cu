@@ -85,7 +85,7 @@ layout plan_layout(const link_params *p, int staged, uint64_t frames, size_t wor
   const size_t rf = (size_t)link_res_per_frame(p), R = frames * rf, c8 = sizeof(cf32);
   const size_t tx = (size_t)p->tx, rx = (size_t)p->rx, links = tx * rx;
   const int tdl = p->model == CH_TDL, td = p->domain == DOMAIN_TIME;
-  const int linear = p->equalizer == EQ_ZF || p->equalizer == EQ_MMSE; /* the joint detectors need no G */
+  const int linear = link_detector_is_linear(p->equalizer); /* the joint detectors need no G */
   layout l;
   size_t at = 0;
   l.consts = take(&at, sizeof(gpu_consts));
@@ -191,7 +191,7 @@ int run_staged(cuda_state *s, const gpu_link &g) {
   }
   if (s->est.hp && gpu_launch_estimate(g, s->est, s->y, s->Hhat, st)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_CHANNEL], st));
-  if (g.equalizer != EQ_ZF && g.equalizer != EQ_MMSE) { /* a joint detector: no linear chain */
+  if (!link_detector_is_linear((eq_kind)g.equalizer)) { /* a joint detector: no linear chain */
     for (int e = EV_GRAM; e < EV_DEMAP; e++) CUDA_TRY(cudaEventRecord(s->ev[e], st));
     return 0;
   }
@@ -227,7 +227,7 @@ int run_modem(cuda_state *s, const gpu_link &g) {
  * errors) or after the fused mode's taps and modem (from the draws). */
 int run_detect(cuda_state *s, const gpu_link &g, float *llr, uint8_t *bits) {
   cudaStream_t st = s->stream;
-  const int joint = g.equalizer != EQ_ZF && g.equalizer != EQ_MMSE;
+  const int joint = !link_detector_is_linear((eq_kind)g.equalizer);
   gpu_detect_out out = {!s->staged || joint, s->errors, fallbacks_of(s, g), s->loss, llr, bits};
   if (s->loss) CUDA_TRY(cudaMemsetAsync(s->loss, 0, sizeof(unsigned long long) * g.frames * g.tx, st));
   if (s->staged) {
@@ -310,7 +310,7 @@ int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *o
   const size_t fb_bytes = sizeof(uint32_t) * (size_t)frames;
   const size_t list_len = s->staged ? 0 : sizeof(uint32_t); /* the repair list's length */
   CUDA_TRY(cudaMemsetAsync(s->errors, 0, counters + fb_bytes + list_len, s->stream));
-  const int detect = g.llr != LLR_OFF || (g.equalizer != EQ_ZF && g.equalizer != EQ_MMSE);
+  const int detect = g.llr != LLR_OFF || !link_detector_is_linear((eq_kind)g.equalizer);
   const int capture = out->llr || out->bits;
   if (capture && capture_room(s, g, (size_t)g.R)) return -1;
   if (detect ? run_detect(s, g, capture ? s->cap_llr : NULL, capture ? s->cap_bits : NULL)
@@ -353,8 +353,7 @@ int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *o
     out->t.channel = elapsed_s(s, EV_DRAW, EV_CHANNEL);
     out->t.invert = elapsed_s(s, EV_CHANNEL, EV_INVERT);
   }
-  out->inversions = g.equalizer == EQ_MMSE_SIC ? g.R * (uint64_t)g.tx
-                    : g.equalizer == EQ_KBEST || g.equalizer == EQ_ML ? 0 : g.R;
+  out->inversions = g.R * link_inversions_per_re(&b->p);
   return 0;
 }
 
@@ -408,7 +407,7 @@ gpu_link make_link(const link_params *p, const chan_spatial *sp, const tdl_grid 
   /* The CPU's conversions: float of the double square roots. */
   g.noise_std = p->n0 > 0.0 ? (float)sqrt(p->n0) : 0.0f;
   g.n0r = (float)link_receiver_n0(p);
-  g.diag = p->equalizer == EQ_MMSE ? g.n0r : 0.0f;
+  g.diag = link_mmse_diagonal(p);
   g.unbias = p->equalizer == EQ_MMSE && p->bps > 2;
   g.equalizer = (int)p->equalizer;
   g.llr = (int)p->llr;
@@ -631,7 +630,7 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
   }
   /* the joint detectors run over the staged stacks (detect_gpu.cu), and so
    * does a frame with pilots: its estimate needs the received pilots first */
-  s->staged = opt->cuda.staged != 0 || (p->equalizer != EQ_ZF && p->equalizer != EQ_MMSE) || p->pilot_spacing > 0;
+  s->staged = opt->cuda.staged != 0 || !link_detector_is_linear(p->equalizer) || p->pilot_spacing > 0;
   s->g = make_link(p, &sp, &grid);
   int device = 0;
   if (gpu_cuda_failed(cudaGetDevice(&device), __FILE__, __LINE__, "cudaGetDevice(&device)", 0) ||

@@ -204,7 +204,7 @@ struct Detect {
 
 int gpu_launch_detect(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
                       const gpu_stacks *stacks, const gpu_detect_out &out, cudaStream_t s) {
-  if (g.equalizer == EQ_ZF || g.equalizer == EQ_MMSE)
+  if (link_detector_is_linear((eq_kind)g.equalizer))
     return gpu_dispatch<Detect>(g.tx, g.rx, g, c, Hk, yt, stacks, out, s);
   if (!stacks) {
     gpu_report_failure(__FILE__, __LINE__, "gpu_launch_detect", "invalid argument",
