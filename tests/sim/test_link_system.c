@@ -199,8 +199,8 @@ static void bad_params_rejected(void) {
   struct {
     const char *what, *expect;
     link_params p;
-  } cases[6];
-  for (int i = 0; i < 6; i++) cases[i].p = lt_params(2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 10.0);
+  } cases[8];
+  for (int i = 0; i < 8; i++) cases[i].p = lt_params(2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 10.0);
   cases[0].what = "tx 9", cases[0].expect = "antennas", cases[0].p.tx = 9;
   cases[1].what = "bps 3", cases[1].expect = "bits per symbol", cases[1].p.bps = 3;
   cases[2].what = "time domain rayleigh", cases[2].expect = "time-domain";
@@ -209,7 +209,12 @@ static void bad_params_rejected(void) {
   cases[4].what = "no subcarriers", cases[4].expect = "subcarriers", cases[4].p.subcarriers = 0;
   cases[5].what = "tdl without taps", cases[5].expect = "taps", cases[5].p.model = CH_TDL;
   cases[5].p.pdp.taps = 0;
-  for (int i = 0; i < 6; i++) {
+  /* the receiver rules are core's alone (the config reports them too) */
+  cases[6].what = "zf rx < tx", cases[6].expect = "detector: \"zf\" needs receive antennas >= transmit antennas";
+  cases[6].p.equalizer = EQ_ZF, cases[6].p.rx = 1;
+  cases[7].what = "ml exact llr", cases[7].expect = "soft output: expected \"off\" or \"maxlog\" with detector";
+  cases[7].p.equalizer = EQ_ML, cases[7].p.llr = LLR_EXACT;
+  for (int i = 0; i < 8; i++) {
     char err[512] = "";
     backend_options opt;
     memset(&opt, 0, sizeof opt);
