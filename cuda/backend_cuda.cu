@@ -9,6 +9,8 @@
  *           that leaves the device.
  * Only the per-frame, per-stream error counters are copied back, once a batch. */
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,20 @@
 #include "core/spatial.h"
 
 namespace {
+
+/* The CUDA backend's own options (backend_setting {"cuda", name, value};
+ * backend_cuda.h says what each does). */
+struct cuda_options {
+  uint64_t memory_mb;
+  int staged;
+  int td_direct;
+};
+
+const backend_option_spec kCudaOptionSpecs[] = {
+    {"memory_mb", offsetof(cuda_options, memory_mb), BACKEND_OPT_U64, 0, INT64_MAX},
+    {"staged", offsetof(cuda_options, staged), BACKEND_OPT_INT, 0, 1},
+    {"td_direct", offsetof(cuda_options, td_direct), BACKEND_OPT_INT, 0, 1},
+};
 
 /* REs a batch holds at most: beyond this a batch brings no more speed, only
  * longer waits between progress updates (staged batches are smaller: they
@@ -463,8 +479,8 @@ void failed(char *err, size_t errlen, const char *what) {
  * memory, or gpu_memory_mb when smaller) and the caps, with its transforms
  * planned: sets s->cap_frames and *work (the shared work area). 0, or -1 with
  * a message in err. */
-int size_batch(cuda_state *s, const link_params *p, const backend_options *opt, size_t *work,
-               char *err, size_t errlen) {
+int size_batch(cuda_state *s, const link_params *p, const cuda_options &o, uint64_t max_batch_frames,
+               size_t *work, char *err, size_t errlen) {
   size_t free_b = 0, total_b = 0;
   if (gpu_cuda_failed(cudaMemGetInfo(&free_b, &total_b), __FILE__, __LINE__,
                       "cudaMemGetInfo(&free_b, &total_b)", 0)) {
@@ -484,7 +500,7 @@ int size_batch(cuda_state *s, const link_params *p, const backend_options *opt, 
   const uint64_t batch_res = s->staged ? kStagedBatchRes : kFusedBatchRes;
   uint64_t frames = batch_res / rf ? batch_res / rf : 1;
   if (frames > kMaxBatchFrames) frames = kMaxBatchFrames;
-  if (opt->max_batch_frames && frames > opt->max_batch_frames) frames = opt->max_batch_frames;
+  if (max_batch_frames && frames > max_batch_frames) frames = max_batch_frames;
   /* Bytes a frame from two layouts; the transforms' work area and the plans'
    * own tables (read off the free memory around their creation: the
    * library's code too, the first time) only planning tells, so plan, check,
@@ -610,8 +626,33 @@ extern "C" int backend_cuda_available(char *why, size_t whylen) {
   return gpu_link_kernels_loadable(why, whylen) == 0;
 }
 
+extern "C" void backend_cuda_describe(char *out, size_t n) {
+  gpu_info g;
+  char why[256];
+  if (gpu_query(gpu_current_device(), &g, why, sizeof why) == 0)
+    snprintf(out, n, "%s (compute %d.%d, %d SMs), driver %d, runtime %d", g.name, g.cc_major, g.cc_minor,
+             g.sm_count, g.driver_version, g.runtime_version);
+  else
+    snprintf(out, n, "cuda");
+}
+
+extern "C" int backend_cuda_bind_rank(int local_rank, int local_size, char *note, size_t notelen) {
+  note[0] = '\0';
+  char why[256];
+  const int count = gpu_device_count(why, sizeof why);
+  if (count < 1) return 0;
+  if (gpu_use_device(local_rank % count, note, notelen)) return -1;
+  if (local_size > count && local_rank == 0)
+    snprintf(note, notelen, "%d ranks on this node share its %d GPU%s", local_size, count, count == 1 ? "" : "s");
+  return 0;
+}
+
 extern "C" backend *backend_cuda_create(const link_params *p, const backend_options *opt,
                                              char *err, size_t errlen) {
+  cuda_options o = {0, 0, 0};
+  if (opt && backend_options_read(opt, "cuda", kCudaOptionSpecs,
+                                  (int)(sizeof kCudaOptionSpecs / sizeof *kCudaOptionSpecs), &o, err, errlen))
+    return NULL;
   backend *b = backend_alloc(&cuda_ops, p, opt, sizeof(cuda_state), err, errlen);
   if (!b) return NULL;
   cuda_state *s = static_cast<cuda_state *>(b->impl);
@@ -630,7 +671,7 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
   }
   /* the joint detectors run over the staged stacks (detect_gpu.cu), and so
    * does a frame with pilots: its estimate needs the received pilots first */
-  s->staged = opt->cuda.staged != 0 || !link_detector_is_linear(p->equalizer) || p->pilot_spacing > 0;
+  s->staged = o.staged != 0 || !link_detector_is_linear(p->equalizer) || p->pilot_spacing > 0;
   s->g = make_link(p, &sp, &grid);
   int device = 0;
   if (gpu_cuda_failed(cudaGetDevice(&device), __FILE__, __LINE__, "cudaGetDevice(&device)", 0) ||
@@ -641,11 +682,11 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
     cuda_destroy(b);
     return NULL;
   }
-  s->td_transform = p->domain == DOMAIN_TIME && !s->staged && !opt->cuda.td_direct &&
+  s->td_transform = p->domain == DOMAIN_TIME && !s->staged && !o.td_direct &&
                     gpu_td_transform_applies(s->g);
   if (p->domain == DOMAIN_TIME) b->td_path = s->td_transform ? "CP-aligned transform" : "sample by sample";
   size_t work = 0;
-  int rc = size_batch(s, p, opt, &work, err, errlen);
+  int rc = size_batch(s, p, o, opt->max_batch_frames, &work, err, errlen);
   if (!rc && allocate(s, p, &sp, &grid, work)) {
     char what[160];
     snprintf(what, sizeof what, "cannot set up %.1f MB for a batch of %llu frames",

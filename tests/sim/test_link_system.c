@@ -19,7 +19,7 @@ static backend *make(const link_params *p, uint64_t batch) {
   char err[512];
   backend_options opt;
   memset(&opt, 0, sizeof opt);
-  opt.cpu.staged = 1; /* the test fetches buffers */
+  backend_options_set(&opt, "cpu", "staged", 1); /* the test fetches buffers */
   opt.max_batch_frames = batch;
   backend *b = backends_create("cpu", p, &opt, err, sizeof err);
   if (!b) fprintf(stderr, "backend: %s\n", err);
@@ -218,7 +218,7 @@ static void bad_params_rejected(void) {
     char err[512] = "";
     backend_options opt;
     memset(&opt, 0, sizeof opt);
-    opt.cpu.staged = 1; /* the test fetches buffers */
+    backend_options_set(&opt, "cpu", "staged", 1); /* the test fetches buffers */
     backend *b = backends_create("cpu", &cases[i].p, &opt, err, sizeof err);
     CHECK(b == NULL, "%s: accepted", cases[i].what);
     CHECK(strstr(err, "cpu backend: ") && strstr(err, cases[i].expect), "%s: message '%s'",
@@ -227,8 +227,41 @@ static void bad_params_rejected(void) {
   }
 }
 
+/* A backend's options reach it by name: a name it does not have, or a value
+ * out of its range, is refused with the backend's message; another backend's
+ * settings are left to it (here: cuda's, whether or not it is built). */
+static void bad_options_rejected(void) {
+  const link_params p = lt_params(2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 10.0);
+  struct {
+    const char *option, *expect;
+    int64_t value;
+  } cases[] = {{"stagged", "cpu backend: no option 'stagged' (it has threads, staged)", 1},
+               {"staged", "cpu backend: option 'staged': expected 0 to 1, got 2", 2},
+               {"threads", "cpu backend: option 'threads': expected 0 to", -1}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char err[512] = "";
+    backend_options opt = {0};
+    backend_options_set(&opt, "cuda", "memory_mb", 64);
+    backend_options_set(&opt, "cpu", cases[i].option, cases[i].value);
+    backend *b = backends_create("cpu", &p, &opt, err, sizeof err);
+    CHECK(b == NULL && strstr(err, cases[i].expect), "%s = %lld: '%s'", cases[i].option,
+          (long long)cases[i].value, err);
+    backend_destroy(b);
+  }
+  char err[512] = "";
+  backend_options opt = {0};
+  backend_options_set(&opt, "cuda", "no_such_option", 1);
+  CHECK(backend_options_set(&opt, "cpu", "staged", 1) == 0, "second setting refused");
+  backend *b = backends_create("cpu", &p, &opt, err, sizeof err);
+  CHECK(b != NULL, "the cpu backend read a cuda setting: %s", err);
+  backend_destroy(b);
+  for (int i = opt.count; i < BACKEND_MAX_SETTINGS; i++) backend_options_set(&opt, "cpu", "threads", 1);
+  CHECK(backend_options_set(&opt, "cpu", "threads", 1) == -1, "a setting past BACKEND_MAX_SETTINGS was taken");
+}
+
 int main(void) {
   bad_params_rejected();
+  bad_options_rejected();
   time_vs_frequency(1, 1, 2, PDP_EXP, DELAYS_CONTINUOUS);
   time_vs_frequency(2, 2, 4, PDP_TDL_A, DELAYS_SAMPLE);
   time_vs_frequency(2, 4, 6, PDP_TDL_C, DELAYS_SAMPLE);
