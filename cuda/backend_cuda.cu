@@ -491,10 +491,9 @@ int size_batch(cuda_state *s, const link_params *p, const cuda_options &o, uint6
   char budget_src[96];
   snprintf(budget_src, sizeof budget_src, "%.0f%% of the %.1f MB free", 100 * kFreeMemoryShare,
            free_b / 1048576.0);
-  if (opt->cuda.memory_mb && (double)opt->cuda.memory_mb * 1048576.0 < budget) {
-    budget = (double)opt->cuda.memory_mb * 1048576.0;
-    snprintf(budget_src, sizeof budget_src, "gpu_memory_mb = %llu",
-             (unsigned long long)opt->cuda.memory_mb);
+  if (o.memory_mb && (double)o.memory_mb * 1048576.0 < budget) {
+    budget = (double)o.memory_mb * 1048576.0;
+    snprintf(budget_src, sizeof budget_src, "gpu_memory_mb = %llu", (unsigned long long)o.memory_mb);
   }
   const uint64_t rf = link_res_per_frame(p);
   const uint64_t batch_res = s->staged ? kStagedBatchRes : kFusedBatchRes;
@@ -655,6 +654,12 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
     return NULL;
   backend *b = backend_alloc(&cuda_ops, p, opt, sizeof(cuda_state), err, errlen);
   if (!b) return NULL;
+  char why[400];
+  if (gpu_shape_check(p->tx, p->rx, why, sizeof why)) {
+    snprintf(err, errlen, "cuda backend: %s", why);
+    cuda_destroy(b);
+    return NULL;
+  }
   cuda_state *s = static_cast<cuda_state *>(b->impl);
   chan_spatial sp;
   tdl_grid grid; /* tdl: the point's response tables, uploaded by allocate */
