@@ -24,9 +24,6 @@
 #ifdef OFDMSIM_HAVE_MPI
 #include "mpi/engine.h"
 #endif
-#ifdef OFDMSIM_HAVE_CUDA
-#include "cuda/gpu.h"
-#endif
 
 static void join_args(int argc, char **argv, char *out, size_t n) {
   size_t used = 0;
@@ -94,33 +91,6 @@ static int check_outputs(const cli_args *args, char *err, size_t errlen) {
   close(fd);
   unlink(probe);
   return 0;
-}
-
-/* What runs the simulation, for the results' provenance: the CPU model and
- * thread count, or the GPU with its driver and runtime versions. */
-static void describe_device(const char *backend, int threads, char *out, size_t n) {
-  snprintf(out, n, "%s", backend);
-#ifdef OFDMSIM_HAVE_CUDA
-  if (!strcmp(backend, "cuda")) {
-    gpu_info g;
-    char why[256];
-    if (gpu_query(gpu_current_device(), &g, why, sizeof why) == 0)
-      snprintf(out, n, "%s (compute %d.%d, %d SMs), driver %d, runtime %d", g.name, g.cc_major,
-               g.cc_minor, g.sm_count, g.driver_version, g.runtime_version);
-    return;
-  }
-#endif
-  char line[512], model[256] = "unknown CPU";
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  while (f && fgets(line, sizeof line, f)) {
-    const char *colon = strchr(line, ':');
-    if (strncmp(line, "model name", 10) || !colon) continue;
-    snprintf(model, sizeof model, "%s", colon + 2);
-    model[strcspn(model, "\n")] = '\0';
-    break;
-  }
-  if (f) fclose(f);
-  snprintf(out, n, "%s, %d threads", model, threads);
 }
 
 /* A thread of the trial below: waits until every thread of the trial has
@@ -291,7 +261,7 @@ static int set_up(const cli_args *args, const sim_config *cfg, int threads, int 
     sim_config_print_notes(cfg, stdout, "# note: ");
     slow_paths_note(cfg, backend, omp_get_max_threads(), stdout, "# note: ");
   }
-  describe_device(backend, omp_get_max_threads(), su->device, sizeof su->device);
+  backends_describe(backend, su->device, sizeof su->device);
   su->ro = (run_options){args->output_csv, args->quiet, args->resume, su->command_line, backend, su->device,
                          omp_get_max_threads(), 1, NULL, args->progress_seconds};
   return 0;

@@ -134,15 +134,10 @@ static int one_of_each(const point_view *v, const char *at, const char *file, ch
   return 0;
 }
 
-/* ZF inverts H^H H, singular with fewer receive antennas than streams, and
- * the tree searches run on the QR of H, which needs as many rows; awgn is
- * H = I, square and without correlation or a line-of-sight part. */
+/* awgn is H = I, square and without correlation or a line-of-sight part.
+ * (The receiver's rules are link_params_check's, reported by point_check.) */
 static int antennas_fit(const point_view *v, const link_params *p, const char *at, const char *file, char *err,
                         size_t errlen) {
-  if ((p->equalizer == EQ_ZF || p->equalizer == EQ_KBEST || p->equalizer == EQ_ML) && p->rx < p->tx)
-    return cfg_fail_at(first_given(v, KEYS(KEY_EQUALIZER)), file, err, errlen,
-                       "equalizer: \"%s\" needs mimo.rx >= mimo.tx, got tx = %d, rx = %d%s",
-                       equalizer_name(p->equalizer), p->tx, p->rx, at);
   if (p->model != CH_AWGN) return 0;
   if (p->tx != p->rx)
     return cfg_fail_at(first_given(v, KEYS(KEY_MODEL)), file, err, errlen,
@@ -158,23 +153,6 @@ static int antennas_fit(const point_view *v, const link_params *p, const char *a
                        "%s: expected 0 with channel.model = \"awgn\" (H = I), got %s%s", config_keys[k].path, got,
                        at);
   }
-  return 0;
-}
-
-/* ml enumerates M^tx candidates per RE; kbest and ml give max-log LLRs
- * (their lists hold no more than the best candidates). */
-static int detector_fits(const point_view *v, const link_params *p, const char *at, const char *file, char *err,
-                         size_t errlen) {
-  if (p->equalizer == EQ_ML && (double)p->bps * p->tx > 16.0)
-    return cfg_fail_at(first_given(v, KEYS(KEY_EQUALIZER, KEY_MODULATION, KEY_TX)), file, err, errlen,
-                       "equalizer: \"ml\" enumerates M^tx candidates per RE, expected at most 65536 (2^16), "
-                       "got %s with tx = %d: 2^%d (use \"kbest\")%s",
-                       modulation_name_of_bps(p->bps), p->tx, p->bps * p->tx, at);
-  if ((p->equalizer == EQ_ML || p->equalizer == EQ_KBEST) && p->llr == LLR_EXACT)
-    return cfg_fail_at(first_given(v, KEYS(KEY_LLR, KEY_EQUALIZER)), file, err, errlen,
-                       "receiver.llr: expected \"off\" or \"maxlog\" with equalizer = \"%s\" (its LLRs are "
-                       "max-log over its candidates), got \"exact\"%s",
-                       equalizer_name(p->equalizer), at);
   return 0;
 }
 
@@ -223,9 +201,7 @@ int point_resolve(const point_view *v, const char *label, const char *file, sim_
   sweep_point(label, at, sizeof at);
   fill(v, label, pt);
   if (conditions_hold(v, at, file, err, errlen) || one_of_each(v, at, file, err, errlen) ||
-      antennas_fit(v, &pt->p, at, file, err, errlen) ||
-      detector_fits(v, &pt->p, at, file, err, errlen) ||
-      resolve_taps(v, &pt->p, at, file, err, errlen) || frames_fit(v, pt, at, file, err, errlen))
+      antennas_fit(v, &pt->p, at, file, err, errlen) || resolve_taps(v, &pt->p, at, file, err, errlen) || frames_fit(v, pt, at, file, err, errlen))
     return 2;
   return 0;
 }

@@ -42,7 +42,6 @@ backend *backend_alloc(const struct backend_ops *ops, const link_params *p,
   }
   b->ops = ops;
   b->p = *p;
-  b->opt = *opt;
   b->impl = impl;
   return b;
 }
@@ -79,4 +78,48 @@ int backend_fail(backend *b, const char *fmt, ...) {
   vsnprintf(b->error, sizeof b->error, fmt, ap);
   va_end(ap);
   return -1;
+}
+
+int backend_options_set(backend_options *o, const char *backend, const char *option, int64_t value) {
+  if (o->count < 0 || o->count >= BACKEND_MAX_SETTINGS) return -1;
+  o->set[o->count++] = (backend_setting){backend, option, value};
+  return 0;
+}
+
+int backend_options_read(const backend_options *o, const char *backend, const backend_option_spec *specs,
+                         int nspecs, void *dst, char *err, size_t errlen) {
+  if (o->count < 0 || o->count > BACKEND_MAX_SETTINGS) {
+    snprintf(err, errlen, "%s backend: %d option settings, expected 0 to %d", backend, o->count,
+             BACKEND_MAX_SETTINGS);
+    return -1;
+  }
+  for (int i = 0; i < o->count; i++) {
+    const backend_setting *s = &o->set[i];
+    if (!s->backend || strcmp(s->backend, backend)) continue;
+    int k = 0;
+    while (k < nspecs && strcmp(specs[k].option, s->option ? s->option : "")) k++;
+    if (k == nspecs) {
+      char known[256] = "";
+      for (int j = 0, used = 0; j < nspecs && used >= 0 && (size_t)used < sizeof known; j++)
+        used += snprintf(known + used, sizeof known - (size_t)used, "%s%s", j ? ", " : "", specs[j].option);
+      snprintf(err, errlen, "%s backend: no option '%s' (it has %s)", backend, s->option ? s->option : "(null)",
+               known);
+      return -1;
+    }
+    const backend_option_spec *sp = &specs[k];
+    if (s->value < sp->min || s->value > sp->max) {
+      snprintf(err, errlen, "%s backend: option '%s': expected %lld to %lld, got %lld", backend, sp->option,
+               (long long)sp->min, (long long)sp->max, (long long)s->value);
+      return -1;
+    }
+    char *field = (char *)dst + sp->offset;
+    if (sp->type == BACKEND_OPT_U64) {
+      const uint64_t v = (uint64_t)s->value;
+      memcpy(field, &v, sizeof v);
+    } else {
+      const int v = (int)s->value;
+      memcpy(field, &v, sizeof v);
+    }
+  }
+  return 0;
 }

@@ -102,24 +102,52 @@ static inline const cf32 *backend_buffer_pick(backend_buffer which, const cf32 *
 
 typedef struct backend backend;
 
-/* What the caller may choose; each backend reads its own group. */
+/* A backend's own options reach it by name, so that no layer above the
+ * backends needs their headers (the registry, sim/backends.h, passes them on
+ * to whichever backend a name resolves to): a setting names its backend, one
+ * of that backend's options and the value, e.g. {"cpu", "staged", 1}. Each
+ * backend keeps its options in a struct of its own, private to its folder,
+ * and lists them in a table of backend_option_spec (name, field, range);
+ * backend_options_read fills the struct from the settings meant for it and
+ * refuses a name the backend does not have or a value out of its range, so a
+ * misspelt option is an error, never silently ignored. */
+typedef struct backend_setting {
+  const char *backend;  /* "cpu", "cuda": the other backends ignore it */
+  const char *option;   /* one of that backend's options */
+  int64_t value;
+} backend_setting;
+
+#define BACKEND_MAX_SETTINGS 8
+
+/* What the caller may choose: the batch cap every backend honours, and the
+ * backends' own options (backend_options_set). Zero-initialised: every
+ * backend's defaults. */
 typedef struct backend_options {
   uint64_t max_batch_frames; /* 0 = let the backend choose */
-  struct {
-    int threads;             /* OpenMP threads, 0 = all */
-    int staged;              /* 1 = one pass per stage over batch-sized buffers
-                                (per-stage timing, fetch); 0 = fused where the
-                                point allows (cpu/fused_cpu.c) */
-  } cpu;
-  struct {
-    uint64_t memory_mb;      /* cap on device memory, 0 = what is free */
-    int staged;              /* 1 = one kernel per stage, every intermediate in
-                                device memory (per-stage timing, fetch); 0 = fused */
-    int td_direct;           /* 1 = the time domain convolves sample by sample
-                                even where the fused mode's CP-aligned transform
-                                applies (cuda/ofdm_gpu.cu; bench, tests) */
-  } cuda;
+  int count;                 /* settings in set */
+  backend_setting set[BACKEND_MAX_SETTINGS];
 } backend_options;
+
+/* Adds a setting (the strings are not copied: literals, or kept alive until
+ * the create). 0, or -1 when all BACKEND_MAX_SETTINGS are taken. */
+int backend_options_set(backend_options *o, const char *backend, const char *option, int64_t value);
+
+/* One option of a backend: its name, the offset of its field in the
+ * backend's option struct, the field's type, and the values it takes. */
+typedef enum { BACKEND_OPT_INT = 0, BACKEND_OPT_U64 = 1 } backend_option_type;
+typedef struct backend_option_spec {
+  const char *option;
+  size_t offset;
+  backend_option_type type;
+  int64_t min, max;
+} backend_option_spec;
+
+/* Writes the settings of o meant for `backend` into dst (the backend's option
+ * struct, holding its defaults), each through its spec. 0, or -1 with
+ * "<backend> backend: ..." in err for an unknown option or a value out of
+ * range. */
+int backend_options_read(const backend_options *o, const char *backend, const backend_option_spec *specs,
+                         int nspecs, void *dst, char *err, size_t errlen);
 
 struct backend_ops {
   const char *name;
@@ -133,7 +161,6 @@ struct backend_ops {
 struct backend {
   const struct backend_ops *ops;
   link_params p;
-  backend_options opt;
   uint64_t last_frames;  /* frames in the last batch run */
   char error[512];       /* why the last run or fetch returned -1 */
   const char *td_path;   /* time domain: how the convolution is computed

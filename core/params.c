@@ -163,21 +163,29 @@ static int modem_ok(const verdict *v, const link_params *p) {
               name_of(v, LP_SUBCARRIERS), p->subcarriers, p->cp_length);
 }
 
-/* The detector and its soft output: kbest and ml search the QR of H (rx >=
- * tx), ml's M^tx candidates are bounded, and their LLRs are max-log. */
+/* The detector and its soft output, the one rule set (the config reports
+ * these messages at its keys): zf inverts Hhat^H Hhat, singular with fewer
+ * receive antennas than streams, and the tree searches run on the QR of H,
+ * which needs as many rows; ml's M^tx candidates are bounded; the tree
+ * searches' LLRs are max-log over their lists. */
 static int receiver_ok(const verdict *v, const link_params *p) {
   if (p->equalizer < EQ_ZF || p->equalizer > EQ_ML)
     return fail(v, LP_EQUALIZER, "expected zf, mmse, mmse-sic, kbest or ml, got %d", (int)p->equalizer);
-  if ((p->equalizer == EQ_KBEST || p->equalizer == EQ_ML) && p->rx < p->tx)
-    return fail(v, LP_EQUALIZER, "\"%s\" needs rx >= tx, got tx = %d, rx = %d", equalizer_name(p->equalizer),
-                p->tx, p->rx);
+  if ((p->equalizer == EQ_ZF || link_detector_is_tree(p->equalizer)) && p->rx < p->tx)
+    return fail(v, LP_EQUALIZER, "\"%s\" needs %s >= %s, got tx = %d, rx = %d", equalizer_name(p->equalizer),
+                name_of(v, LP_RX), name_of(v, LP_TX), p->tx, p->rx);
   if (p->equalizer == EQ_ML && p->bps * p->tx > 16)
-    return fail(v, LP_EQUALIZER, "\"ml\" enumerates M^tx candidates, expected at most 2^16, got 2^%d",
-                p->bps * p->tx);
+    return fail(v, LP_EQUALIZER,
+                "\"ml\" enumerates M^tx candidates per RE, expected at most %d (2^16), got %s with tx = %d: 2^%d "
+                "(use \"kbest\")",
+                LINK_MAX_ML_CANDIDATES, modulation_name_of_bps(p->bps), p->tx, p->bps * p->tx);
   if (p->llr < LLR_OFF || p->llr > LLR_EXACT)
     return fail(v, LP_LLR, "expected off, maxlog or exact, got %d", (int)p->llr);
-  if ((p->equalizer == EQ_KBEST || p->equalizer == EQ_ML) && p->llr == LLR_EXACT)
-    return fail(v, LP_LLR, "expected off or maxlog with \"%s\", got exact", equalizer_name(p->equalizer));
+  if (link_detector_is_tree(p->equalizer) && p->llr == LLR_EXACT)
+    return fail(v, LP_LLR,
+                "expected \"off\" or \"maxlog\" with %s = \"%s\" (its LLRs are max-log over its candidates), got "
+                "\"exact\"",
+                name_of(v, LP_EQUALIZER), equalizer_name(p->equalizer));
   if (p->equalizer != EQ_KBEST) return 0;
   if (int_in(v, LP_KBEST_K, p->kbest_k, 1, LINK_MAX_KBEST)) return -1;
   if (p->llr_clip > 0.0 && p->llr_clip <= 64.0) return 0;

@@ -151,6 +151,31 @@ static inline double link_receiver_n0(const link_params *p) {
   return p->n0 + (v > 0.0 ? (double)p->tx * v / (1.0 + v) : 0.0) + est;
 }
 
+/* The detector facts, each decided here once (backends, the parameter check
+ * and the theory read them; nothing else compares eq_kind values).
+ *
+ * Linear (zf, mmse): x_hat = (G + d I)^-1 Hhat^H y with the Gram matrix
+ * G = Hhat^H Hhat, one stream decided at a time; the other detectors are
+ * joint (equalizer/detect.h) and need no G. */
+static inline int link_detector_is_linear(eq_kind e) { return e == EQ_ZF || e == EQ_MMSE; }
+/* The tree searches (kbest, ml) run on the QR of H, which needs rx >= tx;
+ * they invert no matrix, and their LLRs are max-log over their candidate
+ * lists. */
+static inline int link_detector_is_tree(eq_kind e) { return e == EQ_KBEST || e == EQ_ML; }
+/* The regularisation d on the Gram diagonal of a linear receiver: the
+ * receiver's noise variance for mmse (link_receiver_n0), 0 for zf. Float, as
+ * every receiver adds it in float. */
+static inline float link_mmse_diagonal(const link_params *p) {
+  return p->equalizer == EQ_MMSE ? (float)link_receiver_n0(p) : 0.0f;
+}
+/* Matrices a detector inverts per RE (batch_result.inversions): one Gram
+ * inverse for zf and mmse, one a cancellation stage for mmse-sic, none for
+ * the tree searches. */
+static inline uint64_t link_inversions_per_re(const link_params *p) {
+  if (link_detector_is_linear(p->equalizer)) return 1;
+  return p->equalizer == EQ_MMSE_SIC ? (uint64_t)p->tx : 0;
+}
+
 /* What Eb/N0 charges to a data bit beyond its own energy (1, or with
  * ebno_charged, Sionna's convention): every RE of the frame, pilots
  * included, and the cyclic prefix's share of each symbol, over the data REs,

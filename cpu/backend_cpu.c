@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <omp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +88,7 @@ static int cpu_run(backend *b, uint64_t first_frame, uint64_t frames, batch_resu
   }
   if (p->estimation == EST_LS) cpu_estimate_stage(p, s, frames);
   const double t2 = clock_seconds();
-  const int linear = p->equalizer == EQ_ZF || p->equalizer == EQ_MMSE;
+  const int linear = link_detector_is_linear(p->equalizer);
   if (linear) {
     cpu_receiver_stage(p, s, R, &out->t);
     cpu_repair_flagged(p, s, frames, out->fallbacks, &out->t);
@@ -100,8 +101,7 @@ static int cpu_run(backend *b, uint64_t first_frame, uint64_t frames, batch_resu
   out->t.channel = t2 - t1;
   out->t.demap = clock_seconds() - t3;
   if (linear && p->llr != LLR_OFF) cpu_soft_linear(p, s, frames, out);
-  /* matrices inverted: one a RE for zf and mmse, one a stage for mmse-sic, none for the tree searches */
-  out->inversions = linear ? R : p->equalizer == EQ_MMSE_SIC ? R * (size_t)p->tx : 0;
+  out->inversions = (uint64_t)R * link_inversions_per_re(p);
   return 0;
 }
 
@@ -124,12 +124,29 @@ static const struct backend_ops cpu_ops = {"cpu", cpu_max_frames, cpu_run, cpu_f
 
 static void *alloc_or_null(size_t bytes) { return bytes ? malloc(bytes) : NULL; }
 
+/* The CPU backend's own options (backend_setting {"cpu", name, value}). */
+typedef struct cpu_options {
+  int threads; /* OpenMP threads, 0 = all */
+  int staged;  /* 1 = one pass per stage over batch-sized buffers (per-stage
+                  timing, fetch); 0 = fused where the point allows
+                  (cpu/fused_cpu.c) */
+} cpu_options;
+
+static const backend_option_spec cpu_option_specs[] = {
+    {"threads", offsetof(cpu_options, threads), BACKEND_OPT_INT, 0, 1 << 20},
+    {"staged", offsetof(cpu_options, staged), BACKEND_OPT_INT, 0, 1},
+};
+
 backend *backend_cpu_create(const link_params *p, const backend_options *opt, char *err,
                                  size_t errlen) {
+  cpu_options o = {0, 0};
+  if (opt && backend_options_read(opt, "cpu", cpu_option_specs,
+                                  (int)(sizeof cpu_option_specs / sizeof *cpu_option_specs), &o, err, errlen))
+    return NULL;
   backend *b = backend_alloc(&cpu_ops, p, opt, sizeof(cpu_state), err, errlen);
   if (!b) return NULL;
   cpu_state *s = (cpu_state *)b->impl;
-  if (opt->cpu.threads > 0) omp_set_num_threads(opt->cpu.threads);
+  if (o.threads > 0) omp_set_num_threads(o.threads);
   s->nthreads = omp_get_max_threads();
   if (chan_spatial_init(p, &s->spatial, err, errlen)) goto fail;
   s->re = re_ctx_of(p, &s->spatial);
@@ -143,7 +160,7 @@ backend *backend_cpu_create(const link_params *p, const backend_options *opt, ch
   if (frames < 1) frames = 1;
   if (opt->max_batch_frames && frames > opt->max_batch_frames) frames = opt->max_batch_frames;
   s->cap_frames = frames;
-  if (!opt->cpu.staged && cpu_fused_covers(p)) {
+  if (!o.staged && cpu_fused_covers(p)) {
     /* per thread a scratch block, and the batch's size as the staged path's
      * (the same batches, so the same work past a stop) */
     s->fused_stride = (cpu_fused_scratch_bytes(p) + 63) & ~(size_t)63;
@@ -180,4 +197,18 @@ fail:
   cpu_free(s);
   free(b);
   return NULL;
+}
+
+void backend_cpu_describe(char *out, size_t n) {
+  char line[512], model[256] = "unknown CPU";
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  while (f && fgets(line, sizeof line, f)) {
+    const char *colon = strchr(line, ':');
+    if (strncmp(line, "model name", 10) || !colon) continue;
+    snprintf(model, sizeof model, "%s", colon + 2);
+    model[strcspn(model, "\n")] = '\0';
+    break;
+  }
+  if (f) fclose(f);
+  snprintf(out, n, "%s, %d threads", model, omp_get_max_threads());
 }

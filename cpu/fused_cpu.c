@@ -19,7 +19,7 @@
 #include "equalizer/fallback.h"
 
 int cpu_fused_covers(const link_params *p) {
-  return p->domain == DOMAIN_FREQUENCY && (p->equalizer == EQ_ZF || p->equalizer == EQ_MMSE) &&
+  return p->domain == DOMAIN_FREQUENCY && link_detector_is_linear(p->equalizer) &&
          p->llr == LLR_OFF && p->estimation == EST_PERFECT;
 }
 
@@ -128,7 +128,7 @@ void cpu_fused_run(const link_params *p, cpu_state *s, uint64_t first_frame, uin
   const long items = (long)(frames * chunks_per_frame);
   const int tx = p->tx;
   const size_t C = CPU_FUSED_CHUNK;
-  const float diag = p->equalizer == EQ_MMSE ? (float)link_receiver_n0(p) : 0.0f;
+  const float diag = link_mmse_diagonal(p);
   /* contiguous runs of items a thread, so that a tdl frame's response is
    * made about once */
 #pragma omp parallel num_threads(s->nthreads)

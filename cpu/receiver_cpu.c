@@ -26,7 +26,7 @@
 
 void cpu_receiver_stage(const link_params *p, cpu_state *s, size_t R, stage_times *t) {
   const int tx = p->tx, rx = p->rx;
-  const float diag = p->equalizer == EQ_MMSE ? (float)link_receiver_n0(p) : 0.0f;
+  const float diag = link_mmse_diagonal(p);
   const double t0 = clock_seconds();
   CPU_FOR_CHUNKS(R, eq_gram(rx, tx, s->Hhat + i0, R, s->y + i0, R, diag, s->G + i0, R, s->z + i0, R, n));
   const double t1 = clock_seconds();
@@ -50,7 +50,7 @@ void cpu_repair_flagged(const link_params *p, cpu_state *s, uint64_t frames, uin
   const uint64_t rf = link_res_per_frame(p);
   const size_t R = (size_t)(frames * rf);
   const int tx = p->tx, rx = p->rx;
-  const float diag = p->equalizer == EQ_MMSE ? (float)link_receiver_n0(p) : 0.0f;
+  const float diag = link_mmse_diagonal(p);
   const int soft = p->llr != LLR_OFF;
 #pragma omp parallel for schedule(dynamic, 16)
   for (long f = 0; f < (long)frames; f++) {

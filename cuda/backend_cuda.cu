@@ -9,6 +9,8 @@
  *           that leaves the device.
  * Only the per-frame, per-stream error counters are copied back, once a batch. */
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,20 @@
 #include "core/spatial.h"
 
 namespace {
+
+/* The CUDA backend's own options (backend_setting {"cuda", name, value};
+ * backend_cuda.h says what each does). */
+struct cuda_options {
+  uint64_t memory_mb;
+  int staged;
+  int td_direct;
+};
+
+const backend_option_spec kCudaOptionSpecs[] = {
+    {"memory_mb", offsetof(cuda_options, memory_mb), BACKEND_OPT_U64, 0, INT64_MAX},
+    {"staged", offsetof(cuda_options, staged), BACKEND_OPT_INT, 0, 1},
+    {"td_direct", offsetof(cuda_options, td_direct), BACKEND_OPT_INT, 0, 1},
+};
 
 /* REs a batch holds at most: beyond this a batch brings no more speed, only
  * longer waits between progress updates (staged batches are smaller: they
@@ -85,7 +101,7 @@ layout plan_layout(const link_params *p, int staged, uint64_t frames, size_t wor
   const size_t rf = (size_t)link_res_per_frame(p), R = frames * rf, c8 = sizeof(cf32);
   const size_t tx = (size_t)p->tx, rx = (size_t)p->rx, links = tx * rx;
   const int tdl = p->model == CH_TDL, td = p->domain == DOMAIN_TIME;
-  const int linear = p->equalizer == EQ_ZF || p->equalizer == EQ_MMSE; /* the joint detectors need no G */
+  const int linear = link_detector_is_linear(p->equalizer); /* the joint detectors need no G */
   layout l;
   size_t at = 0;
   l.consts = take(&at, sizeof(gpu_consts));
@@ -191,7 +207,7 @@ int run_staged(cuda_state *s, const gpu_link &g) {
   }
   if (s->est.hp && gpu_launch_estimate(g, s->est, s->y, s->Hhat, st)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_CHANNEL], st));
-  if (g.equalizer != EQ_ZF && g.equalizer != EQ_MMSE) { /* a joint detector: no linear chain */
+  if (!link_detector_is_linear((eq_kind)g.equalizer)) { /* a joint detector: no linear chain */
     for (int e = EV_GRAM; e < EV_DEMAP; e++) CUDA_TRY(cudaEventRecord(s->ev[e], st));
     return 0;
   }
@@ -227,7 +243,7 @@ int run_modem(cuda_state *s, const gpu_link &g) {
  * errors) or after the fused mode's taps and modem (from the draws). */
 int run_detect(cuda_state *s, const gpu_link &g, float *llr, uint8_t *bits) {
   cudaStream_t st = s->stream;
-  const int joint = g.equalizer != EQ_ZF && g.equalizer != EQ_MMSE;
+  const int joint = !link_detector_is_linear((eq_kind)g.equalizer);
   gpu_detect_out out = {!s->staged || joint, s->errors, fallbacks_of(s, g), s->loss, llr, bits};
   if (s->loss) CUDA_TRY(cudaMemsetAsync(s->loss, 0, sizeof(unsigned long long) * g.frames * g.tx, st));
   if (s->staged) {
@@ -310,7 +326,7 @@ int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *o
   const size_t fb_bytes = sizeof(uint32_t) * (size_t)frames;
   const size_t list_len = s->staged ? 0 : sizeof(uint32_t); /* the repair list's length */
   CUDA_TRY(cudaMemsetAsync(s->errors, 0, counters + fb_bytes + list_len, s->stream));
-  const int detect = g.llr != LLR_OFF || (g.equalizer != EQ_ZF && g.equalizer != EQ_MMSE);
+  const int detect = g.llr != LLR_OFF || !link_detector_is_linear((eq_kind)g.equalizer);
   const int capture = out->llr || out->bits;
   if (capture && capture_room(s, g, (size_t)g.R)) return -1;
   if (detect ? run_detect(s, g, capture ? s->cap_llr : NULL, capture ? s->cap_bits : NULL)
@@ -353,8 +369,7 @@ int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *o
     out->t.channel = elapsed_s(s, EV_DRAW, EV_CHANNEL);
     out->t.invert = elapsed_s(s, EV_CHANNEL, EV_INVERT);
   }
-  out->inversions = g.equalizer == EQ_MMSE_SIC ? g.R * (uint64_t)g.tx
-                    : g.equalizer == EQ_KBEST || g.equalizer == EQ_ML ? 0 : g.R;
+  out->inversions = g.R * link_inversions_per_re(&b->p);
   return 0;
 }
 
@@ -408,7 +423,7 @@ gpu_link make_link(const link_params *p, const chan_spatial *sp, const tdl_grid 
   /* The CPU's conversions: float of the double square roots. */
   g.noise_std = p->n0 > 0.0 ? (float)sqrt(p->n0) : 0.0f;
   g.n0r = (float)link_receiver_n0(p);
-  g.diag = p->equalizer == EQ_MMSE ? g.n0r : 0.0f;
+  g.diag = link_mmse_diagonal(p);
   g.unbias = p->equalizer == EQ_MMSE && p->bps > 2;
   g.equalizer = (int)p->equalizer;
   g.llr = (int)p->llr;
@@ -464,8 +479,8 @@ void failed(char *err, size_t errlen, const char *what) {
  * memory, or gpu_memory_mb when smaller) and the caps, with its transforms
  * planned: sets s->cap_frames and *work (the shared work area). 0, or -1 with
  * a message in err. */
-int size_batch(cuda_state *s, const link_params *p, const backend_options *opt, size_t *work,
-               char *err, size_t errlen) {
+int size_batch(cuda_state *s, const link_params *p, const cuda_options &o, uint64_t max_batch_frames,
+               size_t *work, char *err, size_t errlen) {
   size_t free_b = 0, total_b = 0;
   if (gpu_cuda_failed(cudaMemGetInfo(&free_b, &total_b), __FILE__, __LINE__,
                       "cudaMemGetInfo(&free_b, &total_b)", 0)) {
@@ -476,16 +491,15 @@ int size_batch(cuda_state *s, const link_params *p, const backend_options *opt, 
   char budget_src[96];
   snprintf(budget_src, sizeof budget_src, "%.0f%% of the %.1f MB free", 100 * kFreeMemoryShare,
            free_b / 1048576.0);
-  if (opt->cuda.memory_mb && (double)opt->cuda.memory_mb * 1048576.0 < budget) {
-    budget = (double)opt->cuda.memory_mb * 1048576.0;
-    snprintf(budget_src, sizeof budget_src, "gpu_memory_mb = %llu",
-             (unsigned long long)opt->cuda.memory_mb);
+  if (o.memory_mb && (double)o.memory_mb * 1048576.0 < budget) {
+    budget = (double)o.memory_mb * 1048576.0;
+    snprintf(budget_src, sizeof budget_src, "gpu_memory_mb = %llu", (unsigned long long)o.memory_mb);
   }
   const uint64_t rf = link_res_per_frame(p);
   const uint64_t batch_res = s->staged ? kStagedBatchRes : kFusedBatchRes;
   uint64_t frames = batch_res / rf ? batch_res / rf : 1;
   if (frames > kMaxBatchFrames) frames = kMaxBatchFrames;
-  if (opt->max_batch_frames && frames > opt->max_batch_frames) frames = opt->max_batch_frames;
+  if (max_batch_frames && frames > max_batch_frames) frames = max_batch_frames;
   /* Bytes a frame from two layouts; the transforms' work area and the plans'
    * own tables (read off the free memory around their creation: the
    * library's code too, the first time) only planning tells, so plan, check,
@@ -611,10 +625,41 @@ extern "C" int backend_cuda_available(char *why, size_t whylen) {
   return gpu_link_kernels_loadable(why, whylen) == 0;
 }
 
+extern "C" void backend_cuda_describe(char *out, size_t n) {
+  gpu_info g;
+  char why[256];
+  if (gpu_query(gpu_current_device(), &g, why, sizeof why) == 0)
+    snprintf(out, n, "%s (compute %d.%d, %d SMs), driver %d, runtime %d", g.name, g.cc_major, g.cc_minor,
+             g.sm_count, g.driver_version, g.runtime_version);
+  else
+    snprintf(out, n, "cuda");
+}
+
+extern "C" int backend_cuda_bind_rank(int local_rank, int local_size, char *note, size_t notelen) {
+  note[0] = '\0';
+  char why[256];
+  const int count = gpu_device_count(why, sizeof why);
+  if (count < 1) return 0;
+  if (gpu_use_device(local_rank % count, note, notelen)) return -1;
+  if (local_size > count && local_rank == 0)
+    snprintf(note, notelen, "%d ranks on this node share its %d GPU%s", local_size, count, count == 1 ? "" : "s");
+  return 0;
+}
+
 extern "C" backend *backend_cuda_create(const link_params *p, const backend_options *opt,
                                              char *err, size_t errlen) {
+  cuda_options o = {0, 0, 0};
+  if (opt && backend_options_read(opt, "cuda", kCudaOptionSpecs,
+                                  (int)(sizeof kCudaOptionSpecs / sizeof *kCudaOptionSpecs), &o, err, errlen))
+    return NULL;
   backend *b = backend_alloc(&cuda_ops, p, opt, sizeof(cuda_state), err, errlen);
   if (!b) return NULL;
+  char why[400];
+  if (gpu_shape_check(p->tx, p->rx, why, sizeof why)) {
+    snprintf(err, errlen, "cuda backend: %s", why);
+    cuda_destroy(b);
+    return NULL;
+  }
   cuda_state *s = static_cast<cuda_state *>(b->impl);
   chan_spatial sp;
   tdl_grid grid; /* tdl: the point's response tables, uploaded by allocate */
@@ -631,7 +676,7 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
   }
   /* the joint detectors run over the staged stacks (detect_gpu.cu), and so
    * does a frame with pilots: its estimate needs the received pilots first */
-  s->staged = opt->cuda.staged != 0 || (p->equalizer != EQ_ZF && p->equalizer != EQ_MMSE) || p->pilot_spacing > 0;
+  s->staged = o.staged != 0 || !link_detector_is_linear(p->equalizer) || p->pilot_spacing > 0;
   s->g = make_link(p, &sp, &grid);
   int device = 0;
   if (gpu_cuda_failed(cudaGetDevice(&device), __FILE__, __LINE__, "cudaGetDevice(&device)", 0) ||
@@ -642,11 +687,11 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
     cuda_destroy(b);
     return NULL;
   }
-  s->td_transform = p->domain == DOMAIN_TIME && !s->staged && !opt->cuda.td_direct &&
+  s->td_transform = p->domain == DOMAIN_TIME && !s->staged && !o.td_direct &&
                     gpu_td_transform_applies(s->g);
   if (p->domain == DOMAIN_TIME) b->td_path = s->td_transform ? "CP-aligned transform" : "sample by sample";
   size_t work = 0;
-  int rc = size_batch(s, p, opt, &work, err, errlen);
+  int rc = size_batch(s, p, o, opt->max_batch_frames, &work, err, errlen);
   if (!rc && allocate(s, p, &sp, &grid, work)) {
     char what[160];
     snprintf(what, sizeof what, "cannot set up %.1f MB for a batch of %llu frames",

@@ -1,7 +1,8 @@
-/* The CUDA simulation backend (simulation.backend = "cuda"): the link of
- * sim/link.h on one GPU, drawing the same random streams as the CPU backend
- * (cuRAND's raw Philox4x32-10 with the counters of channel/draws.h). Plain C
- * interface, callable from C (sim/link.c) and C++/CUDA alike. */
+/* The CUDA simulation backend (simulation.backend = "cuda"): the per-RE link
+ * of core/re.h on one GPU, drawing the same random streams as the CPU backend
+ * (cuRAND's raw Philox4x32-10 with the counters of core/draws.h). Plain C
+ * interface, callable from C (the registry, sim/backends.c) and C++/CUDA
+ * alike. */
 #ifndef OFDMSIM_BACKEND_CUDA_H
 #define OFDMSIM_BACKEND_CUDA_H
 
@@ -20,18 +21,38 @@ extern "C" {
 /* 1 when a CUDA device is present and usable; else 0 with the reason in why. */
 int backend_cuda_available(char *why, size_t whylen);
 
-/* Sizes the batch (max_frames: what fits in 70% of the free device memory, or
- * in opt->cuda.memory_mb when that is smaller, cuFFT work area and plans
+/* What runs the CUDA backend, for the results' provenance: the current
+ * device's name, compute capability, SMs, driver and runtime ("cuda" when it
+ * cannot be queried). */
+void backend_cuda_describe(char *out, size_t n);
+
+/* Makes the GPU of a process that is rank local_rank of local_size on its
+ * node its device: device local_rank modulo the devices CUDA shows it
+ * (CUDA_VISIBLE_DEVICES applies). A note in note ("" when none) when ranks
+ * must share devices. 0, or -1 with the reason in note; with no device, 0
+ * and nothing done. */
+int backend_cuda_bind_rank(int local_rank, int local_size, char *note, size_t notelen);
+
+/* Its options (backend_setting {"cuda", ...}):
+ *   memory_mb  a cap on device memory, 0 (default) = what is free;
+ *   staged     1 = one kernel per stage, every intermediate in device memory
+ *              (per-stage timing, fetch); 0 (default) = fused;
+ *   td_direct  1 = the time domain convolves sample by sample even where the
+ *              fused mode's CP-aligned transform applies (cuda/ofdm_gpu.cu;
+ *              bench, tests).
+ *
+ * Sizes the batch (max_frames: what fits in 70% of the free device memory, or
+ * in memory_mb when that is smaller, cuFFT work area and plans
  * included; at most 2^25 REs fused, 2^23 staged, 2^20 frames, and
  * opt->max_batch_frames), allocates its buffers in one piece and plans the
  * batched FFTs, all once. NULL with a message in err on failure, e.g. when not
  * even one frame fits.
  *
- * opt->cuda.staged = 1: one kernel per stage, every intermediate in device memory;
+ * staged = 1: one kernel per stage, every intermediate in device memory;
  *   batch_result.t holds each stage's device time (cudaEvent) and fetch
  *   returns BUF_X, H, Y, XHAT and GINV of the last batch, in the CPU
  *   backend's layout and count rules (the last batch's buffers are kept).
- * opt->cuda.staged = 0 (fused, the default): the taps and their per-subcarrier
+ * staged = 0 (fused, the default): the taps and their per-subcarrier
  *   response (tdl, timed as draw), the time-domain modem (timed as channel),
  *   then one kernel from the draws to the error counters (timed as invert: its
  *   Gram, inverse, equalisation and decisions are not separable), so the

@@ -2,12 +2,20 @@
  * its bit-error counts, everything in registers and nothing stored on the way
  * but the per-frame, per-stream counters. The per-RE formulas are those of
  * core/re.h, shared with the staged kernels and the CPU, and the algebra is
- * equalizer/smallmat.h. */
+ * equalizer/smallmat.h.
+ *
+ * Compiled once per group of (tx, rx) shapes (OFDMSIM_SHAPE_GROUP, set by
+ * CMake; gpu_internal.cuh), each group its own object, so that the groups'
+ * kernels compile in parallel. */
 #include <stdio.h>
 
 #include "cuda/check.h"
 #include "cuda/gpu_internal.cuh"
 #include "equalizer/fallback.h"
+
+#ifndef OFDMSIM_SHAPE_GROUP
+#error "compiled once per group of shapes: CMake sets OFDMSIM_SHAPE_GROUP (cuda/shapes.cmake)"
+#endif
 
 namespace {
 
@@ -120,52 +128,43 @@ __global__ void __launch_bounds__(kBlock)
   atomicAdd(&fallbacks[f], 1u);
 }
 
-template <int NT, int NR>
-struct Fused {
-  static int launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
-                    uint32_t *errors, uint32_t *repair, cudaStream_t s) {
-    const int block = gpu_frame_block(g.rf);
-    const int per_thread = fused_per_thread(g.rf, block);
-    const uint64_t span = (uint64_t)block * per_thread;
-    const uint64_t blocks = g.frames * ((g.rf + span - 1) / span);
-    const bool plain = !g.re.spatial && g.re.csi_std <= 0.0f && g.re.pilots.spacing <= 0;
-    /* (rx < NR exists only for NR > 1: no such kernel for NR = 1) */
-    constexpr bool kPadded = NR > 1;
-    if ((NR == 1 || g.rx == NR) && plain)
-      fused_kernel<NT, NR, true, true><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors, repair);
-    else if (NR == 1 || g.rx == NR)
-      fused_kernel<NT, NR, true, false><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors, repair);
-    else
-      fused_kernel<NT, NR, !kPadded, false><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors,
-                                                                              repair);
-    CUDA_TRY_LAUNCH("fused_kernel");
-    return 0;
-  }
-};
-
-template <int NT, int NR>
-struct Repair {
-  static int launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
-                    const uint32_t *repair, uint32_t n, uint32_t *errors, uint32_t *fallbacks,
-                    cudaStream_t s) {
-    repair_kernel<NT, NR><<<gpu_blocks(n, kBlock), kBlock, 0, s>>>(g, c, Hk, yt, repair, n, errors,
-                                                                   fallbacks);
-    CUDA_TRY_LAUNCH("repair_kernel");
-    return 0;
-  }
-};
-
 }  // namespace
 
-int gpu_launch_fused(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
-                     uint32_t *errors, uint32_t *repair, cudaStream_t s) {
-  return gpu_dispatch<Fused>(g.tx, g.rx, g, c, Hk, yt, errors, repair, s);
+template <int NT, int NR>
+int Fused<NT, NR>::launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt, uint32_t *errors,
+                          uint32_t *repair, cudaStream_t s) {
+  const int block = gpu_frame_block(g.rf);
+  const int per_thread = fused_per_thread(g.rf, block);
+  const uint64_t span = (uint64_t)block * per_thread;
+  const uint64_t blocks = g.frames * ((g.rf + span - 1) / span);
+  const bool plain = !g.re.spatial && g.re.csi_std <= 0.0f && g.re.pilots.spacing <= 0;
+  /* (rx < NR exists only for NR > 1: no such kernel for NR = 1) */
+  constexpr bool kPadded = NR > 1;
+  if ((NR == 1 || g.rx == NR) && plain)
+    fused_kernel<NT, NR, true, true><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors, repair);
+  else if (NR == 1 || g.rx == NR)
+    fused_kernel<NT, NR, true, false><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors, repair);
+  else
+    fused_kernel<NT, NR, !kPadded, false><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors,
+                                                                            repair);
+  CUDA_TRY_LAUNCH("fused_kernel");
+  return 0;
 }
 
-int gpu_launch_repair(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
-                      const uint32_t *repair, uint32_t n, uint32_t *errors, uint32_t *fallbacks,
-                      cudaStream_t s) {
-  if (n == 0) return 0;
-  return gpu_dispatch<Repair>(g.tx, g.rx, g, c, Hk, yt, repair, n, errors, fallbacks, s);
+template <int NT, int NR>
+int Repair<NT, NR>::launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
+                           const uint32_t *repair, uint32_t n, uint32_t *errors, uint32_t *fallbacks,
+                           cudaStream_t s) {
+  repair_kernel<NT, NR><<<gpu_blocks(n, kBlock), kBlock, 0, s>>>(g, c, Hk, yt, repair, n, errors, fallbacks);
+  CUDA_TRY_LAUNCH("repair_kernel");
+  return 0;
 }
 
+/* This group's shapes (the launchers, gpu_launch_fused and gpu_launch_repair,
+ * are shapes.cu's). */
+#define GPU_FAMILY_ Fused
+GPU_GROUP_LIST_(OFDMSIM_SHAPE_GROUP)(GPU_INSTANTIATE_)
+#undef GPU_FAMILY_
+#define GPU_FAMILY_ Repair
+GPU_GROUP_LIST_(OFDMSIM_SHAPE_GROUP)(GPU_INSTANTIATE_)
+#undef GPU_FAMILY_

@@ -1,5 +1,5 @@
 /* Private to the CUDA backend (cuda/backend_cuda.cu, draws_gpu.cu, fused_gpu.cu,
- * ofdm_gpu.cu, receiver_gpu.cu): the batch description every kernel takes by
+ * detect_gpu.cu, detect_linear_gpu.cu, shapes.cu, ofdm_gpu.cu, receiver_gpu.cu): the batch description every kernel takes by
  * value, the GPU-only per-RE helpers (loads, frame positions, error
  * reduction; the link itself is core/re.h), and the launchers each .cu file
  * offers the backend.
@@ -20,6 +20,9 @@
 #include <cufft.h>
 #include <curand_kernel.h>
 #include <stdint.h>
+
+#include "cuda/check.h"
+#include "cuda_shapes.h" /* generated from OFDMSIM_CUDA_SHAPES (CMakeLists.txt) */
 
 #include "channel/tdl_fading.h"
 #include "channel/estimate.h"
@@ -195,15 +198,50 @@ __device__ __forceinline__ void gpu_re_front(const gpu_link &g, const gpu_consts
   re_csi(g.re, frame, m, NR * NT, h);
 }
 
-/* Calls K<NT, NR>::launch(args...) for NT = tx and the smallest power of two
- * NR >= rx: the register-array instantiations every per-RE kernel comes in. */
+/* The register rows of a link with rx receive antennas: rx rounded up to a
+ * power of two, the NR of its kernels. */
+constexpr int gpu_rows_of(int rx) { return rx <= 1 ? 1 : rx <= 2 ? 2 : rx <= 4 ? 4 : rx <= 8 ? 8 : 16; }
+
+/* 1 when this build compiled the per-RE kernels of shape (nt, nr): CMake's
+ * OFDMSIM_CUDA_SHAPES (cuda_shapes.h, generated; default all 40). */
+#define GPU_SHAPE_IS_(a, b) || (nt == (a) && nr == (b))
+constexpr bool gpu_shape_compiled(int nt, int nr) { return false OFDMSIM_CUDA_SHAPE_LIST(GPU_SHAPE_IS_); }
+
+/* The link's shape against the compiled ones: 0, or -1 with a message that
+ * names the option (backend_cuda_create refuses such a point rather than
+ * run something else). */
+int gpu_shape_check(int tx, int rx, char *err, size_t errlen);
+
+/* K<NT, NR>::launch(args...) where the shape is compiled; a shape left out of
+ * this build reports a failure instead (creation refuses it first, so only a
+ * caller that skipped gpu_shape_check gets here) and is never instantiated,
+ * so it costs no compile time. */
+template <template <int, int> class K, int NT, int NR, bool Compiled = gpu_shape_compiled(NT, NR)>
+struct gpu_shape_call {
+  template <typename... A>
+  static int launch(A... args) {
+    return K<NT, NR>::launch(args...);
+  }
+};
+template <template <int, int> class K, int NT, int NR>
+struct gpu_shape_call<K, NT, NR, false> {
+  template <typename... A>
+  static int launch(A...) {
+    gpu_report_failure(__FILE__, __LINE__, "gpu_dispatch", "shape not compiled",
+                       "this build has no kernels of this (tx, rx) shape (OFDMSIM_CUDA_SHAPES)", 0);
+    return -1;
+  }
+};
+
+/* Calls K<NT, NR>::launch(args...) for NT = tx and NR = gpu_rows_of(rx): the
+ * register-array instantiations every per-RE kernel comes in. */
 template <template <int, int> class K, int NT, typename... A>
 int gpu_dispatch_rx(int rx, A... args) {
-  if (rx <= 1) return K<NT, 1>::launch(args...);
-  if (rx <= 2) return K<NT, 2>::launch(args...);
-  if (rx <= 4) return K<NT, 4>::launch(args...);
-  if (rx <= 8) return K<NT, 8>::launch(args...);
-  return K<NT, 16>::launch(args...);
+  if (rx <= 1) return gpu_shape_call<K, NT, 1>::launch(args...);
+  if (rx <= 2) return gpu_shape_call<K, NT, 2>::launch(args...);
+  if (rx <= 4) return gpu_shape_call<K, NT, 4>::launch(args...);
+  if (rx <= 8) return gpu_shape_call<K, NT, 8>::launch(args...);
+  return gpu_shape_call<K, NT, 16>::launch(args...);
 }
 /* Calls K<NT>::launch(args...) for NT = tx: the one switch over stream counts. */
 template <template <int> class K, typename... A>
@@ -342,6 +380,32 @@ struct gpu_detect_out {
 };
 int gpu_launch_detect(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
                       const gpu_stacks *stacks, const gpu_detect_out &out, cudaStream_t s);
+
+/* The per-shape launchers of the kernels compiled once per group of shapes
+ * (fused_gpu.cu, detect_linear_gpu.cu: CMake compiles each once per group,
+ * OFDMSIM_SHAPE_GROUP, so that the groups compile in parallel): declared
+ * here, defined and instantiated there for the group's shapes only, and
+ * called through gpu_dispatch (shapes.cu, detect_gpu.cu). */
+template <int NT, int NR>
+struct Fused {
+  static int launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt, uint32_t *errors,
+                    uint32_t *repair, cudaStream_t s);
+};
+template <int NT, int NR>
+struct Repair {
+  static int launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt, const uint32_t *repair,
+                    uint32_t n, uint32_t *errors, uint32_t *fallbacks, cudaStream_t s);
+};
+template <int NT, int NR>
+struct Detect {
+  static int launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt, const gpu_stacks *stacks,
+                    const gpu_detect_out &out, cudaStream_t s);
+};
+/* The explicit instantiations of one group's shapes (a group's translation
+ * unit, after the definitions): GPU_INSTANTIATE_GROUP(Fused). */
+#define GPU_INSTANTIATE_(nt, nr) template struct GPU_FAMILY_<nt, nr>;
+#define GPU_GROUP_LIST_(g) GPU_GROUP_LIST2_(g)
+#define GPU_GROUP_LIST2_(g) OFDMSIM_CUDA_SHAPE_GROUP_##g
 
 /* repair: [0] the number n of REs the fused kernel could not decide (float
  * inverse flagged), [1..n] their batch indices. gpu_launch_repair equalises

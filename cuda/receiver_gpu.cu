@@ -1,7 +1,7 @@
 /* The staged receiver: Gram matrices, equalisation, hard decisions and
  * per-frame, per-stream bit-error counters, one kernel a stage over the SoA
  * stacks (the inversion stage between them is gpu_invert_soa). All matrix
- * algebra is equalizer/smallmat.h and the mapping sim/qam.h, the functions the
+ * algebra is equalizer/smallmat.h and the mapping core/qam.h, the functions the
  * CPU backend runs. */
 #include <stdio.h>
 

@@ -29,7 +29,7 @@
 
 #define EQ_MAX_RX MAT_MAX_RX
 #ifndef __cplusplus
-_Static_assert(MAT_MAX_RX == LINK_MAX_RX && MAT_MAX_N == LINK_MAX_TX, "smallmat.h sizes follow link.h");
+_Static_assert(MAT_MAX_RX == LINK_MAX_RX && MAT_MAX_N == LINK_MAX_TX, "smallmat.h sizes follow core/params.h");
 #endif
 
 /* On the item loops of the stack kernels: the stores of one item to the

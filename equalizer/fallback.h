@@ -11,11 +11,19 @@
 #ifndef OFDMSIM_FALLBACK_H
 #define OFDMSIM_FALLBACK_H
 
+#include <math.h>
+#include <stdint.h>
+
 #include "core/cplx.h"
 #include "equalizer/smallmat.h"
 
+/* Out of line on the GPU; on the host a plain static function, marked unused
+ * so that a file including this header (sic.h does) without calling every
+ * function compiles warning-free. */
 #ifdef __CUDACC__
 #define EQ_COLD static __host__ __device__ __noinline__
+#elif defined(__GNUC__)
+#define EQ_COLD static __attribute__((unused))
 #else
 #define EQ_COLD static
 #endif
@@ -24,94 +32,129 @@ typedef struct cd64 {
   double re, im;
 } cd64;
 
-/* Cholesky of the n x n Hermitian a (both triangles valid) into l (lower),
- * 0 when every pivot is positive. */
-EQ_COLD int eq_chol_double(int n, const cd64 *a, cd64 *l) {
-  for (int j = 0; j < n; j++) {
-    double d = a[j * n + j].re;
-    for (int k = 0; k < j; k++) d -= l[j * n + k].re * l[j * n + k].re + l[j * n + k].im * l[j * n + k].im;
-    if (!(d > 0.0)) return -1;
-    const double s = sqrt(d);
-    l[j * n + j].re = s;
-    l[j * n + j].im = 0.0;
-    for (int i = j + 1; i < n; i++) {
-      /* l_ij = (a_ij - sum_k l_ik conj(l_jk)) / l_jj */
-      double re = a[i * n + j].re, im = a[i * n + j].im;
-      for (int k = 0; k < j; k++) {
-        const cd64 p = l[i * n + k], q = l[j * n + k];
-        re -= p.re * q.re + p.im * q.im;
-        im -= p.im * q.re - p.re * q.im;
+/* The double-precision path of every receiver that has one: the linear
+ * receivers' eq_solve_double below and mmse-sic's stage (sic.h) share these
+ * steps, so that both solve a flagged RE the same way. */
+
+/* G = H^H H + diag I (the lower triangle and the diagonal; the diagonal of
+ * a stream whose bit is set in `unit` is 1: mmse-sic's detected streams) and
+ * z = H^H y, for h nr x nt (h[r*nt + t]) and y nr; g is then factored
+ * G = L L^H in place (Cholesky over the lower triangle). A G that is not
+ * positive definite even in double (an exactly rank-deficient channel, diag
+ * lost against |H|^2) is built again and loaded on the diagonal by 1e-12 of
+ * its largest entry, which gives the minimum-norm (pseudo-inverse) solution
+ * to that precision. 1 when a factor was found, 0 when not even the loaded G
+ * has one (NaN or Inf in H). */
+EQ_COLD int eq_factor_double(int nr, int nt, const cf32 *h, const cf32 *y, float diag, uint32_t unit, cd64 *g,
+                             cd64 *z) {
+  int ok = 0;
+  for (int attempt = 0; attempt < 2 && !ok; attempt++) {
+    double gmax = 0.0;
+    for (int a = 0; a < nt; a++) {
+      for (int b = 0; b <= a; b++) {
+        double re = 0.0, im = 0.0; /* sum_r conj(h_ra) h_rb */
+        for (int r = 0; r < nr; r++) {
+          const cf32 s = h[r * nt + a], t = h[r * nt + b];
+          re += (double)s.re * t.re + (double)s.im * t.im;
+          im += (double)s.re * t.im - (double)s.im * t.re;
+        }
+        if (a == b) {
+          re = (unit >> a) & 1u ? 1.0 : re + (double)diag;
+          im = 0.0;
+          gmax = re > gmax ? re : gmax;
+        }
+        g[a * nt + b].re = re;
+        g[a * nt + b].im = im;
       }
-      l[i * n + j].re = re / s;
-      l[i * n + j].im = im / s;
+      double re = 0.0, im = 0.0; /* z_a = sum_r conj(h_ra) y_r */
+      for (int r = 0; r < nr; r++) {
+        const cf32 s = h[r * nt + a], t = y[r];
+        re += (double)s.re * t.re + (double)s.im * t.im;
+        im += (double)s.re * t.im - (double)s.im * t.re;
+      }
+      z[a].re = re;
+      z[a].im = im;
     }
-    for (int c = j + 1; c < n; c++) l[j * n + c].re = l[j * n + c].im = 0.0;
+    if (attempt)
+      for (int a = 0; a < nt; a++) g[a * nt + a].re += 1e-12 * (gmax > 0.0 ? gmax : 1.0);
+    /* l_jj = sqrt(g_jj - sum_k |l_jk|^2), l_ij = (g_ij - sum_k l_ik conj(l_jk)) / l_jj for i > j */
+    ok = 1;
+    for (int j = 0; j < nt && ok; j++) {
+      double d = g[j * nt + j].re;
+      for (int k = 0; k < j; k++) d -= g[j * nt + k].re * g[j * nt + k].re + g[j * nt + k].im * g[j * nt + k].im;
+      ok = d > 0.0; /* false for NaN too */
+      const double ljj = sqrt(ok ? d : 1.0);
+      g[j * nt + j].re = ljj;
+      for (int i = j + 1; i < nt; i++) {
+        double re = g[i * nt + j].re, im = g[i * nt + j].im;
+        for (int k = 0; k < j; k++) {
+          const cd64 p = g[i * nt + k], q = g[j * nt + k];
+          re -= p.re * q.re + p.im * q.im;
+          im -= p.im * q.re - p.re * q.im;
+        }
+        g[i * nt + j].re = re / ljj;
+        g[i * nt + j].im = im / ljj;
+      }
+    }
   }
-  return 0;
+  return ok;
 }
 
-/* x_hat of one RE from its channel estimate h (nr x nt, h[r*nt + t]) and its
- * received vector y: G = H^H H + diag I and z = H^H y in double, G^-1 through
- * Cholesky, x = G^-1 z with the MMSE bias removed per stream (diag = N0) or
- * as it is (ZF, diag = 0). A G that is singular even in double (an exactly
- * rank-deficient channel) is loaded on the diagonal by 1e-12 of its largest
- * entry, which gives the minimum-norm (pseudo-inverse) solution to that
- * precision. ginv_diag (NULL: not wanted) gets (G^-1)_tt of each stream, for
- * the soft demapper's variance. Returns 1, the number of REs it solved, for
- * the caller's count. */
-EQ_COLD int eq_solve_double(int nr, int nt, const cf32 *h, const cf32 *y, float diag, cf32 *xhat,
-                            float *ginv_diag) {
-  cd64 g[MAT_MAX_N * MAT_MAX_N], l[MAT_MAX_N * MAT_MAX_N], z[MAT_MAX_N], w[MAT_MAX_N];
-  nt = nt < MAT_MAX_N ? nt : MAT_MAX_N;
-  nr = nr < MAT_MAX_RX ? nr : MAT_MAX_RX;
-  double gmax = 0.0;
-  for (int a = 0; a < nt; a++) {
-    for (int b = 0; b < nt; b++) {
-      double re = 0.0, im = 0.0; /* sum_r conj(h_ra) h_rb */
-      for (int r = 0; r < nr; r++) {
-        const cf32 p = h[r * nt + a], q = h[r * nt + b];
-        re += (double)p.re * q.re + (double)p.im * q.im;
-        im += (double)p.re * q.im - (double)p.im * q.re;
-      }
-      if (a == b) {
-        re += diag;
-        im = 0.0;
-        gmax = re > gmax ? re : gmax;
-      }
-      g[a * nt + b].re = re;
-      g[a * nt + b].im = im;
-    }
-    double re = 0.0, im = 0.0; /* z_a = sum_r conj(h_ra) y_r */
-    for (int r = 0; r < nr; r++) {
-      const cf32 p = h[r * nt + a], q = y[r];
-      re += (double)p.re * q.re + (double)p.im * q.im;
-      im += (double)p.re * q.im - (double)p.im * q.re;
-    }
-    z[a].re = re;
-    z[a].im = im;
-  }
-  if (eq_chol_double(nt, g, l)) {
-    for (int a = 0; a < nt; a++) g[a * nt + a].re += 1e-12 * (gmax > 0.0 ? gmax : 1.0);
-    if (eq_chol_double(nt, g, l)) {
-      for (int t = 0; t < nt; t++) xhat[t] = cf_make(0.0f, 0.0f); /* no channel at all */
-      if (ginv_diag)
-        for (int t = 0; t < nt; t++) ginv_diag[t] = 1e30f; /* nothing known of x: the soft output is 0 */
-      return 1;
-    }
-  }
-  /* x = L^-H L^-1 z: forward then backward substitution. */
-  for (int i = 0; i < nt; i++) {
-    double re = z[i].re, im = z[i].im;
-    for (int k = 0; k < i; k++) {
-      const cd64 p = l[i * nt + k], q = w[k];
+/* v = L^-1 v in place (forward substitution) for the factor l of
+ * eq_factor_double. */
+EQ_COLD void eq_forward_double(int n, const cd64 *l, cd64 *v) {
+  for (int i = 0; i < n; i++) {
+    double re = v[i].re, im = v[i].im;
+    for (int c = 0; c < i; c++) {
+      const cd64 p = l[i * n + c], q = v[c];
       re -= p.re * q.re - p.im * q.im;
       im -= p.re * q.im + p.im * q.re;
     }
-    w[i].re = re / l[i * nt + i].re;
-    w[i].im = im / l[i * nt + i].re;
+    v[i].re = re / l[i * n + i].re;
+    v[i].im = im / l[i * n + i].re;
   }
+}
+
+/* (G^-1)_tt = ||L^-1 e_t||^2, with w = L^-1 e_t left in w[t..n-1] (it is
+ * zero above row t; w[0..t-1] is not written). */
+EQ_COLD double eq_inverse_diag_double(int n, const cd64 *l, int t, cd64 *w) {
+  double gt = 0.0;
+  for (int i = t; i < n; i++) {
+    double re = i == t ? 1.0 : 0.0, im = 0.0;
+    for (int c = t; c < i; c++) {
+      const cd64 p = l[i * n + c], q = w[c];
+      re -= p.re * q.re - p.im * q.im;
+      im -= p.re * q.im + p.im * q.re;
+    }
+    w[i].re = re / l[i * n + i].re;
+    w[i].im = im / l[i * n + i].re;
+    gt += w[i].re * w[i].re + w[i].im * w[i].im;
+  }
+  return gt;
+}
+
+/* x_hat of one RE from its channel estimate h (nr x nt, h[r*nt + t]) and its
+ * received vector y: G = H^H H + diag I and z = H^H y in double, G = L L^H
+ * (eq_factor_double, with its load for a singular G), x = G^-1 z with the
+ * MMSE bias removed per stream (diag = N0) or as it is (ZF, diag = 0).
+ * ginv_diag (NULL: not wanted) gets (G^-1)_tt of each stream, for the soft
+ * demapper's variance. Returns 1, the number of REs it solved, for the
+ * caller's count. */
+EQ_COLD int eq_solve_double(int nr, int nt, const cf32 *h, const cf32 *y, float diag, cf32 *xhat,
+                            float *ginv_diag) {
+  cd64 l[MAT_MAX_N * MAT_MAX_N], z[MAT_MAX_N], w[MAT_MAX_N];
+  nt = nt < MAT_MAX_N ? nt : MAT_MAX_N;
+  nr = nr < MAT_MAX_RX ? nr : MAT_MAX_RX;
+  if (!eq_factor_double(nr, nt, h, y, diag, 0u, l, z)) {
+    for (int t = 0; t < nt; t++) xhat[t] = cf_make(0.0f, 0.0f); /* no channel at all */
+    if (ginv_diag)
+      for (int t = 0; t < nt; t++) ginv_diag[t] = 1e30f; /* nothing known of x: the soft output is 0 */
+    return 1;
+  }
+  /* x = L^-H L^-1 z: forward then backward substitution. */
+  eq_forward_double(nt, l, z);
   for (int i = nt - 1; i >= 0; i--) {
-    double re = w[i].re, im = w[i].im;
+    double re = z[i].re, im = z[i].im;
     for (int k = i + 1; k < nt; k++) { /* conj(l_ki) x_k */
       const cd64 p = l[k * nt + i], q = z[k];
       re -= p.re * q.re + p.im * q.im;
@@ -120,23 +163,11 @@ EQ_COLD int eq_solve_double(int nr, int nt, const cf32 *h, const cf32 *y, float 
     z[i].re = re / l[i * nt + i].re;
     z[i].im = im / l[i * nt + i].re;
   }
-  /* (G^-1)_tt = || column t of L^-1 ||^2, for the MMSE gain 1/(1 - N0 (G^-1)_tt). */
+  /* (G^-1)_tt, for the MMSE gain 1/(1 - N0 (G^-1)_tt) and the demapper. */
   for (int t = 0; t < nt; t++) {
     double gain = 1.0;
     if (diag > 0.0f || ginv_diag) {
-      double ginv_tt = 0.0;
-      for (int i = 0; i < nt; i++) w[i].re = w[i].im = 0.0;
-      for (int i = t; i < nt; i++) { /* v = L^-1 e_t */
-        double re = i == t ? 1.0 : 0.0, im = 0.0;
-        for (int k = t; k < i; k++) {
-          const cd64 p = l[i * nt + k], q = w[k];
-          re -= p.re * q.re - p.im * q.im;
-          im -= p.re * q.im + p.im * q.re;
-        }
-        w[i].re = re / l[i * nt + i].re;
-        w[i].im = im / l[i * nt + i].re;
-        ginv_tt += w[i].re * w[i].re + w[i].im * w[i].im;
-      }
+      const double ginv_tt = eq_inverse_diag_double(nt, l, t, w);
       if (diag > 0.0f) gain = 1.0 / (1.0 - (double)diag * ginv_tt);
       if (ginv_diag) ginv_diag[t] = (float)ginv_tt;
     }

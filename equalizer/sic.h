@@ -37,7 +37,7 @@
  * Singular stages.  A stage whose float inverse is flagged (smallmat.h: all
  * NaN; with a tiny n0 the Gram matrix of a near-singular H has cond > 2.6e5)
  * is computed again in double precision (sic_stage_double, out of line on the
- * GPU, like eq_solve_double), and later stages return to float.  Its NaNs
+ * GPU, on eq_solve_double's steps), and later stages return to float.  Its NaNs
  * never reach a decision: the flag is detected as "no stream selected" (every
  * comparison with NaN is false).  det_mmse_sic returns the number of such
  * stages.  On the GPU the cold branch is the kernel's only use of local
@@ -59,24 +59,9 @@
 #include "core/cplx.h"
 #include "core/params.h"
 #include "core/qam.h"
+#include "equalizer/fallback.h"
 #include "equalizer/smallmat.h"
 #include "equalizer/soft.h"
-
-/* Out of line on the GPU (like fallback.h's EQ_COLD); on the host a plain
- * static function, marked unused so a file that includes this header
- * without calling det_mmse_sic compiles warning-free. */
-#ifdef __CUDACC__
-#define SIC_COLD static __host__ __device__ __noinline__
-#elif defined(__GNUC__)
-#define SIC_COLD static __attribute__((unused))
-#else
-#define SIC_COLD static
-#endif
-
-/* A complex double of the double-precision stage. */
-typedef struct sic_d64 {
-  double re, im;
-} sic_d64;
 
 /* What one stage computed in double hands back: the selected stream, its
  * unbiased estimate and its (G^-1)_kk. */
@@ -88,22 +73,19 @@ typedef struct sic_pick {
 
 /* One SIC stage in double: steps 1-3 of the float stage from the working
  * channel hw (detected columns zeroed; bit t of `done` set for them) and the
- * residual yw.  G = H^H H + n0 I (unit diagonal for the detected streams) is
- * factored G = L L^H in place, then
+ * residual yw, through the linear receivers' double path (fallback.h): G =
+ * H^H H + n0 I (unit diagonal for the detected streams) factored G = L L^H in
+ * place, with its load when G is not positive definite even in double, then
  *     v = L^-1 z,  w_t = L^-1 e_t,  (G^-1)_tt = ||w_t||^2,  (G^-1 z)_k = w_k^H v.
- * Like eq_solve_double, a G that is not positive definite even in double (n0
- * lost against |H|^2 with an exactly rank-deficient H) is loaded on the
- * diagonal by 1e-12 of its largest entry; if that fails too (NaN or Inf in H),
- * the lowest remaining stream is taken with x = 0 and g = 1/n0 (zero LLRs).
- * The factorisation is written here rather than fallback.h's eq_chol_double,
- * which keeps its input and so would double this function's largest array.
+ * If not even the loaded G has a factor (NaN or Inf in H), the lowest
+ * remaining stream is taken with x = 0 and g = 1/n0 (zero LLRs).
  *
  * Out of line on the GPU: it runs for a tiny share of stages, and inlined its
  * double arrays would cost every thread registers.  Its inputs are a copy the
  * caller makes in the cold branch: passing the caller's own working arrays
  * would take their address and move them to local memory on the hot path. */
-SIC_COLD sic_pick sic_stage_double(int nr, int nt, const cf32 *hw, const cf32 *yw, float n0, uint32_t done) {
-  sic_d64 g[MAT_MAX_N * MAT_MAX_N], v[MAT_MAX_N], w[MAT_MAX_N];
+EQ_COLD sic_pick sic_stage_double(int nr, int nt, const cf32 *hw, const cf32 *yw, float n0, uint32_t done) {
+  cd64 g[MAT_MAX_N * MAT_MAX_N], v[MAT_MAX_N], w[MAT_MAX_N];
   nt = nt < MAT_MAX_N ? nt : MAT_MAX_N;
   nr = nr < MAT_MAX_RX ? nr : MAT_MAX_RX;
   sic_pick p;
@@ -111,97 +93,22 @@ SIC_COLD sic_pick sic_stage_double(int nr, int nt, const cf32 *hw, const cf32 *y
   while (p.k < nt - 1 && ((done >> p.k) & 1u)) p.k++; /* the last resort: lowest remaining */
   p.x = cf_make(0.0f, 0.0f);
   p.g = 1.0f / n0;
-  int ok = 0;
-  for (int attempt = 0; attempt < 2 && !ok; attempt++) {
-    /* G's lower triangle and diagonal, z in v */
-    double gmax = 0.0;
-    for (int a = 0; a < nt; a++) {
-      for (int b = 0; b <= a; b++) {
-        double re = 0.0, im = 0.0; /* sum_r conj(h_ra) h_rb */
-        for (int r = 0; r < nr; r++) {
-          const cf32 s = hw[r * nt + a], t = hw[r * nt + b];
-          re += (double)s.re * t.re + (double)s.im * t.im;
-          im += (double)s.re * t.im - (double)s.im * t.re;
-        }
-        if (a == b) {
-          re = (done >> a) & 1u ? 1.0 : re + (double)n0;
-          im = 0.0;
-          gmax = re > gmax ? re : gmax;
-        }
-        g[a * nt + b].re = re;
-        g[a * nt + b].im = im;
-      }
-      double re = 0.0, im = 0.0; /* z_a = sum_r conj(h_ra) y_r */
-      for (int r = 0; r < nr; r++) {
-        const cf32 s = hw[r * nt + a], t = yw[r];
-        re += (double)s.re * t.re + (double)s.im * t.im;
-        im += (double)s.re * t.im - (double)s.im * t.re;
-      }
-      v[a].re = re;
-      v[a].im = im;
-    }
-    if (attempt)
-      for (int a = 0; a < nt; a++) g[a * nt + a].re += 1e-12 * (gmax > 0.0 ? gmax : 1.0);
-    /* Cholesky in place over the lower triangle: l_jj = sqrt(g_jj - sum_k |l_jk|^2),
-     * l_ij = (g_ij - sum_k l_ik conj(l_jk)) / l_jj for i > j */
-    ok = 1;
-    for (int j = 0; j < nt && ok; j++) {
-      double d = g[j * nt + j].re;
-      for (int k = 0; k < j; k++) d -= g[j * nt + k].re * g[j * nt + k].re + g[j * nt + k].im * g[j * nt + k].im;
-      ok = d > 0.0; /* false for NaN too */
-      const double ljj = sqrt(ok ? d : 1.0);
-      g[j * nt + j].re = ljj;
-      for (int i = j + 1; i < nt; i++) {
-        double re = g[i * nt + j].re, im = g[i * nt + j].im;
-        for (int k = 0; k < j; k++) {
-          const sic_d64 a = g[i * nt + k], b = g[j * nt + k];
-          re -= a.re * b.re + a.im * b.im;
-          im -= a.im * b.re - a.re * b.im;
-        }
-        g[i * nt + j].re = re / ljj;
-        g[i * nt + j].im = im / ljj;
-      }
-    }
-  }
-  if (!ok) return p;
-  /* v = L^-1 z (forward substitution, in place) */
-  for (int i = 0; i < nt; i++) {
-    double re = v[i].re, im = v[i].im;
-    for (int c = 0; c < i; c++) {
-      const sic_d64 a = g[i * nt + c], b = v[c];
-      re -= a.re * b.re - a.im * b.im;
-      im -= a.re * b.im + a.im * b.re;
-    }
-    v[i].re = re / g[i * nt + i].re;
-    v[i].im = im / g[i * nt + i].re;
-  }
+  if (!eq_factor_double(nr, nt, hw, yw, n0, done, g, v)) return p;
+  eq_forward_double(nt, g, v);
   /* The remaining stream with the smallest (G^-1)_tt (strictly smaller: ties
-   * stay with the lower index), then x_k = w_k^H v with w_k recomputed.
-   * w = L^-1 e_t is zero above row t. */
+   * stay with the lower index), then x_k = w_k^H v with w_k recomputed. */
   double gbest = INFINITY;
   int kbest = -1;
-  for (int pass = 0; pass < 2; pass++) {
-    for (int t = 0; t < nt; t++) {
-      if (pass == 0 ? ((done >> t) & 1u) != 0 : t != kbest) continue;
-      double gt = 0.0;
-      for (int i = t; i < nt; i++) {
-        double re = i == t ? 1.0 : 0.0, im = 0.0;
-        for (int c = t; c < i; c++) {
-          const sic_d64 a = g[i * nt + c], b = w[c];
-          re -= a.re * b.re - a.im * b.im;
-          im -= a.re * b.im + a.im * b.re;
-        }
-        w[i].re = re / g[i * nt + i].re;
-        w[i].im = im / g[i * nt + i].re;
-        gt += w[i].re * w[i].re + w[i].im * w[i].im;
-      }
-      if (pass == 0 && gt < gbest) {
-        gbest = gt;
-        kbest = t;
-      }
+  for (int t = 0; t < nt; t++) {
+    if ((done >> t) & 1u) continue;
+    const double gt = eq_inverse_diag_double(nt, g, t, w);
+    if (gt < gbest) {
+      gbest = gt;
+      kbest = t;
     }
-    if (kbest < 0) return p; /* NaN everywhere */
   }
+  if (kbest < 0) return p; /* NaN everywhere */
+  eq_inverse_diag_double(nt, g, kbest, w);
   double xr = 0.0, xi = 0.0;
   for (int i = kbest; i < nt; i++) {
     xr += w[i].re * v[i].re + w[i].im * v[i].im;

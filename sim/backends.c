@@ -1,4 +1,6 @@
-/* The backend registry: names to backends, "auto" resolved once (backends.h). */
+/* The backend registry: a descriptor a backend, names to backends, "auto"
+ * resolved once (backends.h). The one file that knows which backends this
+ * build has. */
 #include "sim/backends.h"
 
 #include <stdio.h>
@@ -7,45 +9,86 @@
 #include "cpu/backend_cpu.h"
 #ifdef OFDMSIM_HAVE_CUDA
 #include "cuda/backend_cuda.h"
-#include "cuda/gpu.h"
 #endif
 
-int backends_cuda_usable(char *why, size_t whylen) {
-#ifdef OFDMSIM_HAVE_CUDA
-  return backend_cuda_available(why, whylen);
-#else
+typedef struct backend_entry {
+  const char *name;
+  /* 1 when usable on this machine, else 0 with the reason in why */
+  int (*usable)(char *why, size_t whylen);
+  backend *(*create)(const link_params *p, const backend_options *opt, char *err, size_t errlen);
+  /* the device string of the results' provenance */
+  void (*describe)(char *out, size_t n);
+  /* the MPI engine: the device of a node-local rank (NULL: nothing to bind) */
+  int (*bind_rank)(int local_rank, int local_size, char *note, size_t notelen);
+} backend_entry;
+
+static int cpu_usable(char *why, size_t whylen) {
+  (void)why;
+  (void)whylen;
+  return 1;
+}
+
+#ifndef OFDMSIM_HAVE_CUDA
+static int cuda_absent(char *why, size_t whylen) {
   snprintf(why, whylen, "this build has no CUDA backend (configure with a CUDA compiler)");
   return 0;
+}
 #endif
+
+/* In the order "auto" prefers them, the CPU (always usable) last. */
+static const backend_entry entries[] = {
+#ifdef OFDMSIM_HAVE_CUDA
+    {"cuda", backend_cuda_available, backend_cuda_create, backend_cuda_describe, backend_cuda_bind_rank},
+#else
+    {"cuda", cuda_absent, NULL, NULL, NULL},
+#endif
+    {"cpu", cpu_usable, backend_cpu_create, backend_cpu_describe, NULL},
+};
+#define N_ENTRIES (sizeof entries / sizeof *entries)
+
+static const backend_entry *entry_of(const char *name) {
+  for (size_t i = 0; i < N_ENTRIES; i++)
+    if (!strcmp(entries[i].name, name)) return &entries[i];
+  return NULL;
+}
+
+int backends_usable(const char *name, char *why, size_t whylen) {
+  const backend_entry *e = entry_of(name);
+  if (!e) {
+    snprintf(why, whylen, "unknown backend '%s'", name);
+    return 0;
+  }
+  return e->usable(why, whylen);
+}
+
+void backends_describe(const char *name, char *out, size_t n) {
+  const backend_entry *e = entry_of(name);
+  if (e && e->describe) e->describe(out, n);
+  else snprintf(out, n, "%s", name);
 }
 
 int backends_use_gpu_of_rank(int local_rank, int local_size, char *note, size_t notelen) {
   note[0] = '\0';
-#ifdef OFDMSIM_HAVE_CUDA
-  char why[256];
-  const int count = gpu_device_count(why, sizeof why);
-  if (count < 1) return 0;
-  if (gpu_use_device(local_rank % count, note, notelen)) return -1;
-  if (local_size > count && local_rank == 0)
-    snprintf(note, notelen, "%d ranks on this node share its %d GPU%s", local_size, count, count == 1 ? "" : "s");
-#else
-  (void)local_rank;
-  (void)local_size;
-  (void)notelen;
-#endif
+  for (size_t i = 0; i < N_ENTRIES; i++)
+    if (entries[i].bind_rank && entries[i].bind_rank(local_rank, local_size, note, notelen)) return -1;
   return 0;
 }
 
 const char *backends_resolve(const char *name, char *why, size_t whylen) {
   char reason[256] = "";
-  if (!strcmp(name, "cpu")) return "cpu";
-  if (!strcmp(name, "auto")) return backends_cuda_usable(reason, sizeof reason) ? "cuda" : "cpu";
-  if (!strcmp(name, "cuda")) {
-    if (backends_cuda_usable(reason, sizeof reason)) return "cuda";
-    snprintf(why, whylen, "backend cuda: %s", reason);
+  if (!strcmp(name, "auto")) {
+    for (size_t i = 0; i < N_ENTRIES; i++)
+      if (entries[i].usable(reason, sizeof reason)) return entries[i].name;
+    snprintf(why, whylen, "no backend is usable here");
     return NULL;
   }
-  snprintf(why, whylen, "unknown backend '%s'", name);
+  const backend_entry *e = entry_of(name);
+  if (!e) {
+    snprintf(why, whylen, "unknown backend '%s'", name);
+    return NULL;
+  }
+  if (e->usable(reason, sizeof reason)) return e->name;
+  snprintf(why, whylen, "backend %s: %s", name, reason);
   return NULL;
 }
 
@@ -53,8 +96,5 @@ backend *backends_create(const char *name, const link_params *p, const backend_o
                          char *err, size_t errlen) {
   const char *resolved = backends_resolve(name, err, errlen);
   if (!resolved) return NULL;
-#ifdef OFDMSIM_HAVE_CUDA
-  if (!strcmp(resolved, "cuda")) return backend_cuda_create(p, opt, err, errlen);
-#endif
-  return backend_cpu_create(p, opt, err, errlen);
+  return entry_of(resolved)->create(p, opt, err, errlen);
 }

@@ -1,6 +1,8 @@
 /* Which backend serves a name: "cpu", "cuda", or "auto" (the GPU when this
  * build has the CUDA backend and a device is usable, else the CPU). The only
- * place that knows every backend. */
+ * place that knows every backend: a table of descriptors (name, usable here,
+ * create, describe), so that no file above it includes a backend's headers
+ * or asks which backends the build has. */
 #ifndef OFDMSIM_BACKENDS_H
 #define OFDMSIM_BACKENDS_H
 
@@ -13,13 +15,21 @@ extern "C" {
 #endif
 
 /* The backend a name stands for ("auto" resolved once, here): "cpu" or
- * "cuda"; NULL with the reason in why for an unknown name or for "cuda"
- * without a usable GPU. */
+ * "cuda"; NULL with the reason in why for an unknown name or for a backend
+ * not usable here ("backend cuda: why"). */
 const char *backends_resolve(const char *name, char *why, size_t whylen);
 
-/* 1 when this build has the CUDA backend and a device is usable; else 0 with
- * the reason in why. */
-int backends_cuda_usable(char *why, size_t whylen);
+/* 1 when the backend `name` ("cpu", "cuda") is in this build and usable on
+ * this machine (for cuda: a device is present and the kernels load); else 0
+ * with the reason in why ("this build has no CUDA backend ...", "unknown
+ * backend ..."). */
+int backends_usable(const char *name, char *why, size_t whylen);
+
+/* What runs the backend `name`, for the results' provenance and the bench:
+ * the CPU model and the calling thread's OpenMP threads, or the current GPU
+ * with its driver and runtime versions; the name itself when there is no
+ * more to say. */
+void backends_describe(const char *name, char *out, size_t n);
 
 /* The GPU of a process that is rank local_rank of local_size on its node
  * (the MPI engine): device local_rank modulo the devices CUDA shows it
@@ -28,7 +38,8 @@ int backends_cuda_usable(char *why, size_t whylen);
  * backend or device, 0 and nothing done. */
 int backends_use_gpu_of_rank(int local_rank, int local_size, char *note, size_t notelen);
 
-/* backends_resolve, then that backend's create. NULL with a message in err. */
+/* backends_resolve, then that backend's create with opt (its settings for
+ * the other backends are ignored). NULL with a message in err. */
 backend *backends_create(const char *name, const link_params *p, const backend_options *opt,
                          char *err, size_t errlen);
 

@@ -34,8 +34,8 @@ static int run_point(run_state *s, size_t i) {
   /* no buffer bigger than the point can use: a one-frame point allocates one frame */
   const uint64_t most = f.end - f.off;
   bo.max_batch_frames = c->batch_frames && c->batch_frames < most ? c->batch_frames : most;
-  bo.cpu.threads = c->threads;
-  bo.cuda.memory_mb = c->gpu_memory_mb;
+  backend_options_set(&bo, "cpu", "threads", c->threads);
+  backend_options_set(&bo, "cuda", "memory_mb", (int64_t)c->gpu_memory_mb);
   backend *b = backends_create(s->o->backend, &pt->p, &bo, err, sizeof err);
   if (!b) {
     fprintf(stderr, "ofdmsim: error: point %zu: %s\n", i, err);

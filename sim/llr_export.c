@@ -69,7 +69,7 @@ static int export_point(FILE *f, const sim_point *pt, const char *name, int thre
   if (batch > frames) batch = frames;
   backend_options bo = {0};
   bo.max_batch_frames = batch;
-  bo.cpu.threads = threads;
+  backend_options_set(&bo, "cpu", "threads", threads);
   char why[512];
   backend *b = backends_create(name, p, &bo, why, sizeof why);
   if (!b) return snprintf(err, errlen, "point %zu: %s", pt->index, why), -1;

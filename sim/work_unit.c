@@ -80,8 +80,8 @@ static int backend_for(unit_exec *x, uint64_t i, char *err, size_t errlen) {
   /* as the driver: no buffer bigger than the point can use */
   const uint64_t most = point_max_frames(pt);
   bo.max_batch_frames = c->batch_frames && c->batch_frames < most ? c->batch_frames : most;
-  bo.cpu.threads = x->threads;
-  bo.cuda.memory_mb = c->gpu_memory_mb;
+  backend_options_set(&bo, "cpu", "threads", x->threads);
+  backend_options_set(&bo, "cuda", "memory_mb", (int64_t)c->gpu_memory_mb);
   x->b = backends_create(x->backend_name, &pt->p, &bo, err, errlen);
   if (!x->b) return -1;
   x->b_point = i;

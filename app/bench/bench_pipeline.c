@@ -111,8 +111,8 @@ static void bench_pipeline(pipeline_fig *f, int small, double seconds) {
   }
   backend_options o;
   memset(&o, 0, sizeof o);
-  o.cuda.staged = f->staged;
-  o.cuda.td_direct = f->direct;
+  backend_options_set(&o, "cuda", "staged", f->staged);
+  backend_options_set(&o, "cuda", "td_direct", f->direct);
   /* Batches of ~2^26 REs on a GPU (the backend may choose fewer); ~2^20 on a
    * CPU, so one batch stays well under a second. */
   const uint64_t res_per_frame = link_res_per_frame(&p);

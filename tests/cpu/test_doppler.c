@@ -328,7 +328,7 @@ static ber_est run_ber(const link_params *p, uint64_t frames) {
   char err[512];
   backend_options opt;
   memset(&opt, 0, sizeof opt);
-  opt.cpu.staged = 1; /* the test fetches buffers */
+  backend_options_set(&opt, "cpu", "staged", 1); /* the test fetches buffers */
   opt.max_batch_frames = 256;
   backend *b = backend_cpu_create(p, &opt, err, sizeof err);
   CHECK(b != NULL, "backend_cpu_create: %s", err);
@@ -462,7 +462,7 @@ static void test_draws(void) {
   char err[512];
   backend_options opt;
   memset(&opt, 0, sizeof opt);
-  opt.cpu.staged = 1; /* the test fetches buffers */
+  backend_options_set(&opt, "cpu", "staged", 1); /* the test fetches buffers */
   opt.max_batch_frames = 6;
   const size_t rf = (size_t)link_res_per_frame(&p);
   const int K = p.subcarriers;

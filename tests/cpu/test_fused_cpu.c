@@ -65,8 +65,8 @@ static link_params point_of(const spec *s) {
 static int run(const link_params *p, int staged, int threads, uint64_t batch, uint32_t *errors, uint32_t *fallbacks) {
   backend_options opt;
   memset(&opt, 0, sizeof opt);
-  opt.cpu.staged = staged;
-  opt.cpu.threads = threads;
+  backend_options_set(&opt, "cpu", "staged", staged);
+  backend_options_set(&opt, "cpu", "threads", threads);
   opt.max_batch_frames = batch;
   char err[512];
   backend *b = backend_cpu_create(p, &opt, err, sizeof err);

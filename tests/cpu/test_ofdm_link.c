@@ -19,6 +19,8 @@
 static link_params ofdm_params_on(int tx, int rx, channel_model model, pdp_kind kind, double ds, int K,
                                   int symbols, int cp, delay_grid grid) {
   link_params p = tp_point(tx, rx, 2, model, K, symbols, cp);
+  /* a detector every shape admits (the modem has none; zf needs rx >= tx) */
+  p.equalizer = EQ_MMSE;
   p.profile = kind;
   p.delay_spread = ds;
   p.domain = DOMAIN_TIME;

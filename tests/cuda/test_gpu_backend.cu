@@ -32,8 +32,8 @@ backend *make(const link_params &p, int staged, uint64_t mem_mb, uint64_t max_ba
                    char *err, size_t errlen) {
   backend_options opt;
   memset(&opt, 0, sizeof opt);
-  opt.cuda.staged = staged;
-  opt.cuda.memory_mb = mem_mb;
+  backend_options_set(&opt, "cuda", "staged", staged);
+  backend_options_set(&opt, "cuda", "memory_mb", mem_mb);
   opt.max_batch_frames = max_batch;
   return backends_create("cuda", &p, &opt, err, errlen);
 }

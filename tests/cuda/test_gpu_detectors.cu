@@ -39,7 +39,7 @@ int run(const char *name, int staged, const link_params &p, run_out *o) {
   backend_options opt;
   memset(&opt, 0, sizeof opt);
   opt.max_batch_frames = kFrames;
-  opt.cuda.staged = staged;
+  backend_options_set(&opt, "cuda", "staged", staged);
   char err[512];
   backend *b = backends_create(name, &p, &opt, err, sizeof err);
   if (!b) {

@@ -132,9 +132,9 @@ int run_one(const char *name, const link_params &p, int staged, int fetch, fetch
   char err[512] = "";
   backend_options opt;
   memset(&opt, 0, sizeof opt);
-  opt.cpu.staged = 1; /* the test fetches buffers */
+  backend_options_set(&opt, "cpu", "staged", 1); /* the test fetches buffers */
   opt.max_batch_frames = kFrames;
-  opt.cuda.staged = staged;
+  backend_options_set(&opt, "cuda", "staged", staged);
   backend *b = backends_create(name, &p, &opt, err, sizeof err);
   if (!b) {
     fprintf(stderr, "create %s: %s\n", name, err);

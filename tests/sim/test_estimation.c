@@ -32,7 +32,7 @@ static int run_fetch(const link_params *p, uint64_t frames, fetched *o, uint32_t
   char err[512] = "";
   backend_options opt;
   memset(&opt, 0, sizeof opt);
-  opt.cpu.staged = 1; /* the test fetches buffers */
+  backend_options_set(&opt, "cpu", "staged", 1); /* the test fetches buffers */
   opt.max_batch_frames = frames;
   backend *b = backends_create("cpu", p, &opt, err, sizeof err);
   if (!b) {

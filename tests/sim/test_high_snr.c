@@ -65,7 +65,7 @@ static void run_backend(const char *backend) {
 int main(void) {
   run_backend("cpu");
   char why[256];
-  if (backends_cuda_usable(why, sizeof why))
+  if (backends_usable("cuda", why, sizeof why))
     run_backend("cuda");
   else
     printf("cuda: not run (%s)\n", why);

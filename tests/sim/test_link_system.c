@@ -19,7 +19,7 @@ static backend *make(const link_params *p, uint64_t batch) {
   char err[512];
   backend_options opt;
   memset(&opt, 0, sizeof opt);
-  opt.cpu.staged = 1; /* the test fetches buffers */
+  backend_options_set(&opt, "cpu", "staged", 1); /* the test fetches buffers */
   opt.max_batch_frames = batch;
   backend *b = backends_create("cpu", p, &opt, err, sizeof err);
   if (!b) fprintf(stderr, "backend: %s\n", err);
@@ -199,8 +199,8 @@ static void bad_params_rejected(void) {
   struct {
     const char *what, *expect;
     link_params p;
-  } cases[6];
-  for (int i = 0; i < 6; i++) cases[i].p = lt_params(2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 10.0);
+  } cases[8];
+  for (int i = 0; i < 8; i++) cases[i].p = lt_params(2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 10.0);
   cases[0].what = "tx 9", cases[0].expect = "antennas", cases[0].p.tx = 9;
   cases[1].what = "bps 3", cases[1].expect = "bits per symbol", cases[1].p.bps = 3;
   cases[2].what = "time domain rayleigh", cases[2].expect = "time-domain";
@@ -209,11 +209,16 @@ static void bad_params_rejected(void) {
   cases[4].what = "no subcarriers", cases[4].expect = "subcarriers", cases[4].p.subcarriers = 0;
   cases[5].what = "tdl without taps", cases[5].expect = "taps", cases[5].p.model = CH_TDL;
   cases[5].p.pdp.taps = 0;
-  for (int i = 0; i < 6; i++) {
+  /* the receiver rules are core's alone (the config reports them too) */
+  cases[6].what = "zf rx < tx", cases[6].expect = "detector: \"zf\" needs receive antennas >= transmit antennas";
+  cases[6].p.equalizer = EQ_ZF, cases[6].p.rx = 1;
+  cases[7].what = "ml exact llr", cases[7].expect = "soft output: expected \"off\" or \"maxlog\" with detector";
+  cases[7].p.equalizer = EQ_ML, cases[7].p.llr = LLR_EXACT;
+  for (int i = 0; i < 8; i++) {
     char err[512] = "";
     backend_options opt;
     memset(&opt, 0, sizeof opt);
-    opt.cpu.staged = 1; /* the test fetches buffers */
+    backend_options_set(&opt, "cpu", "staged", 1); /* the test fetches buffers */
     backend *b = backends_create("cpu", &cases[i].p, &opt, err, sizeof err);
     CHECK(b == NULL, "%s: accepted", cases[i].what);
     CHECK(strstr(err, "cpu backend: ") && strstr(err, cases[i].expect), "%s: message '%s'",
@@ -222,8 +227,41 @@ static void bad_params_rejected(void) {
   }
 }
 
+/* A backend's options reach it by name: a name it does not have, or a value
+ * out of its range, is refused with the backend's message; another backend's
+ * settings are left to it (here: cuda's, whether or not it is built). */
+static void bad_options_rejected(void) {
+  const link_params p = lt_params(2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 10.0);
+  struct {
+    const char *option, *expect;
+    int64_t value;
+  } cases[] = {{"stagged", "cpu backend: no option 'stagged' (it has threads, staged)", 1},
+               {"staged", "cpu backend: option 'staged': expected 0 to 1, got 2", 2},
+               {"threads", "cpu backend: option 'threads': expected 0 to", -1}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char err[512] = "";
+    backend_options opt = {0};
+    backend_options_set(&opt, "cuda", "memory_mb", 64);
+    backend_options_set(&opt, "cpu", cases[i].option, cases[i].value);
+    backend *b = backends_create("cpu", &p, &opt, err, sizeof err);
+    CHECK(b == NULL && strstr(err, cases[i].expect), "%s = %lld: '%s'", cases[i].option,
+          (long long)cases[i].value, err);
+    backend_destroy(b);
+  }
+  char err[512] = "";
+  backend_options opt = {0};
+  backend_options_set(&opt, "cuda", "no_such_option", 1);
+  CHECK(backend_options_set(&opt, "cpu", "staged", 1) == 0, "second setting refused");
+  backend *b = backends_create("cpu", &p, &opt, err, sizeof err);
+  CHECK(b != NULL, "the cpu backend read a cuda setting: %s", err);
+  backend_destroy(b);
+  for (int i = opt.count; i < BACKEND_MAX_SETTINGS; i++) backend_options_set(&opt, "cpu", "threads", 1);
+  CHECK(backend_options_set(&opt, "cpu", "threads", 1) == -1, "a setting past BACKEND_MAX_SETTINGS was taken");
+}
+
 int main(void) {
   bad_params_rejected();
+  bad_options_rejected();
   time_vs_frequency(1, 1, 2, PDP_EXP, DELAYS_CONTINUOUS);
   time_vs_frequency(2, 2, 4, PDP_TDL_A, DELAYS_SAMPLE);
   time_vs_frequency(2, 4, 6, PDP_TDL_C, DELAYS_SAMPLE);

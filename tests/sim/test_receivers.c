@@ -72,7 +72,7 @@ static void test_gmi_awgn(void) {
 static uint32_t *frame_errors(const link_params *p, uint64_t frames) {
   char err[512];
   backend_options opt = {0};
-  opt.cpu.staged = 1; /* the test fetches buffers */
+  backend_options_set(&opt, "cpu", "staged", 1); /* the test fetches buffers */
   backend *b = backends_create("cpu", p, &opt, err, sizeof err);
   if (!b) {
     fprintf(stderr, "%s\n", err);
@@ -213,7 +213,7 @@ static void test_error_aware(void) {
   lt_finish(&p);
   char err[512];
   backend_options opt = {0};
-  opt.cpu.staged = 1; /* the test fetches buffers */
+  backend_options_set(&opt, "cpu", "staged", 1); /* the test fetches buffers */
   opt.max_batch_frames = 200;
   backend *b = backends_create("cpu", &p, &opt, err, sizeof err);
   CHECK(b != NULL, "%s", err);

@@ -108,7 +108,7 @@ double lt_gmi(const link_params *p, const lt_counts *c, double *lo, double *hi) 
 
 int lt_cuda_missing(const char *test) {
   char why[256] = "";
-  if (backends_cuda_usable(why, sizeof why)) return 0;
+  if (backends_usable("cuda", why, sizeof why)) return 0;
   printf("%s: skipped: %s\n", test, why);
   return 1;
 }

@@ -1,0 +1,33 @@
+/* What detect_gpu.cu (the joint detectors) and detect_linear_gpu.cu (zf and
+ * mmse with soft outputs, per shape) share: the block size and the soft
+ * output of one stream. Private to those two files. */
+#ifndef OFDMSIM_DETECT_GPU_CUH
+#define OFDMSIM_DETECT_GPU_CUH
+
+#include "cuda/gpu_internal.cuh"
+#include "equalizer/soft.h"
+
+namespace {
+
+constexpr int kBlock = 128;
+
+/* One stream's soft output: its LLRs (from the equalised symbol z and its
+ * variance, or given in `given` by a joint detector), exported to llr/bits
+ * when those are not NULL, and its GMI loss against the sent label. */
+__device__ __noinline__ unsigned long long soft_stream(int bps, cf32 z, float var, int exact, const float *given,
+                                                       uint32_t label, float *llr_out, uint8_t *bits_out) {
+  float llr[SOFT_MAX_BPS];
+  if (given)
+    for (int k = 0; k < bps; k++) llr[k] = given[k];
+  else
+    soft_demap(bps, z, var, exact, llr);
+  for (int k = 0; k < bps; k++) {
+    if (llr_out) llr_out[k] = llr[k];
+    if (bits_out) bits_out[k] = (uint8_t)((label >> k) & 1u);
+  }
+  return soft_label_loss(bps, llr, label);
+}
+
+}  // namespace
+
+#endif

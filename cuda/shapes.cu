@@ -1,0 +1,31 @@
+/* The (tx, rx) shapes of the per-RE kernels this build compiled (CMake's
+ * OFDMSIM_CUDA_SHAPES: all 40 by default, a few for a quicker development
+ * build), the check that refuses any other at backend creation, and the
+ * launchers of the fused kernels, which are compiled per group of shapes
+ * (fused_gpu.cu) and reached from here through gpu_dispatch. */
+#include <stdio.h>
+
+#include "cuda/gpu_internal.cuh"
+
+int gpu_shape_check(int tx, int rx, char *err, size_t errlen) {
+  const int nr = gpu_rows_of(rx);
+  if (gpu_shape_compiled(tx, nr)) return 0;
+  snprintf(err, errlen,
+           "tx = %d, rx = %d needs the CUDA kernels of shape %dx%d (tx x rx rounded up to a power of two), and "
+           "this build has only OFDMSIM_CUDA_SHAPES = \"%s\": configure with -DOFDMSIM_CUDA_SHAPES=all (the "
+           "default) or add %dx%d",
+           tx, rx, tx, nr, OFDMSIM_CUDA_SHAPES_TEXT, tx, nr);
+  return -1;
+}
+
+int gpu_launch_fused(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
+                     uint32_t *errors, uint32_t *repair, cudaStream_t s) {
+  return gpu_dispatch<Fused>(g.tx, g.rx, g, c, Hk, yt, errors, repair, s);
+}
+
+int gpu_launch_repair(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
+                      const uint32_t *repair, uint32_t n, uint32_t *errors, uint32_t *fallbacks,
+                      cudaStream_t s) {
+  if (n == 0) return 0;
+  return gpu_dispatch<Repair>(g.tx, g.rx, g, c, Hk, yt, repair, n, errors, fallbacks, s);
+}
