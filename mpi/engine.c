@@ -62,12 +62,75 @@ static void worker_send_copy(worker *w, int tag, const void *src, size_t n) {
   worker_send(w, tag, buf, n);
 }
 
+/* Collects the closed chunks' tallies of a fold. */
+typedef struct chunk_list {
+  tally *t;
+  uint64_t n, cap;
+} chunk_list;
+
+static int collect_chunk(void *ctx, uint64_t k, const tally *chunk, const char *stop) {
+  (void)k;
+  (void)stop;
+  chunk_list *l = ctx;
+  if (l->n < l->cap) l->t[l->n++] = *chunk;
+  return 0;
+}
+
+/* A unit the lane computed as a result message (proto.h): its chunks'
+ * tallies, folded here in frame order as rank 0 would (point_fold without
+ * deciding), and each chunk's encoded frames. */
+static uint8_t *encode_result(const sim_config *c, const local_result *r, size_t *len) {
+  const unit_spec *u = &r->h.u;
+  const sim_point *pt = &c->points[u->point];
+  const int tx = pt->p.tx;
+  const uint64_t most = u->chunks + 1;
+  chunk_list l = {malloc(sizeof(tally) * most), 0, most};
+  uint8_t *buf = l.t ? malloc(sizeof(result_head) + most * (sizeof(tally) + sizeof(uint64_t)) +
+                              frame_encoded_max(u->frames, tx))
+                     : NULL;
+  if (!buf) {
+    fprintf(stderr, "ofdmsim: error: rank out of memory for a unit of %llu frames\n", (unsigned long long)u->frames);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  point_fold f;
+  point_fold_init(&f, pt, u->first_chunk, NULL, 0);
+  point_fold_frames(&f, r->errors, r->fallbacks, r->loss, u->frames, &r->h.cost, collect_chunk, &l, NULL);
+  if (f.cur.frames && l.n < l.cap) l.t[l.n++] = f.cur; /* cut at its stop */
+  result_head h = r->h;
+  h.chunks = l.n;
+  uint8_t *tallies = buf + sizeof h;
+  uint8_t *lens = tallies + sizeof(tally) * l.n;
+  uint8_t *out = lens + sizeof(uint64_t) * l.n;
+  uint64_t off = 0;
+  h.bytes = 0;
+  for (uint64_t j = 0; j < l.n; j++) {
+    const uint64_t n = l.t[j].frames;
+    const uint64_t b = frame_encode(r->errors + off * (uint64_t)tx, r->fallbacks + off,
+                                    r->loss ? r->loss + off * (uint64_t)tx : NULL, n, tx, out + h.bytes);
+    memcpy(lens + sizeof b * j, &b, sizeof b);
+    h.bytes += b;
+    off += n;
+  }
+  memcpy(tallies, l.t, sizeof(tally) * l.n);
+  memcpy(buf, &h, sizeof h);
+  free(l.t);
+  *len = (size_t)(out + h.bytes - buf);
+  return buf;
+}
+
 /* Sends what the lane posted; 1 when there was something. */
-static int worker_forward(worker *w, lane *l) {
+static int worker_forward(worker *w, lane *l, const sim_config *c) {
   lane_msg m;
   int any = 0;
   while (lane_take(l, &m)) {
-    worker_send(w, m.tag, m.buf, m.len);
+    if (m.tag == TAG_RESULT) {
+      size_t len;
+      uint8_t *buf = encode_result(c, (const local_result *)m.buf, &len);
+      lane_msg_free(&m);
+      worker_send(w, TAG_RESULT, buf, len);
+    } else {
+      worker_send(w, m.tag, m.buf, m.len);
+    }
     any = 1;
   }
   return any;
@@ -103,7 +166,7 @@ static int run_worker(const mpi_job *j, const sim_config *c, const run_options *
       else lane_order(l, &inbox);
       if (!stopping) MPI_Irecv(&inbox, sizeof inbox, MPI_BYTE, 0, TAG_ORDER, MPI_COMM_WORLD, &rreq);
     }
-    busy |= worker_forward(&w, l);
+    busy |= worker_forward(&w, l, c);
     int sent = 1;
     MPI_Test(&w.sreq, &sent, MPI_STATUS_IGNORE);
     /* A large result crosses in fragments this thread pushes: poll often
@@ -112,7 +175,7 @@ static int run_worker(const mpi_job *j, const sim_config *c, const run_options *
   }
   bye b = {0};
   lane_stop(l, &b.t);
-  worker_forward(&w, l); /* units done before the stop still count */
+  worker_forward(&w, l, c); /* units done before the stop still count */
   b.rc = lane_failed(l);
   worker_send_copy(&w, TAG_BYE, &b, sizeof b);
   MPI_Wait(&w.sreq, MPI_STATUS_IGNORE);
@@ -128,9 +191,10 @@ static int run_worker(const mpi_job *j, const sim_config *c, const run_options *
 /* A unit's result waiting for the units ahead of it. */
 typedef struct held {
   unit_spec u;
-  uint32_t *errors, *fallbacks; /* NULL for a chunk from the journal: */
-  uint64_t *loss;               /* GMI losses, NULL without soft outputs */
-  tally chunk;                  /* ... its tally alone (u.chunks == 1) */
+  uint32_t *errors, *fallbacks; /* rank 0's unit: its frames; */
+  uint64_t *loss;               /* (GMI losses, NULL without soft outputs) */
+  uint8_t *msg;                 /* a worker's: its message (result_head ...), */
+  tally chunk;                  /* else a chunk from the journal: its tally alone (u.chunks == 1) */
   work_cost cost;
   char backend[16];
   struct held *next;
@@ -171,6 +235,7 @@ typedef struct coord {
 } coord;
 
 static void free_held(held *h) {
+  free(h->msg);
   free(h->errors);
   free(h->fallbacks);
   free(h->loss);
@@ -233,6 +298,29 @@ static void cancel_units(coord *k, size_t i) {
   }
 }
 
+/* A unit's counts: all its frames (rank 0's own units), or a worker's
+ * message: its chunks' tallies and each chunk's encoded frames. */
+typedef struct unit_counts {
+  const uint32_t *errors, *fallbacks;
+  const uint64_t *loss;
+  uint64_t chunks;
+  const tally *tally;  /* unaligned in the message: read with memcpy */
+  const uint8_t *lens; /* uint64_t [chunks], the same */
+  const uint8_t *enc;
+} unit_counts;
+
+static tally chunk_tally(const unit_counts *c, uint64_t j) {
+  tally t;
+  memcpy(&t, (const uint8_t *)c->tally + sizeof t * j, sizeof t);
+  return t;
+}
+
+static uint64_t chunk_bytes(const unit_counts *c, uint64_t j) {
+  uint64_t b;
+  memcpy(&b, c->lens + sizeof b * j, sizeof b);
+  return b;
+}
+
 /* Folds the frames of a unit of point i that continues its prefix. */
 static void fold_unit(coord *k, size_t i, uint64_t frames, const uint32_t *errors, const uint32_t *fallbacks,
                       const uint64_t *loss, const work_cost *cost, const char *backend) {
@@ -242,6 +330,54 @@ static void fold_unit(coord *k, size_t i, uint64_t frames, const uint32_t *error
   snprintf(p->backend, sizeof p->backend, "%s", backend);
 }
 
+/* Folds a unit of point i that continues its prefix: a worker's chunk by
+ * chunk, by its tally where no stop can fall in it (point_fold_chunk), by its
+ * frames, decoded then, where one may. */
+static void fold_counts(coord *k, size_t i, const result_head *h, const unit_counts *uc) {
+  if (uc->errors) {
+    fold_unit(k, i, h->u.frames, uc->errors, uc->fallbacks, uc->loss, &h->cost, h->backend);
+    return;
+  }
+  pstate *p = &k->p[i];
+  const sim_point *pt = &k->c->points[i];
+  const uint64_t tx = (uint64_t)pt->p.tx;
+  const int soft = pt->p.llr != LLR_OFF;
+  chunk_out out = {&k->s, i, h->backend, NULL};
+  const uint8_t *enc = uc->enc;
+  for (uint64_t j = 0; j < uc->chunks && !p->f.stop && !k->rc; enc += chunk_bytes(uc, j), j++) {
+    const tally t = chunk_tally(uc, j);
+    const int r = point_fold_chunk(&p->f, &t, sweep_chunk_sink, &out);
+    if (r == 0) continue;
+    if (r > 1) {
+      k->rc = 1;
+      break;
+    }
+    const uint64_t n = t.frames;
+    uint32_t *e = malloc(sizeof(uint32_t) * (size_t)(n * (tx + 1) + 1));
+    uint64_t *loss = soft ? malloc(sizeof(uint64_t) * (size_t)(n * tx + 1)) : NULL;
+    if (!e || (soft && !loss) || frame_decode(enc, chunk_bytes(uc, j), n, (int)tx, e, e + n * tx, loss)) {
+      fprintf(stderr, "ofdmsim: error: a result of point %zu does not decode\n", i);
+      k->rc = 1;
+    } else {
+      const work_cost cost = {.seconds = t.seconds, .inversions = t.inversions, .t = t.t};
+      if (point_fold_frames(&p->f, e, e + n * tx, loss, n, &cost, sweep_chunk_sink, &out, NULL)) k->rc = 1;
+    }
+    free(e);
+    free(loss);
+  }
+  snprintf(p->backend, sizeof p->backend, "%s", h->backend);
+}
+
+/* A worker's message as unit_counts (its bytes checked by handle). */
+static unit_counts message_counts(const uint8_t *msg) {
+  result_head h;
+  memcpy(&h, msg, sizeof h);
+  const uint8_t *t = msg + sizeof h;
+  const uint8_t *lens = t + sizeof(tally) * h.chunks;
+  return (unit_counts){.chunks = h.chunks, .tally = (const tally *)t, .lens = lens,
+                       .enc = lens + sizeof(uint64_t) * h.chunks};
+}
+
 /* Folds point i's held units that continue its prefix. */
 static void advance(coord *k, size_t i) {
   pstate *p = &k->p[i];
@@ -249,7 +385,12 @@ static void advance(coord *k, size_t i) {
   while (!p->done && !p->f.stop && p->held && p->held->u.first_chunk == p->f.k) {
     held *h = p->held;
     p->held = h->next;
-    if (!h->errors) { /* from the journal: decided by its tally, or computed again */
+    if (h->msg) {
+      result_head rh;
+      memcpy(&rh, h->msg, sizeof rh);
+      const unit_counts uc = message_counts(h->msg);
+      fold_counts(k, i, &rh, &uc);
+    } else if (!h->errors) { /* from the journal: decided by its tally, or computed again */
       chunk_out out = {&k->s, i, h->backend, NULL};
       const int r = point_fold_chunk(&p->f, &h->chunk, sweep_chunk_sink, &out);
       if (r == 1 || r < 0) p->redo = h->u.first_chunk;
@@ -272,9 +413,10 @@ static void advance(coord *k, size_t i) {
   tell_prefix(k, i);
 }
 
-/* A unit's result, from a rank or from rank 0 itself. */
-static void take_result(coord *k, int rank, const result_head *h, const uint32_t *errors,
-                        const uint32_t *fallbacks, const uint64_t *loss) {
+/* A unit's result, from a rank (msg: its message, of msg_len bytes, which
+ * the coordinator may keep: then *msg becomes NULL) or from rank 0 itself. */
+static void take_result(coord *k, int rank, const result_head *h, const unit_counts *uc, uint8_t **msg,
+                        size_t msg_len) {
   rank_stat *st = &k->stats[rank];
   rstate *r = &k->r[rank];
   const sim_point *pt = &k->c->points[h->u.point];
@@ -295,37 +437,57 @@ static void take_result(coord *k, int rank, const result_head *h, const uint32_t
     }
   if (p->done || h->u.first_chunk < p->f.k) return; /* past the stop, or done again */
   const int tx = pt->p.tx;
-  for (uint64_t f = 0; f < h->u.frames * (uint64_t)tx; f++) p->seen_errors += errors[f];
+  if (uc->errors) {
+    for (uint64_t f = 0; f < h->u.frames * (uint64_t)tx; f++) p->seen_errors += uc->errors[f];
+  } else {
+    for (uint64_t j = 0; j < uc->chunks; j++) p->seen_errors += chunk_tally(uc, j).bit_errors;
+  }
   p->seen_frames += h->u.frames;
   if (h->u.first_chunk == p->f.k) { /* it continues the prefix: folded now, no copy */
-    fold_unit(k, h->u.point, h->u.frames, errors, fallbacks, loss, &h->cost, h->backend);
+    fold_counts(k, h->u.point, h, uc);
     advance(k, h->u.point);
     return;
   }
   /* Ahead of its prefix: held, and into the journal now, so a kill does not lose it. */
   held *e = calloc(1, sizeof *e);
-  const size_t nf = (size_t)(h->u.frames ? h->u.frames : 1);
-  if (e) {
+  chunk_out out = {&k->s, h->u.point, h->backend, "ahead"};
+  if (e && !uc->errors) { /* a worker's: its message kept, its whole chunks saved by their tallies */
+    e->msg = *msg;
+    *msg = NULL;
+    (void)msg_len;
+    for (uint64_t j = 0; j < uc->chunks; j++) {
+      const tally t = chunk_tally(uc, j);
+      if (t.frames == point_chunk_frames(pt, h->u.first_chunk + j) &&
+          sweep_chunk_sink(&out, h->u.first_chunk + j, &t, NULL))
+        k->rc = 1;
+    }
+  } else if (e) {
+    const size_t nf = (size_t)(h->u.frames ? h->u.frames : 1);
     e->errors = malloc(sizeof(uint32_t) * nf * (size_t)tx);
     e->fallbacks = malloc(sizeof(uint32_t) * nf);
-    if (loss) e->loss = malloc(sizeof(uint64_t) * nf * (size_t)tx);
+    if (uc->loss) e->loss = malloc(sizeof(uint64_t) * nf * (size_t)tx);
+    if (!e->errors || !e->fallbacks || (uc->loss && !e->loss)) {
+      free_held(e);
+      e = NULL;
+    } else {
+      memcpy(e->errors, uc->errors, sizeof(uint32_t) * (size_t)h->u.frames * (size_t)tx);
+      memcpy(e->fallbacks, uc->fallbacks, sizeof(uint32_t) * (size_t)h->u.frames);
+      if (uc->loss) memcpy(e->loss, uc->loss, sizeof(uint64_t) * (size_t)h->u.frames * (size_t)tx);
+      point_fold ahead;
+      point_fold_init(&ahead, pt, h->u.first_chunk, NULL, 0);
+      if (point_fold_frames(&ahead, uc->errors, uc->fallbacks, uc->loss, h->u.frames, &h->cost, sweep_chunk_sink,
+                            &out, NULL))
+        k->rc = 1;
+    }
   }
-  if (!e || !e->errors || !e->fallbacks || (loss && !e->loss)) {
+  if (!e) {
     fprintf(stderr, "ofdmsim: error: out of memory for a unit of %llu frames\n", (unsigned long long)h->u.frames);
-    if (e) free_held(e);
     k->rc = 1;
     return;
   }
-  memcpy(e->errors, errors, sizeof(uint32_t) * (size_t)h->u.frames * (size_t)tx);
-  memcpy(e->fallbacks, fallbacks, sizeof(uint32_t) * (size_t)h->u.frames);
-  if (loss) memcpy(e->loss, loss, sizeof(uint64_t) * (size_t)h->u.frames * (size_t)tx);
   e->u = h->u;
   e->cost = h->cost;
   snprintf(e->backend, sizeof e->backend, "%s", h->backend);
-  point_fold ahead;
-  point_fold_init(&ahead, pt, h->u.first_chunk, NULL, 0);
-  chunk_out out = {&k->s, h->u.point, e->backend, "ahead"};
-  if (point_fold_frames(&ahead, errors, fallbacks, loss, h->u.frames, &h->cost, sweep_chunk_sink, &out, NULL)) k->rc = 1;
   insert_held(p, e);
 }
 
@@ -470,8 +632,9 @@ static void report_done_points(coord *k) {
 }
 
 /* Handles one message of rank `from` (rank 0's come from its lane). */
-static void handle(coord *k, int from, int tag, uint8_t *buf, size_t bytes) {
+static void handle(coord *k, int from, int tag, uint8_t **bufp, size_t bytes) {
   rstate *r = &k->r[from];
+  uint8_t *buf = *bufp;
   switch (tag) {
   case TAG_HELLO: {
     hello h;
@@ -485,6 +648,12 @@ static void handle(coord *k, int from, int tag, uint8_t *buf, size_t bytes) {
     break;
   }
   case TAG_RESULT: {
+    if (from == 0) { /* rank 0's lane: the unit's frames as they are */
+      const local_result *lr = (const local_result *)buf;
+      const unit_counts uc = {.errors = lr->errors, .fallbacks = lr->fallbacks, .loss = lr->loss};
+      take_result(k, 0, &lr->h, &uc, NULL, 0);
+      break;
+    }
     result_head h = {0};
     if (bytes >= sizeof h) memcpy(&h, buf, sizeof h);
     /* the unit must be one this coordinator could have dealt */
@@ -492,21 +661,21 @@ static void handle(coord *k, int from, int tag, uint8_t *buf, size_t bytes) {
     if (bytes >= sizeof h && h.u.point < k->c->n_points && h.u.chunks > 0 && h.u.chunks < (1u << 30))
       unit_spec_make(&want, &k->c->points[h.u.point], h.u.point, h.u.first_chunk, h.u.chunks);
     /* (a unit with a known prefix may come back cut at its stop) */
-    const int fits = want.chunks && want.offset == h.u.offset &&
-                     (h.u.known ? h.u.frames <= want.frames : h.u.frames == want.frames);
-    const sim_point *pt = bytes == sizeof h + h.bytes && fits ? &k->c->points[h.u.point] : NULL;
-    const int soft = pt && pt->p.llr != LLR_OFF;
-    uint32_t *e = pt ? malloc(sizeof(uint32_t) * (size_t)(h.u.frames + 1) * (size_t)(pt->p.tx + 1)) : NULL;
-    uint64_t *loss = soft ? malloc(sizeof(uint64_t) * (size_t)(h.u.frames + 1) * (size_t)pt->p.tx) : NULL;
-    if (!e || (soft && !loss) ||
-        frame_decode(buf + sizeof h, h.bytes, h.u.frames, pt->p.tx, e, e + h.u.frames * (uint64_t)pt->p.tx, loss)) {
+    int fits = want.chunks && want.offset == h.u.offset &&
+               (h.u.known ? h.u.frames <= want.frames : h.u.frames == want.frames) && h.chunks <= want.chunks &&
+               bytes == sizeof h + h.chunks * (sizeof(tally) + sizeof(uint64_t)) + h.bytes;
+    const unit_counts uc = fits ? message_counts(buf) : (unit_counts){0};
+    uint64_t frames = 0, enc = 0;
+    for (uint64_t j = 0; fits && j < h.chunks; j++) {
+      frames += chunk_tally(&uc, j).frames;
+      enc += chunk_bytes(&uc, j);
+    }
+    if (!fits || frames != h.u.frames || enc != h.bytes) {
       fprintf(stderr, "ofdmsim: error: rank %d sent a result that does not decode\n", from);
       k->rc = 1;
-    } else {
-      take_result(k, from, &h, e, e + h.u.frames * (uint64_t)pt->p.tx, loss);
+      break;
     }
-    free(e);
-    free(loss);
+    take_result(k, from, &h, &uc, bufp, bytes);
     break;
   }
   case TAG_FAIL:
@@ -542,8 +711,8 @@ static void handle(coord *k, int from, int tag, uint8_t *buf, size_t bytes) {
 static int serve(coord *k) {
   lane_msg m;
   if (k->lane && lane_take(k->lane, &m)) {
-    handle(k, 0, m.tag, m.buf, m.len);
-    free(m.buf);
+    handle(k, 0, m.tag, &m.buf, m.len);
+    lane_msg_free(&m);
     return 1;
   }
   int flag = 0;
@@ -558,7 +727,7 @@ static int serve(coord *k) {
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   MPI_Recv(buf, bytes, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  handle(k, st.MPI_SOURCE, st.MPI_TAG, buf, (size_t)bytes);
+  handle(k, st.MPI_SOURCE, st.MPI_TAG, &buf, (size_t)bytes); /* (a result held ahead keeps buf) */
   free(buf);
   return 1;
 }

@@ -10,7 +10,6 @@
 
 #include "core/clock.h"
 #include "sim/backends.h"
-#include "sim/frame_codec.h"
 #include "sim/sweep_run.h"
 
 typedef struct msg_node {
@@ -69,24 +68,30 @@ static void post_text(lane *l, int tag, const char *text) {
   post(l, tag, buf, n);
 }
 
-/* The unit just computed as a result message: its header and per-frame
- * counts. Built outside the lock (encoding a large unit takes a while). */
-static uint8_t *encode_result(lane *l, size_t *len) {
-  const unit_spec *u = unit_exec_spec(l->x);
-  const int tx = l->c->points[u->point].p.tx;
-  uint8_t *buf = malloc(sizeof(result_head) + frame_encoded_max(u->frames, tx));
-  if (!buf) {
-    fprintf(stderr, "ofdmsim: error: rank %d out of memory for a unit of %llu frames\n", l->j->rank,
-            (unsigned long long)u->frames);
+/* The unit just computed, its arrays handed over: the lane's next unit
+ * starts at once, and the rank's main thread encodes these meanwhile. */
+static local_result *take_result(lane *l) {
+  local_result *r = calloc(1, sizeof *r);
+  if (!r) {
+    fprintf(stderr, "ofdmsim: error: rank %d out of memory\n", l->j->rank);
     abort();
   }
-  result_head h = {.u = *u, .cost = unit_exec_cost(l->x)};
-  snprintf(h.backend, sizeof h.backend, "%s", unit_exec_backend(l->x));
-  h.bytes = frame_encode(unit_exec_errors(l->x), unit_exec_fallbacks(l->x), unit_exec_gmi_loss(l->x), u->frames,
-                         tx, buf + sizeof h);
-  memcpy(buf, &h, sizeof h);
-  *len = sizeof h + h.bytes;
-  return buf;
+  r->h.u = *unit_exec_spec(l->x);
+  r->h.cost = unit_exec_cost(l->x);
+  snprintf(r->h.backend, sizeof r->h.backend, "%s", unit_exec_backend(l->x));
+  unit_exec_take_counts(l->x, &r->errors, &r->fallbacks, &r->loss);
+  return r;
+}
+
+void lane_msg_free(lane_msg *m) {
+  if (m->tag == TAG_RESULT && m->buf) {
+    local_result *r = (local_result *)m->buf;
+    free(r->errors);
+    free(r->fallbacks);
+    free(r->loss);
+  }
+  free(m->buf);
+  m->buf = NULL;
 }
 
 static void *lane_main(void *arg) {
@@ -131,20 +136,19 @@ static void *lane_main(void *arg) {
       go = !l->stop && !l->cancelled && !sweep_interrupted();
       pthread_mutex_unlock(&l->mu);
     }
-    uint8_t *res = NULL;
-    size_t len = 0;
-    if (step == 0) res = encode_result(l, &len);
+    lane_msg res = {TAG_RESULT, NULL, sizeof(local_result)};
+    if (step == 0) res.buf = (uint8_t *)take_result(l);
     pthread_mutex_lock(&l->mu);
     if (step < 0) {
       char msg[700];
       snprintf(msg, sizeof msg, "point %llu: %s", (unsigned long long)u.point, err);
       post_text(l, TAG_FAIL, msg);
       l->failed = 1;
-    } else if (res && !l->cancelled) {
-      post(l, TAG_RESULT, res, len);
-      res = NULL;
+    } else if (res.buf && !l->cancelled) {
+      post(l, TAG_RESULT, res.buf, res.len);
+      res.buf = NULL;
     }
-    free(res);
+    lane_msg_free(&res);
     last_end = clock_seconds();
     l->running = 0;
     memmove(l->q, l->q + 1, sizeof *l->q * (size_t)--l->nq);
@@ -253,7 +257,7 @@ void lane_stop(lane *l, lane_times *t) {
 void lane_free(lane *l) {
   if (!l) return;
   lane_msg m;
-  while (lane_take(l, &m)) free(m.buf);
+  while (lane_take(l, &m)) lane_msg_free(&m);
   unit_exec_destroy(l->x);
   pthread_mutex_destroy(&l->mu);
   pthread_cond_destroy(&l->to_lane);

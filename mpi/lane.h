@@ -9,9 +9,9 @@
  * all the time and every message moves at once.
  *
  * The lane takes orders (proto.h: a unit, a prefix, a cancel) and posts
- * messages (TAG_RESULT with the unit's encoded counts, TAG_FAIL with the
- * reason): the same bytes a worker sends to rank 0, so the coordinator
- * treats rank 0's own units like any other rank's. */
+ * messages: TAG_RESULT with the unit's per-frame arrays (a local_result,
+ * which a worker's main thread encodes and sends, and rank 0's coordinator
+ * folds as it is), TAG_FAIL with the reason. */
 #ifndef OFDMSIM_MPI_LANE_H
 #define OFDMSIM_MPI_LANE_H
 
@@ -28,7 +28,8 @@
 
 typedef struct lane lane;
 
-/* A message from the lane: tag and bytes (malloc'd; the taker frees them). */
+/* A message from the lane: tag and bytes (malloc'd; the taker frees them
+ * with lane_msg_free). A TAG_RESULT holds a local_result (proto.h). */
 typedef struct lane_msg {
   int tag;
   uint8_t *buf;
@@ -44,6 +45,7 @@ lane *lane_start(const mpi_job *j, const sim_config *c, const run_options *o, do
 void lane_order(lane *l, const order *o);
 /* Takes the next message the lane posted; 1 when there was one. */
 int lane_take(lane *l, lane_msg *m);
+void lane_msg_free(lane_msg *m);
 /* Waits until the lane posts a message or `seconds` pass. */
 void lane_wait(lane *l, double seconds);
 /* 1 once a unit failed (the lane then takes no more units). */

@@ -27,13 +27,28 @@ typedef struct hello {
   char device[160];
 } hello;
 
-/* A result message: this header, then `bytes` of frame_encode'd counts. */
+/* A result message: this header, then the unit's chunks' tallies (tally
+ * [chunks], each of whole chunks but maybe the last, cut at the stop of a
+ * unit with a known prefix), the bytes of each chunk's frame_encode'd
+ * per-frame counts (uint64_t [chunks]), and those bytes (`bytes` in all),
+ * chunk after chunk. The tallies let rank 0 fold a chunk in which no stop can
+ * fall without its frames (point_fold_chunk): its work per unit then grows
+ * with the chunks, not the frames, and rank 0 keeps up with many ranks.
+ * The per-frame counts are there for the chunk where the stop falls. */
 typedef struct result_head {
   unit_spec u;
   work_cost cost;
   char backend[16];
-  uint64_t bytes;
+  uint64_t chunks, bytes;
 } result_head;
+
+/* A unit done by rank 0's own lane, handed to its coordinator as it is (no
+ * encoding: the coordinator folds its frames directly). */
+typedef struct local_result {
+  result_head h; /* chunks and bytes 0 */
+  uint32_t *errors, *fallbacks;
+  uint64_t *loss;
+} local_result;
 
 /* Where a rank's time went (its compute thread's view; seconds). Every
  * figure is a duration on the rank's own clock, so ranks on other hosts need

@@ -185,4 +185,18 @@ const uint64_t *unit_exec_gmi_loss(const unit_exec *x) {
   return x->c->points[x->u.point].p.llr != LLR_OFF ? x->loss : NULL;
 }
 work_cost unit_exec_cost(const unit_exec *x) { return x->cost; }
+
+void unit_exec_take_counts(unit_exec *x, uint32_t **errors, uint32_t **fallbacks, uint64_t **gmi_loss) {
+  *errors = x->errors;
+  *fallbacks = x->fallbacks;
+  if (x->c->points[x->u.point].p.llr != LLR_OFF) {
+    *gmi_loss = x->loss;
+  } else {
+    *gmi_loss = NULL;
+    free(x->loss);
+  }
+  x->errors = x->fallbacks = NULL;
+  x->loss = NULL;
+  x->held = 0;
+}
 const char *unit_exec_backend(const unit_exec *x) { return x->b ? backend_name(x->b) : x->backend_name; }
