@@ -18,6 +18,7 @@
 #   --sweeps LIST which of a,b,c (default a,b,c)
 #   --threads T   CPU threads of each run with the cpu backend (default 1)
 #   --timeout S   seconds one run may take before it is killed (default 300)
+#   --set KEY=VALUE  added to every run (repeatable), e.g. --set ofdm.subcarriers=64
 #   --mpirun-args "..."  added to every mpirun (default "--bind-to none": a rank's
 #                 message thread and compute thread each need a core)
 # OFDMSIM (default build/ofdmsim) is the binary. Exit 0 when every run ran and
@@ -25,7 +26,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ofdmsim=${OFDMSIM:-$root/build/ofdmsim}
-scale=1 sweeps=a,b,c threads=1 limit=300 mpirun_args="--bind-to none"
+scale=1 sweeps=a,b,c threads=1 limit=300 mpirun_args="--bind-to none" extra=()
 while [ $# -gt 0 ]; do
   case $1 in
     --scale) scale=$2; shift 2 ;;
@@ -33,6 +34,7 @@ while [ $# -gt 0 ]; do
     --threads) threads=$2; shift 2 ;;
     --timeout) limit=$2; shift 2 ;;
     --mpirun-args) mpirun_args=$2; shift 2 ;;
+    --set) extra+=(--set "$2"); shift 2 ;;
     -*) echo "bench-mpi-scaling.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
   esac
@@ -56,6 +58,7 @@ source "$root/tests/support/mpi_env.sh"
 mul() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6g", a * b }'; }
 common=(-q --set simulation.backend="$backend")
 [ "$backend" = cpu ] && common+=(--set simulation.threads="$threads")
+common+=("${extra[@]}")
 set_args() { # SWEEP FACTOR: the arguments of sweep a or b with FACTOR times its work, in args
   local f
   f=$(mul "$scale" "$2")
@@ -70,7 +73,7 @@ set_args() { # SWEEP FACTOR: the arguments of sweep a or b with FACTOR times its
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "host: $(hostname)"
-  echo "command: $0 --scale $scale --sweeps $sweeps --threads $threads --timeout $limit $backend $out $*"
+  echo "command: $0 --scale $scale --sweeps $sweeps --threads $threads --timeout $limit ${extra[*]} $backend $out $*"
   echo "binary: $ofdmsim ($("$ofdmsim" --version 2>&1 | head -1))"
   echo "git: $(git -C "$root" rev-parse --short HEAD 2>/dev/null) $(git -C "$root" status --porcelain 2>/dev/null | wc -l) files changed"
   echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), $(nproc) cores"
