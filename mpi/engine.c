@@ -321,12 +321,21 @@ static uint64_t chunk_bytes(const unit_counts *c, uint64_t j) {
   return b;
 }
 
-/* Folds the frames of a unit of point i that continues its prefix. */
+/* Folds the frames of a unit of point i that continues its prefix. The
+ * rules are checked frame by frame only where one may fire (as the lane
+ * does, work_unit.c): with fewer errors than target_errors in all, no
+ * precision rule and the point's last frame (max_bits) not in the unit, none
+ * can, and the fold then runs without them. */
 static void fold_unit(coord *k, size_t i, uint64_t frames, const uint32_t *errors, const uint32_t *fallbacks,
                       const uint64_t *loss, const work_cost *cost, const char *backend) {
   pstate *p = &k->p[i];
+  const sim_point *pt = &k->c->points[i];
   chunk_out out = {&k->s, i, backend, NULL};
+  uint64_t e = p->f.tot.bit_errors + p->f.cur.bit_errors;
+  for (uint64_t f = 0; f < frames * (uint64_t)pt->p.tx; f++) e += errors[f];
+  p->f.decide = e >= pt->target_errors || pt->target_precision > 0.0 || p->f.off + frames >= p->f.end;
   if (point_fold_frames(&p->f, errors, fallbacks, loss, frames, cost, sweep_chunk_sink, &out, NULL)) k->rc = 1;
+  p->f.decide = 1;
   snprintf(p->backend, sizeof p->backend, "%s", backend);
 }
 

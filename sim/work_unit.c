@@ -127,6 +127,23 @@ int unit_exec_start(unit_exec *x, const unit_spec *u, char *err, size_t errlen) 
   return 0;
 }
 
+/* Folds n frames of the unit into x->f to find its stop (used: the frames
+ * up to it). The rules are checked frame by frame only where one may fire:
+ * with fewer errors than target_errors in all and no precision rule, none
+ * can before the point's last frame (max_bits, where the unit ends anyway),
+ * and the fold then runs without them; the check per frame costs more than
+ * the frame's sums, and this thread's GPU waits for it. */
+static void fold_known(unit_exec *x, const uint32_t *errors, const uint32_t *fallbacks, const uint64_t *loss,
+                       uint64_t n, uint64_t *used) {
+  const sim_point *pt = &x->c->points[x->u.point];
+  uint64_t e = x->f.tot.bit_errors + x->f.cur.bit_errors;
+  for (uint64_t i = 0; i < n * (uint64_t)pt->p.tx; i++) e += errors[i];
+  x->f.decide = e >= pt->target_errors || pt->target_precision > 0.0;
+  const work_cost none = {0};
+  point_fold_frames(&x->f, errors, fallbacks, loss, n, &none, NULL, NULL, used);
+  x->f.decide = 1;
+}
+
 void unit_exec_know(unit_exec *x, const unit_spec *known) {
   if (x->u.known || !known->known) return;
   x->u.known = 1;
@@ -137,8 +154,7 @@ void unit_exec_know(unit_exec *x, const unit_spec *known) {
   fold_from_prefix(x);
   x->next = x->b_cap;
   uint64_t used = x->done;
-  const work_cost none = {0};
-  point_fold_frames(&x->f, x->errors, x->fallbacks, unit_exec_gmi_loss(x), x->done, &none, NULL, NULL, &used);
+  fold_known(x, x->errors, x->fallbacks, unit_exec_gmi_loss(x), x->done, &used);
   if (x->f.stop) x->u.frames = x->done = used; /* the stop lies behind: done */
 }
 
@@ -168,8 +184,7 @@ int unit_exec_step(unit_exec *x, char *err, size_t errlen) {
   stage_times_add(&x->cost.t, &br.t, 1.0);
   if (x->u.known) {
     uint64_t used = n;
-    const work_cost none = {0};
-    point_fold_frames(&x->f, br.errors, br.fallbacks, br.gmi_loss, n, &none, NULL, NULL, &used);
+    fold_known(x, br.errors, br.fallbacks, br.gmi_loss, n, &used);
     if (x->f.stop) n = used; /* the unit ends at the stop */
     if (x->next < x->b_cap) x->next *= 2;
   }
