@@ -154,20 +154,21 @@ def side(name):
     except Exception: return None
 title = {"a": "a: default.cfg, 16 points at max_bits", "b": "b: mpi_mixed.cfg, 36 mixed points",
          "c": "c: weak scaling, N x the bits of a on N ranks (against a's plain run)"}
-print("| sweep | ranks | wall s | speed-up | efficiency | bits kept | per-rank busy s | per-rank idle s (of it tail) | per-rank start-up s | coordinator | counts = plain |")
-print("| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- |")
+print("| sweep | ranks | wall s | speed-up | efficiency | bits kept | computed | per-rank busy s | per-rank idle s (of it tail) | per-rank start-up s | coordinator | counts = plain |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- |")
 tsv = open(os.path.join(out, "summary.tsv"), "w")
-tsv.write("sweep\tranks\twall_s\tspeedup\tefficiency\tbits\tbusy_s\tidle_s\ttail_s\tstartup_s\tcoordinator_s\tmessages\tsame_counts\n")
+tsv.write("sweep\tranks\twall_s\tspeedup\tefficiency\tbits\tcomputed\tbusy_s\tidle_s\ttail_s\tstartup_s\tcoordinator_s\tmessages\tsame_counts\n")
 for line in open(sys.argv[3]):
     s, n, name, ref, same = line.split()
     n = int(n)
     w, w1, j = wall(name), wall(ref), side(name)
     if w is None or j is None or w1 is None:
-        print(f"| {s} | {n} | failed | | | | | | | | {same} |"); continue
+        print(f"| {s} | {n} | failed | | | | | | | | | {same} |"); continue
     bits = sum(p.get("bits", 0) for p in j.get("points", []))
     sp = w1 / w
     eff = sp / n if s != "c" else w1 / w
     ranks = j.get("rank_stats") or []
+    computed = sum(r.get("bits", 0) for r in ranks) if ranks else bits
     busy = ", ".join(f"{r['seconds']:.2f}" for r in ranks)
     idle = ", ".join(f"{r.get('idle_s', 0) + r.get('tail_s', 0):.2f} ({r.get('tail_s', 0):.2f})" for r in ranks)
     start = ", ".join(f"{r.get('startup_s', 0):.2f}" for r in ranks)
@@ -176,14 +177,14 @@ for line in open(sys.argv[3]):
         r0 = ranks[0]
         m = r0.get("messages", 0)
         coord = f"{r0.get('coordinator_s', 0):.2f} s / {m} msgs" + (f" ({r0.get('coordinator_s', 0) / m * 1e6:.0f} us)" if m else "")
-    print(f"| {title[s].split(':')[0]} | {n}{'' if ranks else ' (plain)'} | {w:.2f} | {sp:.3f} | {eff:.1%} | {bits:.4g} | {busy} | {idle} | {start} | {coord} | {same} |")
-    tsv.write("\t".join(str(x) for x in [s, n, f"{w:.3f}", f"{sp:.4f}", f"{eff:.4f}", f"{bits:.6g}",
+    print(f"| {title[s].split(':')[0]} | {n}{'' if ranks else ' (plain)'} | {w:.2f} | {sp:.3f} | {eff:.1%} | {bits:.4g} | {computed / bits if bits else 0:.1%} | {busy} | {idle} | {start} | {coord} | {same} |")
+    tsv.write("\t".join(str(x) for x in [s, n, f"{w:.3f}", f"{sp:.4f}", f"{eff:.4f}", f"{bits:.6g}", f"{computed:.6g}",
               ",".join(f"{r['seconds']:.3f}" for r in ranks), ",".join(f"{r.get('idle_s', 0):.3f}" for r in ranks),
               ",".join(f"{r.get('tail_s', 0):.3f}" for r in ranks), ",".join(f"{r.get('startup_s', 0):.3f}" for r in ranks),
               f"{ranks[0].get('coordinator_s', 0):.3f}" if ranks else "", ranks[0].get("messages", 0) if ranks else "", same]) + "\n")
 print()
 print(f"backend {backend}; " + "; ".join(title.values()) + ". speed-up: the plain run's wall over this one's "
-      "(weak: a's plain wall over c's); wall: the whole command, mpirun's start included; busy: in the backend; "
+      "(weak: a's plain wall over c's); computed: the bits the ranks computed, kept or not, over those kept; wall: the whole command, mpirun's start included; busy: in the backend; "
       "idle: waiting for work after its first unit, tail: idle at the end.")
 EOF
 [ $failed -eq 0 ] || echo "bench-mpi-scaling.sh: a run failed or counts differ (see $out)" >&2
