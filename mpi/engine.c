@@ -230,6 +230,7 @@ typedef struct coord {
   rank_stat *stats;
   size_t next_report;     /* points before it are reported */
   lane *lane;             /* rank 0's own units */
+  int dirty;              /* a message came since the last deal (nothing to deal otherwise) */
   int rc;
   const char *failure;    /* set once a rank failed */
 } coord;
@@ -713,6 +714,7 @@ static void handle(coord *k, int from, int tag, uint8_t **bufp, size_t bytes) {
   }
   }
   k->stats[0].messages++;
+  k->dirty = 1;
 }
 
 /* Handles one message from a rank or from rank 0's lane if one is waiting;
@@ -741,8 +743,12 @@ static int serve(coord *k) {
   return 1;
 }
 
-/* Deals every rank (rank 0's lane too) up to DEPTH units. */
+/* Deals every rank (rank 0's lane too) up to DEPTH units, when a message
+ * changed what there is to deal (choosing scans the points: not every
+ * turn of the loop). */
 static void deal(coord *k) {
+  if (!k->dirty) return;
+  k->dirty = 0;
   for (int rank = 0; rank < k->j->size; rank++) {
     rstate *r = &k->r[rank];
     unit_spec u;
@@ -872,6 +878,7 @@ static int run_coordinator(const mpi_job *j, const sim_config *c, const run_opti
       MPI_Abort(MPI_COMM_WORLD, 1);
     }
     k.r[0].hello = 1;
+    k.dirty = 1;
     begin_points(&k);
     const double t_loop = thread_seconds();
     double last_shown = 0, last_synced = clock_seconds(), frontier_since = clock_seconds();
