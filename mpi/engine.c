@@ -11,45 +11,26 @@
 #include <time.h>
 
 #include "core/clock.h"
+#include "mpi/lane.h"
+#include "mpi/proto.h"
 #include "results/frame_codec.h"
 #include "sim/point_fold.h"
 #include "sim/sweep_run.h"
 #include "sim/work_unit.h"
 
-/* Messages. Rank 0 sends orders (TAG_ORDER): a unit to compute, the prefix
- * of a unit dealt before its prefix was known (the rank then stops it at its
- * stop rather than compute past it), the cancel of a point's units (it
- * stopped: they are dropped unsent), or stop (the worker finishes its sends,
- * says bye and returns). */
-enum { TAG_HELLO = 1, TAG_ORDER, TAG_RESULT, TAG_FAIL, TAG_SIGNAL, TAG_BYE };
-enum { ORDER_UNIT = 1, ORDER_PREFIX, ORDER_CANCEL, ORDER_STOP };
-typedef struct order {
-  uint64_t what;
-  unit_spec u;
-} order;
 #define NO_POINT UINT64_MAX
 #define NO_CHUNK UINT64_MAX
-/* A remote rank holds this many units: one it computes, one queued, so it
- * never waits for the coordinator between units. */
-#define DEPTH 3
-/* A unit is sized to take about this long on its rank, and holds at most
- * this many frames (its per-frame counts travel in one message). */
+/* The coordinator holds a rank to LANE_DEPTH units (lane.h). A unit is sized
+ * to take about UNIT_SECONDS on its rank, less near the sweep's end (the
+ * guided share below, down to MIN_UNIT_SECONDS), and holds at most
+ * UNIT_MAX_FRAMES frames (its per-frame counts travel in one message). */
+#define DEPTH LANE_DEPTH
 #define UNIT_SECONDS 0.5
+#define MIN_UNIT_SECONDS 0.02
 #define UNIT_MAX_FRAMES (1ull << 22)
-
-typedef struct hello {
-  char host[64];
-  char backend[16];
-  char device[160];
-} hello;
-
-/* A result message: this header, then `bytes` of frame_encode'd counts. */
-typedef struct result_head {
-  unit_spec u;
-  work_cost cost;
-  char backend[16];
-  uint64_t bytes;
-} result_head;
+/* Seconds a batch may take at most: how soon a prefix or a cancel reaches a
+ * unit under way. */
+#define PACE_SECONDS 0.05
 
 static void pause_briefly(void) {
   const struct timespec ts = {0, 50000}; /* 50 us: waiting without spinning a core */
@@ -59,142 +40,148 @@ static void pause_briefly(void) {
 /* ---- the worker ---------------------------------------------------------- */
 
 typedef struct worker {
-  unit_exec *x;
-  unit_spec q[DEPTH + 1];
-  int nq, stopping, running; /* running: q[0] is under way in x */
-  int cancelled;             /* q[0]'s point was cancelled while under way */
-  order inbox;
-  MPI_Request rreq, sreq;
-  uint8_t *out;
-  size_t out_cap;
+  MPI_Request sreq;
+  uint8_t *out; /* the message being sent */
 } worker;
 
-/* A unit's prefix: to the unit under way, or to a queued one. */
-static void worker_know(worker *w, const unit_spec *known) {
-  for (int i = 0; i < w->nq; i++) {
-    unit_spec *u = &w->q[i];
-    if (u->point != known->point || u->first_chunk != known->first_chunk) continue;
-    if (i == 0 && w->running) unit_exec_know(w->x, known);
-    else if (!u->known) {
-      const uint64_t frames = u->frames;
-      *u = *known;
-      u->frames = frames;
-    }
-  }
-}
-
-/* Takes in an order if one came; 1 when one did. */
-static int worker_poll(worker *w) {
-  int got = 0;
-  if (w->stopping) return 0;
-  MPI_Test(&w->rreq, &got, MPI_STATUS_IGNORE);
-  if (!got) return 0;
-  if (w->inbox.what == ORDER_STOP) {
-    w->stopping = 1;
-    return 1;
-  }
-  if (w->inbox.what == ORDER_PREFIX) {
-    worker_know(w, &w->inbox.u);
-  } else if (w->inbox.what == ORDER_CANCEL) {
-    for (int i = w->nq - 1; i >= 0; i--) {
-      if (w->q[i].point != w->inbox.u.point) continue;
-      if (i == 0 && w->running) {
-        w->cancelled = 1; /* dropped by the loop */
-        continue;
-      }
-      memmove(w->q + i, w->q + i + 1, sizeof *w->q * (size_t)(w->nq - i - 1));
-      w->nq--;
-    }
-  } else if (w->nq <= DEPTH) {
-    w->q[w->nq++] = w->inbox.u;
-  }
-  MPI_Irecv(&w->inbox, sizeof w->inbox, MPI_BYTE, 0, TAG_ORDER, MPI_COMM_WORLD, &w->rreq);
-  return 1;
-}
-
-static void worker_send(worker *w, int tag, const void *buf, size_t n) {
+/* Sends n bytes (taken over: freed once sent) after the send before. */
+static void worker_send(worker *w, int tag, uint8_t *buf, size_t n) {
   MPI_Wait(&w->sreq, MPI_STATUS_IGNORE);
-  if (n > w->out_cap) {
-    free(w->out);
-    w->out = malloc(n);
-    w->out_cap = w->out ? n : 0;
-    if (!w->out) {
-      fprintf(stderr, "ofdmsim: error: rank out of memory for a message of %zu bytes\n", n);
-      MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-  }
-  memcpy(w->out, buf, n);
+  free(w->out);
+  w->out = buf;
   MPI_Isend(w->out, (int)n, MPI_BYTE, 0, tag, MPI_COMM_WORLD, &w->sreq);
 }
 
-/* Sends the unit just computed: its header and per-frame counts. */
-static void worker_send_result(worker *w, const sim_config *c) {
-  const unit_spec *u = unit_exec_spec(w->x);
-  const int tx = c->points[u->point].p.tx;
-  const size_t max = sizeof(result_head) + frame_encoded_max(u->frames, tx);
-  uint8_t *buf = malloc(max);
+static void worker_send_copy(worker *w, int tag, const void *src, size_t n) {
+  uint8_t *buf = malloc(n);
   if (!buf) {
-    fprintf(stderr, "ofdmsim: error: rank out of memory for a unit of %llu frames\n",
-            (unsigned long long)u->frames);
+    fprintf(stderr, "ofdmsim: error: rank out of memory for a message of %zu bytes\n", n);
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  result_head h = {.u = *u, .cost = unit_exec_cost(w->x)};
-  snprintf(h.backend, sizeof h.backend, "%s", unit_exec_backend(w->x));
-  h.bytes = frame_encode(unit_exec_errors(w->x), unit_exec_fallbacks(w->x), unit_exec_gmi_loss(w->x), u->frames,
-                         tx, buf + sizeof h);
-  memcpy(buf, &h, sizeof h);
-  worker_send(w, TAG_RESULT, buf, sizeof h + h.bytes);
-  free(buf);
+  memcpy(buf, src, n);
+  worker_send(w, tag, buf, n);
 }
 
+/* Collects the closed chunks' tallies of a fold. */
+typedef struct chunk_list {
+  tally *t;
+  uint64_t n, cap;
+} chunk_list;
+
+static int collect_chunk(void *ctx, uint64_t k, const tally *chunk, const char *stop) {
+  (void)k;
+  (void)stop;
+  chunk_list *l = ctx;
+  if (l->n < l->cap) l->t[l->n++] = *chunk;
+  return 0;
+}
+
+/* A unit the lane computed as a result message (proto.h): its chunks'
+ * tallies, folded here in frame order as rank 0 would (point_fold without
+ * deciding), and each chunk's encoded frames. */
+static uint8_t *encode_result(const sim_config *c, const local_result *r, size_t *len) {
+  const unit_spec *u = &r->h.u;
+  const sim_point *pt = &c->points[u->point];
+  const int tx = pt->p.tx;
+  const uint64_t most = u->chunks + 1;
+  chunk_list l = {malloc(sizeof(tally) * most), 0, most};
+  uint8_t *buf = l.t ? malloc(sizeof(result_head) + most * (sizeof(tally) + sizeof(uint64_t)) +
+                              frame_encoded_max(u->frames, tx))
+                     : NULL;
+  if (!buf) {
+    fprintf(stderr, "ofdmsim: error: rank out of memory for a unit of %llu frames\n", (unsigned long long)u->frames);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  point_fold f;
+  point_fold_init(&f, pt, u->first_chunk, NULL, 0);
+  point_fold_frames(&f, r->errors, r->fallbacks, r->loss, u->frames, &r->h.cost, collect_chunk, &l, NULL);
+  if (f.cur.frames && l.n < l.cap) l.t[l.n++] = f.cur; /* cut at its stop */
+  result_head h = r->h;
+  h.chunks = l.n;
+  uint8_t *tallies = buf + sizeof h;
+  uint8_t *lens = tallies + sizeof(tally) * l.n;
+  uint8_t *out = lens + sizeof(uint64_t) * l.n;
+  uint64_t off = 0;
+  h.bytes = 0;
+  for (uint64_t j = 0; j < l.n; j++) {
+    const uint64_t n = l.t[j].frames;
+    const uint64_t b = frame_encode(r->errors + off * (uint64_t)tx, r->fallbacks + off,
+                                    r->loss ? r->loss + off * (uint64_t)tx : NULL, n, tx, out + h.bytes);
+    memcpy(lens + sizeof b * j, &b, sizeof b);
+    h.bytes += b;
+    off += n;
+  }
+  memcpy(tallies, l.t, sizeof(tally) * l.n);
+  memcpy(buf, &h, sizeof h);
+  free(l.t);
+  *len = (size_t)(out + h.bytes - buf);
+  return buf;
+}
+
+/* Sends what the lane posted; 1 when there was something. */
+static int worker_forward(worker *w, lane *l, const sim_config *c) {
+  lane_msg m;
+  int any = 0;
+  while (lane_take(l, &m)) {
+    if (m.tag == TAG_RESULT) {
+      size_t len;
+      uint8_t *buf = encode_result(c, (const local_result *)m.buf, &len);
+      lane_msg_free(&m);
+      worker_send(w, TAG_RESULT, buf, len);
+    } else {
+      worker_send(w, m.tag, m.buf, m.len);
+    }
+    any = 1;
+  }
+  return any;
+}
+
+/* A worker's main thread: orders in, the lane's results out, at once (the
+ * lane computes meanwhile), until rank 0 says stop. */
 static int run_worker(const mpi_job *j, const sim_config *c, const run_options *o) {
-  worker w = {.rreq = MPI_REQUEST_NULL, .sreq = MPI_REQUEST_NULL};
-  w.x = unit_exec_create(c, o->backend, o->threads);
-  if (!w.x) MPI_Abort(MPI_COMM_WORLD, 1);
-  unit_exec_pace(w.x, 0.05); /* a prefix that comes is used soon */
+  worker w = {.sreq = MPI_REQUEST_NULL};
+  lane *l = lane_start(j, c, o, PACE_SECONDS);
+  if (!l) MPI_Abort(MPI_COMM_WORLD, 1);
   hello h = {0};
   snprintf(h.host, sizeof h.host, "%s", j->host);
   snprintf(h.backend, sizeof h.backend, "%s", o->backend);
   snprintf(h.device, sizeof h.device, "%s", o->device ? o->device : "");
-  worker_send(&w, TAG_HELLO, &h, sizeof h);
-  MPI_Irecv(&w.inbox, sizeof w.inbox, MPI_BYTE, 0, TAG_ORDER, MPI_COMM_WORLD, &w.rreq);
-  int rc = 0, told = 0;
-  while (!w.stopping) {
+  worker_send_copy(&w, TAG_HELLO, &h, sizeof h);
+  order inbox;
+  MPI_Request rreq;
+  MPI_Irecv(&inbox, sizeof inbox, MPI_BYTE, 0, TAG_ORDER, MPI_COMM_WORLD, &rreq);
+  int told = 0, stopping = 0;
+  while (!stopping) {
+    int busy = 0;
     if (sweep_interrupted() && !told) { /* the coordinator decides; tell it */
       const int sig = sweep_interrupted();
-      worker_send(&w, TAG_SIGNAL, &sig, sizeof sig);
+      worker_send_copy(&w, TAG_SIGNAL, &sig, sizeof sig);
       told = 1;
     }
-    if (!worker_poll(&w) && (w.nq == 0 || rc || told)) {
-      pause_briefly();
-      continue;
+    int got = 0;
+    MPI_Test(&rreq, &got, MPI_STATUS_IGNORE);
+    if (got) {
+      busy = 1;
+      if (inbox.what == ORDER_STOP) stopping = 1;
+      else lane_order(l, &inbox);
+      if (!stopping) MPI_Irecv(&inbox, sizeof inbox, MPI_BYTE, 0, TAG_ORDER, MPI_COMM_WORLD, &rreq);
     }
-    if (w.stopping || w.nq == 0 || rc || told) continue;
-    char err[600] = "";
-    int step = unit_exec_start(w.x, &w.q[0], err, sizeof err) ? -1 : 1;
-    w.running = step == 1;
-    w.cancelled = 0;
-    while (step == 1 && !w.stopping && !w.cancelled && !sweep_interrupted()) {
-      step = unit_exec_step(w.x, err, sizeof err);
-      worker_poll(&w);
-      int sent;
-      MPI_Test(&w.sreq, &sent, MPI_STATUS_IGNORE);
-    }
-    if (step < 0) {
-      char msg[700];
-      snprintf(msg, sizeof msg, "point %llu: %s", (unsigned long long)w.q[0].point, err);
-      worker_send(&w, TAG_FAIL, msg, strlen(msg) + 1);
-      rc = 1;
-    } else if (step == 0 && !w.cancelled) {
-      worker_send_result(&w, c);
-    }
-    w.running = 0;
-    memmove(w.q, w.q + 1, sizeof *w.q * (size_t)--w.nq);
+    busy |= worker_forward(&w, l, c);
+    int sent = 1;
+    MPI_Test(&w.sreq, &sent, MPI_STATUS_IGNORE);
+    /* A large result crosses in fragments this thread pushes: poll often
+     * while one is on its way, else wait for the lane (a result wakes it). */
+    if (!busy) lane_wait(l, sent ? 200e-6 : 20e-6);
   }
-  worker_send(&w, TAG_BYE, &rc, sizeof rc);
+  bye b = {0};
+  lane_stop(l, &b.t);
+  worker_forward(&w, l, c); /* units done before the stop still count */
+  b.rc = lane_failed(l);
+  worker_send_copy(&w, TAG_BYE, &b, sizeof b);
   MPI_Wait(&w.sreq, MPI_STATUS_IGNORE);
   free(w.out);
-  unit_exec_destroy(w.x);
+  lane_free(l);
+  int rc = b.rc;
   if (!rc && sweep_interrupted()) rc = 128 + sweep_interrupted();
   return rc;
 }
@@ -204,9 +191,10 @@ static int run_worker(const mpi_job *j, const sim_config *c, const run_options *
 /* A unit's result waiting for the units ahead of it. */
 typedef struct held {
   unit_spec u;
-  uint32_t *errors, *fallbacks; /* NULL for a chunk from the journal: */
-  uint64_t *loss;               /* GMI losses, NULL without soft outputs */
-  tally chunk;                  /* ... its tally alone (u.chunks == 1) */
+  uint32_t *errors, *fallbacks; /* rank 0's unit: its frames; */
+  uint64_t *loss;               /* (GMI losses, NULL without soft outputs) */
+  uint8_t *msg;                 /* a worker's: its message (result_head ...), */
+  tally chunk;                  /* else a chunk from the journal: its tally alone (u.chunks == 1) */
   work_cost cost;
   char backend[16];
   struct held *next;
@@ -221,6 +209,7 @@ typedef struct pstate {
   held *held;             /* sorted by first chunk */
   uint64_t seen_frames, seen_errors; /* folded and held: the estimate of what it needs */
   int out;                /* units dealt and not back */
+  double bits_per_s;      /* a rank's rate on it (its last unit), 0 before */
   char backend[16];
 } pstate;
 
@@ -240,13 +229,14 @@ typedef struct coord {
   rstate *r;
   rank_stat *stats;
   size_t next_report;     /* points before it are reported */
-  unit_exec *x;           /* rank 0's own units */
-  int local_busy;
+  lane *lane;             /* rank 0's own units */
+  int dirty;              /* a message came since the last deal (nothing to deal otherwise) */
   int rc;
   const char *failure;    /* set once a rank failed */
 } coord;
 
 static void free_held(held *h) {
+  free(h->msg);
   free(h->errors);
   free(h->fallbacks);
   free(h->loss);
@@ -268,6 +258,12 @@ static void insert_held(pstate *p, held *h) {
   *at = h;
 }
 
+/* An order to a rank: rank 0's goes to its lane. */
+static void send_order(coord *k, int rank, const order *o) {
+  if (rank == 0) lane_order(k->lane, o);
+  else MPI_Send(o, sizeof *o, MPI_BYTE, rank, TAG_ORDER, MPI_COMM_WORLD);
+}
+
 /* The fold of point i stands at the start of a unit dealt before its prefix
  * was known: the rank computing it gets the prefix, and stops it at its stop
  * instead of computing past it. */
@@ -280,12 +276,7 @@ static void tell_prefix(coord *k, size_t i) {
       unit_spec *u = &r->q[q];
       if (u->point != i || u->first_chunk != p->f.k || u->known) continue;
       unit_spec_know(u, &p->f.tot);
-      if (rank == 0) {
-        if (k->local_busy) unit_exec_know(k->x, u);
-      } else {
-        const order o = {ORDER_PREFIX, *u};
-        MPI_Send(&o, sizeof o, MPI_BYTE, rank, TAG_ORDER, MPI_COMM_WORLD);
-      }
+      send_order(k, rank, &(order){ORDER_PREFIX, *u});
       return;
     }
   }
@@ -304,23 +295,97 @@ static void cancel_units(coord *k, size_t i) {
       k->p[i].out--;
       had = 1;
     }
-    if (!had) continue;
-    if (rank == 0) {
-      if (k->local_busy && unit_exec_spec(k->x)->point == i) k->local_busy = 0;
-    } else {
-      const order o = {.what = ORDER_CANCEL, .u = {.point = i}};
-      MPI_Send(&o, sizeof o, MPI_BYTE, rank, TAG_ORDER, MPI_COMM_WORLD);
-    }
+    if (had) send_order(k, rank, &(order){.what = ORDER_CANCEL, .u = {.point = i}});
   }
 }
 
-/* Folds the frames of a unit of point i that continues its prefix. */
+/* A unit's counts: all its frames (rank 0's own units), or a worker's
+ * message: its chunks' tallies and each chunk's encoded frames. */
+typedef struct unit_counts {
+  const uint32_t *errors, *fallbacks;
+  const uint64_t *loss;
+  uint64_t chunks;
+  const tally *tally;  /* unaligned in the message: read with memcpy */
+  const uint8_t *lens; /* uint64_t [chunks], the same */
+  const uint8_t *enc;
+} unit_counts;
+
+static tally chunk_tally(const unit_counts *c, uint64_t j) {
+  tally t;
+  memcpy(&t, (const uint8_t *)c->tally + sizeof t * j, sizeof t);
+  return t;
+}
+
+static uint64_t chunk_bytes(const unit_counts *c, uint64_t j) {
+  uint64_t b;
+  memcpy(&b, c->lens + sizeof b * j, sizeof b);
+  return b;
+}
+
+/* Folds the frames of a unit of point i that continues its prefix. The
+ * rules are checked frame by frame only where one may fire (as the lane
+ * does, work_unit.c): with fewer errors than target_errors in all, no
+ * precision rule and the point's last frame (max_bits) not in the unit, none
+ * can, and the fold then runs without them. */
 static void fold_unit(coord *k, size_t i, uint64_t frames, const uint32_t *errors, const uint32_t *fallbacks,
                       const uint64_t *loss, const work_cost *cost, const char *backend) {
   pstate *p = &k->p[i];
+  const sim_point *pt = &k->c->points[i];
   chunk_out out = {&k->s, i, backend, NULL};
+  uint64_t e = p->f.tot.bit_errors + p->f.cur.bit_errors;
+  for (uint64_t f = 0; f < frames * (uint64_t)pt->p.tx; f++) e += errors[f];
+  p->f.decide = e >= pt->target_errors || pt->target_precision > 0.0 || p->f.off + frames >= p->f.end;
   if (point_fold_frames(&p->f, errors, fallbacks, loss, frames, cost, sweep_chunk_sink, &out, NULL)) k->rc = 1;
+  p->f.decide = 1;
   snprintf(p->backend, sizeof p->backend, "%s", backend);
+}
+
+/* Folds a unit of point i that continues its prefix: a worker's chunk by
+ * chunk, by its tally where no stop can fall in it (point_fold_chunk), by its
+ * frames, decoded then, where one may. */
+static void fold_counts(coord *k, size_t i, const result_head *h, const unit_counts *uc) {
+  if (uc->errors) {
+    fold_unit(k, i, h->u.frames, uc->errors, uc->fallbacks, uc->loss, &h->cost, h->backend);
+    return;
+  }
+  pstate *p = &k->p[i];
+  const sim_point *pt = &k->c->points[i];
+  const uint64_t tx = (uint64_t)pt->p.tx;
+  const int soft = pt->p.llr != LLR_OFF;
+  chunk_out out = {&k->s, i, h->backend, NULL};
+  const uint8_t *enc = uc->enc;
+  for (uint64_t j = 0; j < uc->chunks && !p->f.stop && !k->rc; enc += chunk_bytes(uc, j), j++) {
+    const tally t = chunk_tally(uc, j);
+    const int r = point_fold_chunk(&p->f, &t, sweep_chunk_sink, &out);
+    if (r == 0) continue;
+    if (r > 1) {
+      k->rc = 1;
+      break;
+    }
+    const uint64_t n = t.frames;
+    uint32_t *e = malloc(sizeof(uint32_t) * (size_t)(n * (tx + 1) + 1));
+    uint64_t *loss = soft ? malloc(sizeof(uint64_t) * (size_t)(n * tx + 1)) : NULL;
+    if (!e || (soft && !loss) || frame_decode(enc, chunk_bytes(uc, j), n, (int)tx, e, e + n * tx, loss)) {
+      fprintf(stderr, "ofdmsim: error: a result of point %zu does not decode\n", i);
+      k->rc = 1;
+    } else {
+      const work_cost cost = {.seconds = t.seconds, .inversions = t.inversions, .t = t.t};
+      if (point_fold_frames(&p->f, e, e + n * tx, loss, n, &cost, sweep_chunk_sink, &out, NULL)) k->rc = 1;
+    }
+    free(e);
+    free(loss);
+  }
+  snprintf(p->backend, sizeof p->backend, "%s", h->backend);
+}
+
+/* A worker's message as unit_counts (its bytes checked by handle). */
+static unit_counts message_counts(const uint8_t *msg) {
+  result_head h;
+  memcpy(&h, msg, sizeof h);
+  const uint8_t *t = msg + sizeof h;
+  const uint8_t *lens = t + sizeof(tally) * h.chunks;
+  return (unit_counts){.chunks = h.chunks, .tally = (const tally *)t, .lens = lens,
+                       .enc = lens + sizeof(uint64_t) * h.chunks};
 }
 
 /* Folds point i's held units that continue its prefix. */
@@ -330,7 +395,12 @@ static void advance(coord *k, size_t i) {
   while (!p->done && !p->f.stop && p->held && p->held->u.first_chunk == p->f.k) {
     held *h = p->held;
     p->held = h->next;
-    if (!h->errors) { /* from the journal: decided by its tally, or computed again */
+    if (h->msg) {
+      result_head rh;
+      memcpy(&rh, h->msg, sizeof rh);
+      const unit_counts uc = message_counts(h->msg);
+      fold_counts(k, i, &rh, &uc);
+    } else if (!h->errors) { /* from the journal: decided by its tally, or computed again */
       chunk_out out = {&k->s, i, h->backend, NULL};
       const int r = point_fold_chunk(&p->f, &h->chunk, sweep_chunk_sink, &out);
       if (r == 1 || r < 0) p->redo = h->u.first_chunk;
@@ -353,9 +423,10 @@ static void advance(coord *k, size_t i) {
   tell_prefix(k, i);
 }
 
-/* A unit's result, from a rank or from rank 0 itself. */
-static void take_result(coord *k, int rank, const result_head *h, const uint32_t *errors,
-                        const uint32_t *fallbacks, const uint64_t *loss) {
+/* A unit's result, from a rank (msg: its message, of msg_len bytes, which
+ * the coordinator may keep: then *msg becomes NULL) or from rank 0 itself. */
+static void take_result(coord *k, int rank, const result_head *h, const unit_counts *uc, uint8_t **msg,
+                        size_t msg_len) {
   rank_stat *st = &k->stats[rank];
   rstate *r = &k->r[rank];
   const sim_point *pt = &k->c->points[h->u.point];
@@ -364,9 +435,9 @@ static void take_result(coord *k, int rank, const result_head *h, const uint32_t
   st->bits += h->u.frames * link_bits_per_frame(&pt->p);
   st->seconds += h->cost.seconds;
   snprintf(st->backend, sizeof st->backend, "%s", h->backend);
-  if (h->cost.seconds > 0)
-    r->bits_per_s = (double)(h->u.frames * link_bits_per_frame(&pt->p)) / h->cost.seconds;
   pstate *p = &k->p[h->u.point];
+  if (h->cost.seconds > 0)
+    r->bits_per_s = p->bits_per_s = (double)(h->u.frames * link_bits_per_frame(&pt->p)) / h->cost.seconds;
   for (int q = 0; q < r->out; q++) /* no longer out (a cancelled one was not) */
     if (r->q[q].point == h->u.point && r->q[q].first_chunk == h->u.first_chunk) {
       memmove(r->q + q, r->q + q + 1, sizeof *r->q * (size_t)(r->out - q - 1));
@@ -376,37 +447,57 @@ static void take_result(coord *k, int rank, const result_head *h, const uint32_t
     }
   if (p->done || h->u.first_chunk < p->f.k) return; /* past the stop, or done again */
   const int tx = pt->p.tx;
-  for (uint64_t f = 0; f < h->u.frames * (uint64_t)tx; f++) p->seen_errors += errors[f];
+  if (uc->errors) {
+    for (uint64_t f = 0; f < h->u.frames * (uint64_t)tx; f++) p->seen_errors += uc->errors[f];
+  } else {
+    for (uint64_t j = 0; j < uc->chunks; j++) p->seen_errors += chunk_tally(uc, j).bit_errors;
+  }
   p->seen_frames += h->u.frames;
   if (h->u.first_chunk == p->f.k) { /* it continues the prefix: folded now, no copy */
-    fold_unit(k, h->u.point, h->u.frames, errors, fallbacks, loss, &h->cost, h->backend);
+    fold_counts(k, h->u.point, h, uc);
     advance(k, h->u.point);
     return;
   }
   /* Ahead of its prefix: held, and into the journal now, so a kill does not lose it. */
   held *e = calloc(1, sizeof *e);
-  const size_t nf = (size_t)(h->u.frames ? h->u.frames : 1);
-  if (e) {
+  chunk_out out = {&k->s, h->u.point, h->backend, "ahead"};
+  if (e && !uc->errors) { /* a worker's: its message kept, its whole chunks saved by their tallies */
+    e->msg = *msg;
+    *msg = NULL;
+    (void)msg_len;
+    for (uint64_t j = 0; j < uc->chunks; j++) {
+      const tally t = chunk_tally(uc, j);
+      if (t.frames == point_chunk_frames(pt, h->u.first_chunk + j) &&
+          sweep_chunk_sink(&out, h->u.first_chunk + j, &t, NULL))
+        k->rc = 1;
+    }
+  } else if (e) {
+    const size_t nf = (size_t)(h->u.frames ? h->u.frames : 1);
     e->errors = malloc(sizeof(uint32_t) * nf * (size_t)tx);
     e->fallbacks = malloc(sizeof(uint32_t) * nf);
-    if (loss) e->loss = malloc(sizeof(uint64_t) * nf * (size_t)tx);
+    if (uc->loss) e->loss = malloc(sizeof(uint64_t) * nf * (size_t)tx);
+    if (!e->errors || !e->fallbacks || (uc->loss && !e->loss)) {
+      free_held(e);
+      e = NULL;
+    } else {
+      memcpy(e->errors, uc->errors, sizeof(uint32_t) * (size_t)h->u.frames * (size_t)tx);
+      memcpy(e->fallbacks, uc->fallbacks, sizeof(uint32_t) * (size_t)h->u.frames);
+      if (uc->loss) memcpy(e->loss, uc->loss, sizeof(uint64_t) * (size_t)h->u.frames * (size_t)tx);
+      point_fold ahead;
+      point_fold_init(&ahead, pt, h->u.first_chunk, NULL, 0);
+      if (point_fold_frames(&ahead, uc->errors, uc->fallbacks, uc->loss, h->u.frames, &h->cost, sweep_chunk_sink,
+                            &out, NULL))
+        k->rc = 1;
+    }
   }
-  if (!e || !e->errors || !e->fallbacks || (loss && !e->loss)) {
+  if (!e) {
     fprintf(stderr, "ofdmsim: error: out of memory for a unit of %llu frames\n", (unsigned long long)h->u.frames);
-    if (e) free_held(e);
     k->rc = 1;
     return;
   }
-  memcpy(e->errors, errors, sizeof(uint32_t) * (size_t)h->u.frames * (size_t)tx);
-  memcpy(e->fallbacks, fallbacks, sizeof(uint32_t) * (size_t)h->u.frames);
-  if (loss) memcpy(e->loss, loss, sizeof(uint64_t) * (size_t)h->u.frames * (size_t)tx);
   e->u = h->u;
   e->cost = h->cost;
   snprintf(e->backend, sizeof e->backend, "%s", h->backend);
-  point_fold ahead;
-  point_fold_init(&ahead, pt, h->u.first_chunk, NULL, 0);
-  chunk_out out = {&k->s, h->u.point, e->backend, "ahead"};
-  if (point_fold_frames(&ahead, errors, fallbacks, loss, h->u.frames, &h->cost, sweep_chunk_sink, &out, NULL)) k->rc = 1;
   insert_held(p, e);
 }
 
@@ -437,10 +528,33 @@ static int may_be_skipped(const coord *k, size_t i) {
 /* How sure a unit is to be needed, most first. */
 enum { NEEDED = 2, AHEAD = 1, MAYBE_SKIPPED = 0 };
 
-/* A unit of point i for a rank computing bits_per_s; 0 when i has none to
- * deal at that level: NEEDED, chunks the point likely needs; AHEAD, any
- * chunk of a point that will not be skipped; MAYBE_SKIPPED, any chunk. */
-static int unit_of(coord *k, size_t i, double bits_per_s, int level, unit_spec *u) {
+/* Seconds of one rank's work a unit should hold: UNIT_SECONDS while there is
+ * plenty to do, and near the sweep's end a share of what is left (guided
+ * self-scheduling: what is not yet dealt, over twice the ranks), down to
+ * MIN_UNIT_SECONDS, so that the ranks run dry together instead of one
+ * finishing a long unit while the others idle. "Plenty" also while a point
+ * has no measured rate yet: its cost is unknown. */
+static double unit_seconds(const coord *k) {
+  double left = 0;
+  for (size_t i = k->next_report; i < k->c->n_points; i++) {
+    const pstate *p = &k->p[i];
+    const sim_point *pt = &k->c->points[i];
+    if (p->done) continue;
+    if (!(p->bits_per_s > 0)) return UNIT_SECONDS;
+    uint64_t off, len;
+    chunk_range(pt, p->next_chunk, &off, &len);
+    const uint64_t need = frames_needed(pt, p, off);
+    if (need > off) left += (double)(need - off) * (double)link_bits_per_frame(&pt->p) / p->bits_per_s;
+  }
+  const double share = left / (2.0 * k->j->size);
+  return share > UNIT_SECONDS ? UNIT_SECONDS : share < MIN_UNIT_SECONDS ? MIN_UNIT_SECONDS : share;
+}
+
+/* A unit of point i of `seconds` for a rank computing bits_per_s (on its
+ * last point); 0 when i has none to deal at that level: NEEDED, chunks the
+ * point likely needs; AHEAD, any chunk of a point that will not be skipped;
+ * MAYBE_SKIPPED, any chunk. */
+static int unit_of(coord *k, size_t i, double bits_per_s, double seconds, int level, unit_spec *u) {
   pstate *p = &k->p[i];
   const sim_point *pt = &k->c->points[i];
   const int strict = level == NEEDED;
@@ -459,9 +573,14 @@ static int unit_of(coord *k, size_t i, double bits_per_s, int level, unit_spec *
   chunk_range(pt, p->next_chunk, &off, &len);
   const uint64_t need = frames_needed(pt, p, off);
   if (off >= p->f.end || (strict && off >= need)) return 0;
-  /* whole chunks up to the rank's half second, what the point needs, and the next held chunk */
+  /* Whole chunks up to `seconds` at the point's rate, what the point needs,
+   * and the next held chunk. Points differ in cost per bit by a factor of
+   * ten and more (QPSK 2x2 against 16-QAM 4x4 in the time domain), so a
+   * point not measured yet gets an eighth of the rank's last rate. */
   const uint64_t bpf = link_bits_per_frame(&pt->p);
-  uint64_t want = bits_per_s > 0 ? (uint64_t)(bits_per_s * UNIT_SECONDS / (double)bpf) : 1;
+  const double rate = p->bits_per_s > 0 ? p->bits_per_s : bits_per_s / 8;
+  uint64_t want = rate > 0 ? (uint64_t)(rate * seconds / (double)bpf) : 1;
+  if (want < 1) want = 1;
   if (strict && want > need - off) want = need - off;
   if (want > UNIT_MAX_FRAMES) want = UNIT_MAX_FRAMES;
   uint64_t stop_at = NO_CHUNK;
@@ -486,11 +605,18 @@ static int unit_of(coord *k, size_t i, double bits_per_s, int level, unit_spec *
 static int choose(coord *k, int rank, unit_spec *u) {
   rstate *r = &k->r[rank];
   const size_t n = k->c->n_points;
-  if (r->last_point < n && r->last_point >= k->next_report && unit_of(k, r->last_point, r->bits_per_s, NEEDED, u))
+  const double secs = unit_seconds(k);
+  if (r->last_point < n && r->last_point >= k->next_report &&
+      unit_of(k, r->last_point, r->bits_per_s, secs, NEEDED, u))
     goto dealt;
+  /* A point no other rank works on before one that is shared: each rank then
+   * makes the backends of about its share of the points, not of all of them
+   * (a GPU backend takes its allocations and FFT plans anew for each point). */
+  for (size_t i = k->next_report; i < n; i++)
+    if (!k->p[i].out && unit_of(k, i, r->bits_per_s, secs, NEEDED, u)) goto dealt;
   for (int level = NEEDED; level >= MAYBE_SKIPPED; level--)
     for (size_t i = k->next_report; i < n; i++)
-      if (unit_of(k, i, r->bits_per_s, level, u)) goto dealt;
+      if (unit_of(k, i, r->bits_per_s, secs, level, u)) goto dealt;
   return 0;
 dealt:
   r->q[r->out] = *u;
@@ -515,8 +641,91 @@ static void report_done_points(coord *k) {
   }
 }
 
-/* Handles one message if one is waiting; 1 when one was. */
+/* Handles one message of rank `from` (rank 0's come from its lane). */
+static void handle(coord *k, int from, int tag, uint8_t **bufp, size_t bytes) {
+  rstate *r = &k->r[from];
+  uint8_t *buf = *bufp;
+  switch (tag) {
+  case TAG_HELLO: {
+    hello h;
+    if (bytes != sizeof h) break;
+    memcpy(&h, buf, sizeof h);
+    h.host[sizeof h.host - 1] = h.backend[sizeof h.backend - 1] = h.device[sizeof h.device - 1] = '\0';
+    snprintf(k->stats[from].host, sizeof k->stats[from].host, "%s", h.host);
+    snprintf(k->stats[from].backend, sizeof k->stats[from].backend, "%s", h.backend);
+    snprintf(k->stats[from].device, sizeof k->stats[from].device, "%s", h.device);
+    r->hello = 1;
+    break;
+  }
+  case TAG_RESULT: {
+    if (from == 0) { /* rank 0's lane: the unit's frames as they are */
+      const local_result *lr = (const local_result *)buf;
+      const unit_counts uc = {.errors = lr->errors, .fallbacks = lr->fallbacks, .loss = lr->loss};
+      take_result(k, 0, &lr->h, &uc, NULL, 0);
+      break;
+    }
+    result_head h = {0};
+    if (bytes >= sizeof h) memcpy(&h, buf, sizeof h);
+    /* the unit must be one this coordinator could have dealt */
+    unit_spec want = {0};
+    if (bytes >= sizeof h && h.u.point < k->c->n_points && h.u.chunks > 0 && h.u.chunks < (1u << 30))
+      unit_spec_make(&want, &k->c->points[h.u.point], h.u.point, h.u.first_chunk, h.u.chunks);
+    /* (a unit with a known prefix may come back cut at its stop) */
+    int fits = want.chunks && want.offset == h.u.offset &&
+               (h.u.known ? h.u.frames <= want.frames : h.u.frames == want.frames) && h.chunks <= want.chunks &&
+               bytes == sizeof h + h.chunks * (sizeof(tally) + sizeof(uint64_t)) + h.bytes;
+    const unit_counts uc = fits ? message_counts(buf) : (unit_counts){0};
+    uint64_t frames = 0, enc = 0;
+    for (uint64_t j = 0; fits && j < h.chunks; j++) {
+      frames += chunk_tally(&uc, j).frames;
+      enc += chunk_bytes(&uc, j);
+    }
+    if (!fits || frames != h.u.frames || enc != h.bytes) {
+      fprintf(stderr, "ofdmsim: error: rank %d sent a result that does not decode\n", from);
+      k->rc = 1;
+      break;
+    }
+    take_result(k, from, &h, &uc, bufp, bytes);
+    break;
+  }
+  case TAG_FAIL:
+    if (bytes) buf[bytes - 1] = '\0';
+    fprintf(stderr, "\nofdmsim: error: rank %d (%s): %s\n", from, k->stats[from].host, bytes ? (char *)buf : "");
+    k->rc = 1;
+    break;
+  case TAG_SIGNAL: {
+    int sig;
+    if (bytes != sizeof sig) break;
+    memcpy(&sig, buf, sizeof sig);
+    sweep_request_stop(sig);
+    break;
+  }
+  case TAG_BYE: {
+    bye b = {0};
+    if (bytes == sizeof b) memcpy(&b, buf, sizeof b);
+    rank_stat *st = &k->stats[from];
+    st->startup = b.t.startup;
+    st->setup = b.t.setup;
+    st->idle = b.t.idle;
+    st->tail = b.t.tail;
+    st->wall = b.t.wall;
+    r->bye = 1;
+    break;
+  }
+  }
+  k->stats[0].messages++;
+  k->dirty = 1;
+}
+
+/* Handles one message from a rank or from rank 0's lane if one is waiting;
+ * 1 when one was. */
 static int serve(coord *k) {
+  lane_msg m;
+  if (k->lane && lane_take(k->lane, &m)) {
+    handle(k, 0, m.tag, &m.buf, m.len);
+    lane_msg_free(&m);
+    return 1;
+  }
   int flag = 0;
   MPI_Status st;
   MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
@@ -529,101 +738,44 @@ static int serve(coord *k) {
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   MPI_Recv(buf, bytes, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  const int from = st.MPI_SOURCE;
-  rstate *r = &k->r[from];
-  switch (st.MPI_TAG) {
-  case TAG_HELLO: {
-    hello h;
-    memcpy(&h, buf, sizeof h);
-    h.host[sizeof h.host - 1] = h.backend[sizeof h.backend - 1] = h.device[sizeof h.device - 1] = '\0';
-    snprintf(k->stats[from].host, sizeof k->stats[from].host, "%s", h.host);
-    snprintf(k->stats[from].backend, sizeof k->stats[from].backend, "%s", h.backend);
-    snprintf(k->stats[from].device, sizeof k->stats[from].device, "%s", h.device);
-    r->hello = 1;
-    break;
-  }
-  case TAG_RESULT: {
-    result_head h;
-    memcpy(&h, buf, sizeof h);
-    /* the unit must be one this coordinator could have dealt */
-    unit_spec want = {0};
-    if (h.u.point < k->c->n_points && h.u.chunks > 0 && h.u.chunks < (1u << 30))
-      unit_spec_make(&want, &k->c->points[h.u.point], h.u.point, h.u.first_chunk, h.u.chunks);
-    /* (a unit with a known prefix may come back cut at its stop) */
-    const int fits = want.chunks && want.offset == h.u.offset &&
-                     (h.u.known ? h.u.frames <= want.frames : h.u.frames == want.frames);
-    const sim_point *pt = (size_t)bytes == sizeof h + h.bytes && fits ? &k->c->points[h.u.point] : NULL;
-    const int soft = pt && pt->p.llr != LLR_OFF;
-    uint32_t *e = pt ? malloc(sizeof(uint32_t) * (size_t)(h.u.frames + 1) * (size_t)(pt->p.tx + 1)) : NULL;
-    uint64_t *loss = soft ? malloc(sizeof(uint64_t) * (size_t)(h.u.frames + 1) * (size_t)pt->p.tx) : NULL;
-    if (!e || (soft && !loss) ||
-        frame_decode(buf + sizeof h, h.bytes, h.u.frames, pt->p.tx, e, e + h.u.frames * (uint64_t)pt->p.tx, loss)) {
-      fprintf(stderr, "ofdmsim: error: rank %d sent a result that does not decode\n", from);
-      k->rc = 1;
-    } else {
-      take_result(k, from, &h, e, e + h.u.frames * (uint64_t)pt->p.tx, loss);
-    }
-    free(e);
-    free(loss);
-    break;
-  }
-  case TAG_FAIL:
-    buf[bytes ? bytes - 1 : 0] = '\0';
-    fprintf(stderr, "\nofdmsim: error: rank %d (%s): %s\n", from, k->stats[from].host, (char *)buf);
-    k->rc = 1;
-    break;
-  case TAG_SIGNAL: {
-    int sig;
-    memcpy(&sig, buf, sizeof sig);
-    sweep_request_stop(sig);
-    break;
-  }
-  case TAG_BYE: r->bye = 1; break;
-  }
+  handle(k, st.MPI_SOURCE, st.MPI_TAG, &buf, (size_t)bytes); /* (a result held ahead keeps buf) */
   free(buf);
   return 1;
 }
 
-/* Rank 0's own unit: one batch of it, or a new one. 1 when it worked. */
-static int work_locally(coord *k) {
-  char err[600] = "";
-  if (!k->local_busy) {
-    unit_spec u;
-    if (!choose(k, 0, &u)) return 0;
-    if (unit_exec_start(k->x, &u, err, sizeof err)) goto failed;
-    k->local_busy = 1;
-  }
-  const int step = unit_exec_step(k->x, err, sizeof err);
-  if (step < 0) goto failed;
-  if (step == 0) {
-    k->local_busy = 0;
-    result_head h = {.u = *unit_exec_spec(k->x), .cost = unit_exec_cost(k->x)};
-    snprintf(h.backend, sizeof h.backend, "%s", unit_exec_backend(k->x));
-    take_result(k, 0, &h, unit_exec_errors(k->x), unit_exec_fallbacks(k->x), unit_exec_gmi_loss(k->x));
-  }
-  return 1;
-failed:
-  fprintf(stderr, "\nofdmsim: error: rank 0 (%s): point %llu: %s\n", k->j->host,
-          (unsigned long long)unit_exec_spec(k->x)->point, err);
-  k->rc = 1;
-  return 1;
-}
-
-static void deal_remote(coord *k) {
-  for (int rank = 1; rank < k->j->size; rank++) {
+/* Deals every rank (rank 0's lane too) up to DEPTH units, when a message
+ * changed what there is to deal (choosing scans the points: not every
+ * turn of the loop). */
+static void deal(coord *k) {
+  if (!k->dirty) return;
+  k->dirty = 0;
+  for (int rank = 0; rank < k->j->size; rank++) {
     rstate *r = &k->r[rank];
     unit_spec u;
-    while (r->hello && !r->bye && r->out < DEPTH && choose(k, rank, &u)) {
-      const order o = {ORDER_UNIT, u};
-      MPI_Send(&o, sizeof o, MPI_BYTE, rank, TAG_ORDER, MPI_COMM_WORLD);
-    }
+    while (r->hello && !r->bye && r->out < DEPTH && choose(k, rank, &u)) send_order(k, rank, &(order){ORDER_UNIT, u});
   }
 }
 
 static int units_out(const coord *k) {
-  int n = k->local_busy;
-  for (int rank = 1; rank < k->j->size; rank++) n += k->r[rank].out;
+  int n = 0;
+  for (int rank = 0; rank < k->j->size; rank++) n += k->r[rank].out;
   return n;
+}
+
+/* Waits for a message: rank 0's lane wakes it at once, the others' are
+ * polled every 200 us (MPI has no wait on both). */
+static void await_message(coord *k) {
+  if (k->lane) lane_wait(k->lane, 200e-6);
+  else pause_briefly();
+}
+
+/* The CPU time of the calling thread: the coordinator's own work, which a
+ * wall clock would inflate by the time the thread was not scheduled (ranks
+ * oversubscribing their cores, rank 0's lane beside it). */
+static double thread_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* Every point's state from the journal: finished, folded as far as its
@@ -663,25 +815,43 @@ static void begin_points(coord *k) {
   }
 }
 
-/* Stops every worker and takes what they still send (results that arrive are
- * folded or saved ahead). */
+/* Stops every worker and rank 0's lane and takes what they still send
+ * (results that arrive are folded or saved ahead), with their times. */
 static void stop_workers(coord *k) {
   const order stop = {.what = ORDER_STOP};
   for (int rank = 1; rank < k->j->size; rank++) MPI_Send(&stop, sizeof stop, MPI_BYTE, rank, TAG_ORDER, MPI_COMM_WORLD);
+  if (k->lane) {
+    lane_times t;
+    lane_stop(k->lane, &t);
+    rank_stat *st = &k->stats[0];
+    st->startup = t.startup;
+    st->setup = t.setup;
+    st->idle = t.idle;
+    st->tail = t.tail;
+    st->wall = t.wall;
+  }
   for (;;) {
+    while (serve(k)) {
+    }
     int all = 1;
     for (int rank = 1; rank < k->j->size; rank++) all &= k->r[rank].bye;
     if (all) break;
-    if (!serve(k)) pause_briefly();
+    pause_briefly();
   }
 }
 
 static void print_ranks(const coord *k) {
   for (int rank = 0; rank < k->j->size; rank++) {
     const rank_stat *st = &k->stats[rank];
-    printf("# rank %d on %s (%s): %llu units, %.4g bits in %.2f s, %.2f Mbit/s\n", rank, st->host, st->backend,
-           (unsigned long long)st->units, (double)st->bits, st->seconds,
-           st->seconds > 0 ? (double)st->bits / st->seconds / 1e6 : 0.0);
+    printf("# rank %d on %s (%s): %llu units, %.4g bits in %.2f s, %.2f Mbit/s; wall %.2f s: start-up %.2f, "
+           "busy %.2f, set-up %.2f, idle %.2f, tail %.2f s",
+           rank, st->host, st->backend, (unsigned long long)st->units, (double)st->bits, st->seconds,
+           st->seconds > 0 ? (double)st->bits / st->seconds / 1e6 : 0.0, st->wall, st->startup, st->seconds,
+           st->setup, st->idle, st->tail);
+    if (rank == 0)
+      printf("; coordinator %.3f s CPU for %llu messages (%.0f us each)", st->coordinator,
+             (unsigned long long)st->messages, st->messages ? st->coordinator / (double)st->messages * 1e6 : 0.0);
+    printf("\n");
   }
 }
 
@@ -690,9 +860,7 @@ static int run_coordinator(const mpi_job *j, const sim_config *c, const run_opti
   k.p = calloc(c->n_points ? c->n_points : 1, sizeof *k.p);
   k.r = calloc((size_t)j->size, sizeof *k.r);
   k.stats = calloc((size_t)j->size, sizeof *k.stats);
-  k.x = unit_exec_create(c, o->backend, o->threads);
-  if (k.x) unit_exec_pace(k.x, 0.05); /* rank 0 answers its ranks between batches */
-  if (!k.p || !k.r || !k.stats || !k.x) {
+  if (!k.p || !k.r || !k.stats) {
     fprintf(stderr, "ofdmsim: error: out of memory\n");
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
@@ -704,22 +872,27 @@ static int run_coordinator(const mpi_job *j, const sim_config *c, const run_opti
   k.o.rank_stats = k.stats;
   int rc = sweep_open(&k.s, c, &k.o);
   if (!rc) {
+    k.lane = lane_start(j, c, o, PACE_SECONDS);
+    if (!k.lane) {
+      fprintf(stderr, "ofdmsim: error: out of memory\n");
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    k.r[0].hello = 1;
+    k.dirty = 1;
     begin_points(&k);
+    const double t_loop = thread_seconds();
     double last_shown = 0, last_synced = clock_seconds(), frontier_since = clock_seconds();
     size_t frontier = 0;
     while (!k.rc) {
-      while (serve(&k)) {
-      }
+      int any = 0;
+      while (serve(&k)) any = 1;
       report_done_points(&k);
       if (k.next_report == c->n_points || sweep_interrupted() || k.rc) break;
-      deal_remote(&k);
-      if (!work_locally(&k) && !serve(&k)) {
-        if (units_out(&k) == 0) {
-          fprintf(stderr, "ofdmsim: error: internal: point %zu has no work left and no stop\n", k.next_report);
-          k.rc = 1;
-          break;
-        }
-        pause_briefly();
+      deal(&k);
+      if (!any && units_out(&k) == 0 && !lane_failed(k.lane)) {
+        fprintf(stderr, "ofdmsim: error: internal: point %zu has no work left and no stop\n", k.next_report);
+        k.rc = 1;
+        break;
       }
       const double now = clock_seconds();
       if (frontier != k.next_report) {
@@ -735,7 +908,9 @@ static int run_coordinator(const mpi_job *j, const sim_config *c, const run_opti
         last_synced = now;
       }
       if (k.next_report < c->n_points && sweep_save(&k.s, k.next_report + 1, 0)) k.rc = 1;
+      if (!any) await_message(&k);
     }
+    k.stats[0].coordinator = thread_seconds() - t_loop;
     sweep_progress_clear(&k.s);
     if (sweep_interrupted()) {
       /* The files and the message first: mpirun kills a second after its SIGTERM. */
@@ -752,7 +927,11 @@ static int run_coordinator(const mpi_job *j, const sim_config *c, const run_opti
       stop_workers(&k); /* what still comes back goes to the journal */
     } else {
       stop_workers(&k);
-      if (k.next_report == c->n_points) print_ranks(&k);
+      if (k.next_report == c->n_points) {
+        print_ranks(&k);
+        /* the sidecar again, with the ranks' times (they came with the byes) */
+        if (!k.rc && sweep_save(&k.s, k.next_report, 1)) k.rc = 1;
+      }
       rc = sweep_finish(&k.s, k.next_report, k.rc);
     }
   } else {
@@ -760,7 +939,7 @@ static int run_coordinator(const mpi_job *j, const sim_config *c, const run_opti
   }
   for (size_t i = 0; i < c->n_points; i++) drop_held(&k.p[i]);
   sweep_close(&k.s);
-  unit_exec_destroy(k.x);
+  lane_free(k.lane);
   free(k.p);
   free(k.r);
   free(k.stats);

@@ -10,7 +10,8 @@
  * the CSV and the JSON; a unit that arrives before the units ahead of it is
  * saved in the journal at once ("ahead"), so a kill loses no finished unit.
  * The other ranks compute the units they are dealt and send back their
- * per-frame counts (results/frame_codec.h). */
+ * chunks' tallies and per-frame counts (proto.h). Every rank computes on a
+ * thread of its own (lane.h) while its main thread does all of MPI. */
 #ifndef OFDMSIM_MPI_ENGINE_H
 #define OFDMSIM_MPI_ENGINE_H
 

@@ -8,12 +8,15 @@ typedef struct mpi_job {
   int size, rank;
   int local_size, local_rank; /* the ranks of this node (MPI_COMM_TYPE_SHARED) */
   char host[64];
+  double t_start; /* when this process started, on clock_seconds()'s clock */
 } mpi_job;
 
 /* 1 when a launcher started this process as a rank of a job (its
  * environment says so: Open MPI, PMIx or PMI), else 0. */
 int mpi_job_launched(void);
-/* MPI_Init and the job's shape. 0, or -1 with the message printed. */
+/* MPI_Init (MPI_THREAD_FUNNELED: a rank computes on a second thread that
+ * never calls MPI, lane.h) and the job's shape. 0, or -1 with the message
+ * printed. */
 int mpi_job_start(mpi_job *j, int *argc, char ***argv);
 /* The largest rc of all ranks (every rank calls it): the job's verdict on a
  * step every rank took, such as reading the config. */

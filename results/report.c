@@ -279,6 +279,15 @@ static json_t *run_json(const emit_ctx *e) {
                             "units", (json_int_t)r->units, "frames", (json_int_t)r->frames, "bits",
                             (json_int_t)r->bits, "seconds", sim_json_real(r->seconds), "mbit_per_s",
                             sim_json_real(r->seconds > 0 ? (double)r->bits / r->seconds / 1e6 : 0.0));
+    if (one && json_object_update_new(one, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:I}", "startup_s",
+                                                     sim_json_real(r->startup), "setup_s", sim_json_real(r->setup),
+                                                     "idle_s", sim_json_real(r->idle), "tail_s",
+                                                     sim_json_real(r->tail), "wall_s", sim_json_real(r->wall),
+                                                     "coordinator_s", sim_json_real(r->coordinator), "messages",
+                                                     (json_int_t)r->messages))) {
+      json_decref(one);
+      one = NULL;
+    }
     if (json_array_append_new(ranks, one)) {
       json_decref(ranks);
       ranks = NULL;

@@ -40,6 +40,13 @@ typedef struct rank_stat {
   char device[160];
   uint64_t units, frames, bits; /* work units done, and their frames and bits (kept or not) */
   double seconds;               /* spent computing them */
+  /* Where the rest of its time went (the MPI engine's lane_times): process
+   * start to its first batch, starting later units (backends for a new
+   * point), waiting for work between units, idle at the end, and process
+   * start to the end; on rank 0 also the coordinator's own CPU time and the
+   * messages it handled. */
+  double startup, setup, idle, tail, wall, coordinator;
+  uint64_t messages;
 } rank_stat;
 
 #endif

@@ -25,6 +25,8 @@ struct unit_exec {
   double frames_per_s;    /* measured on the last batches */
   point_fold f;           /* with a known prefix: where the stop falls */
   uint64_t next;          /* then: the next batch's size */
+  uint64_t folded;        /* then: the frames of u folded into f (the rest wait, see fold_to) */
+  uint64_t errors_done;   /* bit errors of the frames of u computed */
 };
 
 void unit_spec_make(unit_spec *u, const sim_point *pt, uint64_t point, uint64_t k, uint64_t chunks) {
@@ -116,7 +118,7 @@ int unit_exec_start(unit_exec *x, const unit_spec *u, char *err, size_t errlen) 
                                                (unsigned long long)u->frames), -1;
   }
   x->u = *u;
-  x->done = 0;
+  x->done = x->folded = x->errors_done = 0;
   memset(&x->cost, 0, sizeof x->cost);
   if (u->known) {
     fold_from_prefix(x);
@@ -125,6 +127,38 @@ int unit_exec_start(unit_exec *x, const unit_spec *u, char *err, size_t errlen) 
     while (x->next * 2 <= u->offset + 1) x->next *= 2;
   }
   return 0;
+}
+
+/* Whether a stopping rule may fire within the unit's first frames with
+ * `errors` bit errors among them: target_errors once the prefix and these
+ * reach it, the precision rule anywhere. The third rule, max_bits, fires at
+ * the point's last frame, where the unit ends anyway. */
+static int may_stop(const unit_exec *x, uint64_t errors) {
+  const sim_point *pt = &x->c->points[x->u.point];
+  return x->u.pre_errors + errors >= pt->target_errors || pt->target_precision > 0.0;
+}
+
+/* Folds the unit's frames up to `upto` into x->f to find its stop (*used:
+ * the frames up to it). Frames where no rule can fire are left unfolded
+ * until one may (may_stop), and then folded without the rules: the fold
+ * costs more per frame than the GPU takes to compute it, and this thread's
+ * GPU waits for it. */
+static void fold_to(unit_exec *x, uint64_t upto, uint64_t errors, uint64_t *used) {
+  *used = upto - x->folded;
+  if (!may_stop(x, errors)) return;
+  const uint64_t tx = (uint64_t)x->c->points[x->u.point].p.tx;
+  const uint64_t *loss = unit_exec_gmi_loss(x);
+  const work_cost none = {0};
+  if (x->folded < x->done) { /* computed before one could fire */
+    x->f.decide = 0;
+    point_fold_frames(&x->f, x->errors + x->folded * tx, x->fallbacks + x->folded, loss ? loss + x->folded * tx : NULL,
+                      x->done - x->folded, &none, NULL, NULL, NULL);
+    x->f.decide = 1;
+    x->folded = x->done;
+  }
+  point_fold_frames(&x->f, x->errors + x->folded * tx, x->fallbacks + x->folded, loss ? loss + x->folded * tx : NULL,
+                    upto - x->folded, &none, NULL, NULL, used);
+  x->folded += *used;
 }
 
 void unit_exec_know(unit_exec *x, const unit_spec *known) {
@@ -136,9 +170,12 @@ void unit_exec_know(unit_exec *x, const unit_spec *known) {
   x->u.pre_sum_sq = known->pre_sum_sq;
   fold_from_prefix(x);
   x->next = x->b_cap;
-  uint64_t used = x->done;
-  const work_cost none = {0};
-  point_fold_frames(&x->f, x->errors, x->fallbacks, unit_exec_gmi_loss(x), x->done, &none, NULL, NULL, &used);
+  x->folded = 0;
+  const uint64_t done = x->done;
+  x->done = 0; /* nothing folded yet: fold_to takes [0, done) as this batch */
+  uint64_t used;
+  fold_to(x, done, x->errors_done, &used);
+  x->done = done;
   if (x->f.stop) x->u.frames = x->done = used; /* the stop lies behind: done */
 }
 
@@ -166,11 +203,11 @@ int unit_exec_step(unit_exec *x, char *err, size_t errlen) {
   if (dt > 0) x->frames_per_s = (double)n / dt;
   x->cost.inversions += br.inversions;
   stage_times_add(&x->cost.t, &br.t, 1.0);
+  for (uint64_t i = 0; i < n * tx; i++) x->errors_done += br.errors[i];
   if (x->u.known) {
-    uint64_t used = n;
-    const work_cost none = {0};
-    point_fold_frames(&x->f, br.errors, br.fallbacks, br.gmi_loss, n, &none, NULL, NULL, &used);
-    if (x->f.stop) n = used; /* the unit ends at the stop */
+    uint64_t used;
+    fold_to(x, x->done + n, x->errors_done, &used);
+    if (x->f.stop) n = x->folded - x->done; /* the unit ends at the stop */
     if (x->next < x->b_cap) x->next *= 2;
   }
   x->done += n;
@@ -185,4 +222,18 @@ const uint64_t *unit_exec_gmi_loss(const unit_exec *x) {
   return x->c->points[x->u.point].p.llr != LLR_OFF ? x->loss : NULL;
 }
 work_cost unit_exec_cost(const unit_exec *x) { return x->cost; }
+
+void unit_exec_take_counts(unit_exec *x, uint32_t **errors, uint32_t **fallbacks, uint64_t **gmi_loss) {
+  *errors = x->errors;
+  *fallbacks = x->fallbacks;
+  if (x->c->points[x->u.point].p.llr != LLR_OFF) {
+    *gmi_loss = x->loss;
+  } else {
+    *gmi_loss = NULL;
+    free(x->loss);
+  }
+  x->errors = x->fallbacks = NULL;
+  x->loss = NULL;
+  x->held = 0;
+}
 const char *unit_exec_backend(const unit_exec *x) { return x->b ? backend_name(x->b) : x->backend_name; }

@@ -44,6 +44,18 @@ for n in 1 2 3; do
   check "A on $n ranks: the sidecar has the ranks' throughput" grep -q "\"ranks\": $n," "$tmp/a$n.json"
 done
 check "the header says how many ranks" grep -q '^# 3 ranks' "$tmp/a3.out"
+check "each rank line says where the rank's time went" test "$(grep -c \
+  '^# rank [0-9]* on .*; wall [0-9.]* s: start-up [0-9.]*, busy [0-9.]*, set-up [0-9.]*, idle [0-9.]*, tail [0-9.]* s' \
+  "$tmp/a3.out")" -eq 3
+check "rank 0's line has the coordinator's time per message" \
+  grep -q '^# rank 0 on .*; coordinator [0-9.]* s CPU for [0-9]* messages ([0-9]* us each)$' "$tmp/a3.out"
+check "the sidecar has every rank's times, the wall covering the rest" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["rank_stats"]
+keys = ("startup_s", "setup_s", "idle_s", "tail_s", "wall_s", "coordinator_s", "messages")
+assert len(r) == 3 and all(k in x for x in r for k in keys), r
+assert all(x["wall_s"] >= x["startup_s"] + x["seconds"] + x["idle_s"] + x["tail_s"] - 0.01 > 0 for x in r), r
+assert r[0]["messages"] > 0 and r[0]["coordinator_s"] > 0, r[0]' "$tmp/a3.json"
 check "three ranks saved units ahead of their prefix in the journal" grep -q ' ahead ' "$tmp/a3.journal"
 check "only rank 0 writes: one CSV, one sidecar, one journal" \
   test "$(ls "$tmp" | grep -c '^a3\.\(csv\|json\|journal\)$')" -eq 3
