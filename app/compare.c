@@ -11,22 +11,30 @@
 #include "app/opts.h"
 #include "results/results.h"
 #include "results/results_compare.h"
+#include "results/results_curves.h"
 
 #define PROG "ofdmsim compare"
 
-enum { OPT_ALPHA = OPT_LONG_ONLY, OPT_TOLERANCE, OPT_REQUIRE_ALL, OPT_REQUIRE_SAME_DRAWS };
+enum { OPT_ALPHA = OPT_LONG_ONLY, OPT_TOLERANCE, OPT_REQUIRE_ALL, OPT_REQUIRE_SAME_DRAWS, OPT_BY, OPT_TARGET };
+
+/* The most --by keys and files with --by. */
+#define MAX_BY 8
+#define MAX_FILES 64
 
 static const opt_spec compare_options_spec[] = {
     {"alpha", OPT_ALPHA, required_argument, "0.01"},
     {"same-draws-tolerance", OPT_TOLERANCE, required_argument, "REL,ABS"},
     {"require-all", OPT_REQUIRE_ALL, no_argument, NULL},
     {"require-same-draws", OPT_REQUIRE_SAME_DRAWS, no_argument, NULL},
+    {"by", OPT_BY, required_argument, "KEY"},
+    {"target-ber", OPT_TARGET, required_argument, "1e-3"},
     {"help", 'h', no_argument, NULL},
     {NULL, 0, 0, NULL},
 };
 
 static void print_help(void) {
   printf("usage: ofdmsim compare A.csv B.csv [options]\n"
+         "       ofdmsim compare FILE.csv [MORE.csv ...] --by KEY [--by KEY ...] [--target-ber P]\n"
          "\n"
          "Do two result files (ofdmsim -o) agree? Rows are paired by point_key, the point's\n"
          "identity (link, receiver, SNR and seed; not the stopping rules, the frame range\n"
@@ -54,6 +62,14 @@ static void print_help(void) {
          "  --require-same-draws\n"
          "                every pair must be the same draws (same key and frame range);\n"
          "                one that is not differs (for backend-against-backend checks)\n"
+         "  --by KEY      compare curves instead of files: rows that differ only in the\n"
+         "                config key KEY (equalizer, mimo.tx, ...; repeat for several) and the\n"
+         "                SNR are curves of one family; each curve is set against its family's\n"
+         "                first (in file and row order) as the SNR gap in dB at the target BER\n"
+         "                (log10 BER interpolated linearly between the points around it, with\n"
+         "                an interval from the points' 95%% intervals) and as the BER ratio at\n"
+         "                each SNR both have (95%% interval from the per-frame variances)\n"
+         "  --target-ber P  the BER at which --by measures the gap, 0 < P < 1 (default 1e-3)\n"
          "  -h, --help    this text\n"
          "\n"
          "The table: point key, the point (its label and the columns that vary between\n"
@@ -66,10 +82,14 @@ static void print_help(void) {
 }
 
 typedef struct compare_args {
-  const char *files[2];
+  const char *files[MAX_FILES];
   size_t n_files;
   compare_options o;
   int require_all, help;
+  const char *by[MAX_BY];
+  size_t n_by;
+  double target;
+  int target_given;
 } compare_args;
 
 static int parse_tolerance(const char *v, double *rel, double *abs_) {
@@ -88,8 +108,21 @@ static void on_option(opt_parser *p, int key, const char *v, void *ctx) {
   char *end = NULL;
   switch (key) {
   case OPT_ARG:
-    if (a->n_files == 2) opt_fail(p, "expected two CSV files, got a third: '%s'", v);
+    /* two files, or (with --by, which may come later) up to MAX_FILES */
+    if (a->n_files == MAX_FILES) opt_fail(p, "expected at most %d CSV files, got more: '%s'", MAX_FILES, v);
     else a->files[a->n_files++] = v;
+    break;
+  case OPT_BY:
+    if (!*v) opt_fail_value(p);
+    else if (a->n_by == MAX_BY) opt_fail(p, "%s %s: expected at most %d keys", opt_name(p), v, MAX_BY);
+    else a->by[a->n_by++] = v;
+    break;
+  case OPT_TARGET:
+    errno = 0;
+    a->target = strtod(v, &end);
+    a->target_given = 1;
+    if (end == v || *end || errno || !(a->target > 0 && a->target < 1))
+      opt_fail(p, "%s %s: expected a BER 0 < P < 1, e.g. 1e-3", opt_name(p), v);
     break;
   case OPT_ALPHA:
     errno = 0;
@@ -142,6 +175,7 @@ static void describe(const result_table *t, size_t row, const int *vary, char *o
                              result_table_cell(t, row, result_table_column(t, describe_columns[k])));
   }
   if (!out[0]) snprintf(out, n, "-");
+  results_clean_text(out); /* the label and cells come from the file */
 }
 
 static void ber_text(const compare_side *s, int present, char *out, size_t n) {
@@ -194,6 +228,113 @@ static void print_table(const result_table *t[2], const compare_result *res) {
   free(desc);
 }
 
+/* ---- --by: curves ------------------------------------------------------------ */
+
+/* A number to 3 decimals, or "-" for NAN. */
+static void num3(double v, char *out, size_t n) {
+  if (isnan(v)) snprintf(out, n, "-");
+  else snprintf(out, n, "%.3f", v);
+}
+
+/* A cell of a file for the terminal: control bytes as '?'. */
+static void clean(const char *s, char *out, size_t n) {
+  snprintf(out, n, "%s", s);
+  results_clean_text(out);
+}
+
+/* What tells a family apart from the others: its columns that take more
+ * than one value over the families' reference curves ("" for one family). */
+static void family_text(const curve_result *r, const curve *c, char *out, size_t n) {
+  out[0] = '\0';
+  if (r->n_families < 2) return;
+  const char *f = c->family;
+  size_t used = 0;
+  /* the identity text is "k=v\x1fk=v...\x1evalue": show the k=v that differ */
+  while (*f && *f != '\x1e' && used + 1 < n) {
+    const size_t len = strcspn(f, "\x1f\x1e");
+    int differs = 0;
+    for (size_t i = 0; i < r->n_curves && !differs; i++) {
+      const char *g = r->curves[i].family;
+      /* the same k=v somewhere in the other family's text? */
+      int found = 0;
+      for (const char *q = g; *q && *q != '\x1e';) {
+        const size_t l2 = strcspn(q, "\x1f\x1e");
+        if (l2 == len && !memcmp(q, f, len)) found = 1;
+        q += l2;
+        if (*q == '\x1f') q++;
+      }
+      differs = !found;
+    }
+    if (differs) used += (size_t)snprintf(out + used, n - used, "%s%.*s", used ? " " : "", (int)len, f);
+    f += len;
+    if (*f == '\x1f') f++;
+  }
+  results_clean_text(out);
+}
+
+static int compare_curves_main(const compare_args *a) {
+  char err[2048];
+  result_table *in = calloc(a->n_files, sizeof *in);
+  curve_result res = {0};
+  int rc = 2;
+  if (!in) return 1;
+  for (size_t i = 0; i < a->n_files; i++)
+    if (result_table_read(&in[i], a->files[i], err, sizeof err)) {
+      opt_print_error(PROG, err);
+      goto done;
+    }
+  if (results_curves(in, a->n_files, a->by, a->n_by, a->target_given ? a->target : 1e-3, &res, err, sizeof err)) {
+    opt_print_error(PROG, err);
+    goto done;
+  }
+  printf("%zu curve%s in %zu famil%s; each against its family's first curve (A)\n", res.n_curves,
+         res.n_curves == 1 ? "" : "s", res.n_families, res.n_families == 1 ? "y" : "ies");
+  printf("\nSNR gap at BER %g (dB; B - A, positive: B needs more SNR; 95%% interval):\n", res.target);
+  printf("%-28s %-28s %10s %10s %8s %20s  %s\n", "A", "B", "snr A", "snr B", "gap", "[95% interval]", "family");
+  for (size_t i = 0; i < res.n_pairs; i++) {
+    const curve_pair *p = &res.pairs[i];
+    char va[256], vb[256], sa[32], sb[32], g[32], lo[32], hi[32], fam[512];
+    clean(res.curves[p->a].value, va, sizeof va);
+    clean(res.curves[p->b].value, vb, sizeof vb);
+    num3(p->xa.snr, sa, sizeof sa);
+    num3(p->xb.snr, sb, sizeof sb);
+    num3(p->gap, g, sizeof g);
+    num3(p->gap_lo, lo, sizeof lo);
+    num3(p->gap_hi, hi, sizeof hi);
+    family_text(&res, &res.curves[p->b], fam, sizeof fam);
+    char iv[80];
+    snprintf(iv, sizeof iv, "[%s, %s]", lo, hi);
+    printf("%-28s %-28s %10s %10s %8s %20s  %s\n", va, vb, sa, sb, g, iv, fam);
+  }
+  int missing = 0;
+  for (size_t i = 0; i < res.n_pairs; i++) missing |= isnan(res.pairs[i].gap);
+  if (missing)
+    printf("(-: a curve does not cross BER %g within its SNRs; an open interval end: its 95%% bound does not)\n",
+           res.target);
+  printf("\nBER ratio B / A at each SNR both curves have (95%% interval; - without a bit error):\n");
+  printf("%-28s %-28s %9s %11s %11s %10s %24s\n", "A", "B", "snr_db", "ber A", "ber B", "B / A", "[95% interval]");
+  for (size_t i = 0; i < res.n_pairs; i++) {
+    const curve_pair *p = &res.pairs[i];
+    char va[256], vb[256];
+    clean(res.curves[p->a].value, va, sizeof va);
+    clean(res.curves[p->b].value, vb, sizeof vb);
+    for (size_t k = 0; k < p->n_ratios; k++) {
+      const curve_ratio *r = &p->ratios[k];
+      char ratio[32] = "-", iv[64] = "-";
+      if (!isnan(r->ratio)) snprintf(ratio, sizeof ratio, "%.4g", r->ratio);
+      if (!isnan(r->lo)) snprintf(iv, sizeof iv, "[%.4g, %.4g]", r->lo, r->hi);
+      printf("%-28s %-28s %9g %11.4e %11.4e %10s %24s\n", va, vb, r->snr, r->ber_a, r->ber_b, ratio, iv);
+    }
+    if (!p->n_ratios) printf("%-28s %-28s (no SNR in common)\n", va, vb);
+  }
+  rc = 0;
+done:
+  curve_result_free(&res);
+  for (size_t i = 0; i < a->n_files; i++) result_table_free(&in[i]);
+  free(in);
+  return rc;
+}
+
 int compare_main(int argc, char **argv) {
   compare_args a = {.o = {.alpha = 0.01, .same_rel = 0.001, .same_abs = 2.0}};
   char err[2048];
@@ -201,6 +342,15 @@ int compare_main(int argc, char **argv) {
   if (a.help) {
     print_help();
     return 0;
+  }
+  if (!prc && a.n_by) {
+    if (a.n_files >= 1) return compare_curves_main(&a);
+    opt_print_error(PROG, "expected CSV files to compare (ofdmsim compare FILE.csv ... --by KEY), got none");
+    return 2;
+  }
+  if (!prc && a.target_given) {
+    opt_print_error(PROG, "--target-ber: expected --by KEY with it (the gap is between curves), got no --by");
+    return 2;
   }
   if (!prc && a.n_files != 2)
     snprintf(err, sizeof err, "expected two CSV files (ofdmsim compare A.csv B.csv), got %zu", a.n_files);

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,17 +21,18 @@
 
 #define PROG "ofdmsim merge"
 
-enum { OPT_FORCE = OPT_LONG_ONLY };
+enum { OPT_FORCE = OPT_LONG_ONLY, OPT_POOL_SEEDS };
 
 static const opt_spec merge_options[] = {
     {"output", 'o', required_argument, "OUT.csv"},
     {"force", OPT_FORCE, no_argument, NULL},
+    {"pool-seeds", OPT_POOL_SEEDS, no_argument, NULL},
     {"help", 'h', no_argument, NULL},
     {NULL, 0, 0, NULL},
 };
 
 static void print_help(void) {
-  printf("usage: ofdmsim merge A.csv B.csv [MORE.csv ...] -o OUT.csv [--force]\n"
+  printf("usage: ofdmsim merge A.csv B.csv [MORE.csv ...] -o OUT.csv [--force] [--pool-seeds]\n"
          "\n"
          "Adds up result files (ofdmsim -o) of disjoint parts into the file one run over\n"
          "everything would have written: different points (the shards of a sweep, runs\n"
@@ -53,6 +55,12 @@ static void print_help(void) {
          "  -o, --output OUT.csv  the merged CSV, with a JSON sidecar beside it (OUT.json)\n"
          "                        listing the inputs and their own sidecars\n"
          "  --force               replace an existing OUT.csv / OUT.json (never an input)\n"
+         "  --pool-seeds          also add up runs that differ only in simulation.seed\n"
+         "                        (independent draws): the rows of a point under every seed\n"
+         "                        are summed (each seed's frame ranges must tile), the\n"
+         "                        interval computed again; a pooled row has simulation.seed\n"
+         "                        and stream_key empty and a point_key of its own, and the\n"
+         "                        sidecar lists the seeds (pooled_seeds)\n"
          "  -h, --help            this text\n"
          "\n"
          "Exit status: 0 written; 1 a write failed (nothing replaced); 2 usage error or\n"
@@ -63,7 +71,7 @@ typedef struct merge_args {
   char **files;
   size_t n_files;
   const char *output;
-  int force, help;
+  int force, help, pool_seeds;
 } merge_args;
 
 static void on_option(opt_parser *p, int key, const char *v, void *ctx) {
@@ -76,6 +84,7 @@ static void on_option(opt_parser *p, int key, const char *v, void *ctx) {
     else a->output = v;
     break;
   case OPT_FORCE: a->force = 1; break;
+  case OPT_POOL_SEEDS: a->pool_seeds = 1; break;
   case 'h': a->help = 1; break;
   }
 }
@@ -126,7 +135,7 @@ static void join_args(int argc, char **argv, char *out, size_t n) {
 /* The sidecar: provenance of the merge and of each input (its own sidecar
  * when it has one). NULL with err when an input's sidecar is not JSON. */
 static json_t *sidecar_json(const merge_args *a, const result_table *in, const result_table *out,
-                            const char *command, char *err, size_t errlen) {
+                            const uint64_t *seeds, size_t n_seeds, const char *command, char *err, size_t errlen) {
   json_t *from = json_array();
   for (size_t i = 0; from && i < a->n_files; i++) {
     char path[4096];
@@ -155,6 +164,18 @@ static json_t *sidecar_json(const merge_args *a, const result_table *in, const r
   json_t *own = j ? json_pack("{s:o, s:I, s:o}", "output", sim_json_string(a->output), "rows",
                               (json_int_t)out->n_rows, "merged_from", from)
                   : (json_decref(from), NULL);
+  if (own && a->pool_seeds) {
+    json_t *list = json_array();
+    for (size_t i = 0; list && i < n_seeds; i++)
+      if (json_array_append_new(list, json_integer((json_int_t)seeds[i]))) {
+        json_decref(list);
+        list = NULL;
+      }
+    if (!list || json_object_set_new(own, "pooled_seeds", list)) {
+      json_decref(own);
+      own = NULL;
+    }
+  }
   if (!j || !own || json_object_update(j, own)) {
     json_decref(j);
     j = NULL;
@@ -224,16 +245,20 @@ int merge_main(int argc, char **argv) {
     free(a.files);
     return 2;
   }
+  /* a merge stopped by Ctrl-C or SIGTERM leaves no temporary file behind */
+  results_file_remove_on_signals();
   result_table *in = calloc(a.n_files, sizeof *in), out = {0};
   json_t *side = NULL;
+  uint64_t *seeds = NULL;
+  size_t n_seeds = 0;
   rc = 2;
   if (!in) goto done;
   for (size_t i = 0; i < a.n_files; i++)
     if (result_table_read(&in[i], a.files[i], err, sizeof err)) goto report;
-  if (results_merge(in, a.n_files, &out, err, sizeof err)) goto report;
+  if (results_merge_pooled(in, a.n_files, a.pool_seeds, &out, &seeds, &n_seeds, err, sizeof err)) goto report;
   char command[8192];
   join_args(argc, argv, command, sizeof command);
-  if (!(side = sidecar_json(&a, in, &out, command, err, sizeof err))) goto report;
+  if (!(side = sidecar_json(&a, in, &out, seeds, n_seeds, command, err, sizeof err))) goto report;
   rc = write_outputs(a.output, sidecar, &out, side, err, sizeof err);
   if (!rc) {
     size_t n_in = 0;
@@ -246,6 +271,7 @@ report:
   opt_print_error(PROG, err);
 done:
   json_decref(side);
+  free(seeds);
   for (size_t i = 0; in && i < a.n_files; i++) result_table_free(&in[i]);
   free(in);
   result_table_free(&out);

@@ -85,6 +85,13 @@ void config_columns_row(FILE *f, const sim_config *c, const sim_point *pt) {
   char v[64];
   for (int k = 0; k < KEY_COUNT; k++) {
     value_text(c, pt, (config_key_id)k, v, sizeof v);
+    /* A real-valued key's whole number gets ".0" (snr_db 10 -> 10.0), so
+     * that the column never reads back as integers in pandas. Here only,
+     * not in value_text: the point key hashes the text as it always was. */
+    const key_type t = config_keys[k].type;
+    const size_t len = strlen(v);
+    if ((t == KT_NUMBER || t == KT_NUMBERS) && len && strspn(v, "-0123456789") == len && len + 3 <= sizeof v)
+      memcpy(v + len, ".0", 3);
     fprintf(f, ",%s", v);
   }
 }

@@ -3,6 +3,8 @@
 #include "config/config_include.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +52,7 @@ static char *slurp(FILE *f, size_t *len) {
     }
     const size_t got = fread(buf + n, 1, cap - n - 1, f);
     n += got;
-    if (got == 0) break;
+    if (got == 0 || n > CFG_MAX_FILE_BYTES) break;
   }
   if (ferror(f)) {
     free(buf);
@@ -62,27 +64,51 @@ static char *slurp(FILE *f, size_t *len) {
 }
 
 char *cfg_read_whole(const char *path, size_t *len, struct stat *st, int *error) {
-  FILE *f = fopen(path, "rb");
+  /* O_NONBLOCK: opening a FIFO for reading would wait for a writer forever */
+  const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    *error = errno;
+    return NULL;
+  }
+  /* only a regular file: a folder fails with EISDIR (say so first), and
+   * /dev/zero or a FIFO would be read until memory runs out */
+  if (fstat(fd, st) != 0) {
+    *error = errno;
+    close(fd);
+    return NULL;
+  }
+  if (!S_ISREG(st->st_mode)) {
+    *error = S_ISDIR(st->st_mode) ? EISDIR : CFG_NOT_REGULAR;
+    close(fd);
+    return NULL;
+  }
+  if ((unsigned long long)st->st_size > CFG_MAX_FILE_BYTES) {
+    *error = CFG_TOO_BIG;
+    close(fd);
+    return NULL;
+  }
+  FILE *f = fdopen(fd, "rb");
   if (!f) {
     *error = errno;
-    return NULL;
-  }
-  /* fopen takes a folder on Linux and reading it fails with EISDIR; say so first */
-  if (fstat(fileno(f), st) != 0) {
-    *error = errno;
-    fclose(f);
-    return NULL;
-  }
-  if (S_ISDIR(st->st_mode)) {
-    *error = EISDIR;
-    fclose(f);
+    close(fd);
     return NULL;
   }
   errno = 0;
   char *text = slurp(f, len);
   *error = errno ? errno : ENOMEM;
   fclose(f);
+  if (text && *len > CFG_MAX_FILE_BYTES) { /* it grew while read */
+    free(text);
+    *error = CFG_TOO_BIG;
+    return NULL;
+  }
   return text;
+}
+
+const char *cfg_read_strerror(int error) {
+  if (error == CFG_NOT_REGULAR) return "expected a regular file, got a device, FIFO or socket";
+  if (error == CFG_TOO_BIG) return "expected a config file of at most 16 MiB, got a larger one";
+  return strerror(error);
 }
 
 /* ---- the combined text ---------------------------------------------------- */
@@ -227,7 +253,7 @@ static int include_one(expander *x, int depth, unsigned line, const char *name) 
   int error = ENAMETOOLONG;
   char *text = resolve(from, name, path, sizeof path) ? NULL : cfg_read_whole(path, &len, &st, &error);
   if (!text) {
-    snprintf(x->err, x->errlen, "%s: cannot read: %s", where, strerror(error));
+    snprintf(x->err, x->errlen, "%s: cannot read: %s", where, cfg_read_strerror(error));
     return 2;
   }
   int rc = 0;

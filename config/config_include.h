@@ -32,8 +32,13 @@ typedef struct cfg_text {
 
 /* The whole of path into a NUL-terminated buffer (the caller's to free), its
  * length in *len and its stat in *st; NULL with the errno in *error (EISDIR for
- * a folder). */
+ * a folder, CFG_NOT_REGULAR for a device, FIFO or socket, CFG_TOO_BIG past
+ * CFG_MAX_FILE_BYTES): cfg_read_strerror says which. */
 char *cfg_read_whole(const char *path, size_t *len, struct stat *st, int *error);
+#define CFG_NOT_REGULAR (-1)
+#define CFG_TOO_BIG (-2)
+#define CFG_MAX_FILE_BYTES (16ULL << 20)
+const char *cfg_read_strerror(int error);
 
 /* top_text (the text of the top file `top`, whose stat is *top_st) with every
  * @include "PATH" line (libconfig's syntax: at the start of a line after

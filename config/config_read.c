@@ -155,7 +155,7 @@ int cfg_read_file(config_t *c, const char *path, char *err, size_t errlen) {
   cfg_escape(path, shown, sizeof shown);
   char *text = cfg_read_whole(path, &len, &st, &error);
   if (!text) {
-    snprintf(err, errlen, "%s: cannot read: %s", shown, strerror(error));
+    snprintf(err, errlen, "%s: cannot read: %s", shown, cfg_read_strerror(error));
     return 2;
   }
   if (strlen(text) != len) {

@@ -27,4 +27,10 @@ int results_file_rename(results_file *w);
 /* Removes the temporary file (if any) and frees w; safe twice. */
 void results_file_abort(results_file *w);
 
+/* For the tools that end on a signal (merge, plot): SIGINT, SIGTERM and
+ * SIGHUP remove the temporary files of every results_file still open, then
+ * end the process as the signal would have. (The run catches these signals
+ * itself, to save what it has, and does not call this.) */
+void results_file_remove_on_signals(void);
+
 #endif

@@ -3,15 +3,17 @@
  * writer and every reader (merge, compare, plot) name columns from, so the
  * file and its readers cannot drift apart. After these come one column per
  * config key (config/config_columns.h). README.md's "Result files" describes
- * each. */
+ * each. No name here may be a config key's path: pandas and every reader
+ * that finds a column by name would see the second copy renamed or not at
+ * all (the modulation and the equalizer, fixed columns once, are now only
+ * the config's `modulation` and `equalizer` columns, with the same text). */
 #ifndef OFDMSIM_CSV_COLUMNS_H
 #define OFDMSIM_CSV_COLUMNS_H
 
 #include <stdio.h>
 
 #define RESULT_COLUMNS(X)                                                                             \
-  X(POINT, "point") X(TX, "tx") X(RX, "rx") X(MODULATION, "modulation") X(EQUALIZER, "equalizer")      \
-  X(CHANNEL, "channel") X(DOMAIN, "domain") X(SNR_KIND, "snr_kind") X(SNR_DB, "snr_db") X(N0, "n0")     \
+  X(POINT, "point") X(TX, "tx") X(RX, "rx") X(CHANNEL, "channel") X(DOMAIN, "domain") X(SNR_KIND, "snr_kind") X(SNR_DB, "snr_db") X(N0, "n0")     \
   X(BITS, "bits") X(BIT_ERRORS, "bit_errors") X(BER, "ber") X(CI95_LOW, "ci95_low")                    \
   X(CI95_HIGH, "ci95_high") X(THEORY_BER, "theory_ber") X(THEORY, "theory")                             \
   X(STREAM_BIT_ERRORS, "stream_bit_errors") X(FRAMES, "frames") X(STOP, "stop")                        \
@@ -34,5 +36,13 @@ const char *result_column_name(result_column c);
 
 /* The fixed part of the header: "point,tx,...,frame_gmi_loss_sq" (no newline). */
 void result_columns_head(FILE *f);
+
+/* A real-valued cell: v to `digits` significant digits (%.*g), with ".0"
+ * appended where that prints an integer ("10" -> "10.0", "0" -> "0.0"), so
+ * that a column of reals never reads back as integers in pandas or R (an
+ * SNR list of whole numbers made snr_db int64; a column of zero BERs, int).
+ * Columns of counts stay integers. */
+void csv_real_text(char *buf, size_t n, int digits, double v);
+void csv_real(FILE *f, int digits, double v);
 
 #endif

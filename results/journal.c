@@ -17,7 +17,9 @@
 
 struct journal {
   int fd;
+  int lock_fd;           /* the lock file's, held open and flocked while the journal is open */
   char path[4096];
+  char lock_path[4096];
   journal_record *recs;  /* read at open, sorted by work key, chunk, line */
   size_t n;
   journal_record *scratch; /* journal_chunks' answer */
@@ -149,13 +151,71 @@ int journal_parse(const char *line, journal_record *r, char *why, size_t n) {
   return snprintf(why, n, "an unknown stop '%s'", r->stop), -1;
 }
 
+/* The lock file of the journal at path: X.journal -> X.lock. */
+static void lock_path_of(const char *path, char *out, size_t n) {
+  const size_t len = strlen(path), ext = strlen(".journal");
+  if (len > ext && !strcmp(path + len - ext, ".journal")) snprintf(out, n, "%.*s.lock", (int)(len - ext), path);
+  else snprintf(out, n, "%s.lock", path);
+}
+
+/* Takes the run's lock: the lock file flocked and held open. Why a file of
+ * its own and not the journal: a journal deleted or moved mid-run took its
+ * lock with it, and a second run made a new one, unlocked, and wrote the
+ * same CSV and JSON. The lock file is never created anew under a holder:
+ * the lock counts only while the path still names the locked file (checked
+ * after flock, so a file unlinked by a holder that is closing is not
+ * taken), and a holder removes it only while it still names its own. 0, or
+ * -1 with the message. */
+static int take_lock(journal *j, char *err, size_t errlen) {
+  for (int tries = 0; tries < 100; tries++) {
+    j->lock_fd = open(j->lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (j->lock_fd < 0) {
+      snprintf(err, errlen, "%s: cannot open the lock file: %s", j->lock_path, strerror(errno));
+      return -1;
+    }
+    if (flock(j->lock_fd, LOCK_EX | LOCK_NB)) {
+      const int e = errno;
+      snprintf(err, errlen, "%s: " JOURNAL_BUSY_PREFIX " to this journal (%s %s)", j->path,
+               e == EWOULDBLOCK ? "it holds the lock" : strerror(e), j->lock_path);
+      close(j->lock_fd);
+      j->lock_fd = -1;
+      return -1;
+    }
+    struct stat held, named;
+    if (!fstat(j->lock_fd, &held) && !stat(j->lock_path, &named) && held.st_dev == named.st_dev &&
+        held.st_ino == named.st_ino)
+      return 0;
+    close(j->lock_fd); /* unlinked or replaced between open and flock: again */
+    j->lock_fd = -1;
+  }
+  snprintf(err, errlen, "%s: cannot take the lock: it keeps being replaced", j->lock_path);
+  return -1;
+}
+
+static void drop_lock(journal *j) {
+  if (j->lock_fd < 0) return;
+  struct stat held, named;
+  if (!fstat(j->lock_fd, &held) && !lstat(j->lock_path, &named) && held.st_dev == named.st_dev &&
+      held.st_ino == named.st_ino)
+    unlink(j->lock_path);
+  close(j->lock_fd);
+  j->lock_fd = -1;
+}
+
 static journal *open_locked(const char *path, int flags, char *err, size_t errlen) {
   journal *j = calloc(1, sizeof *j);
   if (!j) return snprintf(err, errlen, "%s: out of memory", path), NULL;
   snprintf(j->path, sizeof j->path, "%s", path);
+  lock_path_of(path, j->lock_path, sizeof j->lock_path);
+  j->fd = j->lock_fd = -1;
+  if (take_lock(j, err, errlen)) {
+    free(j);
+    return NULL;
+  }
   j->fd = open(path, flags | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (j->fd < 0) {
     snprintf(err, errlen, "%s: cannot open the journal: %s", path, strerror(errno));
+    drop_lock(j);
     free(j);
     return NULL;
   }
@@ -163,6 +223,7 @@ static journal *open_locked(const char *path, int flags, char *err, size_t errle
     snprintf(err, errlen, "%s: " JOURNAL_BUSY_PREFIX " to this journal (%s)", path,
              errno == EWOULDBLOCK ? "it is locked" : strerror(errno));
     close(j->fd);
+    drop_lock(j);
     free(j);
     return NULL;
   }
@@ -366,6 +427,7 @@ int journal_sync(journal *j) { return fdatasync(j->fd); }
 void journal_close(journal *j) {
   if (!j) return;
   if (j->fd >= 0) close(j->fd);
+  drop_lock(j);
   free(j->recs);
   free(j->scratch);
   free(j);

@@ -51,7 +51,10 @@ journal *journal_create(const char *path, char *err, size_t errlen);
  * "PATH:LINE: ..." in err when it is not a journal or is damaged before its
  * last line, or the reason it cannot be opened. */
 journal *journal_resume(const char *path, char *err, size_t errlen);
-/* Another process holds the journal (each open one is locked). */
+/* Another process holds the journal: each open one holds the lock file
+ * beside it (X.journal -> X.lock) open and flocked, and removes it when
+ * closed; a file of its own, so that deleting or moving the journal does
+ * not release the lock. */
 #define JOURNAL_BUSY_PREFIX "another ofdmsim is writing"
 
 /* The saved chunks of a work key, one record per chunk, in *out (valid until

@@ -95,33 +95,50 @@ static void csv_gmi(FILE *f, const sim_point *pt, const point_result *r) {
   }
   double lo, hi;
   tally_gmi_interval(pt, &r->n, 0.95, &lo, &hi);
-  fprintf(f, ",%.10g,", tally_gmi(pt, &r->n, -1));
-  if (!isnan(lo)) fprintf(f, "%.10g,%.10g", lo, hi);
+  fputc(',', f);
+  csv_real(f, 10, tally_gmi(pt, &r->n, -1));
+  fputc(',', f);
+  if (!isnan(lo)) csv_real(f, 10, lo), fputc(',', f), csv_real(f, 10, hi);
   else fputc(',', f);
   fputc(',', f);
-  for (int t = 0; t < p->tx; t++) fprintf(f, "%s%.10g", t ? ";" : "", tally_gmi(pt, &r->n, t));
+  for (int t = 0; t < p->tx; t++) fputs(t ? ";" : "", f), csv_real(f, 10, tally_gmi(pt, &r->n, t));
   fputc(',', f);
-  for (int t = 0; t < p->tx; t++) fprintf(f, "%s%.17g", t ? ";" : "", r->n.gmi_loss[t]);
-  fprintf(f, ",%.17g", r->n.gmi_loss_sq);
+  for (int t = 0; t < p->tx; t++) fputs(t ? ";" : "", f), csv_real(f, 17, r->n.gmi_loss[t]);
+  fputc(',', f);
+  csv_real(f, 17, r->n.gmi_loss_sq);
 }
 
+/* Real-valued cells through csv_real (never read back as integers);
+ * counts as integers. */
 static void csv_row(FILE *f, const sim_config *c, const sim_point *pt, const point_result *r) {
   const link_params *p = &pt->p;
   double lo, hi;
   tally_interval(pt, &r->n, 0.95, &lo, &hi);
-  fprintf(f, "%zu,%d,%d,%s,%s,%s,%s,%s,%.17g,%.17g,%llu,%llu,%.10g,%.10g,%.10g,", pt->index, p->tx,
-          p->rx, modulation_name_of_bps(p->bps), equalizer_name(p->equalizer), channel_model_name(p->model),
-          ofdm_domain_name(p->domain), snr_kind_name(p->snr_kind), p->snr_db, p->n0,
-          (unsigned long long)r->n.bits, (unsigned long long)r->n.bit_errors, r->n.bits ? ber_of(r) : 0.0,
-          lo, hi);
+  fprintf(f, "%zu,%d,%d,%s,%s,%s,", pt->index, p->tx, p->rx, channel_model_name(p->model),
+          ofdm_domain_name(p->domain), snr_kind_name(p->snr_kind));
+  csv_real(f, 17, p->snr_db);
+  fputc(',', f);
+  csv_real(f, 17, p->n0);
+  fprintf(f, ",%llu,%llu,", (unsigned long long)r->n.bits, (unsigned long long)r->n.bit_errors);
+  csv_real(f, 10, r->n.bits ? ber_of(r) : 0.0);
+  fputc(',', f);
+  csv_real(f, 10, lo);
+  fputc(',', f);
+  csv_real(f, 10, hi);
+  fputc(',', f);
   if (isnan(r->theory)) fputs(",,", f);
-  else fprintf(f, "%.10g,%s,", r->theory, r->theory_kind);
+  else csv_real(f, 10, r->theory), fprintf(f, ",%s,", r->theory_kind);
   for (int t = 0; t < p->tx; t++) fprintf(f, "%s%llu", t ? ";" : "", (unsigned long long)r->n.stream_errors[t]);
-  fprintf(f, ",%llu,%s,%llu,%.6g,%.6g,%.6g,%s,\"%s\",%llu,%016llx,%.17g,%llu,%016llx",
-          (unsigned long long)r->n.frames, r->stop, (unsigned long long)r->n.inversions, inv_per_s(r),
-          mbit_per_s(r), r->n.seconds, r->backend, pt->label, (unsigned long long)r->n.fallbacks,
-          (unsigned long long)pt->p.stream_key, r->n.sum_sq, (unsigned long long)tally_units(pt, &r->n),
-          (unsigned long long)pt->point_key);
+  fprintf(f, ",%llu,%s,%llu,", (unsigned long long)r->n.frames, r->stop, (unsigned long long)r->n.inversions);
+  csv_real(f, 6, inv_per_s(r));
+  fputc(',', f);
+  csv_real(f, 6, mbit_per_s(r));
+  fputc(',', f);
+  csv_real(f, 6, r->n.seconds);
+  fprintf(f, ",%s,\"%s\",%llu,%016llx,", r->backend, pt->label, (unsigned long long)r->n.fallbacks,
+          (unsigned long long)pt->p.stream_key);
+  csv_real(f, 17, r->n.sum_sq);
+  fprintf(f, ",%llu,%016llx", (unsigned long long)tally_units(pt, &r->n), (unsigned long long)pt->point_key);
   csv_gmi(f, pt, r);
   config_columns_row(f, c, pt);
   fputc('\n', f);

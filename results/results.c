@@ -5,11 +5,14 @@
 #include "results/results.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void results_fail(char *err, size_t errlen, const char *fmt, ...) {
   if (!err || !errlen) return;
@@ -17,36 +20,83 @@ void results_fail(char *err, size_t errlen, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(err, errlen, fmt, ap);
   va_end(ap);
+  results_clean_text(err);
 }
 
-/* The whole file, NUL-terminated; its length in *len. NULL with errno set. */
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 1 << 16, n = 0;
+void results_clean_text(char *s) {
+  /* Messages quote cells and names from the files, which may hold anything:
+   * an escape sequence would drive the user's terminal. */
+  for (unsigned char *q = (unsigned char *)s; *q; q++)
+    if (*q < 0x20 || *q == 0x7f) *q = '?';
+}
+
+/* The whole file, NUL-terminated; its length in *len. NULL with errno set:
+ * EINVAL for what is not a regular file (/dev/zero or a FIFO would be read
+ * until memory runs out, or forever), EFBIG for one over the cap. The size
+ * is checked on the open file and the read stops at the cap too, so a file
+ * that grows while read cannot get past it. */
+static char *slurp(const char *path, size_t *len, int *why) {
+  *why = 0;
+  const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return NULL;
+  struct stat st;
+  if (fstat(fd, &st)) {
+    const int e = errno;
+    close(fd);
+    errno = e;
+    return NULL;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    *why = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+    errno = *why;
+    return NULL;
+  }
+  if ((uint64_t)st.st_size > RESULTS_MAX_FILE_BYTES) {
+    close(fd);
+    *why = EFBIG;
+    errno = EFBIG;
+    return NULL;
+  }
+  size_t cap = (size_t)st.st_size + 1, n = 0;
   char *buf = malloc(cap);
-  while (buf) {
-    n += fread(buf + n, 1, cap - n - 1, f);
-    if (ferror(f)) {
-      const int e = errno ? errno : EIO;
+  if (!buf) {
+    close(fd);
+    errno = ENOMEM;
+    return NULL;
+  }
+  for (;;) {
+    if (n + 1 == cap) { /* the file grew since fstat */
+      if (cap > RESULTS_MAX_FILE_BYTES) {
+        free(buf);
+        close(fd);
+        *why = EFBIG;
+        errno = EFBIG;
+        return NULL;
+      }
+      char *grown = realloc(buf, cap * 2);
+      if (!grown) {
+        free(buf);
+        close(fd);
+        errno = ENOMEM;
+        return NULL;
+      }
+      buf = grown;
+      cap *= 2;
+    }
+    const ssize_t got = read(fd, buf + n, cap - n - 1);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      const int e = errno;
       free(buf);
-      fclose(f);
+      close(fd);
       errno = e;
       return NULL;
     }
-    if (feof(f)) break;
-    char *grown = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-    if (!grown) {
-      free(buf);
-      buf = NULL;
-      errno = ENOMEM;
-      break;
-    }
-    buf = grown;
-    cap *= 2;
+    if (got == 0) break;
+    n += (size_t)got;
   }
-  fclose(f);
-  if (!buf) return NULL;
+  close(fd);
   buf[n] = '\0';
   *len = n;
   return buf;
@@ -228,9 +278,17 @@ int result_table_read(result_table *t, const char *path, char *err, size_t errle
   *t = (result_table){0};
   if (err && errlen) err[0] = '\0';
   size_t len = 0;
-  char *text = slurp(path, &len);
+  int why = 0;
+  char *text = slurp(path, &len, &why);
   if (!text) {
-    results_fail(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    if (why == EINVAL)
+      results_fail(err, errlen, "%s: cannot read: expected a regular file, got a device, FIFO or socket", path);
+    else if (why == EISDIR)
+      results_fail(err, errlen, "%s: cannot read: expected a regular file, got a folder", path);
+    else if (why == EFBIG)
+      results_fail(err, errlen, "%s: cannot read: expected a results CSV of at most %llu MiB, got a larger file",
+                   path, (unsigned long long)(RESULTS_MAX_FILE_BYTES >> 20));
+    else results_fail(err, errlen, "%s: cannot read: %s", path, strerror(errno));
     return 2;
   }
   csv_cursor c = {path, text, text + len, 1};
@@ -295,6 +353,8 @@ int result_table_read(result_table *t, const char *path, char *err, size_t errle
   lines = NULL;
   cells = (strvec){0};
   if (!t->cells && !(t->cells = calloc(1, sizeof *t->cells))) goto oom; /* no rows: still not NULL */
+  for (size_t r = 0; r < t->n_rows; r++)
+    if ((rc = result_table_check_row(t, r, err, errlen))) goto done;
   goto done;
 oom:
   results_fail(err, errlen, "%s:%zu: out of memory", path, c.line);
@@ -369,5 +429,68 @@ int result_table_double(const result_table *t, size_t row, const char *name, dou
 int result_table_require(const result_table *t, const char *const *names, char *err, size_t errlen) {
   for (size_t i = 0; names[i]; i++)
     if (need_column(t, names[i], err, errlen) < 0) return 2;
+  return 0;
+}
+
+/* An optional double column: 0 and *has = 0 when the table lacks it or the
+ * cell is empty, else result_table_double's. */
+static int optional_double(const result_table *t, size_t row, const char *name, double *v, int *has, char *err,
+                           size_t errlen) {
+  const int col = result_table_column(t, name);
+  *has = col >= 0 && *result_table_cell(t, row, col);
+  return *has ? result_table_double(t, row, name, v, err, errlen) : 0;
+}
+
+int result_table_check_row(const result_table *t, size_t row, char *err, size_t errlen) {
+  const size_t line = line_of(t, row);
+  uint64_t bits = 0, errors = 0, frames = 0;
+  if (result_table_u64(t, row, "bits", &bits, err, errlen) ||
+      result_table_u64(t, row, "bit_errors", &errors, err, errlen))
+    return 2;
+  if (errors > bits) {
+    results_fail(err, errlen, "%s:%zu: column bit_errors: expected at most bits (%llu), got %llu", t->path, line,
+                 (unsigned long long)bits, (unsigned long long)errors);
+    return 2;
+  }
+  const int has_frames = result_table_column(t, "frames") >= 0;
+  if (has_frames && result_table_u64(t, row, "frames", &frames, err, errlen)) return 2;
+  if (has_frames && bits > 0 && frames == 0) {
+    results_fail(err, errlen, "%s:%zu: column frames: expected at least 1 for %llu bits, got 0", t->path, line,
+                 (unsigned long long)bits);
+    return 2;
+  }
+  double sq, lo, hi, gsq;
+  int has_sq, has_lo, has_hi, has_gsq;
+  if (optional_double(t, row, "frame_errors_sq", &sq, &has_sq, err, errlen)) return 2;
+  /* the sum of the frames' squared counts lies between errors^2 / frames
+   * and errors^2; the upper bound with room for the rounding of %.17g */
+  const double e = (double)errors;
+  if (has_sq && (sq < 0 || sq > e * e * (1 + 1e-12))) {
+    results_fail(err, errlen, "%s:%zu: column frame_errors_sq: expected a sum of squared frame counts in [0, %.17g] "
+                 "(bit_errors^2), got %.17g", t->path, line, e * e, sq);
+    return 2;
+  }
+  if (optional_double(t, row, "ci95_low", &lo, &has_lo, err, errlen) ||
+      optional_double(t, row, "ci95_high", &hi, &has_hi, err, errlen))
+    return 2;
+  if (has_lo && !(lo >= 0 && lo <= 1)) {
+    results_fail(err, errlen, "%s:%zu: column ci95_low: expected a probability in [0, 1], got %.10g", t->path, line, lo);
+    return 2;
+  }
+  if (has_hi && !(hi >= 0 && hi <= 1)) {
+    results_fail(err, errlen, "%s:%zu: column ci95_high: expected a probability in [0, 1], got %.10g", t->path, line, hi);
+    return 2;
+  }
+  if (has_lo && has_hi && !(lo <= hi)) {
+    results_fail(err, errlen, "%s:%zu: column ci95_high: expected at least ci95_low (%.10g), got %.10g", t->path, line,
+                 lo, hi);
+    return 2;
+  }
+  if (optional_double(t, row, "frame_gmi_loss_sq", &gsq, &has_gsq, err, errlen)) return 2;
+  if (has_gsq && gsq < 0) {
+    results_fail(err, errlen, "%s:%zu: column frame_gmi_loss_sq: expected a sum of squares >= 0, got %.17g", t->path,
+                 line, gsq);
+    return 2;
+  }
   return 0;
 }

@@ -9,7 +9,9 @@
  * lines end in \n or \r\n, blank lines are skipped, a UTF-8 byte-order mark is
  * ignored. The header must name at least `point`, `bits` and `bit_errors`.
  * Every error names the file and the line: "PATH:LINE: what was expected, got
- * what". */
+ * what". Only a regular file of at most RESULTS_MAX_FILE_BYTES is read (not
+ * /dev/zero, a FIFO or a folder), and every row passes
+ * result_table_check_row. */
 #ifndef OFDMSIM_RESULTS_H
 #define OFDMSIM_RESULTS_H
 
@@ -49,7 +51,24 @@ int result_table_double(const result_table *t, size_t row, const char *name, dou
 int result_table_require(const result_table *t, const char *const *names, char *err, size_t errlen);
 
 /* printf into err (when err and errlen allow): the one way the result
- * readers, merge and compare report. */
+ * readers, merge and compare report. Control characters (terminal escapes,
+ * line breaks from a cell) come out as '?' (results_clean_text). */
 void results_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Replaces every control byte of s (below 0x20, and 0x7f) by '?' in place:
+ * for text from a file that goes to a terminal. */
+void results_clean_text(char *s);
+
+/* The largest results CSV read (2 GiB): a reader holds the whole text and
+ * its cells, several times its size. */
+#define RESULTS_MAX_FILE_BYTES ((uint64_t)2 << 30)
+
+/* The one row check every reader (merge, compare, plot) applies, through
+ * result_table_read, to the columns the file has: bits, bit_errors and
+ * frames unsigned integers, bit_errors <= bits, frames > 0 where bits > 0,
+ * frame_errors_sq a finite number >= 0 (and, where bit_errors > 0, at most
+ * bit_errors^2: a frame's errors are part of the total), ci95_low <=
+ * ci95_high, both in [0, 1], and frame_gmi_loss_sq >= 0 where given. 0, or 2
+ * with "PATH:LINE: column NAME: expected ..., got ...". */
+int result_table_check_row(const result_table *t, size_t row, char *err, size_t errlen);
 
 #endif

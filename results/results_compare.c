@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "results/str_index.h"
+
 /* The 97.5% normal quantile the written interval was taken at. */
 #define Z975 1.959963984540054
 
@@ -59,7 +61,7 @@ static int valid_key(const char *s) {
  * and every config column (a dotted name) but the seed, the stopping rules,
  * the frame range, the run's settings and the SNR list (a point's SNR is in
  * snr_db and n0). */
-static int identity_column(const char *name) {
+int results_identity_column(const char *name) {
   static const char *const link[] = {"tx", "rx", "modulation", "equalizer", "channel", "domain",
                                      "snr_kind", "snr_db", "n0", NULL};
   static const char *const not_identity[] = {
@@ -77,26 +79,37 @@ static int identity_column(const char *name) {
 
 /* The identity of every row of t over the identity columns both tables
  * have, in the column order of a (so that the two tables' texts compare):
- * an array of n_rows strings, or NULL when out of memory. */
+ * an array of n_rows strings, or NULL when out of memory. The columns are
+ * looked up once, not per row (a row has some 80). */
 static char **identities(const result_table *t, const result_table *a, const result_table *b) {
   char **ids = calloc(t->n_rows + 1, sizeof *ids);
-  for (size_t r = 0; ids && r < t->n_rows; r++) {
+  int *cols = malloc((a->n_cols + 1) * sizeof *cols);
+  if (!ids || !cols) {
+    free(ids);
+    free(cols);
+    return NULL;
+  }
+  for (size_t c = 0; c < a->n_cols; c++) {
+    const char *name = a->names[c];
+    /* not identity, a repeated name (its first counts), or not in both */
+    cols[c] = !results_identity_column(name) || result_table_column(a, name) != (int)c || result_table_column(b, name) < 0
+                  ? -1
+                  : result_table_column(t, name);
+  }
+  for (size_t r = 0; r < t->n_rows; r++) {
     size_t len = 1;
     for (size_t c = 0; c < a->n_cols; c++)
-      len += strlen(a->names[c]) + strlen(result_table_cell(t, r, result_table_column(t, a->names[c]))) + 2;
+      if (cols[c] >= 0) len += strlen(a->names[c]) + strlen(result_table_cell(t, r, cols[c])) + 2;
     char *id = ids[r] = malloc(len);
     if (!id) break;
     size_t used = 0;
     id[0] = '\0';
-    for (size_t c = 0; c < a->n_cols; c++) {
-      const char *name = a->names[c];
-      if (!identity_column(name) || result_table_column(a, name) != (int)c || result_table_column(b, name) < 0)
-        continue; /* not identity, a repeated name (its first counts), or not in both */
-      used += (size_t)snprintf(id + used, len - used, "%s=%s\x1f", name,
-                               result_table_cell(t, r, result_table_column(t, name)));
-    }
+    for (size_t c = 0; c < a->n_cols; c++)
+      if (cols[c] >= 0)
+        used += (size_t)snprintf(id + used, len - used, "%s=%s\x1f", a->names[c], result_table_cell(t, r, cols[c]));
   }
-  for (size_t r = 0; ids && r < t->n_rows; r++)
+  free(cols);
+  for (size_t r = 0; r < t->n_rows; r++)
     if (!ids[r]) {
       for (size_t k = 0; k < t->n_rows; k++) free(ids[k]);
       free(ids);
@@ -131,10 +144,12 @@ static int read_sides(const result_table *t, compare_side *s, char *err, size_t 
         result_table_double(t, r, "ci95_low", &x->lo, err, errlen) ||
         result_table_double(t, r, "ci95_high", &x->hi, err, errlen) ||
         (ff_col >= 0 && result_table_u64(t, r, "simulation.first_frame", &x->first_frame, err, errlen)) ||
-        (seed_col >= 0 && result_table_u64(t, r, "simulation.seed", &x->seed, err, errlen)) ||
+        /* empty in a row pooled over seeds (merge --pool-seeds) */
+        (seed_col >= 0 && *result_table_cell(t, r, seed_col) &&
+         result_table_u64(t, r, "simulation.seed", &x->seed, err, errlen)) ||
         results_ber_variance(t, r, &x->ber, &x->var, err, errlen))
       return 2;
-    x->has_seed = seed_col >= 0;
+    x->has_seed = seed_col >= 0 && *result_table_cell(t, r, seed_col);
   }
   return 0;
 }
@@ -169,18 +184,79 @@ void compare_result_free(compare_result *r) {
   *r = (compare_result){0};
 }
 
-/* The n-th (from 1) row of t before row `row` with the same key, for "#n". */
-static size_t occurrence(const result_table *t, int key_col, size_t row) {
-  size_t n = 1;
-  const char *key = result_table_cell(t, row, key_col);
-  for (size_t r = 0; r < row; r++) n += !strcmp(result_table_cell(t, r, key_col), key);
-  return n;
+/* occ[r]: the n-th (from 1) row of t with row r's key, for "#n"; one pass
+ * with an index (the count kept at the key's first row). 0, or -1 out of
+ * memory. */
+static int occurrences(const result_table *t, int key_col, size_t *occ) {
+  str_index x;
+  size_t *count = calloc(t->n_rows + 1, sizeof *count);
+  if (!count || str_index_init(&x, t->n_rows)) {
+    free(count);
+    return -1;
+  }
+  int rc = 0;
+  for (size_t r = 0; r < t->n_rows && !rc; r++) {
+    size_t first;
+    rc = str_index_add(&x, result_table_cell(t, r, key_col), r, &first);
+    if (!rc) occ[r] = ++count[first];
+  }
+  str_index_free(&x);
+  free(count);
+  return rc;
 }
 
-static void key_text(const result_table *t, int key_col, size_t row, char *out, size_t n) {
-  const size_t k = occurrence(t, key_col, row);
+static void key_text(const result_table *t, int key_col, size_t row, size_t k, char *out, size_t n) {
   if (k > 1) snprintf(out, n, "%s#%zu", result_table_cell(t, row, key_col), k);
   else snprintf(out, n, "%s", result_table_cell(t, row, key_col));
+}
+
+/* b's rows by a text of each (its key, its identity), for pairing a's rows
+ * with the first unused row of b with the same text. */
+static int index_rows(str_index *x, size_t n, const char *(*text)(const void *, size_t), const void *ctx) {
+  if (str_index_init(x, n)) return -1;
+  for (size_t s = 0; s < n; s++)
+    if (str_index_add(x, text(ctx, s), s, NULL)) {
+      str_index_free(x);
+      return -1;
+    }
+  return 0;
+}
+
+typedef struct key_ctx {
+  const result_table *t;
+  int col;
+} key_ctx;
+
+static const char *key_of(const void *ctx, size_t row) {
+  const key_ctx *k = ctx;
+  return result_table_cell(k->t, row, k->col);
+}
+
+static const char *id_of(const void *ctx, size_t row) { return ((char *const *)ctx)[row]; }
+
+/* The first row of b under text that is unused and passes ok (NULL: any),
+ * or -1. (A text's list is as long as the rows that share it: one, but for
+ * repeated keys or several seeds of one point.) */
+static int first_unused(const str_index *x, const char *text, const int *used,
+                        int (*ok)(const void *, size_t), const void *ctx) {
+  for (size_t e = str_index_find(x, text); e != SIZE_MAX; e = str_index_next(x, e)) {
+    const size_t s = str_index_value(x, e);
+    if (!used[s] && (!ok || ok(ctx, s))) return (int)s;
+  }
+  return -1;
+}
+
+typedef struct seed_ctx {
+  const compare_side *sb;
+  uint64_t seed;
+  int has_seed;
+} seed_ctx;
+
+/* Pairs by config are of other seeds only (a seed's own rows pair by key);
+ * a row pooled over seeds has none, and pairs with any. */
+static int other_seed(const void *ctx, size_t s) {
+  const seed_ctx *c = ctx;
+  return !c->has_seed || !c->sb[s].has_seed || c->sb[s].seed != c->seed;
 }
 
 int results_compare(const result_table *a, const result_table *b, const compare_options *o,
@@ -204,42 +280,56 @@ int results_compare(const result_table *a, const result_table *b, const compare_
   compare_match *how = malloc((a->n_rows + 1) * sizeof *how);
   compare_pair *pairs = calloc(a->n_rows + b->n_rows + 1, sizeof *pairs);
   char **id_a = NULL, **id_b = NULL;
-  if (!sa || !sb || !b_of_a || !b_used || !how || !pairs) {
+  size_t *occ_a = malloc((a->n_rows + 1) * sizeof *occ_a), *occ_b = malloc((b->n_rows + 1) * sizeof *occ_b);
+  str_index index_b;
+  int indexed = 0;
+  if (!sa || !sb || !b_of_a || !b_used || !how || !pairs || !occ_a || !occ_b) {
     results_fail(err, errlen, "out of memory");
     goto done;
   }
   if (read_sides(a, sa, err, errlen) || read_sides(b, sb, err, errlen)) goto done;
   const int ka = result_table_column(a, "point_key"), kb = result_table_column(b, "point_key");
-  /* By key: the n-th row of a key in a with the n-th in b. */
+  /* By key: the n-th row of a key in a with the n-th in b (b's rows found
+   * through an index: linear, not quadratic, in the rows). */
   size_t n_matched = 0;
+  const key_ctx kctx = {b, kb};
+  if (index_rows(&index_b, b->n_rows, key_of, &kctx)) {
+    results_fail(err, errlen, "out of memory");
+    goto done;
+  }
+  indexed = 1;
   for (size_t r = 0; r < a->n_rows; r++) {
-    b_of_a[r] = -1;
-    for (size_t s = 0; s < b->n_rows; s++)
-      if (!b_used[s] && !strcmp(result_table_cell(a, r, ka), result_table_cell(b, s, kb))) {
-        b_of_a[r] = (int)s, b_used[s] = 1, how[r] = MATCH_KEY, n_matched++;
-        break;
-      }
+    const int s = first_unused(&index_b, result_table_cell(a, r, ka), b_used, NULL, NULL);
+    b_of_a[r] = s;
+    if (s >= 0) b_used[s] = 1, how[r] = MATCH_KEY, n_matched++;
   }
   /* Across seeds: by the config without the seed. */
   if (n_matched < a->n_rows && n_matched < b->n_rows && result_table_column(a, "simulation.seed") >= 0 &&
       result_table_column(b, "simulation.seed") >= 0) {
-    if (!(id_a = identities(a, a, b)) || !(id_b = identities(b, a, b))) {
+    str_index_free(&index_b);
+    indexed = 0;
+    if (!(id_a = identities(a, a, b)) || !(id_b = identities(b, a, b)) ||
+        index_rows(&index_b, b->n_rows, id_of, id_b)) {
       results_fail(err, errlen, "out of memory");
       goto done;
     }
+    indexed = 1;
     for (size_t r = 0; r < a->n_rows; r++) {
       if (b_of_a[r] >= 0) continue;
-      for (size_t s = 0; s < b->n_rows; s++) {
-        if (b_used[s] || sb[s].seed == sa[r].seed || strcmp(id_a[r], id_b[s])) continue;
-        b_of_a[r] = (int)s, b_used[s] = 1, how[r] = MATCH_CONFIG, n_matched++;
-        break;
-      }
+      const seed_ctx sc = {sb, sa[r].seed, sa[r].has_seed};
+      const int s = first_unused(&index_b, id_a[r], b_used, other_seed, &sc);
+      if (s >= 0) b_of_a[r] = s, b_used[s] = 1, how[r] = MATCH_CONFIG, n_matched++;
     }
+  }
+  if (occurrences(a, ka, occ_a) || occurrences(b, kb, occ_b)) {
+    results_fail(err, errlen, "out of memory");
+    goto done;
   }
   if (!n_matched) {
     results_fail(err, errlen,
          "%s and %s: expected points common to both files, got none (no point_key of one is in the "
-         "other, nor a row with the same config under another seed)",
+         "other, nor a row with the same config under another seed); to compare curves that differ in "
+         "a key, such as equalizer: ofdmsim compare A.csv B.csv --by equalizer",
          a->path, b->path);
     goto done;
   }
@@ -249,7 +339,7 @@ int results_compare(const result_table *a, const result_table *b, const compare_
     p->z = p->p = NAN;
     p->has_a = 1;
     p->a = sa[r];
-    key_text(a, ka, r, p->key, sizeof p->key);
+    key_text(a, ka, r, occ_a[r], p->key, sizeof p->key);
     if (b_of_a[r] < 0) {
       p->verdict = CMP_ONLY_A;
       out->n_only_a++;
@@ -259,7 +349,7 @@ int results_compare(const result_table *a, const result_table *b, const compare_
     p->b = sb[b_of_a[r]];
     p->match = how[r];
     if (p->match == MATCH_CONFIG) {
-      key_text(b, kb, (size_t)b_of_a[r], p->other_key, sizeof p->other_key);
+      key_text(b, kb, (size_t)b_of_a[r], occ_b[b_of_a[r]], p->other_key, sizeof p->other_key);
       out->n_by_config++;
     }
     if (!p->a.bits || !p->b.bits) {
@@ -275,7 +365,7 @@ int results_compare(const result_table *a, const result_table *b, const compare_
     p->z = p->p = NAN;
     p->has_b = 1;
     p->b = sb[s];
-    key_text(b, kb, s, p->key, sizeof p->key);
+    key_text(b, kb, s, occ_b[s], p->key, sizeof p->key);
     p->verdict = CMP_ONLY_B;
     out->n_only_b++;
   }
@@ -301,5 +391,8 @@ done:
   free(pairs);
   free_identities(id_a, a->n_rows);
   free_identities(id_b, b->n_rows);
+  free(occ_a);
+  free(occ_b);
+  if (indexed) str_index_free(&index_b);
   return rc;
 }

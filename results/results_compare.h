@@ -82,6 +82,11 @@ int results_compare(const result_table *a, const result_table *b, const compare_
                     compare_result *out, char *err, size_t errlen);
 void compare_result_free(compare_result *r);
 
+/* Is the column called name part of a point's identity without its seed?
+ * The link columns and every config column but the seed, the stopping
+ * rules, the frame range, the per-run settings and the SNR list. */
+int results_identity_column(const char *name);
+
 /* A row's BER and its variance: batch means over frames, with per-frame
  * errors e_f and b = bits / frames bits a frame,
  *   var = (sum e_f^2 - errors^2 / frames) / (frames - 1) / frames / b^2,

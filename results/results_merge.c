@@ -10,7 +10,9 @@
 
 #include "core/names.h"
 #include "results/csv_columns.h"
+#include "results/results_compare.h"
 #include "results/stats.h"
+#include "results/str_index.h"
 
 /* The most streams a row may list (mimo.tx is at most 8; room to grow). */
 #define MAX_STREAMS 64
@@ -21,6 +23,7 @@ typedef struct part {
   size_t row;
   size_t seq; /* input order over all files */
   uint64_t bits, errors, frames, first_frame, inversions, fallbacks, units;
+  uint64_t seed; /* simulation.seed: parts of other seeds tile their frames apart (--pool-seeds) */
   double sum_sq, seconds, inv_per_s;
   uint64_t streams[MAX_STREAMS];
   size_t n_streams;
@@ -136,6 +139,12 @@ static int read_part(part *p, char *err, size_t errlen) {
       result_table_double(t, r, "inv_per_s", &p->inv_per_s, err, errlen) || read_streams(p, err, errlen) ||
       read_gmi(p, err, errlen))
     return 2;
+  if (result_table_u64(t, r, "simulation.seed", &p->seed, err, errlen)) {
+    if (!*result_table_cell(t, r, result_table_column(t, "simulation.seed")))
+      results_fail(err, errlen, "%s:%zu: column simulation.seed: expected the row's seed, got none (a row pooled "
+                   "over seeds is not pooled again: pool the runs it came from)", t->path, t->lines[r]);
+    return 2;
+  }
   p->first_frame = 0; /* before simulation.first_frame existed every run began at frame 0 */
   if (result_table_column(t, "simulation.first_frame") >= 0 &&
       result_table_u64(t, r, "simulation.first_frame", &p->first_frame, err, errlen))
@@ -157,6 +166,7 @@ static void frames_text(const part *p, char *out, size_t n) {
 static int check_tiling(const group *g, part **data, size_t n, char *err, size_t errlen) {
   for (size_t i = 1; i < n; i++) {
     const part *a = data[i - 1], *b = data[i];
+    if (a->seed != b->seed) continue; /* pooled: each seed's parts tile on their own */
     const uint64_t end = a->first_frame + a->frames;
     if (b->first_frame == end) continue;
     char fa[512], fb[512];
@@ -171,6 +181,13 @@ static int check_tiling(const group *g, part **data, size_t n, char *err, size_t
     return 2;
   }
   return 0;
+}
+
+/* A real-valued cell as the run writes it (csv_columns.h's csv_real). */
+static char *real(int digits, double v) {
+  char buf[64];
+  csv_real_text(buf, sizeof buf, digits, v);
+  return strdup(buf);
 }
 
 static char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -257,18 +274,21 @@ static int merge_gmi(const group *g, part **data, size_t n, char **cells, char *
   size_t a = 0, b = 0;
   for (size_t k = 0; k < tx; k++) {
     total += loss[k];
-    a += (size_t)snprintf(streams_gmi + a, sizeof streams_gmi - a, "%s%.10g", k ? ";" : "", (double)bps - loss[k] / uses);
-    b += (size_t)snprintf(streams_loss + b, sizeof streams_loss - b, "%s%.17g", k ? ";" : "", loss[k]);
+    char x[64], y[64];
+    csv_real_text(x, sizeof x, 10, (double)bps - loss[k] / uses);
+    csv_real_text(y, sizeof y, 17, loss[k]);
+    a += (size_t)snprintf(streams_gmi + a, sizeof streams_gmi - a, "%s%s", k ? ";" : "", x);
+    b += (size_t)snprintf(streams_loss + b, sizeof streams_loss - b, "%s%s", k ? ";" : "", y);
   }
   double llo, lhi;
   mean_interval(total / res, sq, frames, 0.95, &llo, &lhi);
   const double full = (double)(tx * bps);
-  if (set_cell(t, cells, "gmi", format("%.10g", full - total / uses)) ||
-      set_cell(t, cells, "gmi_ci95_low", isnan(lhi) ? strdup("") : format("%.10g", full - lhi)) ||
-      set_cell(t, cells, "gmi_ci95_high", isnan(llo) ? strdup("") : format("%.10g", full - llo)) ||
+  if (set_cell(t, cells, "gmi", real(10, full - total / uses)) ||
+      set_cell(t, cells, "gmi_ci95_low", isnan(lhi) ? strdup("") : real(10, full - lhi)) ||
+      set_cell(t, cells, "gmi_ci95_high", isnan(llo) ? strdup("") : real(10, full - llo)) ||
       set_cell(t, cells, "stream_gmi", strdup(streams_gmi)) ||
       set_cell(t, cells, "stream_gmi_loss", strdup(streams_loss)) ||
-      set_cell(t, cells, "frame_gmi_loss_sq", format("%.17g", sq))) {
+      set_cell(t, cells, "frame_gmi_loss_sq", real(17, sq))) {
     results_fail(err, errlen, "out of memory");
     return 2;
   }
@@ -319,20 +339,45 @@ static int merge_row(const group *g, part **data, size_t n, char **cells, char *
   const double ips = inv_known && inv_seconds > 0 ? (double)inversions / inv_seconds : 0.0;
   if (set_cell(t, cells, "bits", format("%llu", (unsigned long long)s.bits)) ||
       set_cell(t, cells, "bit_errors", format("%llu", (unsigned long long)s.errors)) ||
-      set_cell(t, cells, "ber", format("%.10g", ber)) ||
-      set_cell(t, cells, "ci95_low", format("%.10g", lo)) ||
-      set_cell(t, cells, "ci95_high", format("%.10g", hi)) ||
+      set_cell(t, cells, "ber", real(10, ber)) ||
+      set_cell(t, cells, "ci95_low", real(10, lo)) ||
+      set_cell(t, cells, "ci95_high", real(10, hi)) ||
       set_cell(t, cells, "stream_bit_errors", strdup(st)) ||
       set_cell(t, cells, "frames", format("%llu", (unsigned long long)s.frames)) ||
       set_cell(t, cells, "inversions", format("%llu", (unsigned long long)inversions)) ||
-      set_cell(t, cells, "inv_per_s", format("%.6g", ips)) ||
-      set_cell(t, cells, "mbit_per_s", format("%.6g", mbit)) ||
-      set_cell(t, cells, "seconds", format("%.6g", seconds)) ||
+      set_cell(t, cells, "inv_per_s", real(6, ips)) ||
+      set_cell(t, cells, "mbit_per_s", real(6, mbit)) ||
+      set_cell(t, cells, "seconds", real(6, seconds)) ||
       set_cell(t, cells, "backend", join_backends(data, n)) ||
       set_cell(t, cells, "fallbacks", format("%llu", (unsigned long long)fallbacks)) ||
-      set_cell(t, cells, "frame_errors_sq", format("%.17g", s.sum_sq)) ||
+      set_cell(t, cells, "frame_errors_sq", real(17, s.sum_sq)) ||
       set_cell(t, cells, "units", format("%llu", (unsigned long long)s.units)) ||
       set_cell(t, cells, "simulation.first_frame", format("%llu", (unsigned long long)data[0]->first_frame))) {
+    results_fail(err, errlen, "out of memory");
+    return 2;
+  }
+  return 0;
+}
+
+/* The identity cells of a row pooled over seeds: no one seed, stream key or
+ * point key is its own, so simulation.seed and stream_key are left empty
+ * (the seeds are listed in the sidecar) and point_key becomes a hash of the
+ * parts' keys in seed order, the same for the same seeds and no part's
+ * (compare must not take the pool for the same draws as one of its seeds). */
+static int pooled_identity(const result_table *t, part **data, size_t n, char **cells, char *err, size_t errlen) {
+  uint64_t h = 1469598103934665603ULL;
+  const int kc = result_table_column(t, "point_key");
+  for (size_t i = 0; i < n; i++) {
+    if (i && data[i]->seed == data[i - 1]->seed) continue; /* one seed's parts share a key */
+    for (const char *q = result_table_cell(data[i]->t, data[i]->row, kc); *q; q++)
+      h = (h ^ (unsigned char)*q) * 1099511628211ULL;
+    h = (h ^ ';') * 1099511628211ULL;
+  }
+  h ^= h >> 31;
+  h *= 0x7fb5d329728ea185ULL;
+  h ^= h >> 27;
+  if (set_cell(t, cells, "point_key", format("%016llx", (unsigned long long)h)) ||
+      set_cell(t, cells, "simulation.seed", strdup("")) || set_cell(t, cells, "stream_key", strdup(""))) {
     results_fail(err, errlen, "out of memory");
     return 2;
   }
@@ -361,9 +406,12 @@ static int merge_group(group *g, char *err, size_t errlen) {
   size_t n = 0;
   for (size_t i = 0; i < g->n; i++)
     if (g->parts[i]->bits > 0) data[n++] = g->parts[i];
-  /* frame order (stable: insertion sort keeps the input order of equals) */
+  /* seed then frame order (stable: insertion sort keeps the input order of
+   * equals; one seed but with --pool-seeds) */
   for (size_t i = 1; i < n; i++)
-    for (size_t k = i; k > 0 && data[k]->first_frame < data[k - 1]->first_frame; k--) {
+    for (size_t k = i; k > 0 && (data[k]->seed < data[k - 1]->seed ||
+                                 (data[k]->seed == data[k - 1]->seed && data[k]->first_frame < data[k - 1]->first_frame));
+         k--) {
       part *x = data[k];
       data[k] = data[k - 1];
       data[k - 1] = x;
@@ -376,6 +424,7 @@ static int merge_group(group *g, char *err, size_t errlen) {
     rc = 2;
   }
   if (!rc && n >= 2) rc = merge_row(g, data, n, g->cells, err, errlen);
+  if (!rc && n >= 2 && data[0]->seed != data[n - 1]->seed) rc = pooled_identity(out->t, data, n, g->cells, err, errlen);
   if (!rc) {
     char e2[256];
     if (result_table_u64(out->t, out->row, "point", &g->point, e2, sizeof e2)) {
@@ -394,7 +443,46 @@ static int by_point(const void *x, const void *y) {
 }
 
 int results_merge(const result_table *in, size_t n, result_table *out, char *err, size_t errlen) {
+  return results_merge_pooled(in, n, 0, out, NULL, NULL, err, errlen);
+}
+
+/* The identity of every row of t without its seed (results_identity_column),
+ * for pooling; NULL out of memory. */
+static char **pool_keys(const result_table *t) {
+  char **ids = calloc(t->n_rows + 1, sizeof *ids);
+  int *cols = malloc((t->n_cols + 1) * sizeof *cols);
+  size_t n = 0;
+  if (!ids || !cols) goto fail;
+  for (size_t c = 0; c < t->n_cols; c++)
+    if (results_identity_column(t->names[c]) && result_table_column(t, t->names[c]) == (int)c) cols[n++] = (int)c;
+  for (size_t r = 0; r < t->n_rows; r++) {
+    size_t len = 1;
+    for (size_t k = 0; k < n; k++) len += strlen(t->names[cols[k]]) + strlen(result_table_cell(t, r, cols[k])) + 2;
+    if (!(ids[r] = malloc(len))) goto fail;
+    size_t used = 0;
+    ids[r][0] = '\0';
+    for (size_t k = 0; k < n; k++)
+      used += (size_t)snprintf(ids[r] + used, len - used, "%s=%s\x1f", t->names[cols[k]], result_table_cell(t, r, cols[k]));
+  }
+  free(cols);
+  return ids;
+fail:
+  for (size_t r = 0; ids && r < t->n_rows; r++) free(ids[r]);
+  free(ids);
+  free(cols);
+  return NULL;
+}
+
+static int by_u64(const void *x, const void *y) {
+  const uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+  return a < b ? -1 : a > b;
+}
+
+int results_merge_pooled(const result_table *in, size_t n, int pool_seeds, result_table *out, uint64_t **seeds,
+                         size_t *n_seeds, char *err, size_t errlen) {
   *out = (result_table){0};
+  if (seeds) *seeds = NULL;
+  if (n_seeds) *n_seeds = 0;
   if (n == 0) {
     results_fail(err, errlen, "expected input files, got none");
     return 2;
@@ -408,7 +496,34 @@ int results_merge(const result_table *in, size_t n, result_table *out, char *err
     need[k] = NULL;
     if (result_table_require(&in[i], need, err, errlen)) return 2;
   }
-  /* one seed */
+  /* one seed (the seeds, when pooled) */
+  if (pool_seeds && seeds && n_seeds) {
+    size_t total_rows = 0, m = 0;
+    for (size_t i = 0; i < n; i++) total_rows += in[i].n_rows;
+    uint64_t *list = malloc((total_rows + 1) * sizeof *list);
+    if (!list) {
+      results_fail(err, errlen, "out of memory");
+      return 2;
+    }
+    for (size_t i = 0; i < n; i++)
+      for (size_t r = 0; r < in[i].n_rows; r++)
+        if (result_table_u64(&in[i], r, "simulation.seed", &list[m], err, errlen)) {
+          if (!*result_table_cell(&in[i], r, result_table_column(&in[i], "simulation.seed")))
+            results_fail(err, errlen, "%s:%zu: column simulation.seed: expected the row's seed, got none (a row "
+                         "pooled over seeds is not pooled again: pool the runs it came from)",
+                         in[i].path, in[i].lines[r]);
+          free(list);
+          return 2;
+        } else {
+          m++;
+        }
+    qsort(list, m, sizeof *list, by_u64);
+    size_t u = 0;
+    for (size_t k = 0; k < m; k++)
+      if (!u || list[k] != list[u - 1]) list[u++] = list[k];
+    *seeds = list;
+    *n_seeds = u;
+  }
   const result_table *seed_t = NULL;
   size_t seed_row = 0;
   uint64_t seed = 0;
@@ -418,10 +533,11 @@ int results_merge(const result_table *in, size_t n, result_table *out, char *err
       if (result_table_u64(&in[i], r, "simulation.seed", &s, err, errlen)) return 2;
       if (!seed_t) {
         seed_t = &in[i], seed_row = r, seed = s;
-      } else if (s != seed) {
+      } else if (s != seed && !pool_seeds) {
         results_fail(err, errlen,
              "%s:%zu has simulation.seed %llu but %s:%zu has %llu: merge adds parts of one seed's draws "
-             "(results of other seeds are independent estimates: compare them with ofdmsim compare)",
+             "(results of other seeds are independent estimates: --pool-seeds adds them up, "
+             "ofdmsim compare tests them against each other)",
              in[i].path, in[i].lines[r], (unsigned long long)s, seed_t->path, seed_t->lines[seed_row],
              (unsigned long long)seed);
         return 2;
@@ -433,27 +549,39 @@ int results_merge(const result_table *in, size_t n, result_table *out, char *err
   part *parts = calloc(total + 1, sizeof *parts);
   group *groups = calloc(total + 1, sizeof *groups);
   size_t n_groups = 0;
-  if (!parts || !groups) {
+  str_index by_key; /* point_key (pooled: the identity) -> its group */
+  const int index_ok = !str_index_init(&by_key, total);
+  char ***pooled = calloc(n, sizeof *pooled);
+  if (!parts || !groups || !index_ok || !pooled) {
     results_fail(err, errlen, "out of memory");
     goto done;
   }
   size_t seq = 0;
   for (size_t i = 0; i < n; i++) {
     const int key_col = result_table_column(&in[i], "point_key");
+    /* pooled, a point is its identity without the seed: the rows of all
+     * seeds of one point fall in one group */
+    if (pool_seeds && !(pooled[i] = pool_keys(&in[i]))) {
+      results_fail(err, errlen, "out of memory");
+      goto done;
+    }
     for (size_t r = 0; r < in[i].n_rows; r++, seq++) {
       part *p = &parts[seq];
       p->t = &in[i], p->row = r, p->seq = seq;
       if (read_part(p, err, errlen)) goto done;
-      const char *key = result_table_cell(&in[i], r, key_col);
-      if (!*key) {
+      const char *key = pool_seeds ? pooled[i][r] : result_table_cell(&in[i], r, key_col);
+      if (!*result_table_cell(&in[i], r, key_col)) {
         results_fail(err, errlen, "%s:%zu: column point_key: expected the point's key, got ''", in[i].path, in[i].lines[r]);
         goto done;
       }
-      group *g = NULL;
-      for (size_t k = 0; k < n_groups && !g; k++)
-        if (!strcmp(groups[k].key, key)) g = &groups[k];
-      if (!g) {
-        g = &groups[n_groups++];
+      size_t first;
+      if (str_index_add(&by_key, key, n_groups, &first)) {
+        results_fail(err, errlen, "out of memory");
+        goto done;
+      }
+      group *g = &groups[first];
+      if (first == n_groups) {
+        n_groups++;
         g->key = key;
         g->seq = seq;
       }
@@ -501,7 +629,17 @@ done:
   }
   free(groups);
   free(parts);
-  if (rc) result_table_free(out);
+  if (index_ok) str_index_free(&by_key);
+  for (size_t i = 0; pooled && i < n; i++) {
+    for (size_t r = 0; pooled[i] && r < in[i].n_rows; r++) free(pooled[i][r]);
+    free(pooled[i]);
+  }
+  free(pooled);
+  if (rc) {
+    result_table_free(out);
+    if (seeds) free(*seeds), *seeds = NULL;
+    if (n_seeds) *n_seeds = 0;
+  }
   return rc;
 }
 

@@ -27,6 +27,7 @@
 #ifndef OFDMSIM_RESULTS_MERGE_H
 #define OFDMSIM_RESULTS_MERGE_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "results/atomic_file.h"
@@ -36,6 +37,18 @@
  * NULL). 0, or 2 with the message in err ("point KEY: frames A..B of
  * FILE:LINE overlap frames C..D of FILE:LINE ...", "FILE:1: ...", ...). */
 int results_merge(const result_table *in, size_t n, result_table *out, char *err, size_t errlen);
+
+/* The same, and with pool_seeds the runs of other seeds added up too
+ * (`merge --pool-seeds`): rows are grouped by the point's identity without
+ * its seed (results_identity_column), each seed's parts must tile their
+ * frames as above, and all of them add up (the seeds are independent draws,
+ * so the frames' batch means still give the interval). A row pooled over
+ * several seeds has simulation.seed and stream_key empty and a point_key of
+ * its own (a hash of its parts' keys); such a row is not pooled again. The
+ * seeds of the inputs, sorted and once each, in *seeds (the caller frees;
+ * NULL and 0 when not pooled or on an error). */
+int results_merge_pooled(const result_table *in, size_t n, int pool_seeds, result_table *out, uint64_t **seeds,
+                         size_t *n_seeds, char *err, size_t errlen);
 
 /* Writes t as a CSV: the label column always quoted (as the run writes it),
  * other cells only where they hold a comma, a quote or a line break. 0, or -1

@@ -26,7 +26,7 @@ check "csv written" test -s "$tmp/a.csv"
 check "json sidecar written" test -s "$tmp/a.json"
 check "csv has header + 4 rows" test "$(wc -l <"$tmp/a.csv")" -eq 5
 check "csv header has the contract columns" \
-  grep -q '^point,tx,rx,modulation,equalizer,channel,domain,snr_kind,snr_db,n0,bits,bit_errors,ber,' "$tmp/a.csv"
+  grep -q '^point,tx,rx,channel,domain,snr_kind,snr_db,n0,bits,bit_errors,ber,' "$tmp/a.csv"
 check "stdout echoes the effective config" grep -q 'modulation = "16qam"' "$tmp/a.out"
 check "stdout echoes the seed" grep -q 'seed = 42' "$tmp/a.out"
 check "stdout table shows theory for zf rayleigh" grep -qE '^ +0 +2 +2 16qam +zf .* [0-9]\.[0-9]{3}e-[0-9]+ ' "$tmp/a.out"
@@ -56,24 +56,24 @@ check "1 thread gives the counts of 2" cmp -s <(counts "$tmp/a.csv") <(counts "$
 "$OFDMSIM" "$tmp/small.cfg" --set simulation.batch_frames=1 -o "$tmp/d.csv" -q >/dev/null 2>&1
 check "batches of one frame give the same counts" cmp -s <(counts "$tmp/a.csv") <(counts "$tmp/d.csv")
 "$OFDMSIM" "$tmp/small.cfg" --set simulation.seed=43 -o "$tmp/e.csv" -q >/dev/null 2>&1
-check "another seed gives other counts" bash -c "! cmp -s <(cut -d, -f12 '$tmp/a.csv') <(cut -d, -f12 '$tmp/e.csv')"
+check "another seed gives other counts" bash -c "! cmp -s <(cut -d, -f10 '$tmp/a.csv') <(cut -d, -f10 '$tmp/e.csv')"
 
 # min_frames: target_errors stops a point only after that many frames.
 "$OFDMSIM" "$tmp/small.cfg" --set simulation.min_frames=7 --set 'simulation.snr_db=[2.0]' -o "$tmp/m.csv" -q >/dev/null 2>&1
-check "min_frames holds a point until 7 frames" test "$(awk -F, 'NR==2{print $19 "," $20}' "$tmp/m.csv")" = "7,target_errors"
+check "min_frames holds a point until 7 frames" test "$(awk -F, 'NR==2{print $17 "," $18}' "$tmp/m.csv")" = "7,target_errors"
 # Unset (0, automatic), a rayleigh point runs at least 10 frames: the
 # interval needs the spread of several frames' counts.
-check "without min_frames a rayleigh point runs 10 frames" test "$(awk -F, 'NR==2{print $19}' "$tmp/a.csv")" = 10
+check "without min_frames a rayleigh point runs 10 frames" test "$(awk -F, 'NR==2{print $17}' "$tmp/a.csv")" = 10
 # target_precision: a point stops once its interval's half-width is at most
 # that fraction of its BER, and the printed interval says so.
 "$OFDMSIM" "$tmp/small.cfg" --set simulation.target_precision=0.1 --set simulation.target_errors=1000000000 \
   --set simulation.min_frames=2 -o "$tmp/prec.csv" -q >/dev/null 2>&1
 check "target_precision runs" test $? -eq 0
 check "every point stopped on target_precision" \
-  test "$(awk -F, 'NR > 1 && $20 != "target_precision"' "$tmp/prec.csv" | wc -l)" -eq 0
+  test "$(awk -F, 'NR > 1 && $18 != "target_precision"' "$tmp/prec.csv" | wc -l)" -eq 0
 check "every interval half-width is at most 10% of the BER" \
-  test "$(awk -F, 'NR > 1 && ($15 - $14) / 2 > 0.1 * $13 * (1 + 1e-9)' "$tmp/prec.csv" | wc -l)" -eq 0
-check "a point stopped before max_bits (2e6 bits)" test "$(awk -F, 'NR > 1 && $11 < 2e6' "$tmp/prec.csv" | wc -l)" -eq 4
+  test "$(awk -F, 'NR > 1 && ($13 - $12) / 2 > 0.1 * $11 * (1 + 1e-9)' "$tmp/prec.csv" | wc -l)" -eq 0
+check "a point stopped before max_bits (2e6 bits)" test "$(awk -F, 'NR > 1 && $9 < 2e6' "$tmp/prec.csv" | wc -l)" -eq 4
 
 # The live progress line (forced on a pipe by OFDMSIM_PROGRESS) shows the
 # point and the whole sweep, each with its ETA.
@@ -88,12 +88,12 @@ check "the progress line shows the point, its ETA and the sweep's" \
 "$OFDMSIM" "$tmp/small.cfg" --set 'simulation.snr_db=[2.0, 6.0, 10.0, 14.0]' --set simulation.stop_below_ber=0.03 \
   -o "$tmp/stop.csv" -q >/dev/null 2>&1
 check "stop_below_ber runs" test $? -eq 0
-check "some points were skipped" test "$(awk -F, '$20 == "skipped"' "$tmp/stop.csv" | wc -l)" -ge 1
+check "some points were skipped" test "$(awk -F, '$18 == "skipped"' "$tmp/stop.csv" | wc -l)" -ge 1
 check "a skipped point follows one below the threshold (or skipped) in its own curve, with 0 bits" \
-  test "$(awk -F, 'NR > 1 { if ($20 == "skipped" && !(prev_label == $26 && (prev_stop == "skipped" || prev_ber < 0.03) && $11 == 0)) bad++;
-                            prev_label = $26; prev_stop = $20; prev_ber = $13 } END { print bad + 0 }' "$tmp/stop.csv")" -eq 0
+  test "$(awk -F, 'NR > 1 { if ($18 == "skipped" && !(prev_label == $24 && (prev_stop == "skipped" || prev_ber < 0.03) && $9 == 0)) bad++;
+                            prev_label = $24; prev_stop = $18; prev_ber = $11 } END { print bad + 0 }' "$tmp/stop.csv")" -eq 0
 check "the first point of each curve ran" \
-  test "$(awk -F, 'NR > 1 && $9 + 0 == 2 && $20 == "skipped"' "$tmp/stop.csv" | wc -l)" -eq 0
+  test "$(awk -F, 'NR > 1 && $7 + 0 == 2 && $18 == "skipped"' "$tmp/stop.csv" | wc -l)" -eq 0
 
 # Results are never replaced silently: an existing CSV, or its sidecar alone,
 # refuses the run (exit 2, the files untouched); --force replaces them.
@@ -130,7 +130,7 @@ stop_with() {
   local rc=$?
   check "SIG$sig exits $want (got $rc)" test $rc -eq "$want"
   check "SIG$sig saved the partial point" grep -q ',interrupted,' "$tmp/$name.csv"
-  check "SIG$sig: the partial point has counted bits" test "$(awk -F, 'NR==2{print ($11 > 0)}' "$tmp/$name.csv")" = 1
+  check "SIG$sig: the partial point has counted bits" test "$(awk -F, 'NR==2{print ($9 > 0)}' "$tmp/$name.csv")" = 1
   check "SIG$sig wrote the sidecar" test -s "$tmp/$name.json"
   check "SIG$sig: the run says it was interrupted by SIG$sig" grep -q "interrupted (SIG$sig)" "$tmp/$name.err"
 }

@@ -12,7 +12,10 @@
 
 #include "results/results.h"
 #include "results/results_compare.h"
+#include "results/results_curves.h"
 #include "results/results_merge.h"
+#include "results/csv_columns.h"
+#include "results/str_index.h"
 #include "results/stats.h"
 #include "testutil.h"
 
@@ -88,22 +91,22 @@ static void test_good(void) {
 
 static void test_numbers(void) {
   const char *path = write_file("numbers.csv",
-                                "point,bits,bit_errors,x\n"
-                                "0,18446744073709551615,1,1e-3\n"
-                                "1,18446744073709551616,1,nan\n"
-                                "2,-1,1,1e999\n"
-                                "3,12x,1, 4\n"
-                                "4,,1,4x\n");
+                                "point,bits,bit_errors,n,x\n"
+                                "0,1,1,18446744073709551615,1e-3\n"
+                                "1,1,1,18446744073709551616,nan\n"
+                                "2,1,1,-1,1e999\n"
+                                "3,1,1,12x, 4\n"
+                                "4,1,1,,4x\n");
   result_table t;
   char err[512] = "";
   CHECK(result_table_read(&t, path, err, sizeof err) == 0, "%s", err);
   uint64_t u = 0;
   double d = 0;
-  CHECK(result_table_u64(&t, 0, "bits", &u, err, sizeof err) == 0 && u == UINT64_MAX, "2^64 - 1");
+  CHECK(result_table_u64(&t, 0, "n", &u, err, sizeof err) == 0 && u == UINT64_MAX, "2^64 - 1");
   CHECK(result_table_double(&t, 0, "x", &d, err, sizeof err) == 0 && d == 1e-3, "1e-3");
   for (size_t r = 1; r < 5; r++) {
-    CHECK(result_table_u64(&t, r, "bits", &u, err, sizeof err) == 2 && says(err, path, (int)r + 2, "column bits"),
-          "row %zu bits refused: %s", r, err);
+    CHECK(result_table_u64(&t, r, "n", &u, err, sizeof err) == 2 && says(err, path, (int)r + 2, "column n"),
+          "row %zu n refused: %s", r, err);
     CHECK(result_table_double(&t, r, "x", &d, err, sizeof err) == 2 && says(err, path, (int)r + 2, "column x"),
           "row %zu x refused: %s", r, err);
   }
@@ -296,10 +299,10 @@ static void test_compare(void) {
   const char *no_key = "point,bits,bit_errors,ci95_low,ci95_high,frames\n0,1,0,0,1,1\n";
   CHECK(run_compare(no_key, c, &o, &r, err, sizeof err) == 2 && strstr(err, ":1: expected a point_key column"),
         "no point_key: %s", err);
-  const char *other = CMP_HEAD "0,100000,1000,0.0099,0.0101,100,10090000,22222222222222aa,\"p\",1,0,99\n";
+  const char *other = CMP_HEAD "0,100000,1000,0.0099,0.0101,100,10090,22222222222222aa,\"p\",1,0,99\n";
   CHECK(run_compare(c, other, &o, &r, err, sizeof err) == 2 && strstr(err, "expected points common to both files"),
         "no common point: %s", err);
-  const char *bad_key = CMP_HEAD "0,100000,1000,0.0099,0.0101,100,10090000,ABC,\"p\",1,0,0\n";
+  const char *bad_key = CMP_HEAD "0,100000,1000,0.0099,0.0101,100,10090,ABC,\"p\",1,0,0\n";
   CHECK(run_compare(c, bad_key, &o, &r, err, sizeof err) == 2 && strstr(err, ":2: column point_key"), "bad key: %s",
         err);
   const char *too_many = CMP_HEAD "0,100,1000,0.0099,0.0101,100,10090000,00000000000000aa,\"p\",1,0,0\n";
@@ -358,7 +361,7 @@ static void test_merge(void) {
     CHECK(!strcmp(cell(&out, 1, "bits"), "500") && !strcmp(cell(&out, 1, "bit_errors"), "40") &&
               !strcmp(cell(&out, 1, "stream_bit_errors"), "14;26") && !strcmp(cell(&out, 1, "frames"), "5") &&
               !strcmp(cell(&out, 1, "inversions"), "100") && !strcmp(cell(&out, 1, "fallbacks"), "3") &&
-              !strcmp(cell(&out, 1, "frame_errors_sq"), "402") && !strcmp(cell(&out, 1, "units"), "5") &&
+              !strcmp(cell(&out, 1, "frame_errors_sq"), "402.0") && !strcmp(cell(&out, 1, "units"), "5") &&
               !strcmp(cell(&out, 1, "ber"), "0.08") && !strcmp(cell(&out, 1, "simulation.first_frame"), "0"),
           "counts summed: bits %s errors %s streams %s frames %s sq %s", cell(&out, 1, "bits"),
           cell(&out, 1, "bit_errors"), cell(&out, 1, "stream_bit_errors"), cell(&out, 1, "frames"),
@@ -368,7 +371,7 @@ static void test_merge(void) {
           "stop, max_bits of the highest range, backends joined: %s %s %s", cell(&out, 1, "stop"),
           cell(&out, 1, "simulation.max_bits"), cell(&out, 1, "backend"));
     CHECK(!strcmp(cell(&out, 1, "seconds"), "0.2") && !strcmp(cell(&out, 1, "mbit_per_s"), "0.0025") &&
-              !strcmp(cell(&out, 1, "inv_per_s"), "625"),
+              !strcmp(cell(&out, 1, "inv_per_s"), "625.0"),
           "throughputs: %s s, %s Mbit/s, %s inv/s (want 0.2, 0.0025, 100/(0.06+0.1))", cell(&out, 1, "seconds"),
           cell(&out, 1, "mbit_per_s"), cell(&out, 1, "inv_per_s"));
     const ber_sample s = {500, 40, 5, 402.0, 5};
@@ -442,6 +445,174 @@ static void test_merge(void) {
         "old files: %s", err);
 }
 
+
+/* One row check for every reader (issue 23, item 20): result_table_read
+ * itself refuses the rows merge once took (bit_errors > bits, a negative
+ * frame_errors_sq) with file, line and column. */
+static void test_row_check(void) {
+  static const char head[] = "point,bits,bit_errors,frames,ci95_low,ci95_high,frame_errors_sq\n";
+  char text[512];
+  char err[512];
+  result_table t;
+  snprintf(text, sizeof text, "%s0,100,5,10,0.01,0.1,9.0\n1,100,101,10,0.9,1,10201.0\n", head);
+  const char *p = write_file("rc1.csv", text);
+  CHECK(result_table_read(&t, p, err, sizeof err) == 2 && says(err, p, 3, "column bit_errors: expected at most bits (100), got 101"),
+        "bit_errors > bits: %s", err);
+  snprintf(text, sizeof text, "%s0,100,5,10,0.01,0.1,-1\n", head);
+  p = write_file("rc2.csv", text);
+  CHECK(result_table_read(&t, p, err, sizeof err) == 2 && says(err, p, 2, "column frame_errors_sq: expected"),
+        "negative frame_errors_sq: %s", err);
+  snprintf(text, sizeof text, "%s0,100,5,10,0.01,0.1,26\n", head);
+  p = write_file("rc3.csv", text);
+  CHECK(result_table_read(&t, p, err, sizeof err) == 2 && says(err, p, 2, "column frame_errors_sq"),
+        "frame_errors_sq above bit_errors^2: %s", err);
+  snprintf(text, sizeof text, "%s0,100,5,10,0.2,0.1,9\n", head);
+  p = write_file("rc4.csv", text);
+  CHECK(result_table_read(&t, p, err, sizeof err) == 2 && says(err, p, 2, "column ci95_high: expected at least ci95_low"),
+        "ci95_low > ci95_high: %s", err);
+  snprintf(text, sizeof text, "%s0,100,5,0,0.01,0.1,9\n", head);
+  p = write_file("rc5.csv", text);
+  CHECK(result_table_read(&t, p, err, sizeof err) == 2 && says(err, p, 2, "column frames: expected at least 1"),
+        "bits without frames: %s", err);
+  snprintf(text, sizeof text, "%s0,0,0,0,0,1,0\n1,100,5,10,0.01,0.1,9\n", head);
+  p = write_file("rc6.csv", text);
+  CHECK(result_table_read(&t, p, err, sizeof err) == 0, "a skipped row and a good one pass: %s", err);
+  result_table_free(&t);
+  /* an escape in a cell comes out of the message as '?' */
+  snprintf(text, sizeof text, "%s0,100,\x1b[31m5,10,0.01,0.1,9\n", head);
+  p = write_file("rc7.csv", text);
+  CHECK(result_table_read(&t, p, err, sizeof err) == 2 && !strchr(err, '\x1b') && strstr(err, "?[31m5"),
+        "no escape byte in the message: %s", err);
+  /* not a regular file */
+  CHECK(result_table_read(&t, "/dev/zero", err, sizeof err) == 2 && strstr(err, "expected a regular file"),
+        "/dev/zero: %s", err);
+}
+
+/* Real columns print as reals (item 12). */
+static void test_csv_real(void) {
+  char b[64];
+  csv_real_text(b, sizeof b, 17, 10.0);
+  CHECK(!strcmp(b, "10.0"), "10 -> %s", b);
+  csv_real_text(b, sizeof b, 10, 0.0);
+  CHECK(!strcmp(b, "0.0"), "0 -> %s", b);
+  csv_real_text(b, sizeof b, 17, -3.0);
+  CHECK(!strcmp(b, "-3.0"), "-3 -> %s", b);
+  csv_real_text(b, sizeof b, 10, 0.25);
+  CHECK(!strcmp(b, "0.25"), "0.25 -> %s", b);
+  csv_real_text(b, sizeof b, 6, 1e20);
+  CHECK(!strcmp(b, "1e+20"), "1e20 -> %s", b);
+  csv_real_text(b, sizeof b, 6, NAN);
+  CHECK(!strcmp(b, "nan") || !strcmp(b, "-nan"), "nan -> %s", b);
+}
+
+/* The string index: every value of a key, in order; many keys. */
+static void test_str_index(void) {
+  str_index x;
+  CHECK(str_index_init(&x, 2) == 0, "init");
+  static char keys[5000][16];
+  int ok = 1;
+  for (size_t i = 0; i < 5000; i++) {
+    snprintf(keys[i], sizeof keys[i], "k%zu", i % 1000);
+    size_t first;
+    ok &= str_index_add(&x, keys[i], i, &first) == 0 && first == i % 1000;
+  }
+  CHECK(ok, "first values");
+  size_t n = 0, last = 0;
+  for (size_t e = str_index_find(&x, "k7"); e != SIZE_MAX; e = str_index_next(&x, e)) {
+    ok &= str_index_value(&x, e) == 7 + 1000 * n && (n == 0 || str_index_value(&x, e) > last);
+    last = str_index_value(&x, e);
+    n++;
+  }
+  CHECK(ok && n == 5 && x.n_keys == 1000, "k7: %zu values", n);
+  CHECK(str_index_find(&x, "k1000") == SIZE_MAX, "a key not there");
+  str_index_free(&x);
+}
+
+/* A curve file: BER = 0.5 * 10^(-(snr - shift) / 10) at the SNRs, with
+ * intervals of +-20% (so the crossings are exact on the log scale). */
+static const char *curve_file(const char *name, const char *eq, double shift, const char *extra_rows) {
+  static char text[8192];
+  size_t used = (size_t)snprintf(text, sizeof text,
+                                 "point,snr_db,bits,bit_errors,frames,ci95_low,ci95_high,frame_errors_sq,"
+                                 "simulation.seed,equalizer,mimo.tx,simulation.snr_db\n");
+  const double snrs[] = {0, 5, 10, 15, 20, 25};
+  for (int i = 0; i < 6; i++) {
+    const double ber = 0.5 * pow(10.0, -(snrs[i] - shift) / 10.0);
+    const uint64_t bits = 100000000, errors = (uint64_t)llround(ber * (double)bits);
+    const double p = (double)errors / (double)bits;
+    used += (size_t)snprintf(text + used, sizeof text - used, "%d,%.1f,%llu,%llu,100,%.10g,%.10g,%.1f,1,%s,2,0.0\n", i,
+                             snrs[i], (unsigned long long)bits, (unsigned long long)errors, p * 0.8, p * 1.2,
+                             (double)errors * (double)errors / 100.0, eq);
+  }
+  if (extra_rows) snprintf(text + used, sizeof text - used, "%s", extra_rows);
+  return write_file(name, text);
+}
+
+/* compare --by (item 6): the SNR gap at a target and the BER ratios. */
+static void test_curves(void) {
+  char err[1024];
+  result_table in[2];
+  const char *a = curve_file("cz.csv", "zf", 0.0, NULL), *b = curve_file("cm.csv", "mmse", -2.0, NULL);
+  CHECK(result_table_read(&in[0], a, err, sizeof err) == 0 && result_table_read(&in[1], b, err, sizeof err) == 0,
+        "%s", err);
+  const char *const keys[] = {"equalizer"};
+  curve_result r;
+  CHECK(results_curves(in, 2, keys, 1, 1e-3, &r, err, sizeof err) == 0, "curves: %s", err);
+  if (r.n_pairs == 1) {
+    const curve_pair *p = &r.pairs[0];
+    /* A crosses 1e-3 at 10 log10(500) = 26.99: beyond its SNRs; use 1e-2 */
+    CHECK(isnan(p->gap), "1e-3 not reached by A: gap %g", p->gap);
+    CHECK(!strcmp(r.curves[p->a].value, "equalizer=zf") && !strcmp(r.curves[p->b].value, "equalizer=mmse"),
+          "A is the first curve: %s, %s", r.curves[p->a].value, r.curves[p->b].value);
+    CHECK(p->n_ratios == 6, "6 common SNRs: %zu", p->n_ratios);
+    const double want = pow(10.0, -0.2);
+    int ok = 1;
+    for (size_t k = 0; k < p->n_ratios; k++)
+      ok &= fabs(p->ratios[k].ratio / want - 1) < 1e-3 && p->ratios[k].lo < p->ratios[k].ratio &&
+            p->ratios[k].hi > p->ratios[k].ratio;
+    CHECK(ok, "ratios 10^-0.2 with an interval around each");
+  } else {
+    CHECK(0, "one pair, got %zu", r.n_pairs);
+  }
+  curve_result_free(&r);
+  CHECK(results_curves(in, 2, keys, 1, 1e-2, &r, err, sizeof err) == 0, "curves: %s", err);
+  if (r.n_pairs == 1) {
+    const curve_pair *p = &r.pairs[0];
+    CHECK(fabs(p->xa.snr - 10 * log10(50.0)) < 0.01, "A crosses 1e-2 at 16.99 dB: %g", p->xa.snr);
+    CHECK(fabs(p->gap + 2.0) < 0.01, "gap -2 dB: %g", p->gap);
+    CHECK(p->gap_lo < p->gap && p->gap < p->gap_hi && p->gap_hi - p->gap_lo < 3,
+          "gap interval around it: [%g, %g]", p->gap_lo, p->gap_hi);
+    /* the +-20% band is +-0.79 / -0.97 dB on each curve: in quadrature */
+    const double d_up = 10 * log10(1.2), d_dn = -10 * log10(0.8);
+    CHECK(fabs((p->gap_hi - p->gap) - hypot(d_up, d_dn)) < 0.01, "upper side %g", p->gap_hi - p->gap);
+  }
+  curve_result_free(&r);
+  /* by a key that is no identity column, or no column at all */
+  const char *const bad[] = {"simulation.seed"};
+  CHECK(results_curves(in, 2, bad, 1, 1e-2, &r, err, sizeof err) == 2 && strstr(err, "--by simulation.seed"),
+        "--by seed: %s", err);
+  const char *const none[] = {"receiver.llr"};
+  CHECK(results_curves(in, 2, none, 1, 1e-2, &r, err, sizeof err) == 2 && strstr(err, "expected a column receiver.llr"),
+        "--by a missing column: %s", err);
+  /* one family, one curve: nothing to compare */
+  CHECK(results_curves(in, 1, keys, 1, 1e-2, &r, err, sizeof err) == 2 && strstr(err, "expected curves that differ"),
+        "one curve: %s", err);
+  /* two rows at one SNR of a curve */
+  result_table_free(&in[1]);
+  const char *dup = curve_file("cd.csv", "mmse", -2.0, "9,5.0,1000,10,10,0.005,0.02,10.0,2,mmse,2,0.0\n");
+  CHECK(result_table_read(&in[1], dup, err, sizeof err) == 0, "%s", err);
+  CHECK(results_curves(in, 2, keys, 1, 1e-2, &r, err, sizeof err) == 2 && strstr(err, "expected one row per SNR"),
+        "two rows at one SNR: %s", err);
+  result_table_free(&in[0]);
+  result_table_free(&in[1]);
+  /* crossing: exact on the log scale, NAN when not bracketed */
+  const double s[] = {0, 10}, y[] = {1e-1, 1e-3};
+  CHECK(fabs(curve_crossing_snr(s, y, 2, 1e-2) - 5) < 1e-12, "crossing at 5");
+  CHECK(isnan(curve_crossing_snr(s, y, 2, 1e-4)), "no crossing");
+  const double y0[] = {1e-1, 0};
+  CHECK(curve_crossing_snr(s, y0, 2, 1e-2) > 0 && curve_crossing_snr(s, y0, 2, 1e-2) < 1, "to zero errors");
+}
+
 int main(void) {
   snprintf(dir, sizeof dir, "/tmp/ofdmsim-results-XXXXXX");
   if (!mkdtemp(dir)) {
@@ -455,6 +626,10 @@ int main(void) {
   test_variance();
   test_compare();
   test_merge();
+  test_row_check();
+  test_csv_real();
+  test_str_index();
+  test_curves();
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system(cmd)) fprintf(stderr, "could not remove %s\n", dir);
