@@ -3,7 +3,8 @@
 # Release into ${OFDMSIM_BUILD:-build}. Sourced by demo.sh, test.sh and
 # sanitize.sh. OFDMSIM_CUDA=ON|OFF|AUTO overrides the choice of the CUDA
 # backend (default: built only where there is a GPU driver, see below);
-# OFDMSIM_CMAKE_ARGS adds CMake arguments.
+# OFDMSIM_CMAKE_ARGS adds CMake arguments; OFDMSIM_TARGETS names the targets
+# to build (default all).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${OFDMSIM_BUILD:-$root/build}
@@ -63,4 +64,6 @@ case $cuda in
   *) echo "ofdmsim setup: OFDMSIM_CUDA=$cuda: ON, OFF or AUTO" >&2; exit 2 ;;
 esac
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DOFDMSIM_CUDA="$cuda" ${OFDMSIM_CMAKE_ARGS:-} >/dev/null
-cmake --build "$build" -j"$(nproc)"
+# OFDMSIM_TARGETS: the targets to build (default all: the tests too).
+# shellcheck disable=SC2086
+cmake --build "$build" -j"$(nproc)" ${OFDMSIM_TARGETS:+--target $OFDMSIM_TARGETS}
