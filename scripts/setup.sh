@@ -34,10 +34,10 @@ export PATH="$PATH:/usr/local/cuda/bin"
 # with nvcc has none. nvidia-smi is not mounted in every container, and WSL2
 # has /dev/dxg, not /dev/nvidia*: neither is a sound test.
 gpu_driver() {
-  local ldconfig d
+  local ldconfig d paths=${LD_LIBRARY_PATH:-}
   ldconfig=$(command -v ldconfig || echo /sbin/ldconfig)
   "$ldconfig" -p 2>/dev/null | grep -q 'libcuda\.so\.1 ' && return 0
-  for d in ${LD_LIBRARY_PATH//:/ } /usr/lib/wsl/lib /usr/local/nvidia/lib64 /usr/lib/x86_64-linux-gnu /usr/lib64; do
+  for d in ${paths//:/ } /usr/lib/wsl/lib /usr/local/nvidia/lib64 /usr/lib/x86_64-linux-gnu /usr/lib64; do
     [ -e "$d/libcuda.so.1" ] && return 0
   done
   return 1
