@@ -20,7 +20,7 @@ scaled() {
   awk -v n="$1" -v least="${2:-1}" -v s="$s" 'BEGIN {
     if (s !~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/ || s + 0 <= 0 || s + 0 > 1) {
       print "OFDMSIM_TEST_SCALE=" s ": not a share in (0, 1]" > "/dev/stderr"; exit 2 }
-    m = n * s; if (m > int(m)) m = int(m) + 1; if (m < least) m = least; if (m > n) m = n
+    m = n * s * (1 - 1e-12); if (m > int(m)) m = int(m) + 1; if (m < least) m = least; if (m > n) m = n
     printf "%.0f\n", m }'
 }
 scaled 1 >/dev/null || exit 2 # a bad OFDMSIM_TEST_SCALE fails here, not as an empty size later
