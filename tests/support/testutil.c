@@ -48,7 +48,7 @@ double test_splitmix_u01(uint64_t *s) {
   return ((double)(test_splitmix64(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 }
 
-double test_scale(void) {
+double test_size_scale(void) {
   static double scale = 0.0;
   if (scale > 0.0) return scale;
   const char *v = getenv("OFDMSIM_TEST_SCALE");
@@ -64,11 +64,11 @@ double test_scale(void) {
 }
 
 uint64_t test_scaled(uint64_t n, uint64_t least) {
-  const double s = test_scale();
+  const double s = test_size_scale();
   if (s >= 1.0) return n;
   uint64_t m = (uint64_t)ceil((double)n * s * (1.0 - 1e-12)); /* 20000 * 0.1 is 2000, not 2001 */
   if (m < least) m = least;
   return m < n ? m : n;
 }
 
-double test_widened(double tol) { return tol / sqrt(test_scale()); }
+double test_widened(double tol) { return tol / sqrt(test_size_scale()); }
