@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set up, build, run the default simulation (on the GPU when there is one),
+# Set up, build, run the default simulation (on the GPU when there is one;
+# without a GPU driver no CUDA code is built, see setup.sh),
 # and draw its BER curves: results-TIMESTAMP.csv (with its .json sidecar) and
 # results-TIMESTAMP.png (with the gnuplot script .gp that draws it) in
 # ${OFDMSIM_DEMO_DIR:-results/}. Each run gets new names, so a rerun never
