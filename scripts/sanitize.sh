@@ -18,8 +18,8 @@ mkdir -p "$reports"
 export ASAN_OPTIONS="detect_leaks=1:log_path=$reports/asan:exitcode=86"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$reports/ubsan"
 export LSAN_OPTIONS="suppressions=$root/tests/support/lsan.supp"
-# The statistical end-to-end tests at a tenth of their size (tests/support/
-# testutil.h, harness.sh): the sanitizers look for bad accesses, leaks and
+# The statistical end-to-end tests at a tenth of their size (test_scaled in
+# tests/support/testutil.h, scaled in harness.sh): the sanitizers look for bad accesses, leaks and
 # undefined behaviour, which the first frames down a path show as well as the
 # millionth, and the code runs 10-20 times slower here. Every path still
 # runs, and every exact equality (resumed = uninterrupted, ranks = one
