@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set up, build, run the default simulation (on the GPU when there is one),
+# Set up, build, run the default simulation (on the GPU when there is one;
+# without a GPU driver no CUDA code is built, see setup.sh),
 # and draw its BER curves: results-TIMESTAMP.csv (with its .json sidecar) and
 # results-TIMESTAMP.png (with the gnuplot script .gp that draws it) in
 # ${OFDMSIM_DEMO_DIR:-runs/}. Each run gets new names, so a rerun never
@@ -7,7 +8,8 @@
 #   scripts/demo.sh --set mimo.tx=4 --set mimo.rx=4
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-source "$root/scripts/setup.sh"
+# The program alone: the demo needs none of the test executables.
+OFDMSIM_TARGETS=ofdmsim source "$root/scripts/setup.sh"
 
 dir=${OFDMSIM_DEMO_DIR:-$root/runs}
 mkdir -p "$dir"

@@ -109,9 +109,13 @@ check "no temporary files left" test -z "$(ls "$tmp" | grep -E '\.tmp|\.probe')"
 # The same during heavy writes: 10000 one-frame points, so that the journal
 # grows by a line every 60 us or so and the CSV and JSON are large: the last
 # kills land while they are being written, in the part of the run (a third of
-# it) that follows the last point.
-cat > "$tmp/w.cfg" <<'CFG'
-simulation = { snr_db = { from = 0.0; to = 99.99; step = 0.01; }; max_bits = 1.0; seed = 3; backend = "cpu"; threads = 1; };
+# it) that follows the last point. Under the sanitizers (OFDMSIM_TEST_SCALE)
+# fewer points, each still one frame and one chunk, so the kills still follow
+# the journal line by line.
+wpoints=$(scaled 10000 500)
+cat > "$tmp/w.cfg" <<CFG
+simulation = { snr_db = { from = 0.0; to = 99.99; step = $(awk -v n="$wpoints" 'BEGIN { printf "%.6g", 100 / n }'); };
+               max_bits = 1.0; seed = 3; backend = "cpu"; threads = 1; };
 ofdm = { subcarriers = 256; symbols = 14; };
 CFG
 "$OFDMSIM" "$tmp/w.cfg" -q -o "$tmp/wfull.csv" >/dev/null 2>>"$tmp/stderr"
@@ -125,8 +129,16 @@ check "heavy writes: no temporary files left" test -z "$(ls "$tmp" | grep -E '\.
 # SIGINT: exit 130, the partial results kept, and --resume completes them to
 # the uninterrupted run's counts (the thread count does not matter). On one
 # thread, so that the run takes a few seconds and the signal, sent once the
-# journal holds a record, lands mid-run.
-"$OFDMSIM" "$tmp/r.cfg" -q -o "$tmp/int.csv" --set simulation.threads=1 >/dev/null 2>"$tmp/int.err" &
+# journal holds a record, lands mid-run. Under the sanitizers r.cfg's errors
+# and bits are scaled down (OFDMSIM_TEST_SCALE; still seconds on one thread
+# there), against a run of that size.
+sized=() sref=$tmp/full.csv
+if [ "$(scaled 4000000)" -lt 4000000 ]; then
+  sized=(--set simulation.target_errors="$(scaled 4000000)" --set simulation.max_bits="$(scaled 1.2e9)")
+  sref=$tmp/sized.csv
+  run -o "$sref" "${sized[@]}"
+fi
+"$OFDMSIM" "$tmp/r.cfg" -q -o "$tmp/int.csv" "${sized[@]}" --set simulation.threads=1 >/dev/null 2>"$tmp/int.err" &
 pid=$!
 for i in $(seq 1 300); do [ -s "$tmp/int.journal" ] && break; sleep 0.01; done
 kill -INT "$pid"
@@ -134,8 +146,8 @@ wait "$pid"
 check "SIGINT exits 130" test $? -eq 130
 check "SIGINT says how to continue" grep -q -- '--resume continues' "$tmp/int.err"
 check "... having saved the point it was in as interrupted" grep -q ',interrupted,' "$tmp/int.csv"
-run -o "$tmp/int.csv" --resume
-check "resumed after SIGINT = uninterrupted" cmp -s <(csv_counts "$tmp/full.csv") <(csv_counts "$tmp/int.csv")
+run -o "$tmp/int.csv" --resume "${sized[@]}"
+check "resumed after SIGINT = uninterrupted" cmp -s <(csv_counts "$sref") <(csv_counts "$tmp/int.csv")
 
 # Resuming a finished run runs nothing and changes no count; another thread
 # count and batch size do not matter.

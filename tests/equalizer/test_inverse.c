@@ -14,7 +14,10 @@
 
 typedef double complex zd;
 
-#define ITEMS 100000 /* matrices per size and family */
+/* matrices per size and family: 100000, or under the sanitizers
+ * (OFDMSIM_TEST_SCALE, testutil.h) fewer, down the same paths and against
+ * the same worst-case bounds (fewer matrices can only lower the worst) */
+static size_t n_items = 100000;
 #define PAD 5        /* poisoned items either side of the processed range */
 #define U24 (1.0 / 16777216.0)
 
@@ -160,7 +163,7 @@ static void poison(cf32 *p, size_t count) {
 static int untouched(int n, const cf32 *stack, size_t ld) {
   for (int e = 0; e < n * n; e++)
     for (size_t i = 0; i < ld; i++) {
-      if (i >= PAD && i < PAD + ITEMS) continue;
+      if (i >= PAD && i < PAD + n_items) continue;
       if (!isnan(stack[(size_t)e * ld + i].re) || !isnan(stack[(size_t)e * ld + i].im)) return 0;
     }
   return 1;
@@ -178,12 +181,12 @@ static float direct_inverse(int n, const cf32 *a, cf32 *x) {
 }
 
 static void test_size_family(int n, int family) {
-  const size_t ld = ITEMS + 2 * PAD, total = (size_t)n * n * ld;
+  const size_t ld = n_items + 2 * PAD, total = (size_t)n * n * ld;
   cf32 *G = malloc(total * sizeof *G), *Gl = malloc(total * sizeof *G);
   cf32 *Xf = malloc(total * sizeof *G), *Xc = malloc(total * sizeof *G), *Xl = malloc(total * sizeof *G);
-  double *kap2 = malloc(ITEMS * sizeof *kap2);
+  double *kap2 = malloc(n_items * sizeof *kap2);
   poison(G, total);
-  for (size_t i = 0; i < ITEMS; i++) {
+  for (size_t i = 0; i < n_items; i++) {
     cf32 f[MAT_MAX_N * MAT_MAX_N];
     kap2[i] = make_matrix(n, family, f);
     for (int e = 0; e < n * n; e++) G[(size_t)e * ld + PAD + i] = f[e];
@@ -196,14 +199,14 @@ static void test_size_family(int n, int family) {
   poison(Xf, total);
   poison(Xc, total);
   poison(Xl, total);
-  eq_invert(n, G + PAD, ld, Xf + PAD, ld, ITEMS);
-  eq_invert_general(n, G + PAD, ld, Xc + PAD, ld, ITEMS);
-  eq_invert(n, Gl + PAD, ld, Xl + PAD, ld, ITEMS);
+  eq_invert(n, G + PAD, ld, Xf + PAD, ld, n_items);
+  eq_invert_general(n, G + PAD, ld, Xc + PAD, ld, n_items);
+  eq_invert(n, Gl + PAD, ld, Xl + PAD, ld, n_items);
 
   size_t bad_finite = 0, bad_res = 0, bad_abs = 0, bad_cmp = 0, bad_herm = 0, bad_flag = 0;
   size_t first = (size_t)-1;
   double worst_ratio = 0.0, worst_cmp = 0.0, worst_abs = 0.0, worst_kappa = 0.0;
-  for (size_t k = 0; k < ITEMS; k++) {
+  for (size_t k = 0; k < n_items; k++) {
     size_t i = PAD + k;
     zd a[MAT_MAX_N * MAT_MAX_N], xf[MAT_MAX_N * MAT_MAX_N], xc[MAT_MAX_N * MAT_MAX_N],
         ref[MAT_MAX_N * MAT_MAX_N];
@@ -388,6 +391,7 @@ static void test_singular(void) {
 }
 
 int main(void) {
+  n_items = test_scaled(n_items, 2000);
   test_rng_seed(0x9e3779b97f4a7c15ull);
   for (int n = 1; n <= MAT_MAX_N; n++)
     for (int family = 0; family < 2; family++) {

@@ -9,6 +9,22 @@ bad() { fail=$((fail + 1)); echo "FAILED: $*" >&2; }
 check() { local what=$1; shift; if "$@"; then ok; else bad "$what"; fi; }
 finish() { echo "$pass passed, $fail failed"; [ "$fail" -eq 0 ]; }
 
+# scaled N [LEAST]: N times OFDMSIM_TEST_SCALE (a share in (0, 1], 1 when
+# unset; scripts/sanitize.sh sets 0.1), rounded up, at least LEAST (default
+# 1), never above N: the sizes of the long statistical runs, as
+# tests/support/testutil.h's test_scaled. Under the sanitizers the same paths
+# run on less work; the normal pass runs the full size. N may be a float
+# (1.2e9): the result is an integer. A bad value fails the test at once.
+scaled() {
+  local s=${OFDMSIM_TEST_SCALE:-1}
+  awk -v n="$1" -v least="${2:-1}" -v s="$s" 'BEGIN {
+    if (s !~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/ || s + 0 <= 0 || s + 0 > 1) {
+      print "OFDMSIM_TEST_SCALE=" s ": not a share in (0, 1]" > "/dev/stderr"; exit 2 }
+    m = n * s * (1 - 1e-12); if (m > int(m)) m = int(m) + 1; if (m < least) m = least; if (m > n) m = n
+    printf "%.0f\n", m }'
+}
+scaled 1 >/dev/null || exit 2 # a bad OFDMSIM_TEST_SCALE fails here, not as an empty size later
+
 # csv_cols FILE NAME...: the named columns of a result CSV, one line per row,
 # fields joined by ','. Quoted fields (the label) may hold commas.
 csv_cols() {

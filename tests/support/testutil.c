@@ -1,6 +1,7 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 int test_passed = 0, test_failed = 0;
 
@@ -46,3 +47,28 @@ uint64_t test_splitmix64(uint64_t *s) {
 double test_splitmix_u01(uint64_t *s) {
   return ((double)(test_splitmix64(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 }
+
+double test_size_scale(void) {
+  static double scale = 0.0;
+  if (scale > 0.0) return scale;
+  const char *v = getenv("OFDMSIM_TEST_SCALE");
+  if (!v || !*v) return scale = 1.0;
+  char *end;
+  const double s = strtod(v, &end);
+  if (*end || !(s > 0.0 && s <= 1.0)) {
+    fprintf(stderr, "OFDMSIM_TEST_SCALE=%s: not a share in (0, 1]\n", v);
+    exit(2);
+  }
+  fprintf(stderr, "(OFDMSIM_TEST_SCALE=%s: statistical sizes scaled down)\n", v);
+  return scale = s;
+}
+
+uint64_t test_scaled(uint64_t n, uint64_t least) {
+  const double s = test_size_scale();
+  if (s >= 1.0) return n;
+  uint64_t m = (uint64_t)ceil((double)n * s * (1.0 - 1e-12)); /* 20000 * 0.1 is 2000, not 2001 */
+  if (m < least) m = least;
+  return m < n ? m : n;
+}
+
+double test_widened(double tol) { return tol / sqrt(test_size_scale()); }

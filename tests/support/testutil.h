@@ -43,6 +43,26 @@ uint64_t test_splitmix64(uint64_t *s);
  * interval, so that log() of it is always finite. */
 double test_splitmix_u01(uint64_t *s);
 
+/* The size the statistical end-to-end tests run at: OFDMSIM_TEST_SCALE, a
+ * share in (0, 1], 1 when unset. scripts/sanitize.sh sets it (0.1), because
+ * under ASan + UBSan the code runs 10-20 times slower and what the sanitizers
+ * look for (a bad access, a leak, undefined behaviour) shows on the first
+ * frames that take a path, not on the millionth: the same paths run, on
+ * fewer frames. The full size runs in the normal pass, which alone holds the
+ * statistics to their full precision. A value that is not a number in
+ * (0, 1] is an error (the test exits 2): a typo must not silently run the
+ * full size, or a zero size. */
+double test_size_scale(void);
+/* n * test_size_scale(), rounded up, at least `least` (and never more
+ * than n): frame, bit, error and run counts. */
+uint64_t test_scaled(uint64_t n, uint64_t least);
+/* A statistical tolerance for a check over test_scaled() samples: tol at
+ * full size, tol / sqrt(test_size_scale()) below it (a mean's spread grows
+ * as one over the root of the sample count), so a check that holds with a
+ * margin at full size holds with the same margin, in standard errors,
+ * scaled. */
+double test_widened(double tol);
+
 /* Exit code a test uses when it cannot run here (no GPU): ctest's skip. */
 #define TEST_SKIP 77
 
