@@ -19,10 +19,8 @@
  * reaching min1 means min2 == min1. Only the lane's own thread reads and
  * writes its messages, so they need no barrier either.
  *
- * Each q = app - m_old is computed twice, once per pass, from unchanged
- * inputs (the row's LLRs are written only in the second pass, each by the one
- * thread that reads it), instead of being kept in a deg-long array that would
- * spill to local memory: the same float both times.
+ * The q = app - m_old of a row's edges stay in registers between the two
+ * passes (the edge loops unrolled to the largest degree, 19).
  *
  * GPU equals CPU: ldpc_msg.h's functions in the CPU's order (edges in row
  * order, min2 before min1, the sign product from ldpc_sign_start), rows in
@@ -149,22 +147,31 @@ __global__ void __launch_bounds__(LDPC_Z_MAX) ldpc_layered_kernel(const kargs a)
         float m1 = LDPC_MAG_INIT, m2 = LDPC_MAG_INIT;
         uint32_t sg = ldpc_sign_start(deg);
         int idx = 0;
-        for (int k = 0; k < deg; k++) {
-          const float x = app[slot(ent[e0 + k], lane, z)] - message(o1, o2, ow, oidx, k);
-          const float mag = fabsf(x);
-          idx = mag < m1 ? k : idx; /* where ldpc_ms_min1 takes a new minimum */
-          m2 = ldpc_ms_min2(m1, m2, mag);
-          m1 = ldpc_ms_min1(m1, mag);
-          sg ^= ldpc_sign_bit(x);
+        /* The loops run to the largest degree, fully unrolled, so q[] is
+         * registers (indexed by constants), not local memory. */
+        float q[LDPC_ROW_DEGREE_MAX];
+#pragma unroll
+        for (int k = 0; k < LDPC_ROW_DEGREE_MAX; k++) {
+          if (k < deg) {
+            const float x = app[slot(ent[e0 + k], lane, z)] - message(o1, o2, ow, oidx, k);
+            const float mag = fabsf(x);
+            q[k] = x;
+            idx = mag < m1 ? k : idx; /* where ldpc_ms_min1 takes a new minimum */
+            m2 = ldpc_ms_min2(m1, m2, mag);
+            m1 = ldpc_ms_min1(m1, mag);
+            sg ^= ldpc_sign_bit(x);
+          }
         }
         const float v1 = magnitude<OFFSET>(m1, a.alpha, a.beta), v2 = magnitude<OFFSET>(m2, a.alpha, a.beta);
         uint32_t nw = (uint32_t)idx << kIdxShift;
-        for (int k = 0; k < deg; k++) {
-          const int at = slot(ent[e0 + k], lane, z);
-          const float x = app[at] - message(o1, o2, ow, oidx, k);
-          const uint32_t s = sg ^ ldpc_sign_bit(x);
-          nw |= (s >> 31) << k;
-          app[at] = x + ldpc_with_sign(k == idx ? v2 : v1, s);
+#pragma unroll
+        for (int k = 0; k < LDPC_ROW_DEGREE_MAX; k++) {
+          if (k < deg) {
+            const float x = q[k];
+            const uint32_t s = sg ^ ldpc_sign_bit(x);
+            nw |= (s >> 31) << k;
+            app[slot(ent[e0 + k], lane, z)] = x + ldpc_with_sign(k == idx ? v2 : v1, s);
+          }
         }
         mr[0] = __float_as_uint(v1);
         mr[zp] = __float_as_uint(v2);
