@@ -474,7 +474,8 @@ int ldpc_decoder_execute(ldpc_decoder *d, const float *llr, int k_prime, uint8_t
   const size_t nbits = (size_t)code->g->cols * z;
   d->rows_used = rows_to_decode(d, llr);
   memcpy(d->app, llr, sizeof(float) * nbits);
-  memcpy(d->chan, llr, sizeof(float) * nbits);
+  /* Only flooding rebuilds the app from the input. */
+  if (d->cfg.algorithm == LDPC_FLOODING_BP) memcpy(d->chan, llr, sizeof(float) * nbits);
   memset(d->msg, 0, sizeof(float) * (size_t)code->g->row_start[d->rows_used] * d->zp);
 
   int it = 0, ok = 0;
