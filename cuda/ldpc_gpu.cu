@@ -130,18 +130,27 @@ __global__ void __launch_bounds__(LDPC_Z_MAX) ldpc_layered_kernel(const kargs a)
   const uint32_t *row_start = tab, *ent = tab + a.rows + 1;
   int it = 0, ok = 0;
   while (it < a.max_iterations && !ok) {
+    /* A row's old messages are loaded one row ahead (they are the lane's
+     * own, so no barrier orders them), hiding the latency of global memory.
+     * The first iteration's are +0, as the CPU's zeroed array: v1 = v2 = +0
+     * and no sign bits. */
+    float p1 = 0.0f, p2 = 0.0f;
+    uint32_t pw = 0;
+    if (it > 0 && active) {
+      p1 = __uint_as_float(msg[lane]);
+      p2 = __uint_as_float(msg[zp + lane]);
+      pw = msg[2 * zp + lane];
+    }
     for (int r = 0; r < rows_used; r++) {
       if (active) {
         const int e0 = (int)row_start[r], deg = (int)row_start[r + 1] - e0;
         uint32_t *mr = msg + (size_t)r * 3 * zp + lane;
-        /* The first iteration's old messages are +0, as the CPU's zeroed
-         * array: v1 = v2 = +0 and no sign bits. */
-        float o1 = 0.0f, o2 = 0.0f;
-        uint32_t ow = 0;
-        if (it > 0) {
-          o1 = __uint_as_float(mr[0]);
-          o2 = __uint_as_float(mr[zp]);
-          ow = mr[2 * zp];
+        const float o1 = p1, o2 = p2;
+        const uint32_t ow = pw;
+        if (it > 0 && r + 1 < rows_used) {
+          p1 = __uint_as_float(mr[3 * zp]);
+          p2 = __uint_as_float(mr[4 * zp]);
+          pw = mr[5 * zp];
         }
         const int oidx = (int)(ow >> kIdxShift);
         float m1 = LDPC_MAG_INIT, m2 = LDPC_MAG_INIT;
