@@ -143,23 +143,57 @@ static void scatter_lanes(float *col, int s, int z, int i0, const float *buf) {
 
 /* One layered min-sum row (normalised when offset is 0, else offset). The
  * row's column pointers and shifts are looked up once, outside the chunk
- * loop: per chunk and entry only the start lane and the in-place test are
- * left of the scalar work.
+ * loop.
  *
  * Where the compiler targets AVX2 the chunk is written with intrinsics, the
- * running minima and signs of its 32 lanes held in twelve registers across
- * the row's entries (GCC's vectorised C loops kept them in memory, loading
- * and storing them for every entry). Every operation is its ldpc_msg.h
- * counterpart, in the same order, so the messages are the same bits:
+ * running minima and signs of its 32 lanes held in registers across the
+ * row's entries (GCC's vectorised C loops kept them in memory, loading and
+ * storing them for every entry). Every operation is its ldpc_msg.h
+ * counterpart, or a regrouping of them that gives the same bits:
  *   ldpc_ms_min1(m1, a)  = a < m1 ? a : m1          = vminps(a, m1)
  *   ldpc_ms_min2         = min(max(a, m1), m2)      = vminps(vmaxps(a, m1), m2)
- *   fabsf, sign bits     = and / xor with masks
- *   |q| == min1 ? min2 : min1                       = blendv(m1, m2, cmpeq)
- *   alpha * mag, max(mag - beta, 0), q + m          = vmulps, vmaxps(vsubps, 0), vaddps
+ *   fabsf                = and with a mask
+ *   the sign product     = xor of the whole words, masked to the sign bit
+ *                          once per chunk (the other bits never reach a result)
+ *   alpha * (|q| == min1 ? min2 : min1), with the product's sign
+ *                        = blendv(alpha m1 ^ sgn, alpha m2 ^ sgn, cmpeq) ^ sign(q):
+ *                          a select commutes with the scaling (or with
+ *                          max(mag - beta, 0)) and with the xors of the sign
+ *                          bit, so both are done once per chunk, not per edge
+ *   q + m                = vaddps
  * (vminps/vmaxps return their first operand exactly where the C select
- * does.) Other hosts run the plain C loops below. */
+ * does.) Other hosts run the plain C loops below.
+ *
+ * Each 8-lane vector of an entry is read and written in place where its 8
+ * bits are contiguous in the column (all but one vector of an entry, for the
+ * wrap past Z, and a last partial one); that one goes lane by lane through
+ * a small buffer, zero past Z (the chunk-wide two-run memcpy it replaces cost
+ * a fifth of the time at Z 384). */
 #if defined(__AVX2__)
 #define VECS (LANES / 8)
+/* Vector u of a chunk: lanes i0 + 8u + j, j < 8, of an entry whose lane i0
+ * reads bit `start` of the column, at p = (start + 8u) mod Z; n lanes below
+ * Z. NULL when the 8 are not one contiguous run (then read_vec/write_vec). */
+static inline float *vec_in_place(float *col, int z, int p, int n) { return n >= 8 && p + 8 <= z ? col + p : NULL; }
+__attribute__((noinline)) static __m256 read_vec(const float *col, int z, int p, int n) {
+  float v[8] __attribute__((aligned(32)));
+  for (int j = 0; j < 8; j++) {
+    int at = p + j;
+    at -= at >= z ? z : 0;
+    v[j] = j < n ? col[at] : 0.0f;
+  }
+  return _mm256_load_ps(v);
+}
+__attribute__((noinline)) static void write_vec(float *col, int z, int p, int n, __m256 x) {
+  float v[8] __attribute__((aligned(32)));
+  _mm256_store_ps(v, x);
+  for (int j = 0; j < 8 && j < n; j++) {
+    int at = p + j;
+    at -= at >= z ? z : 0;
+    col[at] = v[j];
+  }
+}
+
 static void layer_min_sum(ldpc_decoder *d, int r, int offset) {
   const ldpc_code *code = &d->code;
   const int z = code->z, zp = d->zp;
@@ -176,10 +210,8 @@ static void layer_min_sum(ldpc_decoder *d, int r, int offset) {
     shifts[k] = code->shift[e0 + k];
   }
   float q[LDPC_ROW_DEGREE_MAX][LANES] __attribute__((aligned(32)));
-  float v[LANES] __attribute__((aligned(32)));
   float *chunk_msg = d->msg + (size_t)e0 * zp;
   for (int i0 = 0; i0 < z; i0 += LANES, chunk_msg += (size_t)deg * LANES) {
-    const int full = i0 + LANES <= z;
     __m256 m1[VECS], m2[VECS], sg[VECS];
     for (int u = 0; u < VECS; u++) {
       m1[u] = m2[u] = mag_init;
@@ -188,37 +220,61 @@ static void layer_min_sum(ldpc_decoder *d, int r, int offset) {
     for (int k = 0; k < deg; k++) {
       int start = i0 + shifts[k];
       start -= start >= z ? z : 0;
-      const float *src = cols[k] + start;
-      if (!full || start + LANES > z) {
-        gather_lanes(cols[k], shifts[k], z, i0, v);
-        src = v;
-      }
       const float *m = chunk_msg + k * LANES;
+      const int chunk_in_place = i0 + LANES <= z && start + LANES <= z;
       for (int u = 0; u < VECS; u++) {
-        const __m256 x = _mm256_sub_ps(_mm256_loadu_ps(src + 8 * u), _mm256_loadu_ps(m + 8 * u));
+        __m256 in;
+        if (__builtin_expect(chunk_in_place, 1)) {
+          in = _mm256_loadu_ps(cols[k] + start + 8 * u);
+        } else {
+          int p = start + 8 * u;
+          p -= p >= z ? z : 0;
+          const int n = z - i0 - 8 * u;
+          const float *src = vec_in_place(cols[k], z, p, n);
+          in = src ? _mm256_loadu_ps(src) : read_vec(cols[k], z, p, n);
+        }
+        const __m256 x = _mm256_sub_ps(in, _mm256_loadu_ps(m + 8 * u));
         const __m256 a = _mm256_and_ps(x, abs_mask);
         _mm256_store_ps(q[k] + 8 * u, x);
         m2[u] = _mm256_min_ps(_mm256_max_ps(a, m1[u]), m2[u]);
         m1[u] = _mm256_min_ps(a, m1[u]);
-        sg[u] = _mm256_xor_ps(sg[u], _mm256_and_ps(x, sign_mask));
+        sg[u] = _mm256_xor_ps(sg[u], x);
       }
+    }
+    /* Per lane: the two possible messages with the product's sign; m2 and sg
+     * are not needed past this point (their registers hold v1, v2). */
+    __m256 v1[VECS], v2[VECS];
+    for (int u = 0; u < VECS; u++) {
+      const __m256 sgn = _mm256_and_ps(sg[u], sign_mask);
+      const __m256 a1 = offset ? _mm256_max_ps(_mm256_sub_ps(m1[u], beta), zero) : _mm256_mul_ps(alpha, m1[u]);
+      const __m256 a2 = offset ? _mm256_max_ps(_mm256_sub_ps(m2[u], beta), zero) : _mm256_mul_ps(alpha, m2[u]);
+      v1[u] = _mm256_xor_ps(a1, sgn);
+      v2[u] = _mm256_xor_ps(a2, sgn);
     }
     for (int k = 0; k < deg; k++) {
       int start = i0 + shifts[k];
       start -= start >= z ? z : 0;
-      const int in_place = full && start + LANES <= z;
-      float *out = in_place ? cols[k] + start : v;
       float *m = chunk_msg + k * LANES;
+      const int chunk_in_place = i0 + LANES <= z && start + LANES <= z;
       for (int u = 0; u < VECS; u++) {
         const __m256 x = _mm256_load_ps(q[k] + 8 * u);
         const __m256 at_min = _mm256_cmp_ps(_mm256_and_ps(x, abs_mask), m1[u], _CMP_EQ_OQ);
-        const __m256 mag = _mm256_blendv_ps(m1[u], m2[u], at_min);
-        const __m256 val = offset ? _mm256_max_ps(_mm256_sub_ps(mag, beta), zero) : _mm256_mul_ps(alpha, mag);
-        const __m256 msg = _mm256_xor_ps(val, _mm256_and_ps(_mm256_xor_ps(sg[u], x), sign_mask));
+        const __m256 msg = _mm256_xor_ps(_mm256_blendv_ps(v1[u], v2[u], at_min), _mm256_and_ps(x, sign_mask));
         _mm256_storeu_ps(m + 8 * u, msg);
-        _mm256_storeu_ps(out + 8 * u, _mm256_add_ps(x, msg));
+        const __m256 out = _mm256_add_ps(x, msg);
+        if (__builtin_expect(chunk_in_place, 1)) {
+          _mm256_storeu_ps(cols[k] + start + 8 * u, out);
+        } else {
+          int p = start + 8 * u;
+          p -= p >= z ? z : 0;
+          const int n = z - i0 - 8 * u;
+          float *dst = vec_in_place(cols[k], z, p, n);
+          if (dst)
+            _mm256_storeu_ps(dst, out);
+          else
+            write_vec(cols[k], z, p, n, out);
+        }
       }
-      if (!in_place) scatter_lanes(cols[k], shifts[k], z, i0, v);
     }
   }
 }
@@ -372,15 +428,20 @@ static void flood_collect(ldpc_decoder *d) {
   }
 }
 
-/* 1 when the hard decisions of app meet every decoded check. */
+/* 1 when the hard decisions of app meet every decoded check. The decisions
+ * are taken column by column as the rows reach them (a row's columns
+ * ascend), so a failing row early in the graph, the usual case before the
+ * last iteration, costs only the columns up to it. */
 static int syndrome_zero(ldpc_decoder *d) {
   const ldpc_code *code = &d->code;
   const int z = code->z;
-  const int cols = code->g->info_cols + d->rows_used;
   uint8_t *restrict h = d->hard;
   const float *restrict app = d->app;
-  for (int i = 0; i < cols * z; i++) h[i] = ldpc_hard_bit(app[i]);
+  int done = 0; /* columns decided */
   for (int r = 0; r < d->rows_used; r++) {
+    const int need = code->g->col[code->g->row_start[r + 1] - 1] + 1;
+    for (int i = done * z; i < need * z; i++) h[i] = ldpc_hard_bit(app[i]);
+    done = need > done ? need : done;
     uint8_t par[LDPC_Z_MAX];
     memset(par, 0, (size_t)z);
     for (int e = code->g->row_start[r]; e < code->g->row_start[r + 1]; e++) {
@@ -413,7 +474,8 @@ int ldpc_decoder_execute(ldpc_decoder *d, const float *llr, int k_prime, uint8_t
   const size_t nbits = (size_t)code->g->cols * z;
   d->rows_used = rows_to_decode(d, llr);
   memcpy(d->app, llr, sizeof(float) * nbits);
-  memcpy(d->chan, llr, sizeof(float) * nbits);
+  /* Only flooding rebuilds the app from the input. */
+  if (d->cfg.algorithm == LDPC_FLOODING_BP) memcpy(d->chan, llr, sizeof(float) * nbits);
   memset(d->msg, 0, sizeof(float) * (size_t)code->g->row_start[d->rows_used] * d->zp);
 
   int it = 0, ok = 0;

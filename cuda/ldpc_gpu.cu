@@ -1,0 +1,388 @@
+/* The GPU layered min-sum LDPC decoder (plain C face: cuda/ldpc_gpu.h).
+ *
+ * One thread block per code block, one thread per lane (check r*Z + i of a
+ * base-graph row r), Z rounded up to a warp. The block's a posteriori LLRs
+ * live in shared memory for the whole decode (BG1 Z 384, every column: 104
+ * KB, within Hopper's 227 KB opt-in); a row is one step: every lane reads its
+ * row's deg LLRs, computes its messages, writes the LLRs back, and a barrier
+ * makes them visible to the next row, as the CPU's layered schedule does.
+ * Within a row the lanes touch disjoint LLRs (each entry a different column,
+ * the lanes of an entry a permutation of it), so a row needs no barrier
+ * inside.
+ *
+ * Messages are compressed per row and lane (12 bytes instead of 4 deg):
+ * v1 and v2, the message magnitudes for "min1" and "min2" already scaled (or
+ * offset), and a word with the deg message sign bits (bits 0..18) and the
+ * index of the first edge holding min1 (bits 24..28). The message to edge k
+ * is v2 with sign bit k where k is that index, else v1: exactly the CPU's
+ * value, since the CPU gives min2 where |q_k| == min1, and another edge
+ * reaching min1 means min2 == min1. Only the lane's own thread reads and
+ * writes its messages, so they need no barrier either.
+ *
+ * The q = app - m_old of a row's edges stay in registers between the two
+ * passes (the edge loops unrolled to the largest degree, 19).
+ *
+ * GPU equals CPU: ldpc_msg.h's functions in the CPU's order (edges in row
+ * order, min2 before min1, the sign product from ldpc_sign_start), rows in
+ * order, the syndrome after every iteration; this file is compiled with
+ * -fmad=false (CMakeLists.txt), though min-sum has no multiply feeding an
+ * add. */
+#include "cuda/ldpc_gpu.h"
+
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/check.h"
+#include "cuda/gpu.h"
+
+extern "C" {
+#include "coding/ldpc_graph.h"
+}
+#include "coding/ldpc_msg.h"
+
+namespace {
+
+/* The message word: sign bits of the edges in bits 0..18, min1's edge from
+ * bit 24. */
+constexpr int kIdxShift = 24;
+static_assert(LDPC_ROW_DEGREE_MAX <= kIdxShift, "sign bits overlap the index");
+
+/* Table words: row starts (rows + 1), then per entry (col Z) | (shift << 16)
+ * (col Z <= 67 * 384 < 2^16, shift < 384). */
+constexpr int kTabWords = LDPC_ROWS_MAX + 1 + 316;
+
+struct kargs {
+  const float *llr;
+  uint8_t *bits;
+  ldpc_decode_result *res;
+  uint32_t *gmsg;        /* global messages, or NULL: in shared memory */
+  const uint32_t *tab;
+  float alpha, beta;
+  int z, zp, nb, info_cols, rows, nnz;
+  int scols;             /* columns held in shared memory */
+  int rows_max;          /* scols - info_cols: the most rows a block can use */
+  int max_iterations;
+};
+
+/* The shared-memory index of the LLR that lane `lane` reads for an entry. */
+__device__ __forceinline__ int slot(uint32_t entry, int lane, int z) {
+  int t = lane + (int)(entry >> 16);
+  t -= t >= z ? z : 0;
+  return (int)(entry & 0xffffu) + t;
+}
+
+/* Edge k's message from a compressed row (v1, v2, word w, index idx). */
+__device__ __forceinline__ float message(float v1, float v2, uint32_t w, int idx, int k) {
+  return ldpc_with_sign(k == idx ? v2 : v1, ((w >> k) & 1u) << 31);
+}
+
+/* The message magnitude for running minimum m: alpha m, or max(m - beta, 0),
+ * as ldpc_ms_message_scaled / ldpc_ms_message_offset compute it. */
+template <bool OFFSET>
+__device__ __forceinline__ float magnitude(float m, float alpha, float beta) {
+  if (OFFSET) {
+    const float v = m - beta;
+    return v > 0.0f ? v : 0.0f;
+  }
+  return alpha * m;
+}
+
+size_t shared_bytes(int scols, int z, int zp, int rows_max, int msg_shared) {
+  return sizeof(float) * (size_t)scols * z + (msg_shared ? sizeof(uint32_t) * 3 * (size_t)rows_max * zp : 0) +
+         sizeof(uint32_t) * (kTabWords + 1);
+}
+
+template <bool OFFSET>
+__global__ void __launch_bounds__(LDPC_Z_MAX) ldpc_layered_kernel(const kargs a) {
+  extern __shared__ float smem[];
+  const int z = a.z, zp = a.zp, lane = threadIdx.x, nthreads = blockDim.x;
+  const int blk = blockIdx.x;
+  const bool active = lane < z;
+  const size_t msg_words = 3 * (size_t)a.rows_max * zp;
+  float *app = smem;
+  uint32_t *after_app = reinterpret_cast<uint32_t *>(smem + (size_t)a.scols * z);
+  uint32_t *msg = a.gmsg ? a.gmsg + (size_t)blk * msg_words : after_app;
+  uint32_t *tab = a.gmsg ? after_app : after_app + msg_words;
+  int *s_last = reinterpret_cast<int *>(tab + kTabWords);
+
+  const int ntab = a.rows + 1 + a.nnz;
+  for (int j = lane; j < ntab; j += nthreads) tab[j] = a.tab[j];
+  if (lane == 0) *s_last = -1;
+  __syncthreads();
+
+  /* The LLRs into shared memory, and the last column past the core with a
+   * nonzero LLR (the CPU's rows_to_decode): j only grows, so a thread's last
+   * hit is its largest. */
+  const float *llr = a.llr + (size_t)blk * a.nb * z;
+  const int n_app = a.scols * z, scan_from = (a.info_cols + 4) * z;
+  int last = -1;
+  for (int j = lane; j < n_app; j += nthreads) {
+    const float v = llr[j];
+    app[j] = v;
+    if (j >= scan_from && v != 0.0f) last = j;
+  }
+  if (last >= 0) atomicMax(s_last, last / z);
+  __syncthreads();
+  const int rows_used = *s_last < 0 ? 4 : *s_last - a.info_cols + 1;
+
+  const uint32_t *row_start = tab, *ent = tab + a.rows + 1;
+  int it = 0, ok = 0;
+  while (it < a.max_iterations && !ok) {
+    /* A row's old messages are loaded one row ahead (they are the lane's
+     * own, so no barrier orders them), hiding the latency of global memory.
+     * The first iteration's are +0, as the CPU's zeroed array: v1 = v2 = +0
+     * and no sign bits. */
+    float p1 = 0.0f, p2 = 0.0f;
+    uint32_t pw = 0;
+    if (it > 0 && active) {
+      p1 = __uint_as_float(msg[lane]);
+      p2 = __uint_as_float(msg[zp + lane]);
+      pw = msg[2 * zp + lane];
+    }
+    for (int r = 0; r < rows_used; r++) {
+      if (active) {
+        const int e0 = (int)row_start[r], deg = (int)row_start[r + 1] - e0;
+        uint32_t *mr = msg + (size_t)r * 3 * zp + lane;
+        const float o1 = p1, o2 = p2;
+        const uint32_t ow = pw;
+        if (it > 0 && r + 1 < rows_used) {
+          p1 = __uint_as_float(mr[3 * zp]);
+          p2 = __uint_as_float(mr[4 * zp]);
+          pw = mr[5 * zp];
+        }
+        const int oidx = (int)(ow >> kIdxShift);
+        float m1 = LDPC_MAG_INIT, m2 = LDPC_MAG_INIT;
+        uint32_t sg = ldpc_sign_start(deg);
+        int idx = 0;
+        /* The loops run to the largest degree, fully unrolled, so q[] is
+         * registers (indexed by constants), not local memory. */
+        float q[LDPC_ROW_DEGREE_MAX];
+#pragma unroll
+        for (int k = 0; k < LDPC_ROW_DEGREE_MAX; k++) {
+          if (k < deg) {
+            const float x = app[slot(ent[e0 + k], lane, z)] - message(o1, o2, ow, oidx, k);
+            const float mag = fabsf(x);
+            q[k] = x;
+            idx = mag < m1 ? k : idx; /* where ldpc_ms_min1 takes a new minimum */
+            m2 = ldpc_ms_min2(m1, m2, mag);
+            m1 = ldpc_ms_min1(m1, mag);
+            sg ^= ldpc_sign_bit(x);
+          }
+        }
+        const float v1 = magnitude<OFFSET>(m1, a.alpha, a.beta), v2 = magnitude<OFFSET>(m2, a.alpha, a.beta);
+        uint32_t nw = (uint32_t)idx << kIdxShift;
+#pragma unroll
+        for (int k = 0; k < LDPC_ROW_DEGREE_MAX; k++) {
+          if (k < deg) {
+            const float x = q[k];
+            const uint32_t s = sg ^ ldpc_sign_bit(x);
+            nw |= (s >> 31) << k;
+            app[slot(ent[e0 + k], lane, z)] = x + ldpc_with_sign(k == idx ? v2 : v1, s);
+          }
+        }
+        mr[0] = __float_as_uint(v1);
+        mr[zp] = __float_as_uint(v2);
+        mr[2 * zp] = nw;
+      }
+      __syncthreads();
+    }
+    it++;
+    /* The syndrome of the hard decisions over the decoded rows; the reduction
+     * is also the barrier before the next iteration writes the LLRs. */
+    int bad = 0;
+    if (active) {
+      for (int r = 0; r < rows_used && !bad; r++) {
+        uint32_t par = 0;
+        for (int e = (int)row_start[r]; e < (int)row_start[r + 1]; e++) par ^= ldpc_hard_bit(app[slot(ent[e], lane, z)]);
+        bad = (int)par;
+      }
+    }
+    ok = !__syncthreads_or(bad);
+  }
+
+  const int k_sys = a.info_cols * z;
+  uint8_t *out = a.bits + (size_t)blk * k_sys;
+  for (int j = lane; j < k_sys; j += nthreads) out[j] = ldpc_hard_bit(app[j]);
+  if (lane == 0) {
+    a.res[blk].iterations = it;
+    a.res[blk].syndrome_ok = ok;
+    a.res[blk].rows_used = rows_used;
+  }
+}
+
+}  // namespace
+
+struct ldpc_gpu_decoder {
+  ldpc_code code;
+  ldpc_decoder_config cfg;
+  ldpc_gpu_msg_place place;
+  int zp;
+  size_t smem_max;        /* the device's opt-in shared memory per block */
+  uint32_t *tab;          /* device: kTabWords */
+  uint32_t *scratch;      /* device: global messages */
+  size_t scratch_bytes;
+};
+
+extern "C" {
+
+static int set_attributes(size_t smem_max) {
+  CUDA_TRY(cudaFuncSetAttribute(ldpc_layered_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_max));
+  CUDA_TRY(cudaFuncSetAttribute(ldpc_layered_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_max));
+  /* As much of the L1/shared split as shared memory as the kernels can use:
+   * the LLRs of several blocks per SM. */
+  CUDA_TRY(cudaFuncSetAttribute(ldpc_layered_kernel<false>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                (int)cudaSharedmemCarveoutMaxShared));
+  CUDA_TRY(cudaFuncSetAttribute(ldpc_layered_kernel<true>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                (int)cudaSharedmemCarveoutMaxShared));
+  return 0;
+}
+
+ldpc_gpu_decoder *ldpc_gpu_create(int bg, int z, const ldpc_decoder_config *cfg, ldpc_gpu_msg_place place,
+                                  char *err, size_t err_len) {
+  ldpc_code code;
+  if (ldpc_code_init(&code, bg, z) != 0) {
+    snprintf(err, err_len, "ldpc gpu decoder: no code for base graph %d and lifting size %d", bg, z);
+    return NULL;
+  }
+  if (!cfg || cfg->max_iterations < 1 ||
+      (cfg->algorithm != LDPC_LAYERED_NMS && cfg->algorithm != LDPC_LAYERED_OMS) || !(cfg->alpha > 0.0f) ||
+      !(cfg->beta >= 0.0f) || (unsigned)place > LDPC_GPU_MSG_GLOBAL) {
+    snprintf(err, err_len,
+             "ldpc gpu decoder: bad configuration (layered min-sum only; max_iterations >= 1, alpha > 0, "
+             "beta >= 0, a message placement)");
+    return NULL;
+  }
+  int dev = 0, optin = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess) {
+    snprintf(err, err_len, "ldpc gpu decoder: no usable CUDA device");
+    return NULL;
+  }
+  const int zp = (z + 31) / 32 * 32;
+  const ldpc_base_graph *g = code.g;
+  if (shared_bytes(g->info_cols + 4, z, zp, 4, 0) > (size_t)optin) {
+    snprintf(err, err_len, "ldpc gpu decoder: a Z %d block needs more shared memory than the device's %d bytes", z,
+             optin);
+    return NULL;
+  }
+  ldpc_gpu_decoder *d = (ldpc_gpu_decoder *)calloc(1, sizeof *d);
+  if (!d) {
+    snprintf(err, err_len, "ldpc gpu decoder: out of memory");
+    return NULL;
+  }
+  d->code = code;
+  d->cfg = *cfg;
+  d->place = place;
+  d->zp = zp;
+  d->smem_max = (size_t)optin;
+  uint32_t host_tab[kTabWords];
+  for (int r = 0; r <= g->rows; r++) host_tab[r] = g->row_start[r];
+  for (int e = 0; e < g->nnz; e++)
+    host_tab[g->rows + 1 + e] = (uint32_t)(g->col[e] * z) | ((uint32_t)code.shift[e] << 16);
+  const size_t tab_bytes = sizeof(uint32_t) * (size_t)(g->rows + 1 + g->nnz);
+  if (cudaMalloc(&d->tab, tab_bytes) != cudaSuccess ||
+      cudaMemcpy(d->tab, host_tab, tab_bytes, cudaMemcpyHostToDevice) != cudaSuccess ||
+      set_attributes(d->smem_max) != 0) {
+    snprintf(err, err_len, "ldpc gpu decoder: %s", gpu_last_error()[0] ? gpu_last_error() : "CUDA failure");
+    ldpc_gpu_destroy(d);
+    return NULL;
+  }
+  return d;
+}
+
+void ldpc_gpu_destroy(ldpc_gpu_decoder *d) {
+  if (!d) return;
+  cudaFree(d->tab);
+  cudaFree(d->scratch);
+  free(d);
+}
+
+/* The columns a launch keeps in shared memory: all of them for cols <= 0 or
+ * past Nb, never fewer than the core's (rows 0..3 are always decoded). */
+static int shared_cols(const ldpc_gpu_decoder *d, int cols) {
+  const ldpc_base_graph *g = d->code.g;
+  if (cols <= 0 || cols > g->cols) return g->cols;
+  return cols < g->info_cols + 4 ? g->info_cols + 4 : cols;
+}
+
+int ldpc_gpu_placement(const ldpc_gpu_decoder *d, int cols) {
+  const int scols = shared_cols(d, cols), rows_max = scols - d->code.g->info_cols;
+  const int z = d->code.z;
+  const int fits_shared = shared_bytes(scols, z, d->zp, rows_max, 1) <= d->smem_max;
+  const int fits_global = shared_bytes(scols, z, d->zp, rows_max, 0) <= d->smem_max;
+  switch (d->place) {
+    case LDPC_GPU_MSG_SHARED: return fits_shared ? LDPC_GPU_MSG_SHARED : -1;
+    case LDPC_GPU_MSG_GLOBAL: return fits_global ? LDPC_GPU_MSG_GLOBAL : -1;
+    default: return fits_shared ? LDPC_GPU_MSG_SHARED : fits_global ? LDPC_GPU_MSG_GLOBAL : -1;
+  }
+}
+
+int ldpc_gpu_decode(ldpc_gpu_decoder *d, const float *llr, int nblocks, int cols, uint8_t *bits,
+                    ldpc_decode_result *res, void *stream) {
+  if (!d || nblocks < 0 || (nblocks > 0 && (!llr || !bits || !res))) {
+    gpu_report_failure(__FILE__, __LINE__, "ldpc_gpu_decode", "bad arguments", "null pointer or nblocks < 0", 0);
+    return -1;
+  }
+  if (nblocks == 0) return 0;
+  const ldpc_base_graph *g = d->code.g;
+  const int z = d->code.z, zp = d->zp;
+  const int scols = shared_cols(d, cols), rows_max = scols - g->info_cols;
+  const int place = ldpc_gpu_placement(d, cols);
+  if (place < 0) {
+    gpu_report_failure(__FILE__, __LINE__, "ldpc_gpu_decode", "too large",
+                       "the block does not fit shared memory with this message placement", 0);
+    return -1;
+  }
+  kargs a;
+  a.llr = llr;
+  a.bits = bits;
+  a.res = res;
+  a.gmsg = NULL;
+  a.tab = d->tab;
+  a.alpha = d->cfg.alpha;
+  a.beta = d->cfg.beta;
+  a.z = z;
+  a.zp = zp;
+  a.nb = g->cols;
+  a.info_cols = g->info_cols;
+  a.rows = g->rows;
+  a.nnz = g->nnz;
+  a.scols = scols;
+  a.rows_max = rows_max;
+  a.max_iterations = d->cfg.max_iterations;
+  if (place == LDPC_GPU_MSG_GLOBAL) {
+    const size_t need = sizeof(uint32_t) * 3 * (size_t)rows_max * zp * (size_t)nblocks;
+    if (need > d->scratch_bytes) {
+      /* cudaFree waits for the launches still using the old buffer. */
+      CUDA_TRY(cudaFree(d->scratch));
+      d->scratch = NULL;
+      d->scratch_bytes = 0;
+      CUDA_TRY(cudaMalloc(&d->scratch, need));
+      d->scratch_bytes = need;
+    }
+    a.gmsg = d->scratch;
+  }
+  const size_t smem = shared_bytes(scols, z, zp, rows_max, place == LDPC_GPU_MSG_SHARED);
+  cudaStream_t s = (cudaStream_t)stream;
+  if (d->cfg.algorithm == LDPC_LAYERED_OMS) {
+    ldpc_layered_kernel<true><<<nblocks, zp, smem, s>>>(a);
+    CUDA_TRY_LAUNCH("ldpc_layered_kernel<offset>");
+  } else {
+    ldpc_layered_kernel<false><<<nblocks, zp, smem, s>>>(a);
+    CUDA_TRY_LAUNCH("ldpc_layered_kernel<normalised>");
+  }
+  return 0;
+}
+
+int ldpc_gpu_cols_for(const ratematch_block *p) {
+  const int z = p->zc, nb = p->bg == 1 ? 68 : 52;
+  const long fillers = p->filler_end > p->filler_begin ? p->filler_end - p->filler_begin : 0;
+  const long reach = (long)p->k0 + p->e + fillers;
+  const long end = reach < p->ncb ? reach : p->ncb; /* buffer positions [0, end) */
+  const long cols = (2L * z + end + z - 1) / z;
+  return cols < nb ? (int)cols : nb;
+}
+
+}  // extern "C"

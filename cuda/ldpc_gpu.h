@@ -1,0 +1,89 @@
+/* The GPU LDPC decoder's plain C face (cuda/ldpc_gpu.cu): layered
+ * normalised or offset min-sum over many code blocks of one base graph and
+ * lifting size per launch, the LLRs already on the device. C callers include
+ * this header only (no CUDA header needed); streams travel as void* (a
+ * cudaStream_t, NULL = the default stream).
+ *
+ * The contract is GPU equals CPU: for the same input and configuration every
+ * block's decisions, iteration count, syndrome flag and rows used are those
+ * of ldpc_decoder_execute (coding/ldpc_decode.h), bit for bit: the kernel
+ * runs coding/ldpc_msg.h's min-sum functions in the CPU's order (rows in
+ * order, each row's edges in order, the same early termination on a zero
+ * syndrome), compiled without fused multiply-add.
+ *
+ * Every int-returning function returns 0 on success and -1 on failure, with
+ * the reason kept for gpu_last_error() (cuda/gpu.h) or written to err. */
+#ifndef OFDMSIM_CUDA_LDPC_GPU_H
+#define OFDMSIM_CUDA_LDPC_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include "coding/ldpc_decode.h"
+#include "coding/ratematch.h"
+
+/* Where the check-to-variable messages live during a launch. They are kept
+ * compressed, 12 bytes per check (row) and lane: the two scaled magnitudes
+ * (alpha min1 and alpha min2, or the offset ones), and a word with the
+ * edges' sign bits and the index of min1's edge, from which every message of
+ * the row is rebuilt exactly. SHARED keeps them beside the a posteriori LLRs
+ * in the thread block's shared memory (one code block per SM at BG1 Z 384
+ * R 1/2: 181 KB); GLOBAL keeps them in device memory (mostly L2), leaving
+ * room for more thread blocks per SM. AUTO: SHARED where it fits. */
+typedef enum ldpc_gpu_msg_place {
+  LDPC_GPU_MSG_AUTO = 0,
+  LDPC_GPU_MSG_SHARED = 1,
+  LDPC_GPU_MSG_GLOBAL = 2,
+} ldpc_gpu_msg_place;
+
+typedef struct ldpc_gpu_decoder ldpc_gpu_decoder;
+
+/* A decoder for base graph bg (1, 2), lifting size z and cfg (algorithm
+ * LDPC_LAYERED_NMS or LDPC_LAYERED_OMS; flooding BP is CPU only) on the
+ * current device (cuda/gpu.h's gpu_use_device). NULL with the reason in err
+ * on bad input, when even the a posteriori LLRs of one block do not fit the
+ * device's shared memory, or on a CUDA failure. */
+ldpc_gpu_decoder *ldpc_gpu_create(int bg, int z, const ldpc_decoder_config *cfg, ldpc_gpu_msg_place place,
+                                  char *err, size_t err_len);
+
+/* Decodes nblocks code blocks in one launch (one thread block each, the Z
+ * checks of a base-graph row as its threads), asynchronously on stream.
+ *
+ *   llr   device, nblocks * Nb*Z floats: each block's decoder input as
+ *         ratematch_decoder_input lays it out (Nb = 68 or 52), one block
+ *         after another;
+ *   cols  how many leading columns of each block may carry nonzero LLRs (the
+ *         others are treated as 0 and never read; ldpc_gpu_cols_for gives a
+ *         safe value from the rate matching parameters); 0 or anything above
+ *         Nb: all. Fewer columns mean less shared memory per block, so more
+ *         blocks per SM;
+ *   bits  device, nblocks * K bytes (K = 22 Z or 10 Z): the hard decisions on
+ *         the systematic bits of each block (the punctured 2Z and the
+ *         fillers included), one a byte, 0 or 1: the CPU's bits[0 .. K'-1]
+ *         are the first K' of them;
+ *   res   device, nblocks results, as ldpc_decoder_execute fills them.
+ *
+ * -1 on bad arguments or a launch failure. */
+int ldpc_gpu_decode(ldpc_gpu_decoder *d, const float *llr, int nblocks, int cols, uint8_t *bits,
+                    ldpc_decode_result *res, void *stream);
+
+/* The placement the launches of cols columns use (SHARED or GLOBAL), or -1
+ * when such a block does not fit. */
+int ldpc_gpu_placement(const ldpc_gpu_decoder *d, int cols);
+
+/* An upper bound on the columns a block rate matched with p can carry
+ * nonzero LLRs in: the codeword columns up to the last circular buffer
+ * position its E bits (and any fillers skipped between them) can reach. */
+int ldpc_gpu_cols_for(const ratematch_block *p);
+
+void ldpc_gpu_destroy(ldpc_gpu_decoder *d);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
