@@ -71,8 +71,8 @@ static int check_outputs(const cli_args *args, char *err, size_t errlen) {
   if (any && !args->force && !args->resume) {
     const int i = exists[0] ? 0 : exists[1] ? 1 : 2;
     snprintf(err, errlen,
-             "-o %s: %s already exists%s%s; --force replaces it, --resume continues it (results are never "
-             "overwritten silently)",
+             "-o %.400s: %s already exists%s%.400s; --force replaces it, --resume continues it (results are "
+             "never overwritten silently)",
              csv, what[i], i ? " " : "", i ? paths[i] : "");
     return -1;
   }
