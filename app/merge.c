@@ -122,16 +122,6 @@ static int check_output(const merge_args *a, const char *sidecar, char *err, siz
   return 0;
 }
 
-/* "ofdmsim merge ARGS...", for the sidecar. */
-static void join_args(int argc, char **argv, char *out, size_t n) {
-  size_t used = (size_t)snprintf(out, n, "ofdmsim merge");
-  for (int i = 1; i < argc && used + 1 < n; i++) {
-    const int w = snprintf(out + used, n - used, " %s", argv[i]);
-    if (w < 0) break;
-    used += (size_t)w;
-  }
-}
-
 /* The sidecar: provenance of the merge and of each input (its own sidecar
  * when it has one). NULL with err when an input's sidecar is not JSON. */
 static json_t *sidecar_json(const merge_args *a, const result_table *in, const result_table *out,
@@ -257,7 +247,7 @@ int merge_main(int argc, char **argv) {
     if (result_table_read(&in[i], a.files[i], err, sizeof err)) goto report;
   if (results_merge_pooled(in, a.n_files, a.pool_seeds, &out, &seeds, &n_seeds, err, sizeof err)) goto report;
   char command[8192];
-  join_args(argc, argv, command, sizeof command);
+  opt_join_args(PROG, argc, argv, command, sizeof command); /* for the sidecar */
   if (!(side = sidecar_json(&a, in, &out, seeds, n_seeds, command, err, sizeof err))) goto report;
   rc = write_outputs(a.output, sidecar, &out, side, err, sizeof err);
   if (!rc) {

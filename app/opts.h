@@ -50,4 +50,9 @@ void opt_fail_value(opt_parser *p);
 /* "PROG: error: MSG" and where to read more, on stderr. */
 void opt_print_error(const char *prog, const char *msg);
 
+/* The command line as one string, for a result's provenance: `head` (the
+ * program or command, "ofdmsim merge") then " argv[i]" for i >= 1, cut to
+ * fit out[n]. */
+void opt_join_args(const char *head, int argc, char **argv, char *out, size_t n);
+
 #endif
