@@ -78,11 +78,7 @@ static void on_option(opt_parser *p, int key, const char *v, void *ctx) {
   merge_args *a = ctx;
   switch (key) {
   case OPT_ARG: a->files[a->n_files++] = (char *)v; break;
-  case 'o':
-    if (!*v) opt_fail_value(p);
-    else if (a->output) opt_fail(p, "option %s given twice (first '%s')", opt_name(p), a->output);
-    else a->output = v;
-    break;
+  case 'o': opt_set_once(p, &a->output, v); break;
   case OPT_FORCE: a->force = 1; break;
   case OPT_POOL_SEEDS: a->pool_seeds = 1; break;
   case 'h': a->help = 1; break;

@@ -50,6 +50,10 @@ void opt_fail_value(opt_parser *p);
 /* "PROG: error: MSG" and where to read more, on stderr. */
 void opt_print_error(const char *prog, const char *msg);
 
+/* For an option that names one file (-o FILE): *slot = value, or the usage
+ * error for an empty value or a second one. */
+void opt_set_once(opt_parser *p, const char **slot, const char *value);
+
 /* The command line as one string, for a result's provenance: `head` (the
  * program or command, "ofdmsim merge") then " argv[i]" for i >= 1, cut to
  * fit out[n]. */
