@@ -27,8 +27,7 @@ static const opt_spec merge_options[] = {
     {"output", 'o', required_argument, "OUT.csv"},
     {"force", OPT_FORCE, no_argument, NULL},
     {"pool-seeds", OPT_POOL_SEEDS, no_argument, NULL},
-    {"help", 'h', no_argument, NULL},
-    {NULL, 0, 0, NULL},
+    OPT_HELP_AND_END,
 };
 
 static void print_help(void) {

@@ -25,6 +25,9 @@ typedef struct opt_spec {
   const char *value; /* what the value looks like ("KEY=VALUE"), for "needs a value" */
 } opt_spec;
 
+/* The last entries of a command's table: -h / --help, then the {NULL} end. */
+#define OPT_HELP_AND_END {"help", 'h', no_argument, NULL}, {NULL, 0, 0, NULL}
+
 /* The state of one parse; handlers see it to name the option and report. */
 typedef struct opt_parser opt_parser;
 

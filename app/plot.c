@@ -29,8 +29,7 @@ static const opt_spec plot_options[] = {
     {"size", OPT_SIZE, required_argument, "WxH"},
     {"x", OPT_X, required_argument, "KEY"},
     {"y", OPT_Y, required_argument, "ber|bler|gmi|throughput"},
-    {"help", 'h', no_argument, NULL},
-    {NULL, 0, 0, NULL},
+    OPT_HELP_AND_END,
 };
 
 static void print_help(void) {
