@@ -121,20 +121,12 @@ static void on_run_option(opt_parser *p, int key, const char *v, void *ctx) {
   switch (key) {
   case OPT_ARG: set_config(p, out, v); break;
   case OPT_SET: add_override(p, out, v); break;
-  case 'o':
-    if (!*v) opt_fail_value(p);
-    else if (out->output_csv) opt_fail(p, "option %s given twice (first '%s')", opt_name(p), out->output_csv);
-    else out->output_csv = v;
-    break;
+  case 'o': opt_set_once(p, &out->output_csv, v); break;
   case 'q': out->quiet = 1; break;
   case OPT_FORCE: out->force = 1; break;
   case OPT_RESUME: out->resume = 1; break;
   case OPT_SHARD: set_shard(p, out, v); break;
-  case OPT_LLR_OUT:
-    if (!*v) opt_fail_value(p);
-    else if (out->llr_out) opt_fail(p, "option %s given twice (first '%s')", opt_name(p), out->llr_out);
-    else out->llr_out = v;
-    break;
+  case OPT_LLR_OUT: opt_set_once(p, &out->llr_out, v); break;
   case OPT_LLR_FRAMES: set_llr_frames(p, out, v); break;
   case OPT_PROGRESS: set_progress(p, out, v); break;
   case 'h': if (r->asked == CLI_RUN) r->asked = CLI_HELP; break;

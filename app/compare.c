@@ -28,8 +28,7 @@ static const opt_spec compare_options_spec[] = {
     {"require-same-draws", OPT_REQUIRE_SAME_DRAWS, no_argument, NULL},
     {"by", OPT_BY, required_argument, "KEY"},
     {"target-ber", OPT_TARGET, required_argument, "1e-3"},
-    {"help", 'h', no_argument, NULL},
-    {NULL, 0, 0, NULL},
+    OPT_HELP_AND_END,
 };
 
 static void print_help(void) {

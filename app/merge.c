@@ -27,8 +27,7 @@ static const opt_spec merge_options[] = {
     {"output", 'o', required_argument, "OUT.csv"},
     {"force", OPT_FORCE, no_argument, NULL},
     {"pool-seeds", OPT_POOL_SEEDS, no_argument, NULL},
-    {"help", 'h', no_argument, NULL},
-    {NULL, 0, 0, NULL},
+    OPT_HELP_AND_END,
 };
 
 static void print_help(void) {
@@ -78,11 +77,7 @@ static void on_option(opt_parser *p, int key, const char *v, void *ctx) {
   merge_args *a = ctx;
   switch (key) {
   case OPT_ARG: a->files[a->n_files++] = (char *)v; break;
-  case 'o':
-    if (!*v) opt_fail_value(p);
-    else if (a->output) opt_fail(p, "option %s given twice (first '%s')", opt_name(p), a->output);
-    else a->output = v;
-    break;
+  case 'o': opt_set_once(p, &a->output, v); break;
   case OPT_FORCE: a->force = 1; break;
   case OPT_POOL_SEEDS: a->pool_seeds = 1; break;
   case 'h': a->help = 1; break;
@@ -120,16 +115,6 @@ static int check_output(const merge_args *a, const char *sidecar, char *err, siz
       return 2;
     }
   return 0;
-}
-
-/* "ofdmsim merge ARGS...", for the sidecar. */
-static void join_args(int argc, char **argv, char *out, size_t n) {
-  size_t used = (size_t)snprintf(out, n, "ofdmsim merge");
-  for (int i = 1; i < argc && used + 1 < n; i++) {
-    const int w = snprintf(out + used, n - used, " %s", argv[i]);
-    if (w < 0) break;
-    used += (size_t)w;
-  }
 }
 
 /* The sidecar: provenance of the merge and of each input (its own sidecar
@@ -257,7 +242,7 @@ int merge_main(int argc, char **argv) {
     if (result_table_read(&in[i], a.files[i], err, sizeof err)) goto report;
   if (results_merge_pooled(in, a.n_files, a.pool_seeds, &out, &seeds, &n_seeds, err, sizeof err)) goto report;
   char command[8192];
-  join_args(argc, argv, command, sizeof command);
+  opt_join_args(PROG, argc, argv, command, sizeof command); /* for the sidecar */
   if (!(side = sidecar_json(&a, in, &out, seeds, n_seeds, command, err, sizeof err))) goto report;
   rc = write_outputs(a.output, sidecar, &out, side, err, sizeof err);
   if (!rc) {

@@ -80,6 +80,21 @@ void opt_print_error(const char *prog, const char *msg) {
   fprintf(stderr, "%s: error: %s\n(see %s --help)\n", prog, msg, prog);
 }
 
+void opt_set_once(opt_parser *p, const char **slot, const char *value) {
+  if (!*value) opt_fail_value(p);
+  else if (*slot) opt_fail(p, "option %s given twice (first '%s')", p->name, *slot);
+  else *slot = value;
+}
+
+void opt_join_args(const char *head, int argc, char **argv, char *out, size_t n) {
+  size_t used = (size_t)snprintf(out, n, "%s", head);
+  for (int i = 1; i < argc && used + 1 < n; i++) {
+    const int w = snprintf(out + used, n - used, " %s", argv[i]);
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+}
+
 static const opt_spec *spec_of(const opt_parser *p, int key) {
   for (const opt_spec *s = p->specs; s->name; s++)
     if (s->key == key) return s;

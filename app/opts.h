@@ -25,6 +25,9 @@ typedef struct opt_spec {
   const char *value; /* what the value looks like ("KEY=VALUE"), for "needs a value" */
 } opt_spec;
 
+/* The last entries of a command's table: -h / --help, then the {NULL} end. */
+#define OPT_HELP_AND_END {"help", 'h', no_argument, NULL}, {NULL, 0, 0, NULL}
+
 /* The state of one parse; handlers see it to name the option and report. */
 typedef struct opt_parser opt_parser;
 
@@ -49,5 +52,14 @@ void opt_fail(opt_parser *p, const char *fmt, ...) __attribute__((format(printf,
 void opt_fail_value(opt_parser *p);
 /* "PROG: error: MSG" and where to read more, on stderr. */
 void opt_print_error(const char *prog, const char *msg);
+
+/* For an option that names one file (-o FILE): *slot = value, or the usage
+ * error for an empty value or a second one. */
+void opt_set_once(opt_parser *p, const char **slot, const char *value);
+
+/* The command line as one string, for a result's provenance: `head` (the
+ * program or command, "ofdmsim merge") then " argv[i]" for i >= 1, cut to
+ * fit out[n]. */
+void opt_join_args(const char *head, int argc, char **argv, char *out, size_t n);
 
 #endif

@@ -29,8 +29,7 @@ static const opt_spec plot_options[] = {
     {"size", OPT_SIZE, required_argument, "WxH"},
     {"x", OPT_X, required_argument, "KEY"},
     {"y", OPT_Y, required_argument, "ber|bler|gmi|throughput"},
-    {"help", 'h', no_argument, NULL},
-    {NULL, 0, 0, NULL},
+    OPT_HELP_AND_END,
 };
 
 static void print_help(void) {
@@ -127,11 +126,7 @@ static void on_plot_option(opt_parser *p, int key, const char *v, void *ctx) {
   plot_args *a = ctx;
   switch (key) {
   case OPT_ARG: a->csvs[a->n_csvs++] = (char *)v; break;
-  case 'o':
-    if (!*v) opt_fail_value(p);
-    else if (a->output) opt_fail(p, "option %s given twice (first '%s')", opt_name(p), a->output);
-    else a->output = v;
-    break;
+  case 'o': opt_set_once(p, &a->output, v); break;
   case OPT_TITLE: a->title = v; break;
   case OPT_X: a->request.x = v; break;
   case OPT_Y: {

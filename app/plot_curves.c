@@ -14,6 +14,7 @@
 
 #include "app/plot_internal.h"
 #include "config/config_schema.h"
+#include "config/grow_array.h"
 #include "results/results.h"
 
 static void fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -909,13 +910,9 @@ static int build_curves(const grouping *g, size_t n_curves, plot_data *d) {
   for (size_t r = 0; r < g->n_rows; r++) {
     plot_curve *c = &d->curves[g->rows[r].curve];
     if (!c->keys && !(c->keys = keys_of(g, &g->rows[r]))) return -1;
-    if (c->n == c->cap) {
-      const size_t cap = c->cap ? 2 * c->cap : 8;
-      plot_point *grown = realloc(c->points, cap * sizeof *grown);
-      if (!grown) return -1;
-      c->points = grown;
-      c->cap = cap;
-    }
+    plot_point *grown = grow_array(c->points, &c->cap, c->n + 1, sizeof *grown, 8);
+    if (!grown) return -1;
+    c->points = grown;
     c->points[c->n++] = g->rows[r].pt;
     d->n_points++;
   }

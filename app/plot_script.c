@@ -370,12 +370,12 @@ int plot_script_write(FILE *f, const plot_data *d, const plot_style *s, const ch
   fputs("# Each curve has its own colour, marker and dash; its raw keys are in the\n"
         "# comment above its data.",
         f);
-  if (d->log_y)
-    fputs(" Error bars: the 95% interval. Thin lighter lines: the\n"
-          "# closed-form theory (theory_ber), in its curve's colour, drawn on top. A\n"
-          "# down-pointing triangle: a point without an error, drawn at its 95% upper bound.\n",
-          f);
-  else fputs(" Error bars: the 95% interval.\n", f);
+  fputs(" Error bars: the 95% interval.", f);
+  fputs(d->log_y ? " Thin lighter lines: the\n"
+                   "# closed-form theory (theory_ber), in its curve's colour, drawn on top. A\n"
+                   "# down-pointing triangle: a point without an error, drawn at its 95% upper bound.\n"
+                 : "\n",
+        f);
   fputs("\nif (!exists('out')) out = ", f);
   put_string(f, s->output);
   fputc('\n', f);
@@ -406,12 +406,11 @@ int plot_script_write(FILE *f, const plot_data *d, const plot_style *s, const ch
   fputs(" noenhanced\nset ylabel ", f);
   put_string(f, d->ylabel);
   fputs(" noenhanced\n", f);
-  if (d->log_y)
-    fputs("set logscale y\n"
-          "set format y '10^{%L}'\n"
-          "set mytics 10\n",
-          f);
-  else fputs("set format y '%g'\n", f);
+  fputs(d->log_y ? "set logscale y\n"
+                   "set format y '10^{%L}'\n"
+                   "set mytics 10\n"
+                 : "set format y '%g'\n",
+        f);
   fprintf(f,
           "set xrange [%.10g:%.10g]\n"
           "set yrange [%.10g:%.10g]\n"

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "app/opts.h"
 #include "sim/backends.h"
 #include "config/config.h"
 #include "config/config_format.h"
@@ -24,16 +25,6 @@
 #ifdef OFDMSIM_HAVE_MPI
 #include "mpi/engine.h"
 #endif
-
-static void join_args(int argc, char **argv, char *out, size_t n) {
-  size_t used = 0;
-  out[0] = '\0';
-  for (int i = 0; i < argc && used + 1 < n; i++) {
-    int w = snprintf(out + used, n - used, "%s%s", i ? " " : "", argv[i]);
-    if (w < 0) break;
-    used += (size_t)w;
-  }
-}
 
 /* Every output of -o is checked before any work starts: the CSV, its JSON
  * sidecar and its journal must be plain files (or absent), none of them the
@@ -250,7 +241,7 @@ static int set_up(const cli_args *args, const sim_config *cfg, int threads, int 
     fprintf(stderr, "ofdmsim: error: simulation.backend = \"%s\": %s\n", cfg->backend, why);
     return 1;
   }
-  join_args(argc, argv, su->command_line, sizeof su->command_line);
+  opt_join_args(argv[0], argc, argv, su->command_line, sizeof su->command_line);
   if (header) {
     char backend_desc[64];
     if (!strcmp(backend, "cpu"))

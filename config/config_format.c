@@ -38,6 +38,19 @@ void cfg_printf(cfg_out *o, const char *fmt, ...) {
   va_end(ap);
 }
 
+void cfg_tidy_exponent(const char *printed, char *buf, size_t n) {
+  const char *x = strchr(printed, 'e');
+  if (x) {
+    const char *d = x + 1;
+    const int neg = *d == '-';
+    if (*d == '+' || *d == '-') d++;
+    while (*d == '0' && d[1]) d++;
+    snprintf(buf, n, "%.*se%s%s", (int)(x - printed), printed, neg ? "-" : "", d);
+  } else {
+    snprintf(buf, n, "%s", printed);
+  }
+}
+
 /* The shortest decimal that reads back as the same double, spelt as a person
  * would (120.0, 0.25, 1e8, 1.5e-9), always with a '.' or an exponent so that
  * libconfig reads it as a float. */
@@ -56,18 +69,9 @@ static void format_double(double v, char *buf, size_t n) {
     snprintf(buf, n, "%.*f", prec - 1 - e > 0 ? prec - 1 - e : 0, v);
     if (strtod(buf, NULL) != v) snprintf(buf, n, "%.17g", v);
   } else {
-    char tmp[40], *x;
+    char tmp[40];
     snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
-    x = strchr(tmp, 'e');
-    if (x) {
-      char *d = x + 1;
-      const int neg = *d == '-';
-      if (*d == '+' || *d == '-') d++;
-      while (*d == '0' && d[1]) d++;
-      snprintf(buf, n, "%.*se%s%s", (int)(x - tmp), tmp, neg ? "-" : "", d);
-    } else {
-      snprintf(buf, n, "%s", tmp);
-    }
+    cfg_tidy_exponent(tmp, buf, n);
   }
   if (!strpbrk(buf, ".e")) {
     const size_t len = strlen(buf);

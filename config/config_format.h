@@ -21,6 +21,11 @@ cfg_out cfg_out_file(FILE *f);
 cfg_out cfg_out_buffer(char *buf, size_t cap);
 void cfg_printf(cfg_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A number as printf wrote it ("1.5e+09", "2e-05", "120") copied to buf[n]
+ * with its exponent as a person writes it: no '+', no leading zeros
+ * ("1.5e9", "2e-5"). */
+void cfg_tidy_exponent(const char *printed, char *buf, size_t n);
+
 /* A setting's value in libconfig syntax that reads back the same (aggregates
  * on one line). */
 void cfg_write_value(cfg_out *o, const config_setting_t *s);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "config/config_format.h"
+#include "config/grow_array.h"
 
 /* ---- the files' names, kept for the life of the process ------------------
  * config_setting_t's file is a const char * that nobody frees; settings (and
@@ -21,13 +22,9 @@ static size_t n_interned, cap_interned;
 static const char *intern(const char *name) {
   for (size_t i = 0; i < n_interned; i++)
     if (!strcmp(interned[i], name)) return interned[i];
-  if (n_interned == cap_interned) {
-    const size_t cap = cap_interned ? 2 * cap_interned : 16;
-    char **grown = realloc(interned, cap * sizeof *grown);
-    if (!grown) return NULL;
-    interned = grown;
-    cap_interned = cap;
-  }
+  char **grown = grow_array(interned, &cap_interned, n_interned + 1, sizeof *grown, 16);
+  if (!grown) return NULL;
+  interned = grown;
   char *copy = strdup(name);
   if (!copy) return NULL;
   interned[n_interned++] = copy;
@@ -140,23 +137,14 @@ static int oom(expander *x, const char *name) {
  * on line *line; each line of the combined text that starts here gets its
  * origin. */
 static int put(expander *x, const char *s, size_t n, const char *file, unsigned *line) {
-  if (x->len + n + 1 > x->cap) {
-    size_t cap = x->cap ? x->cap : 4096;
-    while (cap < x->len + n + 1) cap *= 2;
-    char *grown = realloc(x->text, cap);
-    if (!grown) return -1;
-    x->text = grown;
-    x->cap = cap;
-  }
+  char *text = grow_array(x->text, &x->cap, x->len + n + 1, 1, 4096);
+  if (!text) return -1;
+  x->text = text;
   for (size_t i = 0; i < n; i++) {
     if (x->at_line_start) {
-      if (x->n_lines == x->cap_lines) {
-        const size_t cap = x->cap_lines ? 2 * x->cap_lines : 256;
-        cfg_origin *grown = realloc(x->origins, cap * sizeof *grown);
-        if (!grown) return -1;
-        x->origins = grown;
-        x->cap_lines = cap;
-      }
+      cfg_origin *origins = grow_array(x->origins, &x->cap_lines, x->n_lines + 1, sizeof *origins, 256);
+      if (!origins) return -1;
+      x->origins = origins;
       x->origins[x->n_lines++] = (cfg_origin){file, *line};
       x->at_line_start = 0;
     }

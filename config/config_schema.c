@@ -211,16 +211,7 @@ void config_key_unknown(const char *path, char *msg, size_t n) {
 static void format_bound(double v, char *buf, size_t n) {
   char tmp[40];
   snprintf(tmp, sizeof tmp, "%g", v);
-  char *e = strchr(tmp, 'e');
-  if (e) {
-    char *d = e + 1;
-    const int neg = *d == '-';
-    if (*d == '+' || *d == '-') d++;
-    while (*d == '0' && d[1]) d++;
-    snprintf(buf, n, "%.*se%s%s", (int)(e - tmp), tmp, neg ? "-" : "", d);
-  } else {
-    snprintf(buf, n, "%s", tmp);
-  }
+  cfg_tidy_exponent(tmp, buf, n);
 }
 
 static void number_expected(const config_key *key, char *buf, size_t n) {

@@ -3,54 +3,38 @@
 
 #include <string.h>
 
-/* A table from two arrays that must have the same length. */
-#define NAME_TABLE(table, names_, values_)                                                   \
-  _Static_assert(sizeof names_ / sizeof *names_ == sizeof values_ / sizeof *values_, #table); \
-  const name_table table = {(int)(sizeof names_ / sizeof *names_), names_, values_}
+/* A table from its names and their values, two parenthesised lists that
+ * must have the same length. */
+#define LIST(...) __VA_ARGS__
+#define NAME_TABLE(table, names_, values_)                                                     \
+  static const char *const table##_n[] = {LIST names_};                                       \
+  static const int table##_v[] = {LIST values_};                                              \
+  _Static_assert(sizeof table##_n / sizeof *table##_n == sizeof table##_v / sizeof *table##_v, \
+                 #table);                                                                      \
+  const name_table table = {(int)(sizeof table##_n / sizeof *table##_n), table##_n, table##_v}
 
-static const char *const eq_n[] = {"zf", "mmse", "mmse-sic", "kbest", "ml"};
-static const int eq_v[] = {EQ_ZF, EQ_MMSE, EQ_MMSE_SIC, EQ_KBEST, EQ_ML};
-NAME_TABLE(equalizer_names, eq_n, eq_v);
-
-static const char *const model_n[] = {"awgn", "rayleigh", "tdl"};
-static const int model_v[] = {CH_AWGN, CH_RAYLEIGH, CH_TDL};
-NAME_TABLE(channel_model_names, model_n, model_v);
-
-static const char *const pdp_n[] = {"exp", "tdl-a", "tdl-b", "tdl-c", "tdl-d", "tdl-e"};
-static const int pdp_v[] = {PDP_EXP, PDP_TDL_A, PDP_TDL_B, PDP_TDL_C, PDP_TDL_D, PDP_TDL_E};
-NAME_TABLE(pdp_kind_names, pdp_n, pdp_v);
-
-static const char *const delays_n[] = {"continuous", "sample"};
-static const int delays_v[] = {DELAYS_CONTINUOUS, DELAYS_SAMPLE};
-NAME_TABLE(delay_grid_names, delays_n, delays_v);
-
-static const char *const domain_n[] = {"frequency", "time"};
-static const int domain_v[] = {DOMAIN_FREQUENCY, DOMAIN_TIME};
-NAME_TABLE(ofdm_domain_names, domain_n, domain_v);
-
-static const char *const snr_n[] = {"ebno", "esno", "snr"};
-static const int snr_v[] = {SNR_EBNO, SNR_ESNO, SNR_SNR};
-NAME_TABLE(snr_kind_names, snr_n, snr_v);
-
-static const char *const llr_n[] = {"off", "maxlog", "exact"};
-static const int llr_v[] = {LLR_OFF, LLR_MAXLOG, LLR_EXACT};
-NAME_TABLE(llr_kind_names, llr_n, llr_v);
-
-static const char *const est_n[] = {"perfect", "ls"};
-static const int est_v[] = {EST_PERFECT, EST_LS};
-NAME_TABLE(est_kind_names, est_n, est_v);
-
-static const char *const interp_n[] = {"nearest", "linear", "lmmse"};
-static const int interp_v[] = {INTERP_NEAREST, INTERP_LINEAR, INTERP_LMMSE};
-NAME_TABLE(interp_kind_names, interp_n, interp_v);
-
-static const char *const overhead_n[] = {"excluded", "charged"};
-static const int overhead_v[] = {0, 1};
-NAME_TABLE(ebno_overhead_names, overhead_n, overhead_v);
-
-static const char *const mod_n[] = {"bpsk", "qpsk", "16qam", "64qam", "256qam"};
-static const int mod_v[] = {1, 2, 4, 6, 8};
-NAME_TABLE(modulation_names, mod_n, mod_v);
+NAME_TABLE(equalizer_names, ("zf", "mmse", "mmse-sic", "kbest", "ml"),
+           (EQ_ZF, EQ_MMSE, EQ_MMSE_SIC, EQ_KBEST, EQ_ML));
+NAME_TABLE(channel_model_names, ("awgn", "rayleigh", "tdl"),
+           (CH_AWGN, CH_RAYLEIGH, CH_TDL));
+NAME_TABLE(pdp_kind_names, ("exp", "tdl-a", "tdl-b", "tdl-c", "tdl-d", "tdl-e"),
+           (PDP_EXP, PDP_TDL_A, PDP_TDL_B, PDP_TDL_C, PDP_TDL_D, PDP_TDL_E));
+NAME_TABLE(delay_grid_names, ("continuous", "sample"),
+           (DELAYS_CONTINUOUS, DELAYS_SAMPLE));
+NAME_TABLE(ofdm_domain_names, ("frequency", "time"),
+           (DOMAIN_FREQUENCY, DOMAIN_TIME));
+NAME_TABLE(snr_kind_names, ("ebno", "esno", "snr"),
+           (SNR_EBNO, SNR_ESNO, SNR_SNR));
+NAME_TABLE(llr_kind_names, ("off", "maxlog", "exact"),
+           (LLR_OFF, LLR_MAXLOG, LLR_EXACT));
+NAME_TABLE(est_kind_names, ("perfect", "ls"),
+           (EST_PERFECT, EST_LS));
+NAME_TABLE(interp_kind_names, ("nearest", "linear", "lmmse"),
+           (INTERP_NEAREST, INTERP_LINEAR, INTERP_LMMSE));
+NAME_TABLE(ebno_overhead_names, ("excluded", "charged"),
+           (0, 1));
+NAME_TABLE(modulation_names, ("bpsk", "qpsk", "16qam", "64qam", "256qam"),
+           (1, 2, 4, 6, 8));
 
 int name_to_value(const name_table *t, const char *name) {
   for (int i = 0; i < t->count; i++)

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config/grow_array.h"
+
 void results_fail(char *err, size_t errlen, const char *fmt, ...) {
   if (!err || !errlen) return;
   va_list ap;
@@ -109,13 +111,9 @@ typedef struct strvec {
 } strvec;
 
 static int strvec_push(strvec *s, char *str) {
-  if (s->n == s->cap) {
-    const size_t cap = s->cap ? 2 * s->cap : 32;
-    char **grown = realloc(s->v, cap * sizeof *grown);
-    if (!grown) return -1;
-    s->v = grown;
-    s->cap = cap;
-  }
+  char **grown = grow_array(s->v, &s->cap, s->n + 1, sizeof *grown, 32);
+  if (!grown) return -1;
+  s->v = grown;
   s->v[s->n++] = str;
   return 0;
 }
@@ -132,14 +130,9 @@ typedef struct strbuf {
 } strbuf;
 
 static int strbuf_add(strbuf *b, const char *p, size_t len) {
-  if (b->n + len + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 64;
-    while (cap < b->n + len + 1) cap *= 2;
-    char *grown = realloc(b->s, cap);
-    if (!grown) return -1;
-    b->s = grown;
-    b->cap = cap;
-  }
+  char *grown = grow_array(b->s, &b->cap, b->n + len + 1, 1, 64);
+  if (!grown) return -1;
+  b->s = grown;
   memcpy(b->s + b->n, p, len);
   b->n += len;
   b->s[b->n] = '\0';

@@ -11,17 +11,9 @@ seconds=${1:-60}
 shift || true
 build=${OFDMSIM_FUZZ_BUILD:-$root/build-fuzz}
 
-need=()
-for pkg in clang libomp-dev cmake make pkg-config libconfig-dev libfftw3-dev librandom123-dev libjansson-dev; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
-done
-if [ ${#need[@]} -gt 0 ]; then
-  echo "ofdmsim fuzz: installing ${need[*]}" >&2
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+source "$root/scripts/packages.sh"
+install_missing "ofdmsim fuzz" clang libomp-dev cmake make pkg-config libconfig-dev libfftw3-dev librandom123-dev \
+  libjansson-dev
 
 flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g"
 CC=clang cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOFDMSIM_CUDA=OFF \

@@ -4,8 +4,10 @@ coding/tables/bg1.csv and bg2.csv) into coding/ldpc_tables.c.
 
 The CSVs list one nonzero entry a line, `row;column;V(iLS=0);...;V(iLS=7)`, the
 row index written only on a row's first entry, after two header lines. The C
-file keeps the graph in compressed-row form: where each row starts, the column
-of each entry and its eight shift values. Run from anywhere:
+file keeps the graphs in compressed-row form: where each row starts, the column
+of each entry and its eight shift values, one array per field holding both
+graphs one after the other, each graph's descriptor pointing at its part. Run
+from anywhere:
 
     python3 scripts/gen-ldpc-tables.py
 """
@@ -31,8 +33,9 @@ def read_graph(path):
     return entries
 
 
-def emit(bg, entries, out):
-    rows, cols, info = SHAPES[bg]
+def check(bg, entries):
+    """The compressed-row starts of one graph (relative to its own entries)."""
+    rows, cols, _ = SHAPES[bg]
     starts = [0] * (rows + 1)
     for r, c, _ in entries:
         if not (0 <= r < rows and 0 <= c < cols):
@@ -43,19 +46,40 @@ def emit(bg, entries, out):
     ordered = sorted(entries, key=lambda e: (e[0], e[1]))
     if ordered != entries:
         sys.exit(f"bg{bg}: entries not in row, column order")
-    n = len(entries)
-    out.append(f"static const uint16_t bg{bg}_row_start[{rows + 1}] = {{")
-    out.append("  " + ", ".join(str(s) for s in starts) + "};")
-    out.append(f"static const uint8_t bg{bg}_col[{n}] = {{")
-    for i in range(0, n, 20):
-        out.append("  " + ", ".join(str(e[1]) for e in entries[i:i + 20]) + ",")
+    return starts
+
+
+def emit(graphs, out):
+    """One array per field, the graphs one after the other, then each graph's
+    descriptor pointing at its part."""
+    starts = {bg: check(bg, entries) for bg, entries in graphs}
+    n_starts = sum(len(s) for s in starts.values())
+    n = sum(len(entries) for _, entries in graphs)
+    out.append(f"static const uint16_t row_start[{n_starts}] = {{")
+    for bg, _ in graphs:
+        out.append(f"  /* bg{bg} */")
+        out.append("  " + ", ".join(str(s) for s in starts[bg]) + ",")
     out.append("};")
-    out.append(f"static const uint16_t bg{bg}_shift[{n}][8] = {{")
-    for _, _, v in entries:
-        out.append("  {" + ", ".join(str(x) for x in v) + "},")
+    out.append(f"static const uint8_t col[{n}] = {{")
+    for bg, entries in graphs:
+        out.append(f"  /* bg{bg} */")
+        for i in range(0, len(entries), 20):
+            out.append("  " + ", ".join(str(e[1]) for e in entries[i:i + 20]) + ",")
     out.append("};")
-    out.append(f"const ldpc_base_graph ldpc_bg{bg} = {{{bg}, {rows}, {cols}, {info}, {n}, "
-               f"bg{bg}_row_start, bg{bg}_col, bg{bg}_shift}};")
+    out.append(f"static const uint16_t shift[{n}][8] = {{")
+    for bg, entries in graphs:
+        out.append(f"  /* bg{bg} */")
+        for _, _, v in entries:
+            out.append("  {" + ", ".join(str(x) for x in v) + "},")
+    out.append("};")
+    out.append("")
+    at_start = at = 0
+    for bg, entries in graphs:
+        rows, cols, info = SHAPES[bg]
+        out.append(f"const ldpc_base_graph ldpc_bg{bg} = {{{bg}, {rows}, {cols}, {info}, {len(entries)}, "
+                   f"row_start + {at_start}, col + {at}, shift + {at}}};")
+        at_start += rows + 1
+        at += len(entries)
     out.append("")
 
 
@@ -64,8 +88,7 @@ def main():
            " * bg2.csv (TS 38.212 Tables 5.3.2-2 and 5.3.2-3): edit the CSVs and rerun the",
            " * script, not this file. */",
            '#include "coding/ldpc_graph.h"', ""]
-    for bg in (1, 2):
-        emit(bg, read_graph(os.path.join(ROOT, "coding", "tables", f"bg{bg}.csv")), out)
+    emit([(bg, read_graph(os.path.join(ROOT, "coding", "tables", f"bg{bg}.csv"))) for bg in (1, 2)], out)
     with open(os.path.join(ROOT, "coding", "ldpc_tables.c"), "w") as f:
         f.write("\n".join(out))
 

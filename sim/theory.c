@@ -80,21 +80,16 @@ double theory_ber_gamma(int bps, double mean_esn0, int L) {
   return ber;
 }
 
-/* Static labels for the CSV, one per diversity order up to LINK_MAX_RX. */
-static const char *const mrc_what[LINK_MAX_RX + 1] = {
-    "", "rayleigh mrc L=1 exact", "rayleigh mrc L=2 exact", "rayleigh mrc L=3 exact",
-    "rayleigh mrc L=4 exact", "rayleigh mrc L=5 exact", "rayleigh mrc L=6 exact",
-    "rayleigh mrc L=7 exact", "rayleigh mrc L=8 exact", "rayleigh mrc L=9 exact",
-    "rayleigh mrc L=10 exact", "rayleigh mrc L=11 exact", "rayleigh mrc L=12 exact",
-    "rayleigh mrc L=13 exact", "rayleigh mrc L=14 exact", "rayleigh mrc L=15 exact",
-    "rayleigh mrc L=16 exact"};
-static const char *const zf_what[LINK_MAX_RX + 1] = {
-    "", "zf iid rayleigh L=1 exact", "zf iid rayleigh L=2 exact", "zf iid rayleigh L=3 exact",
-    "zf iid rayleigh L=4 exact", "zf iid rayleigh L=5 exact", "zf iid rayleigh L=6 exact",
-    "zf iid rayleigh L=7 exact", "zf iid rayleigh L=8 exact", "zf iid rayleigh L=9 exact",
-    "zf iid rayleigh L=10 exact", "zf iid rayleigh L=11 exact", "zf iid rayleigh L=12 exact",
-    "zf iid rayleigh L=13 exact", "zf iid rayleigh L=14 exact", "zf iid rayleigh L=15 exact",
-    "zf iid rayleigh L=16 exact"};
+/* Static labels for the CSV, one per diversity order up to LINK_MAX_RX:
+ * PREFIX "L=1 exact" ... PREFIX "L=16 exact" (index 0 unused). */
+#define DIVERSITY_LABELS(prefix)                                                          \
+  {"",                  prefix "L=1 exact",  prefix "L=2 exact",  prefix "L=3 exact",  \
+   prefix "L=4 exact",  prefix "L=5 exact",  prefix "L=6 exact",  prefix "L=7 exact",  \
+   prefix "L=8 exact",  prefix "L=9 exact",  prefix "L=10 exact", prefix "L=11 exact", \
+   prefix "L=12 exact", prefix "L=13 exact", prefix "L=14 exact", prefix "L=15 exact", \
+   prefix "L=16 exact"}
+static const char *const mrc_what[LINK_MAX_RX + 1] = DIVERSITY_LABELS("rayleigh mrc ");
+static const char *const zf_what[LINK_MAX_RX + 1] = DIVERSITY_LABELS("zf iid rayleigh ");
 
 static int bps_supported(int bps) {
   return bps == 1 || bps == 2 || bps == 4 || bps == 6 || bps == 8;

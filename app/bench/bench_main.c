@@ -14,16 +14,6 @@
 #include "app/bench/bench_internal.h"
 #include "app/opts.h"
 
-/* "ofdmsim bench ARGS...", for the JSON. */
-static void join_args(int argc, char **argv, char *out, size_t n) {
-  size_t used = (size_t)snprintf(out, n, "ofdmsim bench");
-  for (int i = 1; i < argc && used + 1 < n; i++) {
-    const int w = snprintf(out + used, n - used, " %s", argv[i]);
-    if (w < 0) break;
-    used += (size_t)w;
-  }
-}
-
 int bench_main(int argc, char **argv) {
   bench_opts o;
   char err[512];
@@ -40,7 +30,7 @@ int bench_main(int argc, char **argv) {
   memset(&R, 0, sizeof R);
   R.o = &o;
   char command[2048];
-  join_args(argc, argv, command, sizeof command);
+  opt_join_args("ofdmsim bench", argc, argv, command, sizeof command); /* for the JSON */
   R.command = command;
   int failures = 0, gpu_present = 0;
 

@@ -31,8 +31,7 @@ static const opt_spec bench_options[] = {
     {"cpu-only", OPT_CPU_ONLY, no_argument, NULL},
     {"no-pipeline", OPT_NO_PIPELINE, no_argument, NULL},
     {"small", OPT_SMALL, no_argument, NULL},
-    {"help", 'h', no_argument, NULL},
-    {NULL, 0, 0, NULL},
+    OPT_HELP_AND_END,
 };
 
 void bench_print_usage(void) {
