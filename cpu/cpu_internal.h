@@ -50,6 +50,24 @@ typedef struct frame_chunk {
   size_t n, o;
 } frame_chunk;
 
+/* A batch of `frames` cut into items of one frame's chunk each: the loop
+ * bounds every per-RE stage over the batch shares (R REs in all, rf a frame,
+ * per_frame chunks a frame, items in all). */
+typedef struct chunk_grid {
+  uint64_t rf, per_frame;
+  size_t R;
+  long items;
+} chunk_grid;
+
+static inline chunk_grid cpu_chunk_grid(const link_params *p, uint64_t frames) {
+  chunk_grid g;
+  g.rf = link_res_per_frame(p);
+  g.R = (size_t)(frames * g.rf);
+  g.per_frame = (g.rf + CPU_CHUNK - 1) / CPU_CHUNK;
+  g.items = (long)(frames * g.per_frame);
+  return g;
+}
+
 static inline frame_chunk cpu_chunk_of(long it, uint64_t rf, uint64_t chunks_per_frame) {
   frame_chunk c;
   c.f = (uint64_t)it / chunks_per_frame;

@@ -35,15 +35,13 @@ static void capture(const link_params *p, const cpu_state *s, size_t R, size_t i
 
 void cpu_detect_joint(const link_params *p, cpu_state *s, uint64_t frames, batch_result *out) {
   const double t0 = clock_seconds();
-  const uint64_t rf = link_res_per_frame(p);
-  const size_t R = (size_t)(frames * rf);
+  const chunk_grid g = cpu_chunk_grid(p, frames);
+  const size_t R = g.R;
   const int tx = p->tx, rx = p->rx, bps = p->bps, soft = p->llr != LLR_OFF;
   const float n0 = (float)link_receiver_n0(p);
-  const uint64_t chunks_per_frame = (rf + CPU_CHUNK - 1) / CPU_CHUNK;
-  const long items = (long)(frames * chunks_per_frame);
 #pragma omp parallel for schedule(dynamic, 4)
-  for (long it = 0; it < items; it++) {
-    const frame_chunk c = cpu_chunk_of(it, rf, chunks_per_frame);
+  for (long it = 0; it < g.items; it++) {
+    const frame_chunk c = cpu_chunk_of(it, g.rf, g.per_frame);
     uint64_t loss[LINK_MAX_TX] = {0};
     uint32_t solved = 0;
     for (size_t j = 0; j < c.n; j++) {
@@ -81,15 +79,13 @@ void cpu_detect_joint(const link_params *p, cpu_state *s, uint64_t frames, batch
 
 void cpu_soft_linear(const link_params *p, const cpu_state *s, uint64_t frames, batch_result *out) {
   const double t0 = clock_seconds();
-  const uint64_t rf = link_res_per_frame(p);
-  const size_t R = (size_t)(frames * rf);
+  const chunk_grid g = cpu_chunk_grid(p, frames);
+  const size_t R = g.R;
   const int tx = p->tx, bps = p->bps, mmse = p->equalizer == EQ_MMSE, exact = p->llr == LLR_EXACT;
   const float n0 = (float)link_receiver_n0(p);
-  const uint64_t chunks_per_frame = (rf + CPU_CHUNK - 1) / CPU_CHUNK;
-  const long items = (long)(frames * chunks_per_frame);
 #pragma omp parallel for schedule(dynamic, 4)
-  for (long it = 0; it < items; it++) {
-    const frame_chunk c = cpu_chunk_of(it, rf, chunks_per_frame);
+  for (long it = 0; it < g.items; it++) {
+    const frame_chunk c = cpu_chunk_of(it, g.rf, g.per_frame);
     uint64_t loss[LINK_MAX_TX] = {0};
     for (size_t j = 0; j < c.n; j++) {
       const size_t i = c.o + j;
