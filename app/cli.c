@@ -188,7 +188,7 @@ void cli_free(cli_args *a) {
 }
 
 /* The configs shipped in configs/ (installed under share/ofdmsim/configs):
- * a first user picks one from here. test_cli_start checks the list against
+ * a first user picks one from here. test_cli_first_hour checks the list against
  * the folder. */
 static const struct {
   const char *name, *what;
@@ -203,6 +203,7 @@ static const struct {
     {"estimation.cfg", "pilots, LS estimation and interpolation against perfect CSI"},
     {"tdl_time.cfg", "TDL-C through the time-domain chain, cyclic prefix swept"},
     {"mobility.cfg", "a 500 km/h train on TDL-C: frequency against time domain"},
+    {"mpi_mixed.cfg", "mixed links for multi-GPU runs: 2x2 QPSK and 4x4 16-QAM, Rayleigh and TDL-A in time"},
 };
 
 static void print_examples(FILE *f) {
