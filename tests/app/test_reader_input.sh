@@ -115,36 +115,37 @@ cpu() {
 cpu bash -c '"$@"; echo $? >"'"$tmp"'/rc"' _ timeout 300 "$OFDMSIM" merge "$tmp/big_a.csv" "$tmp/big_b.csv" -o "$tmp/big_m.csv"
 check "merge of 2 x $n rows: exit 0 (got $rc: $(head -c 300 "$tmp/err"))" test "$rc" = 0
 check "merge of 2 x $n rows: $n rows out" test "$(wc -l <"$tmp/big_m.csv" 2>/dev/null)" = $((n + 1))
-check "merge of 2 x $n rows within 20 CPU seconds (took $cpu)" test "$cpu" -le 20
+# Linear, not quadratic: the quadratic merge took 16 s for 2 x 20,000 rows and
+# did not finish 2 x 100,000 in 120 s; the linear one takes some 5 CPU
+# seconds. The bound is timeout's 300 s above (rc 124 fails the exit check),
+# sixty times the linear run, so no machine's speed or load decides it.
+echo "merge of 2 x $n rows: $cpu CPU seconds"
 cpu bash -c '"$@"; echo $? >"'"$tmp"'/rc"' _ timeout 300 "$OFDMSIM" compare "$tmp/big_a.csv" "$tmp/big_b.csv"
 check "compare of 2 x $n rows: pairs every row (exit $rc: $(head -c 300 "$tmp/err"))" \
   grep -q "^$n of $n points agree" "$tmp/out"
-check "compare of 2 x $n rows within 20 CPU seconds (took $cpu)" test "$cpu" -le 20
+check "compare of 2 x $n rows: exit 0 within timeout's 300 s (got $rc; $cpu CPU seconds)" test "$rc" = 0
 
 # ---- merge stopped by a signal leaves no temporary file (item 25) ----------
-# A merge of 2 x 20,000 rows writes some 9 MB: SIGTERM and SIGINT at moments
-# spread over its run (from the time one whole merge takes) land while a
-# temporary file is open at least once.
+# A merge of 2 x 20,000 rows writes some 9 MB: SIGTERM and SIGINT go out once
+# the merge's own temporary file has appeared (its progress, not the clock),
+# so they land while one is open.
 big 20000 0 "$tmp/sig_a.csv"
 big 20000 1 "$tmp/sig_b.csv"
-ms() { date +%s%3N; }
 mkdir -p "$tmp/sig"
-t0=$(ms)
-"$OFDMSIM" merge "$tmp/sig_a.csv" "$tmp/sig_b.csv" -o "$tmp/sig/t.csv" >/dev/null 2>&1
-whole=$(($(ms) - t0))
 stopped=0
-for f in 50 70 80 85 90 95; do
+temps() { ls -A "$tmp/sig" | grep -v '^s\.csv$\|^s\.json$'; }
+for f in 1 2 3 4 5 6; do
   for sig in TERM INT; do
     rm -f "$tmp/sig/"* "$tmp/sig/".??* 2>/dev/null
     "$OFDMSIM" merge "$tmp/sig_a.csv" "$tmp/sig_b.csv" -o "$tmp/sig/s.csv" >/dev/null 2>&1 &
     pid=$!
-    sleep "$(awk -v w="$whole" -v f="$f" 'BEGIN { printf "%.3f", w * f / 100000 }')"
+    while kill -0 "$pid" 2>/dev/null && [ -z "$(temps)" ]; do :; done
     kill -"$sig" "$pid" 2>/dev/null
     wait "$pid"
     rc=$?
     [ $rc -gt 128 ] && stopped=$((stopped + 1))
     left=$(ls -A "$tmp/sig" | grep -v '^s\.csv$\|^s\.json$' | tr '\n' ' ')
-    check "merge stopped by SIG$sig at $f% of its run (exit $rc): no temporary file left (found: $left)" test -z "$left"
+    check "merge $f stopped by SIG$sig once its temporary file was there (exit $rc): no temporary file left (found: $left)" test -z "$left"
   done
 done
 check "the signals stopped some merges ($stopped of 12)" test $stopped -ge 3
