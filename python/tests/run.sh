@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The Python package's tests (pytest), as ctest's test_python runs them: over
+# the built library ($OFDMSIM_LIBRARY) and program ($OFDMSIM), with the
+# package's sources (python/src), no install needed. Exit 77 (skipped) only
+# when no python3 here has numpy, pandas and pytest (scripts/setup.sh
+# installs python3-numpy python3-pandas python3-pytest); GPU tests skip
+# themselves without a GPU.
+set -u
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+py=""
+for cand in ${OFDMSIM_PYTHON:-} python3 /usr/bin/python3; do
+  command -v "$cand" >/dev/null 2>&1 || continue
+  if "$cand" -c "import numpy, pandas, pytest" >/dev/null 2>&1; then
+    py=$cand
+    break
+  fi
+done
+if [ -z "$py" ]; then
+  echo "test_python: skipped: no python3 with numpy, pandas and pytest" \
+    "(scripts/setup.sh installs python3-numpy python3-pandas python3-pytest)"
+  exit 77
+fi
+export PYTHONPATH="$root/python/src${PYTHONPATH:+:$PYTHONPATH}"
+cd "$root/python/tests" || exit 1
+exec "$py" -m pytest -q -p no:cacheprovider "$@" .
