@@ -139,3 +139,24 @@ def test_theory_and_nan(small_cfg):
     # 2x2 MMSE has no closed form here: an empty theory column, still reals (NaN)
     assert df["theory_ber"].dtype == np.float64 and math.isnan(df["theory_ber"].iloc[0])
     assert 0 < df["ber"].iloc[0] < 0.5 and not math.isnan(df["ci95_low"].iloc[0])
+
+
+def test_ctrl_c_keeps_finished_points(small_cfg, tmp_path):
+    """A real SIGINT to this process once the first point is done: the run
+    stops at its next batch, the first point kept as an uninterrupted run has it."""
+    import os
+    import signal
+    full = ofdmsim.run(small_cfg, progress=False)
+    sent = []
+
+    def ctrl_c(p):
+        if p.points_done >= 1 and not sent:
+            sent.append(1)
+            os.kill(os.getpid(), signal.SIGINT)
+
+    with pytest.raises(ofdmsim.Interrupted) as e:
+        ofdmsim.run(small_cfg, output=tmp_path / "r.csv", progress=False, on_progress=ctrl_c)
+    kept = e.value.results
+    assert sent and 1 <= len(kept) < 3 + 1
+    assert kept["bit_errors"].iloc[0] == full["bit_errors"].iloc[0] and kept["stop"].iloc[0] == full["stop"].iloc[0]
+    assert ofdmsim.read(tmp_path / "r.csv")["bit_errors"].iloc[0] == full["bit_errors"].iloc[0]

@@ -28,7 +28,8 @@ def plot(df, x="snr_db", y="ber", by=None, ax=None, theory=True, ci=True, logy=N
     if by is None:
         by = differing(df, exclude=(x, "simulation.snr_db"))
     by = [by] if isinstance(by, str) else list(by)
-    groups = df.groupby(by, sort=False) if by else [((), df)]
+    # a single key by its name: pandas' keys stay scalars then, in every version
+    groups = df.groupby(by if len(by) > 1 else by[0], sort=False) if by else [((), df)]
     lo_hi = _INTERVALS.get(y)
     for key, g in groups:
         key = key if isinstance(key, tuple) else (key,)
