@@ -20,6 +20,13 @@ if [ -z "$py" ]; then
     "(scripts/setup.sh installs python3-numpy python3-pandas python3-pytest)"
   exit 77
 fi
+# A library built with AddressSanitizer (scripts/sanitize.sh) cannot be
+# loaded into an interpreter that was not: the normal build runs these.
+if [ -n "${OFDMSIM_LIBRARY:-}" ] && ldd "$OFDMSIM_LIBRARY" 2>/dev/null | grep -q libasan; then
+  echo "test_python: skipped: $OFDMSIM_LIBRARY is built with AddressSanitizer, which python3 cannot load" \
+    "(the normal build runs these tests)"
+  exit 77
+fi
 export PYTHONPATH="$root/python/src${PYTHONPATH:+:$PYTHONPATH}"
 cd "$root/python/tests" || exit 1
 exec "$py" -m pytest -q -p no:cacheprovider "$@" .

@@ -47,8 +47,9 @@ int main(void) {
   return 0;
 }
 C
-# shared
-cc -std=c11 -Wall -Werror $(pc --cflags) "$tmp/client.c" -o "$tmp/client-shared" $(pc --libs) \
+# CFLAGS: the sanitizers' when scripts/sanitize.sh built the library
+# shellcheck disable=SC2086
+cc ${CFLAGS:-} -std=c11 -Wall -Werror $(pc --cflags) "$tmp/client.c" -o "$tmp/client-shared" $(pc --libs) \
   -Wl,-rpath,"$tmp/prefix/lib" 2>"$tmp/cc1.err"
 check "a client compiles and links against libofdmsim.so" test $? -eq 0
 "$tmp/client-shared" >"$tmp/shared.out" 2>&1
@@ -57,7 +58,8 @@ check "... cancels after the first point, keeping it" grep -qx "cancel 130 rows 
 check "... and has a bad value as the CLI's exit code 2 with its message" \
   grep -q "^bad 2 --set mimo.tx=99: .*expected" "$tmp/shared.out"
 # static: the archive alone, with the libraries pkg-config --static names
-cc -std=c11 -Wall -Werror $(pc --cflags) "$tmp/client.c" -o "$tmp/client-static" \
+# shellcheck disable=SC2086
+cc ${CFLAGS:-} -std=c11 -Wall -Werror $(pc --cflags) "$tmp/client.c" -o "$tmp/client-static" \
   "$tmp/prefix/lib/libofdmsim.a" $(pc --libs-only-l --static | sed 's/-lofdmsim//') -fopenmp 2>"$tmp/cc2.err"
 check "a client links against libofdmsim.a alone" test $? -eq 0
 check "... needing no libofdmsim.so" bash -c '! ldd "$0" | grep -q libofdmsim' "$tmp/client-static"
