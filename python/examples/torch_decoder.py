@@ -24,15 +24,15 @@ receiver = { llr = "maxlog"; };
 
 
 def repetition_decode(llr, bits, n=3):
-    """Treats every n consecutive coded bits as copies of one bit: the
-    decision is the sign of their LLR sum (positive: 1). Returns the bit
-    errors before and after decoding."""
+    """A rate-1/n repetition code over the link's i.i.d. bits: each group of
+    n consecutive bits is read as its first bit sent n times under a known
+    scrambling (the other bits' differences from it, which a receiver of a
+    scrambled repetition code knows), so descrambled LLRs of a group add up
+    and the decision is the sum's sign (positive: 1). Returns the bit errors
+    before and after decoding, and the coded and information bit counts."""
     llr, bits = llr.reshape(-1), bits.reshape(-1)
     m = llr.numel() // n * n
     raw = ((llr > 0).to(torch.uint8) != bits).sum()
-    # the copies: the first bit of each group repeated (what a repetition
-    # encoder would have sent), their channel LLRs signed by whether the
-    # transmitted copy agreed with it
     groups = bits[:m].reshape(-1, n)
     sign = 1.0 - 2.0 * (groups != groups[:, :1]).to(llr.dtype)  # flip where the copy was another bit
     summed = (llr[:m].reshape(-1, n) * sign).sum(dim=1)

@@ -7,16 +7,19 @@
 # themselves without a GPU.
 set -u
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# OFDMSIM_PYTHON_MODULES, OFDMSIM_PYTEST_PATHS: fewer modules for fewer
+# tests (scripts/python-gpu-check.sh on a machine without pandas).
+modules=${OFDMSIM_PYTHON_MODULES:-numpy pandas pytest}
 py=""
 for cand in ${OFDMSIM_PYTHON:-} python3 /usr/bin/python3; do
   command -v "$cand" >/dev/null 2>&1 || continue
-  if "$cand" -c "import numpy, pandas, pytest" >/dev/null 2>&1; then
+  if "$cand" -c "import ${modules// /, }" >/dev/null 2>&1; then
     py=$cand
     break
   fi
 done
 if [ -z "$py" ]; then
-  echo "test_python: skipped: no python3 with numpy, pandas and pytest" \
+  echo "test_python: skipped: no python3 with $modules" \
     "(scripts/setup.sh installs python3-numpy python3-pandas python3-pytest)"
   exit 77
 fi
@@ -29,4 +32,5 @@ if [ -n "${OFDMSIM_LIBRARY:-}" ] && ldd "$OFDMSIM_LIBRARY" 2>/dev/null | grep -q
 fi
 export PYTHONPATH="$root/python/src${PYTHONPATH:+:$PYTHONPATH}"
 cd "$root/python/tests" || exit 1
-exec "$py" -m pytest -q -p no:cacheprovider "$@" .
+# shellcheck disable=SC2086
+exec "$py" -m pytest -q -p no:cacheprovider "$@" ${OFDMSIM_PYTEST_PATHS:-.}
