@@ -13,8 +13,9 @@
  * kept), and leaves the message, the command line's text without its
  * "ofdmsim: error: " lead, in ofdmsim_last_error() of the calling thread.
  * Nothing here ends the process or prints an error. Objects are not shared
- * between threads while in use; distinct objects may run on distinct
- * threads. */
+ * between threads while in use; distinct links may run on distinct
+ * threads, but one ofdmsim_run at a time in a process (its stop is the
+ * process's, the one SIGINT asks for, and it sets OpenMP's thread count). */
 #ifndef OFDMSIM_H
 #define OFDMSIM_H
 
