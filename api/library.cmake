@@ -46,6 +46,9 @@ endif()
 
 # After GNUInstallDirs, which names the folders.
 function(ofdmsim_install_library)
+  # relocatable: the prefix is where the .pc file lies (cmake --install --prefix P)
+  file(RELATIVE_PATH OFDMSIM_PC_UP "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
+  string(REGEX REPLACE "/$" "" OFDMSIM_PC_UP "${OFDMSIM_PC_UP}")
   configure_file(${CMAKE_SOURCE_DIR}/api/ofdmsim.pc.in ${CMAKE_BINARY_DIR}/ofdmsim.pc @ONLY)
   install(TARGETS ofdmsim_shared LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
   install(FILES ${CMAKE_BINARY_DIR}/libofdmsim.a DESTINATION ${CMAKE_INSTALL_LIBDIR})
