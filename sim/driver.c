@@ -71,8 +71,7 @@ static int run_point(run_state *s, size_t i) {
     if (n > f.end - f.off) n = f.end - f.off;
     const double t0 = clock_seconds();
     if (backend_run(b, pt->first_frame + f.off, n, &br)) {
-      sim_error(1, "point %zu: the %s backend failed: %s", i, r->backend,
-              backend_error(b));
+      sim_error(1, "point %zu: the %s backend failed: %s", i, r->backend, backend_error(b));
       rc = 1;
       break;
     }
