@@ -20,6 +20,9 @@ typedef struct backend_entry {
   void (*describe)(char *out, size_t n);
   /* the MPI engine: the device of a node-local rank (NULL: nothing to bind) */
   int (*bind_rank)(int local_rank, int local_size, char *note, size_t notelen);
+  /* device memory for a library caller's buffers (NULL: a host backend) */
+  void *(*device_alloc)(size_t bytes, char *why, size_t whylen);
+  void (*device_free)(void *p);
 } backend_entry;
 
 static int cpu_usable(char *why, size_t whylen) {
@@ -38,11 +41,12 @@ static int cuda_absent(char *why, size_t whylen) {
 /* In the order "auto" prefers them, the CPU (always usable) last. */
 static const backend_entry entries[] = {
 #ifdef OFDMSIM_HAVE_CUDA
-    {"cuda", backend_cuda_available, backend_cuda_create, backend_cuda_describe, backend_cuda_bind_rank},
+    {"cuda", backend_cuda_available, backend_cuda_create, backend_cuda_describe, backend_cuda_bind_rank,
+     backend_cuda_device_alloc, backend_cuda_device_free},
 #else
-    {"cuda", cuda_absent, NULL, NULL, NULL},
+    {"cuda", cuda_absent, NULL, NULL, NULL, NULL, NULL},
 #endif
-    {"cpu", cpu_usable, backend_cpu_create, backend_cpu_describe, NULL},
+    {"cpu", cpu_usable, backend_cpu_create, backend_cpu_describe, NULL, NULL, NULL},
 };
 #define N_ENTRIES (sizeof entries / sizeof *entries)
 
@@ -97,4 +101,21 @@ backend *backends_create(const char *name, const link_params *p, const backend_o
   const char *resolved = backends_resolve(name, err, errlen);
   if (!resolved) return NULL;
   return entry_of(resolved)->create(p, opt, err, errlen);
+}
+
+int backends_on_device(const char *name) {
+  const backend_entry *e = entry_of(name);
+  return e && e->device_alloc;
+}
+
+void *backends_device_alloc(const char *name, size_t bytes, char *why, size_t whylen) {
+  const backend_entry *e = entry_of(name);
+  if (e && e->device_alloc) return e->device_alloc(bytes, why, whylen);
+  snprintf(why, whylen, "backend %s has no device memory: its buffers are host memory", name);
+  return NULL;
+}
+
+void backends_device_free(const char *name, void *p) {
+  const backend_entry *e = entry_of(name);
+  if (e && e->device_free) e->device_free(p);
 }

@@ -9,6 +9,7 @@
 
 #include "core/clock.h"
 #include "sim/backends.h"
+#include "sim/messages.h"
 #include "sim/point_fold.h"
 #include "sim/sweep_run.h"
 
@@ -38,7 +39,7 @@ static int run_point(run_state *s, size_t i) {
   backend_options_set(&bo, "cuda", "memory_mb", (int64_t)c->gpu_memory_mb);
   backend *b = backends_create(s->o->backend, &pt->p, &bo, err, sizeof err);
   if (!b) {
-    fprintf(stderr, "ofdmsim: error: point %zu: %s\n", i, err);
+    sim_error(0, "point %zu: %s", i, err);
     return 1;
   }
   snprintf(r->backend, sizeof r->backend, "%s", backend_name(b));
@@ -51,7 +52,7 @@ static int run_point(run_state *s, size_t i) {
   if (!errors || (pt->p.llr != LLR_OFF && !loss)) {
     free(errors);
     free(loss);
-    fprintf(stderr, "ofdmsim: error: point %zu: out of memory\n", i);
+    sim_error(0, "point %zu: out of memory", i);
     backend_destroy(b);
     return 1;
   }
@@ -70,8 +71,7 @@ static int run_point(run_state *s, size_t i) {
     if (n > f.end - f.off) n = f.end - f.off;
     const double t0 = clock_seconds();
     if (backend_run(b, pt->first_frame + f.off, n, &br)) {
-      fprintf(stderr, "\nofdmsim: error: point %zu: the %s backend failed: %s\n", i, r->backend,
-              backend_error(b));
+      sim_error(1, "point %zu: the %s backend failed: %s", i, r->backend, backend_error(b));
       rc = 1;
       break;
     }
@@ -83,6 +83,7 @@ static int run_point(run_state *s, size_t i) {
     point_fold_total(&f, &r->n);
     if (f.stop) r->stop = f.stop;
     if (rc || f.stop) break;
+    sweep_tell_progress(s, i, i, &r->n);
     if (sweep_interrupted()) {
       r->stop = "interrupted";
       break;
@@ -117,11 +118,13 @@ static int run_points(run_state *s) {
     }
     done = i + 1;
     if (sweep_point_done(s, i)) rc = 1;
+    sweep_tell_progress(s, i, done, &s->results[i].n);
   }
   return sweep_finish(s, done, rc);
 }
 
 int sim_run(const sim_config *c, const run_options *o) {
+  if (o->library) sweep_clear_stop();
   run_state s;
   int rc = sweep_open(&s, c, o);
   if (!rc) rc = run_points(&s);
