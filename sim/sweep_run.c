@@ -128,7 +128,8 @@ int sweep_chunk_sink(void *ctx, uint64_t k, const tally *n, const char *stop) {
 /* The static name of a stopping rule read from the journal (journal_parse
  * accepts no other). */
 static const char *stop_rule_name(const char *word) {
-  static const char *const rules[] = {"target_errors", "target_precision", "max_bits"};
+  static const char *const rules[] = {"target_errors", "target_precision", "max_bits", "target_block_errors",
+                                      "max_blocks"};
   for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
     if (!strcmp(word, rules[i])) return rules[i];
   return "max_bits";
