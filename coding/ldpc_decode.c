@@ -53,6 +53,7 @@ void ldpc_decoder_config_default(ldpc_decoder_config *cfg) {
   cfg->alpha = 0.75f;
   cfg->beta = 0.5f;
   cfg->max_iterations = 10;
+  cfg->full_iterations = 0;
 }
 
 ldpc_decoder *ldpc_decoder_create(int bg, int z, const ldpc_decoder_config *cfg, char *err, size_t err_len) {

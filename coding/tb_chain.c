@@ -27,11 +27,13 @@ int tb_plan_make(int tbs, double rate, int qm, int layers, long g, int rv, tb_pl
   const ldpc_segmentation *s = &p->seg;
   /* the rate the code must carry: TB and CRC bits over what the frame sends */
   const double eff = (double)s->b / (double)g;
-  const double lowest = bg == 1 ? 1.0 / 3.0 : 1.0 / 5.0;
+  /* BG2's mother code rate is 1/5; BG1's is 1/3, but 38.212 picks BG1 down
+   * to R = 1/4 (7.2.2), repeating part of its circular buffer there */
+  const double lowest = bg == 1 ? 1.0 / 4.0 : 1.0 / 5.0;
   if (eff < lowest) {
     snprintf(err, errlen,
              "a TB of %d bits (%d with its CRC) in %ld coded bits is rate %.4f, below base graph %d's lowest rate "
-             "%s: expected a larger TB or a smaller frame", tbs, s->b, g, eff, bg, bg == 1 ? "1/3" : "1/5");
+             "%s: expected a larger TB or a smaller frame", tbs, s->b, g, eff, bg, bg == 1 ? "1/4" : "1/5");
     return -1;
   }
   if (eff > 0.95) {

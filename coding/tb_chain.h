@@ -26,8 +26,10 @@ typedef struct tb_plan {
 
 /* The plan of a TB of `tbs` bits at target rate `rate` (base graph choice),
  * qm bits a symbol, `layers` layers and g coded bits, redundancy version rv.
- * 0, or -1 with "why" in err: the base graph's lowest rate (1/3 for BG1, 1/5
- * for BG2) above the effective rate (TB and CRC bits over g), an effective
+ * 0, or -1 with "why" in err: the base graph's lowest rate (1/4 for BG1,
+ * which 38.212 7.2.2 picks down to R = 1/4 and which repeats part of its
+ * 1/3 mother code there; 1/5 for BG2) above the effective rate (TB and CRC
+ * bits over g), an effective
  * rate above 0.95 (38.214's bound: the TB does not fit the frame), a TBS the
  * segmentation refuses, or out-of-range input. */
 int tb_plan_make(int tbs, double rate, int qm, int layers, long g, int rv, tb_plan *p, char *err, size_t errlen);

@@ -27,7 +27,8 @@
   X(BLER_CI95_HIGH, "bler_ci95_high") X(CODE_BLOCKS, "code_blocks") X(CB_ERRORS, "cb_errors")          \
   X(CBLER, "cbler") X(INFO_BITS, "info_bits") X(INFO_BIT_ERRORS, "info_bit_errors")                    \
   X(CODED_BER, "coded_ber") X(ITERATIONS, "iterations") X(MEAN_ITERATIONS, "mean_iterations")          \
-  X(THROUGHPUT_PER_RE, "throughput_per_re") X(THROUGHPUT_BPS, "throughput_bps")                        \
+  X(THROUGHPUT, "throughput") X(THROUGHPUT_CI95_LOW, "throughput_ci95_low")                             \
+  X(THROUGHPUT_CI95_HIGH, "throughput_ci95_high") X(THROUGHPUT_BPS, "throughput_bps")                    \
   X(FRAME_CB_ERRORS_SQ, "frame_cb_errors_sq") X(FRAME_INFO_ERRORS_SQ, "frame_info_errors_sq")
 
 typedef enum result_column {

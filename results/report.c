@@ -126,7 +126,7 @@ static void csv_gmi(FILE *f, const sim_point *pt, const point_result *r) {
 static void csv_coded(FILE *f, const sim_point *pt, const point_result *r) {
   const tally_coded *c = &r->n.coded;
   if (!link_coded(&pt->p) || !r->n.frames) {
-    fputs(",,,,,,,,,,,,,,,,,", f);
+    fputs(",,,,,,,,,,,,,,,,,,,", f);
     return;
   }
   double lo, hi;
@@ -144,7 +144,14 @@ static void csv_coded(FILE *f, const sim_point *pt, const point_result *r) {
   fprintf(f, ",%llu,", (unsigned long long)c->iterations);
   csv_real(f, 6, (double)c->iterations / (double)c->cbs);
   fputc(',', f);
-  csv_real(f, 10, tally_throughput_per_re(pt, &r->n));
+  /* throughput = (1 - BLER) x TBS / REs a frame: its interval from the BLER's */
+  const double per_re = tally_throughput_per_re(pt, &r->n);
+  const double full = (double)pt->p.code.tbs / (double)link_res_per_frame(&pt->p);
+  csv_real(f, 10, per_re);
+  fputc(',', f);
+  csv_real(f, 10, (1.0 - hi) * full);
+  fputc(',', f);
+  csv_real(f, 10, (1.0 - lo) * full);
   fputc(',', f);
   csv_real(f, 10, tally_throughput_bps(pt, &r->n));
   fputc(',', f);
@@ -306,7 +313,7 @@ static json_t *coded_json(const sim_point *pt, const point_result *r) {
                    (json_int_t)c->info_bits, "info_bit_errors", (json_int_t)c->info_errors, "coded_ber",
                    sim_json_real((double)c->info_errors / (double)c->info_bits), "iterations",
                    (json_int_t)c->iterations, "mean_iterations",
-                   sim_json_real((double)c->iterations / (double)c->cbs), "throughput_per_re",
+                   sim_json_real((double)c->iterations / (double)c->cbs), "throughput",
                    sim_json_real(tally_throughput_per_re(pt, &r->n)), "throughput_bps",
                    sim_json_real(tally_throughput_bps(pt, &r->n)), "frame_cb_errors_sq", sim_json_real(c->cb_sq),
                    "tbs", (json_int_t)pt->p.code.tbs);
