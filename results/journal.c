@@ -126,7 +126,7 @@ int journal_parse(const char *line, journal_record *r, char *why, size_t n) {
   if (!last_space || parse_u64(last_space + 1, 16, &check) || strlen(last_space + 1) != 8 ||
       check != check_of(copy, (size_t)(last_space - copy)))
     return snprintf(why, n, "a record whose check does not match its text (damaged)"), -1;
-  char *tok[FIELDS];
+  char *tok[FIELDS_CODED];
   int k = 0;
   for (char *save = NULL, *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
     if (k == FIELDS_CODED) return snprintf(why, n, "more than %d fields", FIELDS_CODED), -1;
