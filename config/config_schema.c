@@ -50,7 +50,7 @@ const config_key config_keys[KEY_COUNT] = {
   [KEY_STOP_BELOW_BER] = NUM_KEY("simulation.stop_below_ber", "0.0", 0, 0, 1, 1,
                                  "end a curve early: once a point's BER falls below this (or it ends "
                                  "at max_bits with no error), the points of the same sweep combination "
-                                 "at that SNR or higher are skipped (0 = off)"),
+                                 "at that SNR or higher are skipped (0 = off); coded points: their BLER"),
   [KEY_FIRST_FRAME] = INT_KEY("simulation.first_frame", "0", 0, (int64_t)RNG_MAX_FRAMES - 1, 0,
                               "index of the point's first frame: runs of one point over disjoint frame "
                               "ranges (same seed) are independent parts that `ofdmsim merge` adds up"),

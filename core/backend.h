@@ -69,8 +69,9 @@ typedef struct batch_result {
                             llr[((f*D_f + d)*tx + t)*bps + k] for data RE d
                             (pilot_data_index) of D_f = link_data_res_per_frame
                             (needs p.llr != off) */
-  frame_coded *coded;    /* caller-owned, frames, or NULL; needed with
-                            p.code.type ldpc: each frame's decoded TB */
+  frame_coded *coded;    /* caller-owned, frames, or NULL; with p.code.type
+                            ldpc each frame's decoded TB (NULL: the coded
+                            bits are sent, their LLRs not decoded) */
   uint8_t *bits;         /* caller-owned or NULL (with llr): the transmitted
                             bits in the same layout, 0 or 1 */
   uint64_t inversions;   /* matrices inverted in this batch */

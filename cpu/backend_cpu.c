@@ -77,10 +77,7 @@ static int cpu_run(backend *b, uint64_t first_frame, uint64_t frames, batch_resu
   }
   const double t0 = clock_seconds();
   cpu_draw_stage(p, s, first_frame, frames);
-  if (s->coded.on) {
-    if (!out->coded) return backend_fail(b, "cpu backend: a coded point needs batch_result.coded");
-    cpu_coded_labels(p, s, first_frame, frames);
-  }
+  if (s->coded.on) cpu_coded_labels(p, s, first_frame, frames);
   /* the coded link decodes the LLRs: the caller's, or the backend's own */
   float *const caller_llr = out->llr;
   if (s->coded.on && !out->llr) out->llr = s->coded.llr;
@@ -112,7 +109,7 @@ static int cpu_run(backend *b, uint64_t first_frame, uint64_t frames, batch_resu
   out->t.channel = t2 - t1;
   out->t.demap = clock_seconds() - t3;
   if (linear && p->llr != LLR_OFF) cpu_soft_linear(p, s, frames, out);
-  if (s->coded.on) {
+  if (s->coded.on && out->coded) { /* NULL: the LLRs alone (an export) */
     const double t4 = clock_seconds();
     cpu_coded_decode(p, s, frames, out->llr, out->coded);
     out->t.demap += clock_seconds() - t4;

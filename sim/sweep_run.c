@@ -272,8 +272,13 @@ int sweep_skips(const run_state *s, size_t i) {
     if (!strcmp(r->stop, "skipped") || !(ran->stop_below_ber > 0.0)) continue;
     /* the curve ends at the first point that ran below the BER, or clean to max_bits */
     const tally *n = &r->n;
-    const int below = n->bits && (double)n->bit_errors < ran->stop_below_ber * (double)n->bits;
-    const int clean = n->bit_errors == 0 && !strcmp(r->stop, "max_bits");
+    int below = n->bits && (double)n->bit_errors < ran->stop_below_ber * (double)n->bits;
+    int clean = n->bit_errors == 0 && !strcmp(r->stop, "max_bits");
+    if (link_coded(&ran->p)) { /* a coded curve by its BLER */
+      const tally_coded *c = &n->coded;
+      below = c->blocks && (double)c->block_errors < ran->stop_below_ber * (double)c->blocks;
+      clean = c->block_errors == 0 && (!strcmp(r->stop, "max_bits") || !strcmp(r->stop, "max_blocks"));
+    }
     if ((below || clean) && pt->p.snr_db >= ran->p.snr_db) return 1;
   }
   return 0;
