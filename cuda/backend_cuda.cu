@@ -654,6 +654,13 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
   if (opt && backend_options_read(opt, "cuda", kCudaOptionSpecs,
                                   (int)(sizeof kCudaOptionSpecs / sizeof *kCudaOptionSpecs), &o, err, errlen))
     return NULL;
+  if (link_coded(p)) {
+    /* the GPU half of the coded link (labels from the TBs, the decoder
+     * behind the receiver) is not written yet; "auto" runs such a point on
+     * the CPU */
+    snprintf(err, errlen, "cuda backend: the coded link (code.type = \"ldpc\") runs on the cpu backend for now");
+    return NULL;
+  }
   backend *b = backend_alloc(&cuda_ops, p, opt, sizeof(cuda_state), err, errlen);
   if (!b) return NULL;
   char why[400];

@@ -23,7 +23,13 @@ typedef struct backend_entry {
   /* device memory for a library caller's buffers (NULL: a host backend) */
   void *(*device_alloc)(size_t bytes, char *why, size_t whylen);
   void (*device_free)(void *p);
+  /* 1 when it simulates point p (NULL: every point); backends_create passes
+   * a point to the next backend otherwise */
+  int (*covers)(const link_params *p);
 } backend_entry;
+
+/* The coded link (code.type ldpc) runs on the CPU backend only for now. */
+static int uncoded_only(const link_params *p) { return !link_coded(p); }
 
 static int cpu_usable(char *why, size_t whylen) {
   (void)why;
@@ -42,11 +48,11 @@ static int cuda_absent(char *why, size_t whylen) {
 static const backend_entry entries[] = {
 #ifdef OFDMSIM_HAVE_CUDA
     {"cuda", backend_cuda_available, backend_cuda_create, backend_cuda_describe, backend_cuda_bind_rank,
-     backend_cuda_device_alloc, backend_cuda_device_free},
+     backend_cuda_device_alloc, backend_cuda_device_free, uncoded_only},
 #else
-    {"cuda", cuda_absent, NULL, NULL, NULL, NULL, NULL},
+    {"cuda", cuda_absent, NULL, NULL, NULL, NULL, NULL, uncoded_only},
 #endif
-    {"cpu", cpu_usable, backend_cpu_create, backend_cpu_describe, NULL, NULL, NULL},
+    {"cpu", cpu_usable, backend_cpu_create, backend_cpu_describe, NULL, NULL, NULL, NULL},
 };
 #define N_ENTRIES (sizeof entries / sizeof *entries)
 
@@ -100,7 +106,17 @@ backend *backends_create(const char *name, const link_params *p, const backend_o
                          char *err, size_t errlen) {
   const char *resolved = backends_resolve(name, err, errlen);
   if (!resolved) return NULL;
-  return entry_of(resolved)->create(p, opt, err, errlen);
+  const backend_entry *e = entry_of(resolved);
+  /* a point the backend does not cover goes to the next usable one that
+   * does (the CPU covers all); the results name, point by point, the
+   * backend that ran it */
+  char reason[256];
+  for (const backend_entry *x = e; x < entries + N_ENTRIES; x++)
+    if ((!x->covers || x->covers(p)) && x->usable(reason, sizeof reason)) {
+      e = x;
+      break;
+    }
+  return e->create(p, opt, err, errlen);
 }
 
 int backends_on_device(const char *name) {

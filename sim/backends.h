@@ -39,7 +39,9 @@ void backends_describe(const char *name, char *out, size_t n);
 int backends_use_gpu_of_rank(int local_rank, int local_size, char *note, size_t notelen);
 
 /* backends_resolve, then that backend's create with opt (its settings for
- * the other backends are ignored). NULL with a message in err. */
+ * the other backends are ignored); a point that backend does not simulate
+ * (the coded link on cuda, for now) goes to the next usable one that does,
+ * the CPU last. NULL with a message in err. */
 backend *backends_create(const char *name, const link_params *p, const backend_options *opt,
                          char *err, size_t errlen);
 

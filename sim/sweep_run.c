@@ -135,7 +135,8 @@ int sweep_chunk_sink(void *ctx, uint64_t k, const tally *n, const char *stop) {
 /* The static name of a stopping rule read from the journal (journal_parse
  * accepts no other). */
 static const char *stop_rule_name(const char *word) {
-  static const char *const rules[] = {"target_errors", "target_precision", "max_bits"};
+  static const char *const rules[] = {"target_errors", "target_precision", "max_bits", "target_block_errors",
+                                      "max_blocks"};
   for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
     if (!strcmp(word, rules[i])) return rules[i];
   return "max_bits";
@@ -280,8 +281,13 @@ int sweep_skips(const run_state *s, size_t i) {
     if (!strcmp(r->stop, "skipped") || !(ran->stop_below_ber > 0.0)) continue;
     /* the curve ends at the first point that ran below the BER, or clean to max_bits */
     const tally *n = &r->n;
-    const int below = n->bits && (double)n->bit_errors < ran->stop_below_ber * (double)n->bits;
-    const int clean = n->bit_errors == 0 && !strcmp(r->stop, "max_bits");
+    int below = n->bits && (double)n->bit_errors < ran->stop_below_ber * (double)n->bits;
+    int clean = n->bit_errors == 0 && !strcmp(r->stop, "max_bits");
+    if (link_coded(&ran->p)) { /* a coded curve by its BLER */
+      const tally_coded *c = &n->coded;
+      below = c->blocks && (double)c->block_errors < ran->stop_below_ber * (double)c->blocks;
+      clean = c->block_errors == 0 && (!strcmp(r->stop, "max_bits") || !strcmp(r->stop, "max_blocks"));
+    }
     if ((below || clean) && pt->p.snr_db >= ran->p.snr_db) return 1;
   }
   return 0;
