@@ -48,6 +48,7 @@ typedef struct local_result {
   result_head h; /* chunks and bytes 0 */
   uint32_t *errors, *fallbacks;
   uint64_t *loss;
+  frame_coded *coded; /* NULL when uncoded */
 } local_result;
 
 /* Where a rank's time went (its compute thread's view; seconds). Every

@@ -85,3 +85,29 @@ int frame_decode(const uint8_t *in, size_t len, uint64_t n, int tx, uint32_t *er
   }
   return at == len ? 0 : -1;
 }
+
+size_t coded_encoded_max(uint64_t n) { return (size_t)n * 5 * 5; }
+
+size_t coded_encode(const frame_coded *c, uint64_t n, uint8_t *out) {
+  size_t k = 0;
+  for (uint64_t i = 0; i < n; i++) {
+    k += put(out + k, c[i].tb_error);
+    k += put(out + k, c[i].cbs);
+    k += put(out + k, c[i].cb_errors);
+    k += put(out + k, c[i].info_errors);
+    k += put(out + k, c[i].iterations);
+  }
+  return k;
+}
+
+long long coded_decode(const uint8_t *in, size_t len, uint64_t n, frame_coded *c) {
+  size_t at = 0;
+  for (uint64_t i = 0; i < n; i++) {
+    uint64_t v[5];
+    for (int j = 0; j < 5; j++)
+      if (get(in, len, &at, 32, &v[j])) return -1;
+    if (v[0] > 1 || v[2] > v[1]) return -1; /* a TB is lost or not; no more CB errors than CBs */
+    c[i] = (frame_coded){(uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2], (uint32_t)v[3], (uint32_t)v[4]};
+  }
+  return (long long)at;
+}

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/backend.h"
+
 /* The most bytes frame_encode writes for n frames of tx streams. */
 size_t frame_encoded_max(uint64_t n, int tx);
 
@@ -27,5 +29,17 @@ size_t frame_encode(const uint32_t *errors, const uint32_t *fallbacks, const uin
  * loss (n*tx). 0, or -1 when the bytes do not hold exactly that. */
 int frame_decode(const uint8_t *in, size_t len, uint64_t n, int tx, uint32_t *errors, uint32_t *fallbacks,
                  uint64_t *loss);
+
+/* The coded link's per-frame counts (frame_coded: TB error, code blocks,
+ * CB errors, information-bit errors, decoder iterations), five varints a
+ * frame with no zero runs (every coded frame has code blocks and
+ * iterations). A unit's chunk carries them ahead of its frame_encode'd
+ * bytes; the decoder reads exactly n frames and says how many bytes they
+ * took, so the rest is frame_decode's. */
+size_t coded_encoded_max(uint64_t n);
+size_t coded_encode(const frame_coded *c, uint64_t n, uint8_t *out);
+/* Decodes n frames into c from the len bytes at in; the bytes read, or -1
+ * when they do not hold n frames. */
+long long coded_decode(const uint8_t *in, size_t len, uint64_t n, frame_coded *c);
 
 #endif

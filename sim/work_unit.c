@@ -19,6 +19,7 @@ struct unit_exec {
   uint64_t done;          /* frames of u computed */
   uint32_t *errors, *fallbacks; /* u.frames * tx, u.frames */
   uint64_t *loss;         /* u.frames * tx: GMI losses (points with soft outputs) */
+  frame_coded *coded;     /* u.frames: decoded TBs (coded points) */
   uint64_t held;          /* frames those hold room for */
   work_cost cost;
   double pace;            /* seconds a batch may take, 0: any */
@@ -69,6 +70,7 @@ void unit_exec_destroy(unit_exec *x) {
   free(x->errors);
   free(x->fallbacks);
   free(x->loss);
+  free(x->coded);
   free(x);
 }
 
@@ -109,11 +111,13 @@ int unit_exec_start(unit_exec *x, const unit_spec *u, char *err, size_t errlen) 
     free(x->errors);
     free(x->fallbacks);
     free(x->loss);
+    free(x->coded);
     const size_t n = (size_t)(u->frames ? u->frames : 1);
     x->errors = malloc(sizeof(uint32_t) * n * (size_t)LINK_MAX_TX);
     x->fallbacks = malloc(sizeof(uint32_t) * n);
     x->loss = malloc(sizeof(uint64_t) * n * (size_t)LINK_MAX_TX);
-    x->held = x->errors && x->fallbacks && x->loss ? u->frames : 0;
+    x->coded = malloc(sizeof(frame_coded) * n);
+    x->held = x->errors && x->fallbacks && x->loss && x->coded ? u->frames : 0;
     if (!x->held && u->frames) return snprintf(err, errlen, "out of memory for a unit of %llu frames",
                                                (unsigned long long)u->frames), -1;
   }
@@ -135,6 +139,10 @@ int unit_exec_start(unit_exec *x, const unit_spec *u, char *err, size_t errlen) 
  * the point's last frame, where the unit ends anyway. */
 static int may_stop(const unit_exec *x, uint64_t errors) {
   const sim_point *pt = &x->c->points[x->u.point];
+  /* A coded point stops by its blocks, which the prefix (unit_spec: bits
+   * and bit errors) does not carry: its units are computed whole and the
+   * coordinator, which folds every frame's TB, finds the stop. */
+  if (link_coded(&pt->p)) return 0;
   return x->u.pre_errors + errors >= pt->target_errors || pt->target_precision > 0.0;
 }
 
@@ -192,7 +200,8 @@ int unit_exec_step(unit_exec *x, char *err, size_t errlen) {
   }
   /* the backend writes straight into the unit's per-frame counts */
   batch_result br = {.errors = x->errors + x->done * tx, .fallbacks = x->fallbacks + x->done,
-                     .gmi_loss = pt->p.llr != LLR_OFF ? x->loss + x->done * tx : NULL};
+                     .gmi_loss = pt->p.llr != LLR_OFF ? x->loss + x->done * tx : NULL,
+                     .coded = link_coded(&pt->p) ? x->coded + x->done : NULL};
   const double t0 = clock_seconds();
   if (backend_run(x->b, pt->first_frame + x->u.offset + x->done, n, &br)) {
     snprintf(err, errlen, "the %s backend failed: %s", backend_name(x->b), backend_error(x->b));
@@ -221,9 +230,13 @@ const uint32_t *unit_exec_fallbacks(const unit_exec *x) { return x->fallbacks; }
 const uint64_t *unit_exec_gmi_loss(const unit_exec *x) {
   return x->c->points[x->u.point].p.llr != LLR_OFF ? x->loss : NULL;
 }
+const frame_coded *unit_exec_coded(const unit_exec *x) {
+  return link_coded(&x->c->points[x->u.point].p) ? x->coded : NULL;
+}
 work_cost unit_exec_cost(const unit_exec *x) { return x->cost; }
 
-void unit_exec_take_counts(unit_exec *x, uint32_t **errors, uint32_t **fallbacks, uint64_t **gmi_loss) {
+void unit_exec_take_counts(unit_exec *x, uint32_t **errors, uint32_t **fallbacks, uint64_t **gmi_loss,
+                           frame_coded **coded) {
   *errors = x->errors;
   *fallbacks = x->fallbacks;
   if (x->c->points[x->u.point].p.llr != LLR_OFF) {
@@ -232,8 +245,15 @@ void unit_exec_take_counts(unit_exec *x, uint32_t **errors, uint32_t **fallbacks
     *gmi_loss = NULL;
     free(x->loss);
   }
+  if (link_coded(&x->c->points[x->u.point].p)) {
+    *coded = x->coded;
+  } else {
+    *coded = NULL;
+    free(x->coded);
+  }
   x->errors = x->fallbacks = NULL;
   x->loss = NULL;
+  x->coded = NULL;
   x->held = 0;
 }
 const char *unit_exec_backend(const unit_exec *x) { return x->b ? backend_name(x->b) : x->backend_name; }

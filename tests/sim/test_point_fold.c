@@ -196,6 +196,22 @@ static void test_codec(void) {
   uint64_t top2[2];
   const size_t tn = frame_encode(big, big + 2, top, 1, 2, soft);
   CHECK(frame_decode(soft, tn, 1, 2, got, got + 2, top2) == 0 && !memcmp(top, top2, sizeof top), "64-bit losses");
+  /* the coded link's TBs, ahead of the frames' bytes as the MPI engine sends them */
+  static frame_coded tb[FRAMES], tb2[FRAMES];
+  for (int i = 0; i < FRAMES; i++)
+    tb[i] = (frame_coded){.tb_error = (uint32_t)(i % 3 == 0), .cbs = 3, .cb_errors = (uint32_t)(i % 3 == 0) * (uint32_t)(i % 4),
+                          .info_errors = (uint32_t)i * 7u, .iterations = 3 + (uint32_t)i % 17};
+  tb[1].iterations = 0xffffffffu;
+  const size_t cl = coded_encode(tb, FRAMES, soft);
+  CHECK(cl <= coded_encoded_max(FRAMES), "TBs: within the bound");
+  const size_t fl = frame_encode(errs, falls, NULL, FRAMES, 2, soft + cl);
+  const long long used = coded_decode(soft, cl + fl, FRAMES, tb2);
+  CHECK(used == (long long)cl && !memcmp(tb, tb2, sizeof tb), "TBs: round trip, their length told");
+  CHECK(frame_decode(soft + used, fl, FRAMES, 2, e2, f2, NULL) == 0 && !memcmp(errs, e2, sizeof errs),
+        "TBs: the frames' bytes follow");
+  CHECK(coded_decode(soft, cl - 1, FRAMES, tb2) == -1, "TBs: a short buffer is refused");
+  tb[0].cb_errors = tb[0].cbs + 1;
+  CHECK(coded_decode(soft, coded_encode(tb, 1, soft), 1, tb2) == -1, "TBs: more CB errors than CBs are refused");
 }
 
 static journal_record rec(uint64_t k, const char *stop, uint64_t errors) {
