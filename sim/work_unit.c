@@ -19,7 +19,8 @@ struct unit_exec {
   uint64_t done;          /* frames of u computed */
   uint32_t *errors, *fallbacks; /* u.frames * tx, u.frames */
   uint64_t *loss;         /* u.frames * tx: GMI losses (points with soft outputs) */
-  frame_coded *coded;     /* u.frames: decoded TBs (coded points) */
+  frame_coded *coded;     /* u.frames: decoded TBs (coded points alone: 20 bytes a frame) */
+  uint64_t coded_held;    /* frames it holds room for */
   uint64_t held;          /* frames those hold room for */
   work_cost cost;
   double pace;            /* seconds a batch may take, 0: any */
@@ -111,15 +112,20 @@ int unit_exec_start(unit_exec *x, const unit_spec *u, char *err, size_t errlen) 
     free(x->errors);
     free(x->fallbacks);
     free(x->loss);
-    free(x->coded);
     const size_t n = (size_t)(u->frames ? u->frames : 1);
     x->errors = malloc(sizeof(uint32_t) * n * (size_t)LINK_MAX_TX);
     x->fallbacks = malloc(sizeof(uint32_t) * n);
     x->loss = malloc(sizeof(uint64_t) * n * (size_t)LINK_MAX_TX);
-    x->coded = malloc(sizeof(frame_coded) * n);
-    x->held = x->errors && x->fallbacks && x->loss && x->coded ? u->frames : 0;
+    x->held = x->errors && x->fallbacks && x->loss ? u->frames : 0;
     if (!x->held && u->frames) return snprintf(err, errlen, "out of memory for a unit of %llu frames",
                                                (unsigned long long)u->frames), -1;
+  }
+  if (link_coded(&x->c->points[u->point].p) && (u->frames > x->coded_held || !x->coded)) {
+    free(x->coded);
+    x->coded = malloc(sizeof(frame_coded) * (size_t)(u->frames ? u->frames : 1));
+    x->coded_held = x->coded ? u->frames : 0;
+    if (!x->coded) return snprintf(err, errlen, "out of memory for the TBs of a unit of %llu frames",
+                                   (unsigned long long)u->frames), -1;
   }
   x->u = *u;
   x->done = x->folded = x->errors_done = 0;
@@ -245,15 +251,15 @@ void unit_exec_take_counts(unit_exec *x, uint32_t **errors, uint32_t **fallbacks
     *gmi_loss = NULL;
     free(x->loss);
   }
+  /* an uncoded point's unit keeps the TB array for the next coded one */
+  *coded = NULL;
   if (link_coded(&x->c->points[x->u.point].p)) {
     *coded = x->coded;
-  } else {
-    *coded = NULL;
-    free(x->coded);
+    x->coded = NULL;
+    x->coded_held = 0;
   }
   x->errors = x->fallbacks = NULL;
   x->loss = NULL;
-  x->coded = NULL;
   x->held = 0;
 }
 const char *unit_exec_backend(const unit_exec *x) { return x->b ? backend_name(x->b) : x->backend_name; }
