@@ -77,44 +77,70 @@ static int invert(int n, cd *a, cd *inv) {
   return 0;
 }
 
-/* The weights of antenna t on subcarrier k for nearest and linear: x is k's
- * position in pilot indices, (k - t) / P. */
-static void simple_weights(interp_kind kind, int taps, int np, double x, int *first, cd *w) {
+/* Antenna t's pilots in frequency order (channel/tdl_grid.h: subcarrier k
+ * sits at kc = k below K/2 and k - K from K/2 on, the band -fs/2 .. fs/2):
+ * the pilots from K/2 up (negative frequencies) come first, then those from
+ * 0. Window position j is pilot (j + start) mod np, est_freq's wrap; pos[j]
+ * is its frequency kc. Neighbours in this order are neighbours in the band
+ * (across DC too); the two ends are the band edges, which no interpolation
+ * reaches across: with continuous delays the response at K/2 - 1 (the top of
+ * the band) has nothing to do with the one at K/2 (its bottom). */
+static int freq_order(int K, int P, int t, int np, double *pos) {
+  int start = 0;
+  while (start < np && 2 * (t + start * P) < K) start++;
+  if (start == np) start = 0;
+  for (int j = 0; j < np; j++) {
+    const int kp = t + ((j + start) % np) * P;
+    pos[j] = 2 * kp < K ? kp : kp - K;
+  }
+  return start;
+}
+
+/* The weights of a subcarrier at frequency kc for nearest and linear over
+ * the np pilots at frequencies pos[] (ascending): *first is the window's
+ * position j. Nearest takes the closest pilot (a tie goes to the higher
+ * one); linear the two around kc, and beyond the first or the last pilot
+ * the line through the two nearest, extrapolated (an end pilot's value held
+ * would be off by the channel's slope times the distance). */
+static void simple_weights(interp_kind kind, int taps, int np, const double *pos, double kc, int *first, cd *w) {
+  int j = 0; /* the last pilot at or below kc, or 0 */
+  while (j + 1 < np && pos[j + 1] <= kc) j++;
   if (kind == INTERP_NEAREST || taps == 1) {
-    int i = (int)floor(x + 0.5);
-    *first = i < 0 ? 0 : i > np - 1 ? np - 1 : i;
+    *first = j + 1 < np && pos[j + 1] - kc <= kc - pos[j] ? j + 1 : j;
     w[0] = 1.0;
     return;
   }
-  if (x <= 0.0) {
-    *first = 0, w[0] = 1.0, w[1] = 0.0;
-  } else if (x >= np - 1) {
-    *first = np - 2, w[0] = 0.0, w[1] = 1.0;
-  } else {
-    const int f = (int)floor(x);
-    *first = f, w[0] = 1.0 - (x - f), w[1] = x - f;
-  }
+  j = j > np - 2 ? np - 2 : j;
+  const double x = (kc - pos[j]) / (pos[j + 1] - pos[j]);
+  *first = j, w[0] = 1.0 - x, w[1] = x;
 }
 
 /* Antenna t's weights on every subcarrier, and per subcarrier the noise
  * part N0 sum |w|^2 and the model part of their error (what remains of the
  * LMMSE filter's error without its noise; 0 for nearest and linear, whose
- * receiver does not count it). */
+ * receiver does not count it). Windows are positions in frequency order
+ * (freq_order), stored as pilot indices. */
 static int antenna_weights(const link_params *p, const tdl_grid *g, est_plan *e, int t, double *noise,
                            double *model) {
   const int K = e->K, T = e->taps, P = p->pilot_spacing, np = pilot_count(&e->pg, t);
   const double n0 = p->n0;
   cd R[EST_LMMSE_TAPS * EST_LMMSE_TAPS], A[EST_LMMSE_TAPS * EST_LMMSE_TAPS], Ai[EST_LMMSE_TAPS * EST_LMMSE_TAPS],
       w[EST_LMMSE_TAPS], c[EST_LMMSE_TAPS];
+  double *pos = malloc(sizeof(double) * (size_t)np);
+  if (!pos) return -1;
+  const int start = freq_order(K, P, t, np, pos);
+#define PILOT_SC(j) (t + (((j) + start) % np) * P) /* the subcarrier of window position j */
   int window = -1; /* the window R and Ai were made for */
   for (int k = 0; k < K; k++) {
     const size_t at = (size_t)t * K + k;
-    const double x = (double)(k - t) / P;
+    const double kc = 2 * k < K ? k : k - K;
     int f;
     if (p->interpolation != INTERP_LMMSE) {
-      simple_weights(p->interpolation, T, np, x, &f, w);
+      simple_weights(p->interpolation, T, np, pos, kc, &f, w);
     } else {
-      f = (int)floor(x) - T / 2 + 1;
+      int below = 0; /* the last pilot at or below kc */
+      while (below + 1 < np && pos[below + 1] <= kc) below++;
+      f = below - T / 2 + 1;
       f = f < 0 ? 0 : f > np - T ? np - T : f;
       if (f != window) {
         /* the pilots' correlations R (Hermitian): a window moved by d < T
@@ -123,20 +149,23 @@ static int antenna_weights(const link_params *p, const tdl_grid *g, est_plan *e,
         for (int i = 0; i < keep; i++)
           for (int j = i; j < keep; j++) R[i * T + j] = R[(i + d) * T + j + d];
         for (int i = 0; i < T; i++)
-          for (int j = i < keep ? keep : i; j < T; j++) R[i * T + j] = corr_at(p, g, t + (f + i) * P, t + (f + j) * P);
+          for (int j = i < keep ? keep : i; j < T; j++) R[i * T + j] = corr_at(p, g, PILOT_SC(f + i), PILOT_SC(f + j));
         for (int i = 0; i < T; i++)
           for (int j = 0; j < T; j++) A[i * T + j] = (j >= i ? R[i * T + j] : conj(R[j * T + i])) + (i == j ? n0 : 0.0);
-        if (invert(T, A, Ai)) return -1;
+        if (invert(T, A, Ai)) {
+          free(pos);
+          return -1;
+        }
         window = f;
       }
-      for (int j = 0; j < T; j++) c[j] = corr_at(p, g, k, t + (f + j) * P);
+      for (int j = 0; j < T; j++) c[j] = corr_at(p, g, k, PILOT_SC(f + j));
       /* orthogonality: c_j = sum_i w_i A_ij, so w = A^-T c */
       for (int i = 0; i < T; i++) {
         w[i] = 0.0;
         for (int j = 0; j < T; j++) w[i] += Ai[j * T + i] * c[j];
       }
     }
-    e->first[at] = f;
+    e->first[at] = (f + start) % np;
     double nz = 0.0;
     for (int i = 0; i < T; i++) {
       e->w[at * T + i] = cf_make((float)creal(w[i]), (float)cimag(w[i]));
@@ -154,6 +183,8 @@ static int antenna_weights(const link_params *p, const tdl_grid *g, est_plan *e,
       model[at] = fmax(total - noise[at], 0.0);
     }
   }
+#undef PILOT_SC
+  free(pos);
   return 0;
 }
 

@@ -8,10 +8,15 @@
  *    error CN(0, N0) (N0 / |pilot|^2 with |pilot| = 1).
  * 2. Frequency interpolation on each pilot symbol, one weighted sum over
  *    `taps` consecutive pilots of antenna t per subcarrier,
- *    Hp(k) = sum_i w[t][k][i] h_ls(first[t][k] + i):
+ *    Hp(k) = sum_i w[t][k][i] h_ls((first[t][k] + i) mod np). Consecutive
+ *    means in frequency order, the band -fs/2 .. fs/2 as the channel places
+ *    the subcarriers (channel/tdl_grid.h): the window may run from the last
+ *    pilot to pilot 0 (across DC) but never across the band edge between
+ *    K/2 - 1 and K/2, where the response of continuous delays jumps:
  *      nearest  the nearest pilot (1 weight);
- *      linear   the two pilots around k; beyond the first or the last pilot
- *               the end pilot's value is held (2 weights);
+ *      linear   the two pilots around k; beyond the band's first or last
+ *               pilot, the line through the two nearest extrapolated
+ *               (2 weights);
  *      lmmse    the EST_LMMSE_TAPS nearest pilots, w = the LMMSE filter of
  *               the channel's frequency correlation (the profile's taps
  *               through their response as the chain applies them, tdl_grid;
@@ -76,11 +81,12 @@ int est_plan_matches(const est_plan *e, const link_params *p, char *err, size_t 
 OFDM_HD cf32 est_freq(const int *first, const cf32 *w, int taps, int P, int K, int t, int k, const cf32 *y_row,
                       size_t ystride) {
   const size_t at = (size_t)t * (size_t)K + (size_t)k;
-  const int i0 = first[at];
+  const int i0 = first[at], np = (K - 1 - t) / P + 1;
   const cf32 *wk = w + at * (size_t)taps;
   cf32 acc = cf_make(0.0f, 0.0f);
   for (int i = 0; i < taps; i++) {
-    const size_t kp = (size_t)(t + (i0 + i) * P);
+    const int ip = i0 + i < np ? i0 + i : i0 + i - np; /* a window across DC wraps to pilot 0 */
+    const size_t kp = (size_t)(t + ip * P);
     acc = cf_fma_exact(acc, wk[i], y_row[kp * ystride]);
   }
   return acc;
