@@ -24,19 +24,19 @@
  * 3. Time interpolation: linear between the two pilot symbols around a
  *    symbol, the nearest one's value held before the first and after the
  *    last (and everywhere with one pilot symbol).
- * 4. The receiver's channel and its error variance. For nearest and linear,
- *    whose estimate is taken as H + E with E the pilots' noise through the
- *    weights (variance v = N0 sum |w|^2 at each RE; the interpolation's own
- *    error on a frequency-selective or fading channel is not counted), the
- *    receiver scales it by 1 / (1 + v) and counts v / (1 + v) as error, as
- *    the csi_error_var model does (core/params.h, link_receiver_n0). The
- *    LMMSE estimate is already the conditional mean: its error variance
- *    (the filter's model error plus its noise through the time weights) is
- *    counted as it is. Both are averaged over the data REs into one number
- *    per point, est_error_var, with which every detector works.
- * Not modelled: the ICI of a fading channel on the pilots (it is in y and so
- * in the estimate, but not in est_error_var), and the time interpolation's
- * error under Doppler. */
+ * 4. The receiver's channel and its error variance, from the chain's own
+ *    model of the channel: the profile's frequency correlation (as LMMSE's)
+ *    and, under Doppler, the fading's time correlation between the symbols
+ *    (channel/fading_corr.h). For every interpolation the estimate is
+ *    scaled by one factor per point, the LMMSE one (est_shrink: E[H Hhat*] /
+ *    E|Hhat|^2 over the data REs), and the receiver is told the resulting
+ *    mean error E|H - shrink Hhat|^2 (est_error_var): the pilots' noise
+ *    through the weights, the frequency interpolation's error on the
+ *    profile, and the time interpolation's under Doppler, exactly for the
+ *    chain's model (estimate.c, time_weights). Every detector and the LLRs
+ *    count tx est_error_var as noise (core/params.h, link_receiver_n0).
+ * Not modelled: the ICI of a time-domain chain under Doppler on the pilots
+ * (it is in y and so in the estimate, but not in est_error_var). */
 #ifndef OFDMSIM_ESTIMATE_H
 #define OFDMSIM_ESTIMATE_H
 
