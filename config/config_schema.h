@@ -56,6 +56,7 @@ typedef enum config_key_id {
   KEY_ESTIMATION,
   KEY_INTERPOLATION,
   KEY_EBNO_OVERHEAD,
+  KEY_FADING,
   KEY_COUNT
 } config_key_id;
 
