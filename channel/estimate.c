@@ -89,6 +89,22 @@ static int invert(int n, cd *a, cd *inv) {
   return 0;
 }
 
+/* The noise on an LS pilot estimate: N0, and in the time domain under
+ * Doppler the inter-carrier interference, a documented estimate (the chain
+ * has no model of its own for it): the power each link loses from the
+ * symbol's window-averaged channel, 1 - rho(0) per unit power
+ * (channel/fading_corr.h), spread over the other subcarriers of every
+ * transmit antenna, which all send on average unit power, so about tx
+ * (1 - rho(0)) reaches a pilot RE. */
+static double pilot_noise(const link_params *p) {
+  const double nu = link_doppler_per_sample(p);
+  if (p->domain != DOMAIN_TIME || nu <= 0.0) return p->n0;
+  double lr, li;
+  fading_corr_los(nu, p->subcarriers, 0.0, &lr, &li);
+  const double los = p->pdp.los_power, kept = (1.0 - los) * fading_corr_nlos(nu, p->subcarriers, 0.0) + los * lr;
+  return p->n0 + p->tx * (1.0 - kept);
+}
+
 /* Antenna t's pilots in frequency order (channel/tdl_grid.h: subcarrier k
  * sits at kc = k below K/2 and k - K from K/2 on, the band -fs/2 .. fs/2):
  * the pilots from K/2 up (negative frequencies) come first, then those from
@@ -144,7 +160,7 @@ typedef struct freq_stats {
  * consecutive subcarriers share it, and shifted when it moves by d < T. */
 static int antenna_weights(const link_params *p, const tdl_grid *g, est_plan *e, int t, freq_stats *st) {
   const int K = e->K, T = e->taps, P = p->pilot_spacing, np = pilot_count(&e->pg, t);
-  const double n0 = p->n0;
+  const double n0 = pilot_noise(p);
   enum { TT = EST_LMMSE_TAPS * EST_LMMSE_TAPS };
   cd Rn[TT], Rl[TT], A[TT], Ai[TT], w[EST_LMMSE_TAPS], cn[EST_LMMSE_TAPS], cl[EST_LMMSE_TAPS];
   double *pos = malloc(sizeof(double) * (size_t)np);
@@ -226,13 +242,13 @@ static int antenna_weights(const link_params *p, const tdl_grid *g, est_plan *e,
  * under Doppler, the time interpolation's, for every interpolation (LMMSE's
  * shrink stays near 1: its frequency filter is already the conditional mean
  * on a pilot symbol without Doppler). Exact for the chain's model of the
- * channel; not in it: the ICI a time-domain chain under Doppler adds to the
- * pilots. */
+ * channel; the ICI a time-domain chain under Doppler adds to the pilots
+ * enters by pilot_noise's estimate. */
 static void time_weights(const link_params *p, est_plan *e, const freq_stats *st) {
   const pilot_grid *pg = &e->pg;
   const int n = e->pilot_syms, K = e->K, S = p->symbols, P = p->pilot_spacing;
   /* the time correlations at lags of whole symbols, each (K + CP) samples */
-  const double nu = link_doppler_per_sample(p), step = (double)(K + p->cp_length);
+  const double nu = link_doppler_per_sample(p), step = (double)(K + p->cp_length), n0 = pilot_noise(p);
   double sC = 0.0, sE = 0.0, sR = 0.0, res = 0.0;
   for (int s = 0; s < S; s++) {
     int lo = 0;
@@ -274,7 +290,7 @@ static void time_weights(const link_params *p, est_plan *e, const freq_stats *st
         if (pilot && k % P < e->tx) continue; /* a pilot RE: no data */
         const freq_stats *f = &st[(size_t)t * K + k];
         sC += creal(f->xn * Tn + f->xl * Tl);
-        sE += f->fn * Un + f->fl * Ul + p->n0 * f->nz * gain;
+        sE += f->fn * Un + f->fl * Ul + n0 * f->nz * gain;
         sR += f->rn * n0r + f->rl * l0;
         res += 1.0;
       }

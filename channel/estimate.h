@@ -35,8 +35,10 @@
  *    profile, and the time interpolation's under Doppler, exactly for the
  *    chain's model (estimate.c, time_weights). Every detector and the LLRs
  *    count tx est_error_var as noise (core/params.h, link_receiver_n0).
- * Not modelled: the ICI of a time-domain chain under Doppler on the pilots
- * (it is in y and so in the estimate, but not in est_error_var). */
+ * The ICI of a time-domain chain under Doppler is outside the chain's model:
+ * a documented estimate of its power on the pilots joins their noise
+ * (estimate.c, pilot_noise: tx (1 - rho(0)), the power the symbols'
+ * window-averaged channels lose). */
 #ifndef OFDMSIM_ESTIMATE_H
 #define OFDMSIM_ESTIMATE_H
 

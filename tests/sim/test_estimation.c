@@ -244,8 +244,9 @@ static void test_lmmse(void) {
 static void test_doppler_error(void) {
   const uint64_t frames = 400;
   const interp_kind kinds[3] = {INTERP_NEAREST, INTERP_LINEAR, INTERP_LMMSE};
-  for (int i = 0; i < 3; i++) {
-    link_params p = est_point(1, 2, 2, PDP_TDL_A, 2.0, 15.0, 4, 0, 4, kinds[i]);
+  for (int i = 0; i < 6; i++) {
+    link_params p = est_point(1, 2, 2, PDP_TDL_A, 2.0, 15.0, 4, 0, 4, kinds[i % 3]);
+    if (i >= 3) p.domain = DOMAIN_TIME, p.cp_length = 16, p.delays = DELAYS_SAMPLE;
     p.doppler_hz = 0.0625 * p.subcarrier_spacing * p.subcarriers / (p.subcarriers + p.cp_length);
     CHECK(finish(&p) == 0, "point");
     link_params still = p;
@@ -256,12 +257,12 @@ static void test_doppler_error(void) {
     CHECK(run_fetch(&p, frames, &o, errors) == 0, "run");
     double se;
     const double mse = data_mse(&p, &o, frames, &se);
-    printf("TDL-A ds 2, P 4, f_d %.0f Hz, %s: MSE %.5f (se %.5f), told %.5f (without Doppler %.5f)\n", p.doppler_hz,
-           interp_kind_name(kinds[i]), mse, se, p.est_error_var, still.est_error_var);
+    printf("TDL-A ds 2, P 4, f_d %.0f Hz, %s domain, %s: MSE %.5f (se %.5f), told %.5f (without Doppler %.5f)\n", p.doppler_hz,
+           ofdm_domain_name(p.domain), interp_kind_name(kinds[i % 3]), mse, se, p.est_error_var, still.est_error_var);
     CHECK(fabs(mse - p.est_error_var) < 4 * se, "%s under Doppler: measured MSE %.5f, told %.5f (se %.5f)",
-          interp_kind_name(kinds[i]), mse, p.est_error_var, se);
+          interp_kind_name(kinds[i % 3]), mse, p.est_error_var, se);
     CHECK(p.est_error_var > 2 * still.est_error_var, "%s: Doppler's error %.5f not above the still channel's %.5f",
-          interp_kind_name(kinds[i]), p.est_error_var, still.est_error_var);
+          interp_kind_name(kinds[i % 3]), p.est_error_var, still.est_error_var);
     free(errors);
     fetched_free(&o);
   }
