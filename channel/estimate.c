@@ -26,8 +26,15 @@ void est_plan_free(est_plan *e) {
  * through their response as the chain applies them, over the profile's
  * whole power (links of unit power, as the receiver takes them). They fade
  * differently in time (channel/fading_corr.h). awgn (g NULL) is all LOS-like:
- * flat and fixed. */
+ * flat and fixed; a block-faded rayleigh channel is fixed over the frame. */
 static void corr_parts(const link_params *p, const tdl_grid *g, int a, int b, cd *n, cd *l) {
+  if (p->model == CH_RAYLEIGH) {
+    /* block-faded: subcarriers independent (block) or one draw (flat_block),
+     * each element's Rician part K / (K + 1) fixed and flat */
+    const double los = p->k_factor > 0.0 ? p->k_factor / (1.0 + p->k_factor) : 0.0;
+    *n = (1.0 - los) * (p->fading == FADING_FLAT_BLOCK || a == b ? 1.0 : 0.0), *l = los;
+    return;
+  }
   if (!g) {
     *n = 0.0, *l = 1.0;
     return;

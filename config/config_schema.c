@@ -141,8 +141,8 @@ const config_key config_keys[KEY_COUNT] = {
                                "spacing > 0)"},
   [KEY_ESTIMATION] = CHOICE_KEY("receiver.channel_estimation", "\"perfect\"", est_kind_names, 0,
                                 "the receiver's channel: the true one, or least squares at the pilots "
-                                "interpolated to every RE (needs pilots, and tdl or awgn); its error "
-                                "variance enters every detector"),
+                                "interpolated to every RE (needs pilots, and tdl, awgn or block-faded "
+                                "rayleigh); its error variance enters every detector"),
   [KEY_INTERPOLATION] = {.path = "receiver.interpolation", .type = KT_CHOICE, .default_text = "\"linear\"",
                          .choices = &interp_kind_names, .follows = KEY_ESTIMATION, .only_with = "ls",
                          .help = "across subcarriers: the nearest pilot, linear between pilots, or LMMSE "

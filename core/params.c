@@ -228,10 +228,10 @@ static int pilots_ok(const verdict *v, const link_params *p) {
   if (p->interpolation < INTERP_NEAREST || p->interpolation > INTERP_LMMSE)
     return fail(v, LP_ESTIMATION, "expected nearest, linear or lmmse interpolation, got %d", (int)p->interpolation);
   if (p->pilot_spacing == 0) return fail(v, LP_ESTIMATION, "\"ls\" needs pilots (a pilot spacing above 0), got none");
-  if (p->model == CH_RAYLEIGH)
+  if (p->model == CH_RAYLEIGH && p->fading == FADING_INDEPENDENT)
     return fail(v, LP_ESTIMATION,
-                "\"ls\" needs a channel pilots can follow (tdl or awgn), got \"rayleigh\" (independent on every RE: "
-                "use csi_error_var)");
+                "\"ls\" needs a channel pilots can follow (tdl, awgn or block-faded rayleigh), got \"rayleigh\" "
+                "(independent on every RE: use csi_error_var)");
   if (p->csi_error_var > 0.0)
     return fail(v, LP_ESTIMATION, "\"ls\" estimates the channel itself, expected csi_error_var = 0, got %g",
                 p->csi_error_var);

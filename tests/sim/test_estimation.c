@@ -268,6 +268,35 @@ static void test_doppler_error(void) {
   }
 }
 
+/* Block-faded rayleigh (channel.fading): flat_block is one channel a frame,
+ * which the pilots follow; block draws each subcarrier on its own, where
+ * interpolation only adds the neighbours' independent channels. Either
+ * way the measured MSE is the error the receiver is told, a Rician part
+ * and spatial correlation included. */
+static void test_block_faded(void) {
+  const uint64_t frames = 300;
+  for (int f = FADING_BLOCK; f <= FADING_FLAT_BLOCK; f++)
+    for (int in = INTERP_LINEAR; in <= INTERP_LMMSE; in++) {
+      link_params p = est_point(2, 2, 2, PDP_EXP, 1.0, 10.0, 4, 1, 4, (interp_kind)in);
+      p.model = CH_RAYLEIGH;
+      p.fading = (fading_kind)f;
+      p.k_factor = 1.0;
+      p.rho_rx = 0.4;
+      CHECK(finish(&p) == 0, "point");
+      fetched o;
+      uint32_t *errors = calloc(frames * 2, sizeof *errors);
+      CHECK(run_fetch(&p, frames, &o, errors) == 0, "run");
+      double se;
+      const double mse = data_mse(&p, &o, frames, &se);
+      printf("rayleigh %s, K 1, %s: MSE %.5f (se %.5f), told %.5f\n", fading_kind_name(p.fading),
+             interp_kind_name(p.interpolation), mse, se, p.est_error_var);
+      CHECK(fabs(mse - p.est_error_var) < 4 * se, "rayleigh %s, %s: measured MSE %.5f, told %.5f (se %.5f)",
+            fading_kind_name(p.fading), interp_kind_name(p.interpolation), mse, p.est_error_var, se);
+      free(errors);
+      fetched_free(&o);
+    }
+}
+
 /* The frame-level BER and its standard error over frames. */
 static double run_ber(const link_params *p, uint64_t frames, double *se) {
   lt_counts c;
@@ -312,6 +341,7 @@ int main(void) {
   test_linear_exact();
   test_lmmse();
   test_doppler_error();
+  test_block_faded();
   test_pilot_everywhere();
   return test_finish("test_estimation");
 }
