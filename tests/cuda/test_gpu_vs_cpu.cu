@@ -511,7 +511,8 @@ int main(void) {
   const size_t n_est = sizeof estimated / sizeof estimated[0];
   for (size_t k = 0; k < (small ? 3 : n_est); k++) run_spec(estimated[small ? 2 * k : k], point++);
   /* Block fading (channel.fading): the draws of a subcarrier's or the
-   * frame's first RE, held, with correlation, Rician K and CSI error on top. */
+   * frame's first RE, held, with correlation, Rician K and CSI error on top,
+   * and estimated from pilots. */
   auto faded = [](spec s, fading_kind f) {
     s.fading = f;
     return s;
@@ -520,6 +521,8 @@ int main(void) {
       faded({4, 4, 4, EQ_MMSE, CH_RAYLEIGH, DOMAIN_FREQUENCY, 0.5, 0.3, 2.0, 0}, FADING_BLOCK),
       faded({2, 2, 2, EQ_ZF, CH_RAYLEIGH, DOMAIN_FREQUENCY, 0, 0, 0, 0.01}, FADING_FLAT_BLOCK),
       faded({2, 4, 4, EQ_MMSE, CH_RAYLEIGH, DOMAIN_FREQUENCY, 0, 0.4, 0, 0}, FADING_BLOCK),
+      faded(est({2, 2, 4, EQ_MMSE, CH_RAYLEIGH, DOMAIN_FREQUENCY, 0, 0, 1.0, 0}, 4, 0, 1, EST_LS, INTERP_LMMSE),
+            FADING_FLAT_BLOCK),
   };
   for (const spec &s : blocked) run_spec(s, point++);
 
