@@ -14,6 +14,7 @@
 #define JOURNAL_MAGIC "ofdmsim-journal 1"
 #define FIELDS 25      /* words of a chunk line, its check included */
 #define FIELDS_HARD 23 /* ... of a line written before the GMI fields came */
+#define FIELDS_CODED 26 /* ... of a coded point's line: one more, its coded counts */
 
 struct journal {
   int fd;
@@ -58,6 +59,14 @@ int journal_format(const journal_record *r, char *buf, size_t n) {
     if (more >= 0 && (size_t)(len + more) < n)
       more += snprintf(buf + len + more, n - (size_t)(len + more), " %a", t->gmi_loss_sq);
   }
+  /* the coded link's counts, one word, only on a coded point's lines */
+  const tally_coded *c = &t->coded;
+  if (c->blocks && more >= 0 && (size_t)(len + more) < n)
+    more += snprintf(buf + len + more, n - (size_t)(len + more), " coded:%llu;%llu;%llu;%llu;%llu;%llu;%llu;%a;%a",
+                     (unsigned long long)c->blocks, (unsigned long long)c->block_errors,
+                     (unsigned long long)c->cbs, (unsigned long long)c->cb_errors,
+                     (unsigned long long)c->info_bits, (unsigned long long)c->info_errors,
+                     (unsigned long long)c->iterations, c->cb_sq, c->info_sq);
   if (more < 0 || (size_t)(len + more) + 11 >= n) return -1;
   return len + more + snprintf(buf + len + more, n - (size_t)(len + more), " %08x\n",
                                check_of(buf, (size_t)(len + more)));
@@ -81,6 +90,24 @@ static int parse_double(const char *s, double *v) {
   return (!*s || *end || errno == ERANGE) ? -1 : 0;
 }
 
+/* A coded point's word: "coded:" and its counts (journal_format). */
+static int parse_coded(char *word, tally_coded *c) {
+  if (strncmp(word, "coded:", 6)) return -1;
+  uint64_t *u[] = {&c->blocks, &c->block_errors, &c->cbs, &c->cb_errors, &c->info_bits, &c->info_errors,
+                   &c->iterations};
+  char *save = NULL, *e = strtok_r(word + 6, ";", &save);
+  for (size_t i = 0; i < sizeof u / sizeof *u; i++, e = strtok_r(NULL, ";", &save))
+    if (!e || parse_u64(e, 10, u[i])) return -1;
+  if (!e || parse_double(e, &c->cb_sq) || !(e = strtok_r(NULL, ";", &save)) || parse_double(e, &c->info_sq) ||
+      strtok_r(NULL, ";", &save))
+    return -1;
+  if (c->block_errors > c->blocks || c->cb_errors > c->cbs || c->info_errors > c->info_bits || c->blocks == 0 ||
+      !(c->cb_sq >= 0.0) || !(c->info_sq >= 0.0))
+    return -1;
+  return 0;
+}
+
+
 /* A bare word of at most n-1 characters. */
 static int parse_word(const char *s, char *out, size_t n) {
   if (!*s || strlen(s) >= n) return -1;
@@ -99,13 +126,13 @@ int journal_parse(const char *line, journal_record *r, char *why, size_t n) {
   if (!last_space || parse_u64(last_space + 1, 16, &check) || strlen(last_space + 1) != 8 ||
       check != check_of(copy, (size_t)(last_space - copy)))
     return snprintf(why, n, "a record whose check does not match its text (damaged)"), -1;
-  char *tok[FIELDS];
+  char *tok[FIELDS_CODED];
   int k = 0;
   for (char *save = NULL, *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
-    if (k == FIELDS) return snprintf(why, n, "more than %d fields", FIELDS), -1;
+    if (k == FIELDS_CODED) return snprintf(why, n, "more than %d fields", FIELDS_CODED), -1;
     tok[k++] = t;
   }
-  if ((k != FIELDS && k != FIELDS_HARD) || strcmp(tok[0], "chunk"))
+  if ((k != FIELDS && k != FIELDS_HARD && k != FIELDS_CODED) || strcmp(tok[0], "chunk"))
     return snprintf(why, n, "expected a chunk record of %d fields", FIELDS), -1;
   uint64_t tx;
   tally *t = &r->n;
@@ -136,7 +163,9 @@ int journal_parse(const char *line, journal_record *r, char *why, size_t n) {
   if (parse_word(tok[20], r->stop, sizeof r->stop) || parse_word(tok[21], r->backend, sizeof r->backend))
     return snprintf(why, n, "a stop or backend word too long"), -1;
   if (!strcmp(r->backend, "-")) r->backend[0] = '\0';
-  if (k == FIELDS && (strcmp(tok[22], "-") || strcmp(tok[23], "-"))) {
+  if (k == FIELDS_CODED && parse_coded(tok[24], &t->coded))
+    return snprintf(why, n, "coded counts that are not 'coded:' and 7 counts and 2 sums that add up"), -1;
+  if (k >= FIELDS && (strcmp(tok[22], "-") || strcmp(tok[23], "-"))) {
     e = strtok_r(tok[22], ";", &save);
     for (int s = 0; s < r->tx; s++, e = strtok_r(NULL, ";", &save))
       if (!e || parse_double(e, &t->gmi_loss[s]) || !(t->gmi_loss[s] >= 0.0))
@@ -145,7 +174,8 @@ int journal_parse(const char *line, journal_record *r, char *why, size_t n) {
     if (parse_double(tok[23], &t->gmi_loss_sq) || !(t->gmi_loss_sq >= 0.0))
       return snprintf(why, n, "a GMI sum of squares that is not a number >= 0"), -1;
   }
-  static const char *const stops[] = {"more", "ahead", "target_errors", "target_precision", "max_bits"};
+  static const char *const stops[] = {"more",     "ahead",    "target_errors", "target_precision",
+                                      "max_bits", "target_block_errors", "max_blocks"};
   for (size_t i = 0; i < sizeof stops / sizeof *stops; i++)
     if (!strcmp(r->stop, stops[i])) return 0;
   return snprintf(why, n, "an unknown stop '%s'", r->stop), -1;
