@@ -22,7 +22,8 @@
   X(STREAM_KEY, "stream_key") X(FRAME_ERRORS_SQ, "frame_errors_sq") X(UNITS, "units")                  \
   X(POINT_KEY, "point_key") X(GMI, "gmi") X(GMI_CI95_LOW, "gmi_ci95_low")                              \
   X(GMI_CI95_HIGH, "gmi_ci95_high") X(STREAM_GMI, "stream_gmi") X(STREAM_GMI_LOSS, "stream_gmi_loss") \
-  X(FRAME_GMI_LOSS_SQ, "frame_gmi_loss_sq")
+  X(FRAME_GMI_LOSS_SQ, "frame_gmi_loss_sq") X(GMI_S, "gmi_s") X(GMI_S1, "gmi_s1")                  \
+  X(GMI_LOSS_S, "gmi_loss_s") X(FRAME_GMI_LOSS_S_SQ, "frame_gmi_loss_s_sq")
 
 typedef enum result_column {
 #define RESULT_COLUMN_ID(id, name) COL_##id,
@@ -34,7 +35,7 @@ typedef enum result_column {
 /* The column's name in the header. */
 const char *result_column_name(result_column c);
 
-/* The fixed part of the header: "point,tx,...,frame_gmi_loss_sq" (no newline). */
+/* The fixed part of the header: "point,tx,...,frame_gmi_loss_s_sq" (no newline). */
 void result_columns_head(FILE *f);
 
 /* A real-valued cell: v to `digits` significant digits (%.*g), with ".0"
