@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(kBlock)
     const joint_args a = {g.equalizer, g.rx, tx, g.bps, g.llr, g.kbest_k, g.n0r, g.llr_clip};
     if (joint_detect(a, h, yv, dec, soft ? llr : NULL)) atomicAdd(&out.fallbacks[f], 1u);
     const size_t at = (size_t)(f * g.df + pilot_data_index(&g.re.pilots, m)) * (size_t)tx * (size_t)g.bps;
-    unsigned long long grid[GMI_GRID] = {};
+    uint64_t grid[GMI_GRID] = {};
     for (int t = 0; t < tx; t++) {
       const uint32_t lab = st.labels[(size_t)t * g.R + i];
       gpu_store(st.xhat + (size_t)t * g.R + i, qam_map(g.bps, dec[t]));
@@ -91,7 +91,7 @@ __global__ void __launch_bounds__(kBlock)
     }
     if (soft && out.loss_s)
       for (int k = 0; k < GMI_GRID; k++)
-        if (grid[k]) atomicAdd(&block_grid[k], grid[k]);
+        if (grid[k]) atomicAdd(&block_grid[k], (unsigned long long)grid[k]);
   }
   __syncthreads();
   if (threadIdx.x < tx) {

@@ -17,7 +17,7 @@ constexpr int kBlock = 128;
  * grid (not NULL), its losses at the GMI grid's scalings added to it. */
 __device__ __noinline__ unsigned long long soft_stream(int bps, cf32 z, float var, int exact, const float *given,
                                                        uint32_t label, float *llr_out, uint8_t *bits_out,
-                                                       unsigned long long *grid) {
+                                                       uint64_t *grid) {
   float llr[SOFT_MAX_BPS];
   if (given)
     for (int k = 0; k < bps; k++) llr[k] = given[k];
@@ -27,8 +27,7 @@ __device__ __noinline__ unsigned long long soft_stream(int bps, cf32 z, float va
     if (llr_out) llr_out[k] = llr[k];
     if (bits_out) bits_out[k] = (uint8_t)((label >> k) & 1u);
   }
-  static_assert(sizeof(unsigned long long) == sizeof(uint64_t), "the grid's sums are uint64_t");
-  return grid ? soft_label_loss_grid(bps, llr, label, (uint64_t *)grid) : soft_label_loss(bps, llr, label);
+  return grid ? soft_label_loss_grid(bps, llr, label, grid) : soft_label_loss(bps, llr, label);
 }
 
 }  // namespace

@@ -23,9 +23,8 @@ namespace {
 /* Adds each thread's NT sums (per-stream GMI losses, or the GMI grid's
  * GMI_GRID) to loss_frame[t], as gpu_count_errors does with the errors
  * (integers: any order, same sum). */
-template <int NT>
-__device__ __forceinline__ void count_loss(const unsigned long long *loss,
-                                           unsigned long long *loss_frame) {
+template <int NT, typename T>
+__device__ __forceinline__ void count_loss(const T *loss, unsigned long long *loss_frame) {
   __shared__ unsigned long long block_loss[NT];
   if (threadIdx.x < NT) block_loss[threadIdx.x] = 0;
   __syncthreads();
@@ -46,7 +45,8 @@ __global__ void __launch_bounds__(kBlock)
   uint64_t f, m;
   gpu_frame_position(g, &f, &m);
   uint32_t err[NT] = {};
-  unsigned long long loss[NT] = {}, grid[GMI_GRID] = {};
+  unsigned long long loss[NT] = {};
+  uint64_t grid[GMI_GRID] = {};
   const int soft = g.llr != LLR_OFF;
   if (m < g.rf && pilot_antenna(&g.re.pilots, m) < 0) { /* pilots: nothing to count or export */
     const uint64_t i = f * g.rf + m; /* batch index: the stacks' */
