@@ -170,10 +170,13 @@ typedef struct quantity {
 
 static const quantity quantities[] = {
     {"ber", "ber", "ci95_low", "ci95_high", 1, "BER", NULL},
-    {"bler", "bler", "bler_ci95_low", "bler_ci95_high", 1, "BLER", NULL},
+    {"bler", "bler", "bler_ci95_low", "bler_ci95_high", 1, "BLER",
+     "the BLER is written for coded points: code.type = \"ldpc\""},
     {"gmi", "gmi", "gmi_ci95_low", "gmi_ci95_high", 0, "GMI (bit per resource element, all streams)",
      "the GMI is written for points with soft outputs: receiver.llr = maxlog or exact"},
-    {"throughput", "throughput", "throughput_ci95_low", "throughput_ci95_high", 0, "Throughput", NULL},
+    {"throughput", "throughput", "throughput_ci95_low", "throughput_ci95_high", 0,
+     "Throughput (delivered information bits per resource element)",
+     "the throughput is written for coded points: code.type = \"ldpc\""},
 };
 const char *const plot_y_names[] = {"ber", "bler", "gmi", "throughput", NULL};
 

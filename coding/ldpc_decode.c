@@ -53,6 +53,7 @@ void ldpc_decoder_config_default(ldpc_decoder_config *cfg) {
   cfg->alpha = 0.75f;
   cfg->beta = 0.5f;
   cfg->max_iterations = 10;
+  cfg->full_iterations = 0;
 }
 
 ldpc_decoder *ldpc_decoder_create(int bg, int z, const ldpc_decoder_config *cfg, char *err, size_t err_len) {
@@ -479,7 +480,7 @@ int ldpc_decoder_execute(ldpc_decoder *d, const float *llr, int k_prime, uint8_t
   memset(d->msg, 0, sizeof(float) * (size_t)code->g->row_start[d->rows_used] * d->zp);
 
   int it = 0, ok = 0;
-  while (it < d->cfg.max_iterations && !ok) {
+  while (it < d->cfg.max_iterations && !(ok && !d->cfg.full_iterations)) {
     switch (d->cfg.algorithm) {
       case LDPC_LAYERED_NMS:
       case LDPC_LAYERED_OMS:

@@ -32,6 +32,8 @@ typedef struct ldpc_decoder_config {
   float alpha;          /* normalised min-sum scale (default 0.75) */
   float beta;           /* offset min-sum offset (default 0.5) */
   int max_iterations;   /* >= 1 (default 10) */
+  int full_iterations;  /* 1: always max_iterations (no early termination on
+                           a zero syndrome); 0 (default): stop there */
 } ldpc_decoder_config;
 
 typedef struct ldpc_decode_result {

@@ -84,7 +84,10 @@ static void run_options(config_state *st, sim_config *c) {
 uint64_t point_max_frames(const sim_point *pt) {
   const double bpf = (double)link_bits_per_frame(&pt->p);
   const double f = ceil(pt->max_bits / bpf);
-  return f < 1 ? 1 : (uint64_t)f;
+  const uint64_t frames = f < 1 ? 1 : (uint64_t)f;
+  /* one transport block a frame */
+  if (link_coded(&pt->p) && pt->max_blocks && pt->max_blocks < frames) return pt->max_blocks;
+  return frames;
 }
 
 /* Every point id must fit the random streams' point field. */

@@ -25,6 +25,8 @@ typedef struct sim_point {
   double target_precision;     /* stop at this relative half-width of the interval, 0 = off */
   double stop_below_ber;       /* skip the rest of a curve below this BER, 0 = off */
   uint64_t first_frame;        /* the point's frames are first_frame, first_frame + 1, ... */
+  uint64_t target_block_errors; /* coded points: stop after this many TB errors (not target_errors) */
+  uint64_t max_blocks;         /* coded points: ... or this many TBs, 0 = off */
   uint64_t max_frames;         /* frames max_bits allows (point_max_frames) */
   uint64_t point_key;          /* the point itself (config_columns.h): equal keys, equal point */
   char label[256];             /* the swept keys of this point, "mimo.tx=4 modulation=16qam", "" if none */

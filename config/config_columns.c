@@ -56,6 +56,23 @@ static void value_text(const sim_config *c, const sim_point *pt, config_key_id k
     if (p->snr_kind == SNR_EBNO) snprintf(buf, n, "%s", p->ebno_charged ? "charged" : "excluded");
     break;
   case KEY_INTERPOLATION: if (p->estimation == EST_LS) snprintf(buf, n, "%s", interp_kind_name(p->interpolation)); break;
+  case KEY_TARGET_BLOCK_ERRORS: if (link_coded(p)) snprintf(buf, n, "%llu", (unsigned long long)pt->target_block_errors); break;
+  case KEY_MAX_BLOCKS: if (link_coded(p)) snprintf(buf, n, "%llu", (unsigned long long)pt->max_blocks); break;
+  case KEY_CODE_TYPE: snprintf(buf, n, "%s", value_to_name(&code_kind_names, (int)p->code.type)); break;
+  case KEY_CODE_RATE: if (link_coded(p)) snprintf(buf, n, "%.17g", p->code.rate); break;
+  case KEY_CODE_TBS: if (link_coded(p)) snprintf(buf, n, "%d", p->code.tbs); break;
+  case KEY_CODE_MCS: if (link_coded(p) && p->code.mcs >= 0) snprintf(buf, n, "%d", p->code.mcs); break;
+  case KEY_CODE_MCS_TABLE:
+    if (link_coded(p) && p->code.mcs >= 0) snprintf(buf, n, "%s", value_to_name(&mcs_table_names, p->code.mcs_table));
+    break;
+  case KEY_CODE_RV: if (link_coded(p)) snprintf(buf, n, "%d", p->code.rv); break;
+  case KEY_CODE_DECODER:
+    if (link_coded(p)) snprintf(buf, n, "%s", value_to_name(&code_decoder_names, (int)p->code.decoder));
+    break;
+  case KEY_CODE_SCALE: if (link_coded(p) && p->code.decoder == CODE_DEC_NMS) snprintf(buf, n, "%.17g", p->code.scale); break;
+  case KEY_CODE_OFFSET: if (link_coded(p) && p->code.decoder == CODE_DEC_OMS) snprintf(buf, n, "%.17g", p->code.offset); break;
+  case KEY_CODE_MAX_ITERATIONS: if (link_coded(p)) snprintf(buf, n, "%d", p->code.max_iterations); break;
+  case KEY_CODE_EARLY_TERMINATION: if (link_coded(p)) snprintf(buf, n, "%d", p->code.early_termination); break;
   /* a speed is shown as the Doppler shift it makes (doppler_hz) */
   case KEY_SPEED_KMH:
   case KEY_CARRIER_GHZ:
@@ -72,7 +89,9 @@ static int shapes_result(config_key_id k) {
   case KEY_MIN_FRAMES:
   case KEY_TARGET_PRECISION:
   case KEY_STOP_BELOW_BER:
-  case KEY_FIRST_FRAME: return 0;
+  case KEY_FIRST_FRAME:
+  case KEY_TARGET_BLOCK_ERRORS:
+  case KEY_MAX_BLOCKS: return 0;
   default: return !config_keys[k].per_run;
   }
 }
@@ -115,6 +134,8 @@ uint64_t config_point_key(const sim_config *c, const sim_point *pt) {
     if ((k == KEY_PILOT_SPACING || k == KEY_PILOT_FIRST || k == KEY_PILOT_EVERY) && !pt->p.pilot_spacing) continue;
     if ((k == KEY_ESTIMATION || k == KEY_INTERPOLATION) && pt->p.estimation == EST_PERFECT) continue;
     if (k == KEY_EBNO_OVERHEAD && !pt->p.ebno_charged) continue;
+    /* the code came last: uncoded points keep their keys */
+    if (k >= KEY_CODE_TYPE && k <= KEY_CODE_EARLY_TERMINATION && !link_coded(&pt->p)) continue;
     for (const char *s = config_keys[k].path; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
     h = (h ^ '=') * 1099511628211ULL;
     for (const char *s = v; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;

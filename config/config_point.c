@@ -6,6 +6,8 @@
 
 #include "channel/estimate.h"
 #include "channel/tdl.h"
+#include "coding/tb_chain.h"
+#include "coding/tbs.h"
 #include "core/draws.h"
 #include "config/config_format.h"
 #include "config/config_schema.h"
@@ -74,12 +76,25 @@ static void fill(const point_view *v, const char *label, sim_point *pt) {
   p->snr_kind = (snr_def)choice_of(v, KEY_SNR_KIND);
   p->ebno_charged = (int)choice_of(v, KEY_EBNO_OVERHEAD);
   p->seed = (uint64_t)int_of(v, KEY_SEED);
+  link_code *code = &p->code;
+  code->type = (code_kind)choice_of(v, KEY_CODE_TYPE);
+  code->rv = (int)int_of(v, KEY_CODE_RV);
+  code->decoder = (code_decoder)choice_of(v, KEY_CODE_DECODER);
+  code->scale = number_of(v, KEY_CODE_SCALE);
+  code->offset = number_of(v, KEY_CODE_OFFSET);
+  code->max_iterations = (int)int_of(v, KEY_CODE_MAX_ITERATIONS);
+  code->early_termination = (int)int_of(v, KEY_CODE_EARLY_TERMINATION);
+  code->mcs_table = choice_of(v, KEY_CODE_MCS_TABLE);
+  code->mcs = v->set[KEY_CODE_MCS] ? (int)int_of(v, KEY_CODE_MCS) : -1;
+  code->rate = number_of(v, KEY_CODE_RATE);
   pt->target_errors = (uint64_t)int_of(v, KEY_TARGET_ERRORS);
   pt->max_bits = number_of(v, KEY_MAX_BITS);
   pt->min_frames = (uint64_t)int_of(v, KEY_MIN_FRAMES);
   pt->target_precision = number_of(v, KEY_TARGET_PRECISION);
   pt->stop_below_ber = number_of(v, KEY_STOP_BELOW_BER);
   pt->first_frame = (uint64_t)int_of(v, KEY_FIRST_FRAME);
+  pt->target_block_errors = (uint64_t)int_of(v, KEY_TARGET_BLOCK_ERRORS);
+  pt->max_blocks = (uint64_t)int_of(v, KEY_MAX_BLOCKS);
   /* Automatic: enough frames for the frames' spread to estimate the
    * interval, and under block fading enough channel realisations that
    * stopping on target_errors does not bias the BER. */
@@ -113,7 +128,9 @@ static int conditions_hold(const point_view *v, const char *at, const char *file
 
 /* Each physical quantity is given one way: two keys for it is an error. */
 static int one_of_each(const point_view *v, const char *at, const char *file, char *err, size_t errlen) {
-  static const int pairs[][2] = {{KEY_DELAY_SPREAD, KEY_DELAY_SPREAD_NS}, {KEY_DOPPLER_HZ, KEY_SPEED_KMH}};
+  static const int pairs[][2] = {{KEY_DELAY_SPREAD, KEY_DELAY_SPREAD_NS}, {KEY_DOPPLER_HZ, KEY_SPEED_KMH},
+                                 {KEY_CODE_RATE, KEY_CODE_TBS}, {KEY_CODE_RATE, KEY_CODE_MCS},
+                                 {KEY_CODE_TBS, KEY_CODE_MCS}};
   for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
     const int a = pairs[i][0], b = pairs[i][1];
     if (v->set[a] && v->set[b])
@@ -176,6 +193,57 @@ static int resolve_taps(const point_view *v, link_params *p, const char *at, con
                      at);
 }
 
+/* The coded link's transport block: its size from code.tbs, code.mcs (rate
+ * and modulation from the 38.214 table) or code.rate (5.1.3.2 from the
+ * frame's data REs, tx layers and the modulation), then the whole chain's
+ * plan over the frame's coded bits, which refuses a TB that does not fit. */
+static int resolve_code(const point_view *v, link_params *p, const char *at, const char *file, char *err,
+                        size_t errlen) {
+  link_code *c = &p->code;
+  if (c->type == CODE_NONE) {
+    memset(c, 0, sizeof *c);
+    c->mcs = -1;
+    return 0;
+  }
+  const long data_res = (long)link_data_res_per_frame(p), g = data_res * p->tx * p->bps;
+  if (data_res < 1) return 0; /* point_check says why */
+  if (c->mcs >= 0) {
+    const mcs_table t = c->mcs_table ? MCS_TABLE_256QAM : MCS_TABLE_64QAM;
+    mcs_entry e;
+    if (c->mcs > mcs_max_index(t) || mcs_lookup(t, c->mcs, &e) || e.rate_x1024 <= 0)
+      return cfg_fail_at(v->set[KEY_CODE_MCS], file, err, errlen,
+                         "code.mcs: expected an index in [0, %d] of the %s MCS table, got %d%s", mcs_max_index(t),
+                         t == MCS_TABLE_256QAM ? "256qam" : "64qam", c->mcs, at);
+    if (e.qm != p->bps)
+      return cfg_fail_at(first_given(v, KEYS(KEY_MODULATION, KEY_CODE_MCS)), file, err, errlen,
+                         "modulation: expected %s (code.mcs %d of the %s table), got %s%s",
+                         modulation_name_of_bps(e.qm), c->mcs, t == MCS_TABLE_256QAM ? "256qam" : "64qam",
+                         modulation_name_of_bps(p->bps), at);
+    c->rate = e.rate_x1024 / 1024.0;
+  }
+  const int tbs_key = v->set[KEY_CODE_TBS] ? KEY_CODE_TBS : c->mcs >= 0 ? KEY_CODE_MCS : KEY_CODE_RATE;
+  if (v->set[KEY_CODE_TBS]) {
+    c->tbs = (int)int_of(v, KEY_CODE_TBS);
+    /* the rate the base graph is chosen by: the TB's over the frame */
+    c->rate = (double)c->tbs / (double)g;
+    if (c->rate >= 1.0) c->rate = 0.999;
+  } else {
+    if (data_res > INT32_MAX / 8)
+      return cfg_fail_at(first_given(v, KEYS(KEY_SUBCARRIERS, KEY_SYMBOLS)), file, err, errlen,
+                         "code.type: a frame of %ld data REs is too large for one transport block%s", data_res, at);
+    c->tbs = tbs_from_re((int)data_res, c->rate, p->bps, p->tx);
+  }
+  char why[400];
+  tb_plan plan;
+  if (c->tbs < 1) snprintf(why, sizeof why, "no transport block fits %ld data REs at rate %g", data_res, c->rate);
+  if (c->tbs < 1 || tb_plan_make(c->tbs, c->rate, p->bps, p->tx, g, c->rv, &plan, why, sizeof why))
+    return cfg_fail_at(first_given(v, KEYS(tbs_key, KEY_CODE_TYPE)), file, err, errlen,
+                       "%s: %s (frame: %ld data REs x %d layers x %d bits = %ld coded bits)%s",
+                       config_keys[tbs_key].path, why, data_res, p->tx, p->bps, g, at);
+  tb_plan_free(&plan);
+  return 0;
+}
+
 /* max_bits must stop a point before the random streams run out of frames. */
 static int frames_fit(const point_view *v, const sim_point *pt, const char *at, const char *file, char *err,
                       size_t errlen) {
@@ -201,7 +269,8 @@ int point_resolve(const point_view *v, const char *label, const char *file, sim_
   sweep_point(label, at, sizeof at);
   fill(v, label, pt);
   if (conditions_hold(v, at, file, err, errlen) || one_of_each(v, at, file, err, errlen) ||
-      antennas_fit(v, &pt->p, at, file, err, errlen) || resolve_taps(v, &pt->p, at, file, err, errlen) || frames_fit(v, pt, at, file, err, errlen))
+      antennas_fit(v, &pt->p, at, file, err, errlen) || resolve_taps(v, &pt->p, at, file, err, errlen) || resolve_code(v, &pt->p, at, file, err, errlen) ||
+      frames_fit(v, pt, at, file, err, errlen))
     return 2;
   return 0;
 }
@@ -237,6 +306,7 @@ static const struct {
     [LP_PILOT_FIRST] = {1, {KEY_PILOT_FIRST, KEY_SYMBOLS, -1}},
     [LP_PILOT_EVERY] = {1, {KEY_PILOT_EVERY, KEY_SYMBOLS, -1}},
     [LP_ESTIMATION] = {1, {KEY_ESTIMATION, KEY_PILOT_SPACING, KEY_MODEL, KEY_CSI_ERROR_VAR, -1}},
+    [LP_CODE] = {1, {KEY_CODE_TYPE, KEY_LLR, KEY_EQUALIZER, -1}},
 };
 
 int point_check(const point_view *v, sim_point *pt, const char *file, char *err, size_t errlen) {

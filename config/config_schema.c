@@ -50,7 +50,7 @@ const config_key config_keys[KEY_COUNT] = {
   [KEY_STOP_BELOW_BER] = NUM_KEY("simulation.stop_below_ber", "0.0", 0, 0, 1, 1,
                                  "end a curve early: once a point's BER falls below this (or it ends "
                                  "at max_bits with no error), the points of the same sweep combination "
-                                 "at that SNR or higher are skipped (0 = off)"),
+                                 "at that SNR or higher are skipped (0 = off); coded points: their BLER"),
   [KEY_FIRST_FRAME] = INT_KEY("simulation.first_frame", "0", 0, (int64_t)RNG_MAX_FRAMES - 1, 0,
                               "index of the point's first frame: runs of one point over disjoint frame "
                               "ranges (same seed) are independent parts that `ofdmsim merge` adds up"),
@@ -152,6 +152,50 @@ const config_key config_keys[KEY_COUNT] = {
                          .help = "excluded: Eb is the energy of a data bit (MATLAB's convention); charged: the "
                                  "pilots' and the cyclic prefix's energy is charged to the data bits "
                                  "(Sionna's), N0 x (symbols x (subcarriers + cp_length)) / data REs"},
+  [KEY_CODE_TYPE] = CHOICE_KEY("code.type", "\"none\"", code_kind_names, 0,
+                               "channel coding: none (uncoded bits), or 5G NR LDPC (TS 38.212): one transport "
+                               "block a frame, CRC, segmentation, LDPC, rate matching, its coded bits on the data "
+                               "REs layer by layer over every stream; needs receiver.llr; adds BLER, CBLER, coded "
+                               "BER, iterations and throughput to the results"),
+  [KEY_CODE_RATE] = {.path = "code.rate", .type = KT_NUMBER, .default_text = "0.5", .lo = 0, .lo_open = 1,
+                     .hi = 0.95, .follows = KEY_CODE_TYPE, .only_with = "ldpc",
+                     .help = "target code rate R: the TB size is TS 38.214 5.1.3.2's from the frame's data REs, "
+                             "tx layers and the modulation (not with code.tbs or code.mcs)"},
+  [KEY_CODE_TBS] = {.path = "code.tbs", .type = KT_INT, .default_note = "from code.rate", .imin = 24,
+                    .imax = 1 << 30, .follows = KEY_CODE_TYPE, .only_with = "ldpc",
+                    .help = "transport block size in bits, instead of code.rate (a 38.214 size)"},
+  [KEY_CODE_MCS] = {.path = "code.mcs", .type = KT_INT, .default_note = "none", .imin = 0, .imax = 28,
+                    .follows = KEY_CODE_TYPE, .only_with = "ldpc",
+                    .help = "MCS index of TS 38.214 table 5.1.3.1-1 or -2 (code.mcs_table), instead of "
+                            "code.rate: its rate, and its modulation, which the modulation key must name"},
+  [KEY_CODE_MCS_TABLE] = {.path = "code.mcs_table", .type = KT_CHOICE, .default_text = "\"64qam\"",
+                          .choices = &mcs_table_names, .follows = KEY_CODE_TYPE, .only_with = "ldpc",
+                          .help = "the MCS table: 64qam (5.1.3.1-1, MCS 0..28) or 256qam (5.1.3.1-2, 0..27)"},
+  [KEY_CODE_RV] = {.path = "code.rv", .type = KT_INT, .default_text = "0", .imin = 0, .imax = 3,
+                   .follows = KEY_CODE_TYPE, .only_with = "ldpc",
+                   .help = "redundancy version: where rate matching starts in the circular buffer"},
+  [KEY_CODE_DECODER] = {.path = "code.decoder", .type = KT_CHOICE, .default_text = "\"nms\"",
+                        .choices = &code_decoder_names, .follows = KEY_CODE_TYPE, .only_with = "ldpc",
+                        .help = "layered normalised min-sum, layered offset min-sum, or flooding belief "
+                                "propagation (sum-product, the reference)"},
+  [KEY_CODE_SCALE] = {.path = "code.scale", .type = KT_NUMBER, .default_text = "0.75", .lo = 0, .lo_open = 1,
+                      .hi = 1, .follows = KEY_CODE_TYPE, .only_with = "ldpc",
+                      .help = "normalised min-sum's scale of the check messages"},
+  [KEY_CODE_OFFSET] = {.path = "code.offset", .type = KT_NUMBER, .default_text = "0.5", .lo = 0, .hi = 10,
+                       .follows = KEY_CODE_TYPE, .only_with = "ldpc",
+                       .help = "offset min-sum's offset of the check message magnitudes"},
+  [KEY_CODE_MAX_ITERATIONS] = {.path = "code.max_iterations", .type = KT_INT, .default_text = "10", .imin = 1,
+                               .imax = 1000, .follows = KEY_CODE_TYPE, .only_with = "ldpc",
+                               .help = "decoder iterations at most"},
+  [KEY_CODE_EARLY_TERMINATION] = {.path = "code.early_termination", .type = KT_INT, .default_text = "1",
+                                  .imin = 0, .imax = 1, .follows = KEY_CODE_TYPE, .only_with = "ldpc",
+                                  .help = "1: a block's decoding stops once its decisions meet every check; "
+                                          "0: always max_iterations"},
+  [KEY_TARGET_BLOCK_ERRORS] = INT_KEY("simulation.target_block_errors", "100", 1, INT64_MAX, 0,
+                                      "coded points (code.type = \"ldpc\"): stop after this many transport "
+                                      "block errors, instead of target_errors, after min_frames frames"),
+  [KEY_MAX_BLOCKS] = INT_KEY("simulation.max_blocks", "0", 0, INT64_MAX, 0,
+                             "coded points: ... or after this many transport blocks (0 = no cap but max_bits)"),
 };
 
 int config_key_find(const char *path) {

@@ -48,6 +48,13 @@ static inline void stage_times_add(stage_times *a, const stage_times *b, double 
  * do not depend on the order a GPU adds them in. */
 #define GMI_LOSS_SHIFT 24
 
+/* What the coded link (p.code.type ldpc) decoded in one frame: its one
+ * transport block, lost or not, its code blocks and those in error, its
+ * information bits in error, and the decoder iterations over its blocks. */
+typedef struct frame_coded {
+  uint32_t tb_error, cbs, cb_errors, info_errors, iterations;
+} frame_coded;
+
 typedef struct batch_result {
   uint32_t *errors;      /* caller-owned, frames*tx */
   uint32_t *fallbacks;   /* caller-owned, frames, or NULL: REs of each frame
@@ -68,6 +75,9 @@ typedef struct batch_result {
                             llr[((f*D_f + d)*tx + t)*bps + k] for data RE d
                             (pilot_data_index) of D_f = link_data_res_per_frame
                             (needs p.llr != off) */
+  frame_coded *coded;    /* caller-owned, frames, or NULL; with p.code.type
+                            ldpc each frame's decoded TB (NULL: the coded
+                            bits are sent, their LLRs not decoded) */
   uint8_t *bits;         /* caller-owned or NULL (with llr): the transmitted
                             bits in the same layout, 0 or 1 */
   uint64_t inversions;   /* matrices inverted in this batch */

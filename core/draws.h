@@ -35,6 +35,8 @@
  *                word w of draw j is uniform u[4j + w]; u[0] turns the
  *                arrival angles, u[1..20] are the sinusoids' phases
  *                (channel/tdl_fading.h)
+ *   RNG_TB_BITS  index = i/128 (coded link): bit i of the frame's transport
+ *                block is bit (i mod 32) of word (i/32) mod 4
  */
 #ifndef OFDMSIM_DRAWS_H
 #define OFDMSIM_DRAWS_H
@@ -53,7 +55,8 @@ enum rng_purpose {
   RNG_CSI = 3,
   RNG_TAPS = 4,
   RNG_TDNOISE = 5,
-  RNG_DOPPLER = 6
+  RNG_DOPPLER = 6,
+  RNG_TB_BITS = 7
 };
 
 #define RNG_FRAME_BITS 40

@@ -26,6 +26,9 @@ extern const name_table snr_kind_names;      /* snr_def: ebno, esno, snr */
 extern const name_table est_kind_names;      /* est_kind: perfect, ls */
 extern const name_table ebno_overhead_names; /* link_params.ebno_charged: excluded, charged */
 extern const name_table interp_kind_names;   /* interp_kind: nearest, linear, lmmse */
+extern const name_table code_kind_names;     /* code_kind: none, ldpc */
+extern const name_table code_decoder_names;  /* code_decoder: nms, oms, bp */
+extern const name_table mcs_table_names;     /* code.mcs_table: 64qam, 256qam (coding/tbs.h's order) */
 extern const name_table modulation_names;    /* bits per symbol 1, 2, 4, 6, 8: bpsk ... 256qam */
 
 /* The value `name` spells; -1 when the table has no such name. */

@@ -39,8 +39,12 @@ uint64_t link_stream_key(const link_params *p) {
     n += snprintf(text + n, sizeof text - (size_t)n, ";cp=%d", p->cp_length);
   /* pilots replace data symbols (the receiver's estimation is left out) */
   if (p->pilot_spacing > 0 && n > 0 && (size_t)n < sizeof text)
-    snprintf(text + n, sizeof text - (size_t)n, ";pilots=%d/%d/%d", p->pilot_spacing, p->pilot_first,
+    n += snprintf(text + n, sizeof text - (size_t)n, ";pilots=%d/%d/%d", p->pilot_spacing, p->pilot_first,
              p->pilot_every);
+  /* the coded link sends a transport block's coded bits (its decoder is
+   * the receiver's and stays out); uncoded points keep their keys */
+  if (link_coded(p) && n > 0 && (size_t)n < sizeof text)
+    snprintf(text + n, sizeof text - (size_t)n, ";ldpc=%d/%.17g/%d", p->code.tbs, p->code.rate, p->code.rv);
   uint64_t h = 1469598103934665603ULL;
   for (const char *c = text; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
   return rng_mix64(h);
@@ -58,7 +62,8 @@ static const char *const plain_names[LP_COUNT] = {
     [LP_KBEST_K] = "K-best list size", [LP_LLR_CLIP] = "LLR clip",
     [LP_SUBCARRIER_SPACING] = "subcarrier spacing", [LP_DOPPLER] = "Doppler shift",
     [LP_PILOTS] = "pilot pattern", [LP_PILOT_FIRST] = "first pilot symbol",
-    [LP_PILOT_EVERY] = "pilot symbol spacing", [LP_ESTIMATION] = "channel estimation"};
+    [LP_PILOT_EVERY] = "pilot symbol spacing", [LP_ESTIMATION] = "channel estimation",
+    [LP_CODE] = "channel code"};
 
 typedef struct verdict {
   const char *const *names;
@@ -224,6 +229,28 @@ static int pilots_ok(const verdict *v, const link_params *p) {
   return 0;
 }
 
+/* The coded link decodes the receiver's LLRs: it needs soft outputs; the
+ * TB's own fit in the frame is the coding library's to judge (the config
+ * checks it with coding/). */
+static int code_ok(const verdict *v, const link_params *p) {
+  const link_code *c = &p->code;
+  if (c->type == CODE_NONE) return 0;
+  if (c->type != CODE_LDPC) return fail(v, LP_CODE, "expected none or ldpc, got %d", (int)c->type);
+  if (p->llr == LLR_OFF)
+    return fail(v, LP_CODE,
+                "\"ldpc\" decodes the receiver's LLRs: expected %s = \"maxlog\" or \"exact\", got \"off\"",
+                name_of(v, LP_LLR));
+  if (c->tbs < 1) return fail(v, LP_CODE, "expected a transport block of at least 1 bit, got %d", c->tbs);
+  if (c->rv < 0 || c->rv > 3) return fail(v, LP_CODE, "expected a redundancy version in [0, 3], got %d", c->rv);
+  if (c->decoder < CODE_DEC_NMS || c->decoder > CODE_DEC_BP)
+    return fail(v, LP_CODE, "expected the decoder nms, oms or bp, got %d", (int)c->decoder);
+  if (!(c->rate > 0.0 && c->rate < 1.0)) return fail(v, LP_CODE, "expected a code rate in (0, 1), got %g", c->rate);
+  if (c->max_iterations < 1) return fail(v, LP_CODE, "expected at least 1 iteration, got %d", c->max_iterations);
+  if (!(c->scale > 0.0) || !(c->offset >= 0.0))
+    return fail(v, LP_CODE, "expected scale > 0 and offset >= 0, got %g and %g", c->scale, c->offset);
+  return 0;
+}
+
 int link_params_diagnose(const link_params *p, const char *const *names, link_param *blame, char *err,
                          size_t errlen) {
   const verdict v = {names, blame, err, errlen};
@@ -236,6 +263,7 @@ int link_params_diagnose(const link_params *p, const char *const *names, link_pa
   if (p->model == CH_TDL && pdp_ok(&v, p)) return -1;
   if (receiver_ok(&v, p)) return -1;
   if (pilots_ok(&v, p)) return -1;
+  if (code_ok(&v, p)) return -1;
   return modem_ok(&v, p);
 }
 

@@ -41,6 +41,27 @@ typedef enum { SNR_EBNO = 0, SNR_ESNO = 1, SNR_SNR = 2 } snr_def;
 typedef enum { EST_PERFECT = 0, EST_LS = 1 } est_kind;
 typedef enum { INTERP_NEAREST = 0, INTERP_LINEAR = 1, INTERP_LMMSE = 2 } interp_kind;
 
+/* Channel coding of the data (the coded link): none (today's uncoded link:
+ * uniform labels), or 5G NR LDPC (coding/): one transport block per frame
+ * over every stream of the frame's data REs. The config resolves the TB
+ * size (code.rate, code.tbs or code.mcs) into tbs and rate; the decoder
+ * fields are the receiver's and stay out of the stream key. */
+typedef enum { CODE_NONE = 0, CODE_LDPC = 1 } code_kind;
+typedef enum { CODE_DEC_NMS = 0, CODE_DEC_OMS = 1, CODE_DEC_BP = 2 } code_decoder;
+typedef struct link_code {
+  code_kind type;
+  int tbs;                 /* the transport block's information bits A */
+  double rate;             /* the target code rate R: base graph choice (38.212 7.2.2) */
+  int rv;                  /* redundancy version 0..3 */
+  code_decoder decoder;
+  double scale;            /* normalised min-sum scale */
+  double offset;           /* offset min-sum offset */
+  int max_iterations;
+  int early_termination;   /* 1: stop a block's decoding on a zero syndrome */
+  int mcs, mcs_table;      /* where tbs and rate came from an MCS (38.214
+                              table 5.1.3.1-1 or -2: 0, 1); mcs -1: none */
+} link_code;
+
 /* A multipath power-delay profile: tap l arrives delay[l] samples late (a
  * real number: continuous delays), its Rayleigh (NLOS) part of mean power
  * power[l]; tap 0 (delay 0) also carries a specular line-of-sight part of
@@ -80,6 +101,7 @@ typedef struct link_params {
   int ebno_charged;        /* snr_kind ebno: 1 charges the pilots and the CP to
                               the data bits (link_ebno_overhead) */
   llr_kind llr;            /* soft outputs and GMI */
+  link_code code;          /* channel coding (code.type none: uncoded) */
   int kbest_k;             /* kbest: survivors kept per layer */
   double llr_clip;         /* kbest/ml: |LLR| of a bit with no counter-hypothesis */
   ofdm_domain domain;
@@ -134,6 +156,15 @@ static inline uint64_t link_re_bytes(const link_params *p) {
 
 static inline uint64_t link_bits_per_frame(const link_params *p) {
   return link_data_res_per_frame(p) * (uint64_t)p->tx * (uint64_t)p->bps;
+}
+
+/* The coded link: 1 when the frame carries an LDPC transport block. */
+static inline int link_coded(const link_params *p) { return p->code.type == CODE_LDPC; }
+/* Air time of one frame, seconds: symbols x (subcarriers + cp) samples at
+ * the sample rate (the cyclic prefix is the frame's time in the frequency
+ * domain too, so throughputs of both domains compare). */
+static inline double link_frame_seconds(const link_params *p) {
+  return (double)p->symbols * (double)(p->subcarriers + p->cp_length) / link_sample_rate(p);
 }
 
 /* The receiver with imperfect CSI (csi_error_var = v > 0) sees Hhat = H + E,
@@ -206,7 +237,7 @@ int link_params_check(const link_params *p, char *err, size_t errlen);
 typedef enum link_param {
   LP_TX, LP_RX, LP_BPS, LP_SUBCARRIERS, LP_SYMBOLS, LP_N0, LP_CSI_ERROR_VAR, LP_PDP, LP_MODEL,
   LP_DOMAIN, LP_CP_LENGTH, LP_RHO_TX, LP_RHO_RX, LP_K_FACTOR, LP_EQUALIZER, LP_LLR, LP_KBEST_K,
-  LP_LLR_CLIP, LP_SUBCARRIER_SPACING, LP_DOPPLER, LP_PILOTS, LP_PILOT_FIRST, LP_PILOT_EVERY, LP_ESTIMATION, LP_COUNT
+  LP_LLR_CLIP, LP_SUBCARRIER_SPACING, LP_DOPPLER, LP_PILOTS, LP_PILOT_FIRST, LP_PILOT_EVERY, LP_ESTIMATION, LP_CODE, LP_COUNT
 } link_param;
 
 /* link_params_check for a caller that spells the parameters its own way (the

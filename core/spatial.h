@@ -38,6 +38,21 @@ int chan_spatial_init(const link_params *p, chan_spatial *s, char *err, size_t e
 }
 #endif
 
+/* v <- L v for a real lower-triangular n x n factor L (row stride ld) and a
+ * complex vector v of n entries spaced `stride` apart: entry t mixes entries
+ * j <= t, so walking t from the last down reads only entries not yet
+ * overwritten. */
+OFDM_HD void chan_lower_mix(const float *l, int ld, int n, cf32 *v, int stride) {
+  for (int t = n - 1; t >= 0; t--) {
+    cf32 acc = cf_make(0.0f, 0.0f);
+    for (int j = 0; j <= t; j++) {
+      const float w = l[t * ld + j];
+      acc = cf_make(acc.re + w * v[j * stride].re, acc.im + w * v[j * stride].im);
+    }
+    v[t * stride] = acc;
+  }
+}
+
 /* Turns one matrix of i.i.d. draws into the channel, in place.
  * h: rx*tx elements, element (r,t) at h[r*tx + t], each CN(0, amp^2) on entry.
  * los: whether this matrix carries the line of sight (every rayleigh RE; tap 0
@@ -47,26 +62,10 @@ int chan_spatial_init(const link_params *p, chan_spatial *s, char *err, size_t e
 OFDM_HD void chan_spatial_mix(const chan_spatial *s, cf32 *h, int los, float amp) {
   const int tx = s->tx, rx = s->rx;
   if (s->correlated) {
-    for (int i = 0; i < rx; i++) { /* h <- h Lt^T: row i, column t mixes columns j <= t */
-      for (int t = tx - 1; t >= 0; t--) {
-        cf32 acc = cf_make(0.0f, 0.0f);
-        for (int j = 0; j <= t; j++) {
-          const float l = s->lt[t * LINK_MAX_TX + j];
-          acc = cf_make(acc.re + l * h[i * tx + j].re, acc.im + l * h[i * tx + j].im);
-        }
-        h[i * tx + t] = acc;
-      }
-    }
-    for (int t = 0; t < tx; t++) { /* h <- Lr h: row r mixes rows i <= r */
-      for (int r = rx - 1; r >= 0; r--) {
-        cf32 acc = cf_make(0.0f, 0.0f);
-        for (int i = 0; i <= r; i++) {
-          const float l = s->lr[r * LINK_MAX_RX + i];
-          acc = cf_make(acc.re + l * h[i * tx + t].re, acc.im + l * h[i * tx + t].im);
-        }
-        h[r * tx + t] = acc;
-      }
-    }
+    /* h <- h Lt^T: each row (stride 1) mixed by Lt */
+    for (int i = 0; i < rx; i++) chan_lower_mix(s->lt, LINK_MAX_TX, tx, h + i * tx, 1);
+    /* h <- Lr h: each column (stride tx) mixed by Lr */
+    for (int t = 0; t < tx; t++) chan_lower_mix(s->lr, LINK_MAX_RX, rx, h + t, tx);
   }
   if (los && s->rician) {
     const float mean = s->los_amp * amp;

@@ -23,6 +23,7 @@ static size_t bytes_per_re(const link_params *p) {
   const size_t tx = (size_t)p->tx, rx = (size_t)p->rx;
   size_t b = tx + sizeof(cf32) * (tx + rx * tx + rx + 2 * tx * tx + 2 * tx);
   if (p->csi_error_var > 0 || p->estimation == EST_LS) b += sizeof(cf32) * rx * tx;
+  if (link_coded(p)) b += (sizeof(float) + 1) * tx * (size_t)p->bps; /* LLRs, information bits */
   return b;
 }
 
@@ -44,6 +45,7 @@ static void cpu_free(cpu_state *s) {
   free(s->Hk);
   free(s->hp);
   free(s->fused);
+  cpu_coded_free(s);
   est_plan_free(&s->est);
   if (s->modem) ofdm_modem_destroy(s->modem);
   tdl_grid_free(&s->grid);
@@ -75,10 +77,16 @@ static int cpu_run(backend *b, uint64_t first_frame, uint64_t frames, batch_resu
   }
   const double t0 = clock_seconds();
   cpu_draw_stage(p, s, first_frame, frames);
+  if (s->coded.on) cpu_coded_labels(p, s, first_frame, frames);
+  /* the coded link decodes the LLRs: the caller's, or the backend's own */
+  float *const caller_llr = out->llr;
+  if (s->coded.on && !out->llr) out->llr = s->coded.llr;
   const double t1 = clock_seconds();
   if (p->domain == DOMAIN_TIME) {
-    if (cpu_modem_stage(p, s, first_frame, frames))
+    if (cpu_modem_stage(p, s, first_frame, frames)) {
+      out->llr = caller_llr;
       return backend_fail(b, "cpu backend: no memory for the time-domain modem's scratch");
+    }
   } else {
 #pragma omp parallel for schedule(dynamic, 4)
     for (long it = 0; it < items; it++) {
@@ -101,6 +109,12 @@ static int cpu_run(backend *b, uint64_t first_frame, uint64_t frames, batch_resu
   out->t.channel = t2 - t1;
   out->t.demap = clock_seconds() - t3;
   if (linear && p->llr != LLR_OFF) cpu_soft_linear(p, s, frames, out);
+  if (s->coded.on && out->coded) { /* NULL: the LLRs alone (an export) */
+    const double t4 = clock_seconds();
+    cpu_coded_decode(p, s, frames, out->llr, out->coded);
+    out->t.demap += clock_seconds() - t4;
+  }
+  out->llr = caller_llr;
   out->inversions = (uint64_t)R * link_inversions_per_re(p);
   return 0;
 }
@@ -160,6 +174,7 @@ backend *backend_cpu_create(const link_params *p, const backend_options *opt, ch
   if (frames < 1) frames = 1;
   if (opt->max_batch_frames && frames > opt->max_batch_frames) frames = opt->max_batch_frames;
   s->cap_frames = frames;
+  if (link_coded(p) && cpu_coded_init(p, s, frames, err, errlen)) goto fail;
   if (!o.staged && cpu_fused_covers(p)) {
     /* per thread a scratch block, and the batch's size as the staged path's
      * (the same batches, so the same work past a stop) */

@@ -11,6 +11,7 @@
 #include "channel/ofdm.h"
 #include "channel/tdl.h"
 #include "channel/tdl_grid.h"
+#include "coding/tb_chain.h"
 #include "core/backend.h"
 #include "core/re.h"
 #include "core/spatial.h"
@@ -21,6 +22,17 @@
 /* REs a fused chunk carries through the whole link: its scratch (about 160
  * bytes a RE for 2x2, 600 for 4x4) stays within a core's L2. */
 #define CPU_FUSED_CHUNK 1024
+
+/* The coded link's state (coded_cpu.c). */
+typedef struct cpu_coded {
+  int on;
+  tb_plan plan;
+  ldpc_decoder **dec;       /* one per thread */
+  unsigned char *scratch;   /* per thread: tb_chain's scratch, then the G coded bits */
+  size_t scratch_stride;
+  uint8_t *info;            /* [frame][A] the batch's information bits */
+  float *llr;               /* [frame][G] the batch's LLRs (when the caller asks for none) */
+} cpu_coded;
 
 typedef struct cpu_state {
   chan_spatial spatial;
@@ -39,6 +51,7 @@ typedef struct cpu_state {
   unsigned char *fused; /* the fused path (fused_cpu.c): per thread a block of
                            fused_stride bytes; NULL: the staged stages run */
   size_t fused_stride;
+  cpu_coded coded;      /* p.code.type ldpc */
 } cpu_state;
 
 /* Work item `it` of a batch: a chunk of one frame, covering the frame-local
@@ -112,5 +125,14 @@ void cpu_detect_joint(const link_params *p, cpu_state *s, uint64_t frames, batch
  * (the Gram inverse's diagonal): GMI losses (per stream, and at the GMI
  * grid's scalings), and LLRs and bits when asked. */
 void cpu_soft_linear(const link_params *p, const cpu_state *s, uint64_t frames, batch_result *out);
+
+/* coded_cpu.c: the coded link. Its state for batches of `frames` (0, or -1
+ * with the reason), freed by cpu_coded_free; the TBs of a batch encoded into
+ * the data REs' labels and symbols (after the draw stage); the batch's LLRs
+ * (llr[f*G + ...], the layout of batch_result.llr) decoded into out[f]. */
+int cpu_coded_init(const link_params *p, cpu_state *s, uint64_t frames, char *err, size_t errlen);
+void cpu_coded_free(cpu_state *s);
+void cpu_coded_labels(const link_params *p, cpu_state *s, uint64_t first_frame, uint64_t frames);
+void cpu_coded_decode(const link_params *p, cpu_state *s, uint64_t frames, const float *llr, frame_coded *out);
 
 #endif

@@ -332,6 +332,8 @@ int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *o
   CUDA_TRY(cudaMemsetAsync(s->errors, 0, counters + fb_bytes + list_len, s->stream));
   const int detect = g.llr != LLR_OFF || !link_detector_is_linear((eq_kind)g.equalizer);
   const int capture = out->llr || out->bits;
+  /* The LLRs, the bits and fetch's buffers go by cudaMemcpyDefault: host
+   * memory or, for a library caller (api/), device memory of this GPU. */
   if (capture && capture_room(s, g, (size_t)g.R)) return -1;
   if (detect ? run_detect(s, g, capture ? s->cap_llr : NULL, capture ? s->cap_bits : NULL, out->gmi_loss_s != NULL)
              : s->staged ? run_staged(s, g) : run_fused(s, g))
@@ -344,9 +346,9 @@ int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *o
                              cudaMemcpyDeviceToHost, s->stream));
   const size_t cap_n = (size_t)(frames * g.df) * (size_t)g.tx * (size_t)g.bps; /* data REs only */
   if (capture && out->llr)
-    CUDA_TRY(cudaMemcpyAsync(out->llr, s->cap_llr, sizeof(float) * cap_n, cudaMemcpyDeviceToHost, s->stream));
+    CUDA_TRY(cudaMemcpyAsync(out->llr, s->cap_llr, sizeof(float) * cap_n, cudaMemcpyDefault, s->stream));
   if (capture && out->bits)
-    CUDA_TRY(cudaMemcpyAsync(out->bits, s->cap_bits, cap_n, cudaMemcpyDeviceToHost, s->stream));
+    CUDA_TRY(cudaMemcpyAsync(out->bits, s->cap_bits, cap_n, cudaMemcpyDefault, s->stream));
   uint32_t repairs = 0;
   for (int pass = 0; pass < 2; pass++) {
     /* Two copies back: the error counters, and the fallbacks with the repair
@@ -389,7 +391,7 @@ int fetch_buffer(backend *b, backend_buffer which, cf32 *dst, size_t count) {
                                 s->staged ? "staged" : "fused");
   if (!dst || need == 0 || count != need)
     return backend_fail(b, "cuda backend: fetch of %zu elements, the batch has %zu", count, need);
-  CUDA_TRY(cudaMemcpyAsync(dst, src, sizeof(cf32) * need, cudaMemcpyDeviceToHost, s->stream));
+  CUDA_TRY(cudaMemcpyAsync(dst, src, sizeof(cf32) * need, cudaMemcpyDefault, s->stream));
   CUDA_TRY(cudaStreamSynchronize(s->stream));
   return 0;
 }
@@ -660,6 +662,13 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
   if (opt && backend_options_read(opt, "cuda", kCudaOptionSpecs,
                                   (int)(sizeof kCudaOptionSpecs / sizeof *kCudaOptionSpecs), &o, err, errlen))
     return NULL;
+  if (link_coded(p)) {
+    /* the GPU half of the coded link (labels from the TBs, the decoder
+     * behind the receiver) is not written yet; "auto" runs such a point on
+     * the CPU */
+    snprintf(err, errlen, "cuda backend: the coded link (code.type = \"ldpc\") runs on the cpu backend for now");
+    return NULL;
+  }
   backend *b = backend_alloc(&cuda_ops, p, opt, sizeof(cuda_state), err, errlen);
   if (!b) return NULL;
   char why[400];

@@ -69,6 +69,13 @@ int backend_cuda_bind_rank(int local_rank, int local_size, char *note, size_t no
 backend *backend_cuda_create(const link_params *p, const backend_options *opt, char *err,
                                   size_t errlen);
 
+/* Device memory of the current GPU for a library caller's buffers (api/'s
+ * link hands its LLRs to PyTorch or CuPy without a copy to the host):
+ * batch_result.llr and .bits and fetch's destination may be such memory.
+ * NULL with the reason in why. */
+void *backend_cuda_device_alloc(size_t bytes, char *why, size_t whylen);
+void backend_cuda_device_free(void *p);
+
 #ifdef __cplusplus
 }
 #endif

@@ -64,6 +64,7 @@ struct kargs {
   int scols;             /* columns held in shared memory */
   int rows_max;          /* scols - info_cols: the most rows a block can use */
   int max_iterations;
+  int full_iterations;   /* ldpc_decoder_config's: no early termination */
 };
 
 /* The shared-memory index of the LLR that lane `lane` reads for an entry. */
@@ -129,7 +130,7 @@ __global__ void __launch_bounds__(LDPC_Z_MAX) ldpc_layered_kernel(const kargs a)
 
   const uint32_t *row_start = tab, *ent = tab + a.rows + 1;
   int it = 0, ok = 0;
-  while (it < a.max_iterations && !ok) {
+  while (it < a.max_iterations && !(ok && !a.full_iterations)) {
     /* A row's old messages are loaded one row ahead (they are the lane's
      * own, so no barrier orders them), hiding the latency of global memory.
      * The first iteration's are +0, as the CPU's zeroed array: v1 = v2 = +0
@@ -352,6 +353,7 @@ int ldpc_gpu_decode(ldpc_gpu_decoder *d, const float *llr, int nblocks, int cols
   a.scols = scols;
   a.rows_max = rows_max;
   a.max_iterations = d->cfg.max_iterations;
+  a.full_iterations = d->cfg.full_iterations;
   if (place == LDPC_GPU_MSG_GLOBAL) {
     const size_t need = sizeof(uint32_t) * 3 * (size_t)rows_max * zp * (size_t)nblocks;
     if (need > d->scratch_bytes) {

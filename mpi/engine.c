@@ -94,7 +94,8 @@ static uint8_t *encode_result(const sim_config *c, const local_result *r, size_t
   }
   point_fold f;
   point_fold_init(&f, pt, u->first_chunk, NULL, 0);
-  point_fold_frames(&f, r->errors, r->fallbacks, r->loss, r->loss_s, u->frames, &r->h.cost, collect_chunk, &l, NULL);
+  point_fold_frames(&f, r->errors, r->fallbacks, r->loss, r->loss_s, NULL, u->frames, &r->h.cost, collect_chunk, &l,
+                    NULL);
   if (f.cur.frames && l.n < l.cap) l.t[l.n++] = f.cur; /* cut at its stop */
   result_head h = r->h;
   h.chunks = l.n;
@@ -337,7 +338,7 @@ static void fold_unit(coord *k, size_t i, uint64_t frames, const uint32_t *error
   uint64_t e = p->f.tot.bit_errors + p->f.cur.bit_errors;
   for (uint64_t f = 0; f < frames * (uint64_t)pt->p.tx; f++) e += errors[f];
   p->f.decide = e >= pt->target_errors || pt->target_precision > 0.0 || p->f.off + frames >= p->f.end;
-  if (point_fold_frames(&p->f, errors, fallbacks, loss, loss_s, frames, cost, sweep_chunk_sink, &out, NULL))
+  if (point_fold_frames(&p->f, errors, fallbacks, loss, loss_s, NULL, frames, cost, sweep_chunk_sink, &out, NULL))
     k->rc = 1;
   p->f.decide = 1;
   snprintf(p->backend, sizeof p->backend, "%s", backend);
@@ -375,7 +376,8 @@ static void fold_counts(coord *k, size_t i, const result_head *h, const unit_cou
       k->rc = 1;
     } else {
       const work_cost cost = {.seconds = t.seconds, .inversions = t.inversions, .t = t.t};
-      if (point_fold_frames(&p->f, e, e + n * tx, loss, loss_s, n, &cost, sweep_chunk_sink, &out, NULL)) k->rc = 1;
+      if (point_fold_frames(&p->f, e, e + n * tx, loss, loss_s, NULL, n, &cost, sweep_chunk_sink, &out, NULL))
+        k->rc = 1;
     }
     free(e);
     free(loss);
@@ -492,7 +494,7 @@ static void take_result(coord *k, int rank, const result_head *h, const unit_cou
       if (uc->loss_s) memcpy(e->loss_s, uc->loss_s, sizeof(uint64_t) * (size_t)h->u.frames * GMI_GRID);
       point_fold ahead;
       point_fold_init(&ahead, pt, h->u.first_chunk, NULL, 0);
-      if (point_fold_frames(&ahead, uc->errors, uc->fallbacks, uc->loss, uc->loss_s, h->u.frames, &h->cost,
+      if (point_fold_frames(&ahead, uc->errors, uc->fallbacks, uc->loss, uc->loss_s, NULL, h->u.frames, &h->cost,
                             sweep_chunk_sink, &out, NULL))
         k->rc = 1;
     }

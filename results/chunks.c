@@ -24,6 +24,68 @@ void tally_add(tally *a, const tally *b, int tx) {
   for (int k = 0; k < GMI_GRID; k++) a->gmi_loss_s_sq[k] += b->gmi_loss_s_sq[k];
   a->seconds += b->seconds;
   stage_times_add(&a->t, &b->t, 1.0);
+  tally_coded_add(&a->coded, &b->coded);
+}
+
+void tally_coded_add(tally_coded *a, const tally_coded *b) {
+  a->blocks += b->blocks;
+  a->block_errors += b->block_errors;
+  a->cbs += b->cbs;
+  a->cb_errors += b->cb_errors;
+  a->info_bits += b->info_bits;
+  a->info_errors += b->info_errors;
+  a->iterations += b->iterations;
+  a->cb_sq += b->cb_sq;
+  a->info_sq += b->info_sq;
+}
+
+void tally_coded_frame(tally_coded *c, const frame_coded *f, uint64_t info_bits) {
+  c->blocks++;
+  c->block_errors += f->tb_error != 0;
+  c->cbs += f->cbs;
+  c->cb_errors += f->cb_errors;
+  c->info_bits += info_bits;
+  c->info_errors += f->info_errors;
+  c->iterations += f->iterations;
+  c->cb_sq += (double)f->cb_errors * (double)f->cb_errors;
+  c->info_sq += (double)f->info_errors * (double)f->info_errors;
+}
+
+/* Frames are the independent units of every coded count: each has its own
+ * draws (and under tdl its own channel), while the blocks and bits of one
+ * frame share them. */
+static void coded_interval(const sim_point *pt, const tally *t, uint64_t n, uint64_t k, double sq, double conf,
+                           double *lo, double *hi) {
+  if (!link_coded(&pt->p)) {
+    *lo = *hi = NAN;
+    return;
+  }
+  const ber_sample s = {n, k, t->frames, sq, t->frames};
+  ber_interval(&s, conf, lo, hi);
+}
+
+void tally_bler_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi) {
+  /* one TB a frame: its squared error count is the count */
+  coded_interval(pt, t, t->coded.blocks, t->coded.block_errors, (double)t->coded.block_errors, conf, lo, hi);
+}
+void tally_cbler_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi) {
+  coded_interval(pt, t, t->coded.cbs, t->coded.cb_errors, t->coded.cb_sq, conf, lo, hi);
+}
+void tally_coded_ber_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi) {
+  coded_interval(pt, t, t->coded.info_bits, t->coded.info_errors, t->coded.info_sq, conf, lo, hi);
+}
+
+/* Information bits of the TBs delivered without error. */
+static double delivered_bits(const sim_point *pt, const tally *t) {
+  return (double)(t->coded.blocks - t->coded.block_errors) * (double)pt->p.code.tbs;
+}
+double tally_throughput_per_re(const sim_point *pt, const tally *t) {
+  if (!link_coded(&pt->p) || !t->frames) return NAN;
+  return delivered_bits(pt, t) / ((double)t->frames * (double)link_res_per_frame(&pt->p));
+}
+double tally_throughput_bps(const sim_point *pt, const tally *t) {
+  if (!link_coded(&pt->p) || !t->frames) return NAN;
+  return delivered_bits(pt, t) / ((double)t->frames * link_frame_seconds(&pt->p));
 }
 
 uint64_t chunk_cap(const sim_point *pt) {
@@ -80,7 +142,13 @@ static int precise_enough(const sim_point *pt, const tally *t) {
 }
 
 const char *chunk_stop_rule(const sim_point *pt, const tally *t) {
-  if (t->bit_errors >= pt->target_errors && t->frames >= pt->min_frames) return "target_errors";
+  if (link_coded(&pt->p)) {
+    /* coded: the block errors decide, not the raw bits' */
+    if (t->coded.block_errors >= pt->target_block_errors && t->frames >= pt->min_frames) return "target_block_errors";
+    if (pt->max_blocks && t->coded.blocks >= pt->max_blocks) return "max_blocks";
+  } else if (t->bit_errors >= pt->target_errors && t->frames >= pt->min_frames) {
+    return "target_errors";
+  }
   if (precise_enough(pt, t)) return "target_precision";
   if (t->frames >= (pt->max_frames ? pt->max_frames : point_max_frames(pt))) return "max_bits";
   return NULL;
@@ -97,6 +165,8 @@ uint64_t point_work_key(const sim_point *pt) {
    * scalings: a chunk saved before those sums came lacks them, and must not
    * stand for one that has them. */
   if (pt->p.llr != LLR_OFF) h = rng_mix64(h ^ 0x676d69677269642full); /* "gmigrid/" */
+  /* the coded link's rules (uncoded points keep their work keys) */
+  if (link_coded(&pt->p)) h = rng_mix64(h ^ rng_mix64(pt->target_block_errors + 5) ^ rng_mix64(pt->max_blocks + 6));
   return h;
 }
 

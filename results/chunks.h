@@ -22,6 +22,16 @@
 #include "core/backend.h"
 #include "config/config.h"
 
+/* The coded link's counts (code.type ldpc), one transport block a frame. */
+typedef struct tally_coded {
+  uint64_t blocks, block_errors;  /* transport blocks, and those lost */
+  uint64_t cbs, cb_errors;        /* code blocks, and those decoded wrong */
+  uint64_t info_bits, info_errors;/* information bits delivered, and wrong */
+  uint64_t iterations;            /* decoder iterations, summed over the code blocks */
+  double cb_sq, info_sq;          /* sums over the frames of the squared per-frame
+                                     CB and information-bit errors (intervals) */
+} tally_coded;
+
 /* Counts of consecutive frames of one point. */
 typedef struct tally {
   uint64_t frames, bits, bit_errors;
@@ -45,7 +55,25 @@ typedef struct tally {
   double gmi_loss_s_sq[GMI_GRID];
   double seconds;       /* wall time spent on these frames */
   stage_times t;        /* the stages' share of it */
+  tally_coded coded;    /* the coded link (zero when uncoded) */
 } tally;
+
+/* a += b. */
+void tally_coded_add(tally_coded *a, const tally_coded *b);
+/* Folds one frame's decoded TB into c. */
+void tally_coded_frame(tally_coded *c, const frame_coded *f, uint64_t info_bits);
+
+/* The coded link's intervals at confidence conf, by the frame-level
+ * method of the BER (stats.h's ber_interval, frames the units): the BLER,
+ * the CBLER and the coded (information) BER. NAN when uncoded. */
+void tally_bler_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi);
+void tally_cbler_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi);
+void tally_coded_ber_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi);
+/* Delivered information bits (those of TBs without error) per RE of the
+ * frames (pilots included) and per second of air time (link_frame_seconds);
+ * NAN when uncoded or without frames. */
+double tally_throughput_per_re(const sim_point *pt, const tally *t);
+double tally_throughput_bps(const sim_point *pt, const tally *t);
 
 /* a += b for the first tx streams. */
 void tally_add(tally *a, const tally *b, int tx);
@@ -59,7 +87,8 @@ void chunk_range(const sim_point *pt, uint64_t k, uint64_t *offset, uint64_t *fr
 uint64_t chunk_of(const sim_point *pt, uint64_t offset);
 
 /* What stops a point after the frames in `t` (the ordered prefix): NULL to go
- * on, or "target_errors", "target_precision", "max_bits". */
+ * on, or "target_errors", "target_precision", "max_bits"; a coded point
+ * "target_block_errors" (instead of target_errors) or "max_blocks". */
 const char *chunk_stop_rule(const sim_point *pt, const tally *t);
 
 /* The point's BER interval at confidence conf from the prefix in t

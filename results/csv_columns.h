@@ -22,8 +22,15 @@
   X(STREAM_KEY, "stream_key") X(FRAME_ERRORS_SQ, "frame_errors_sq") X(UNITS, "units")                  \
   X(POINT_KEY, "point_key") X(GMI, "gmi") X(GMI_CI95_LOW, "gmi_ci95_low")                              \
   X(GMI_CI95_HIGH, "gmi_ci95_high") X(STREAM_GMI, "stream_gmi") X(STREAM_GMI_LOSS, "stream_gmi_loss") \
-  X(FRAME_GMI_LOSS_SQ, "frame_gmi_loss_sq") X(GMI_S, "gmi_s") X(GMI_S1, "gmi_s1")                  \
-  X(GMI_LOSS_S, "gmi_loss_s") X(FRAME_GMI_LOSS_S_SQ, "frame_gmi_loss_s_sq")
+  X(FRAME_GMI_LOSS_SQ, "frame_gmi_loss_sq")                                                            \
+  X(BLOCKS, "blocks") X(BLOCK_ERRORS, "block_errors") X(BLER, "bler") X(BLER_CI95_LOW, "bler_ci95_low")  \
+  X(BLER_CI95_HIGH, "bler_ci95_high") X(CODE_BLOCKS, "code_blocks") X(CB_ERRORS, "cb_errors")          \
+  X(CBLER, "cbler") X(INFO_BITS, "info_bits") X(INFO_BIT_ERRORS, "info_bit_errors")                    \
+  X(CODED_BER, "coded_ber") X(ITERATIONS, "iterations") X(MEAN_ITERATIONS, "mean_iterations")          \
+  X(THROUGHPUT, "throughput") X(THROUGHPUT_CI95_LOW, "throughput_ci95_low")                             \
+  X(THROUGHPUT_CI95_HIGH, "throughput_ci95_high") X(THROUGHPUT_BPS, "throughput_bps")                    \
+  X(FRAME_CB_ERRORS_SQ, "frame_cb_errors_sq") X(FRAME_INFO_ERRORS_SQ, "frame_info_errors_sq")          \
+  X(GMI_S, "gmi_s") X(GMI_S1, "gmi_s1") X(GMI_LOSS_S, "gmi_loss_s") X(FRAME_GMI_LOSS_S_SQ, "frame_gmi_loss_s_sq")
 
 typedef enum result_column {
 #define RESULT_COLUMN_ID(id, name) COL_##id,

@@ -12,8 +12,9 @@
 #include <unistd.h>
 
 #define JOURNAL_MAGIC "ofdmsim-journal 1"
-#define FIELDS 27      /* words of a chunk line, its check included */
-#define FIELDS_GMI1 25 /* ... of a line written before the GMI grid's fields came */
+#define FIELDS 27      /* words of a chunk line, its check included (a coded point's: one more) */
+#define FIELDS_MAX 28
+#define FIELDS_GMI1 25 /* ... of a line written before the GMI grid's fields came (a coded point's: 26) */
 #define FIELDS_HARD 23 /* ... of a line written before the GMI fields came */
 #define LINE_MAX_BYTES 4096 /* longer than any record */
 
@@ -70,6 +71,14 @@ int journal_format(const journal_record *r, char *buf, size_t n) {
     for (int k = 0; k < GMI_GRID && more >= 0 && (size_t)(len + more) < n; k++)
       more += snprintf(buf + len + more, n - (size_t)(len + more), "%s%a", k ? ";" : " ",
                        part ? t->gmi_loss_s_sq[k] : t->gmi_loss_s[k]);
+  /* the coded link's counts, one word, only on a coded point's lines */
+  const tally_coded *c = &t->coded;
+  if (c->blocks && more >= 0 && (size_t)(len + more) < n)
+    more += snprintf(buf + len + more, n - (size_t)(len + more), " coded:%llu;%llu;%llu;%llu;%llu;%llu;%llu;%a;%a",
+                     (unsigned long long)c->blocks, (unsigned long long)c->block_errors,
+                     (unsigned long long)c->cbs, (unsigned long long)c->cb_errors,
+                     (unsigned long long)c->info_bits, (unsigned long long)c->info_errors,
+                     (unsigned long long)c->iterations, c->cb_sq, c->info_sq);
   if (more < 0 || (size_t)(len + more) + 11 >= n) return -1;
   return len + more + snprintf(buf + len + more, n - (size_t)(len + more), " %08x\n",
                                check_of(buf, (size_t)(len + more)));
@@ -93,6 +102,24 @@ static int parse_double(const char *s, double *v) {
   return (!*s || *end || errno == ERANGE) ? -1 : 0;
 }
 
+/* A coded point's word: "coded:" and its counts (journal_format). */
+static int parse_coded(char *word, tally_coded *c) {
+  if (strncmp(word, "coded:", 6)) return -1;
+  uint64_t *u[] = {&c->blocks, &c->block_errors, &c->cbs, &c->cb_errors, &c->info_bits, &c->info_errors,
+                   &c->iterations};
+  char *save = NULL, *e = strtok_r(word + 6, ";", &save);
+  for (size_t i = 0; i < sizeof u / sizeof *u; i++, e = strtok_r(NULL, ";", &save))
+    if (!e || parse_u64(e, 10, u[i])) return -1;
+  if (!e || parse_double(e, &c->cb_sq) || !(e = strtok_r(NULL, ";", &save)) || parse_double(e, &c->info_sq) ||
+      strtok_r(NULL, ";", &save))
+    return -1;
+  if (c->block_errors > c->blocks || c->cb_errors > c->cbs || c->info_errors > c->info_bits || c->blocks == 0 ||
+      !(c->cb_sq >= 0.0) || !(c->info_sq >= 0.0))
+    return -1;
+  return 0;
+}
+
+
 /* A bare word of at most n-1 characters. */
 static int parse_word(const char *s, char *out, size_t n) {
   if (!*s || strlen(s) >= n) return -1;
@@ -111,13 +138,13 @@ int journal_parse(const char *line, journal_record *r, char *why, size_t n) {
   if (!last_space || parse_u64(last_space + 1, 16, &check) || strlen(last_space + 1) != 8 ||
       check != check_of(copy, (size_t)(last_space - copy)))
     return snprintf(why, n, "a record whose check does not match its text (damaged)"), -1;
-  char *tok[FIELDS];
+  char *tok[FIELDS_MAX];
   int k = 0;
   for (char *save = NULL, *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
-    if (k == FIELDS) return snprintf(why, n, "more than %d fields", FIELDS), -1;
+    if (k == FIELDS_MAX) return snprintf(why, n, "more than %d fields", FIELDS_MAX), -1;
     tok[k++] = t;
   }
-  if ((k != FIELDS && k != FIELDS_GMI1 && k != FIELDS_HARD) || strcmp(tok[0], "chunk"))
+  if ((k != FIELDS_HARD && (k < FIELDS_GMI1 || k > FIELDS_MAX)) || strcmp(tok[0], "chunk"))
     return snprintf(why, n, "expected a chunk record of %d fields", FIELDS), -1;
   uint64_t tx;
   tally *t = &r->n;
@@ -148,6 +175,11 @@ int journal_parse(const char *line, journal_record *r, char *why, size_t n) {
   if (parse_word(tok[20], r->stop, sizeof r->stop) || parse_word(tok[21], r->backend, sizeof r->backend))
     return snprintf(why, n, "a stop or backend word too long"), -1;
   if (!strcmp(r->backend, "-")) r->backend[0] = '\0';
+  /* the words between the GMI fields and the check: the GMI grid's pair
+   * and a coded point's word, each where the line has it */
+  const int extra = k - FIELDS_GMI1, coded_at = extra == 1 || extra == 3 ? k - 2 : -1, grid = extra >= 2;
+  if (coded_at >= 0 && parse_coded(tok[coded_at], &t->coded))
+    return snprintf(why, n, "coded counts that are not 'coded:' and 7 counts and 2 sums that add up"), -1;
   if (k >= FIELDS_GMI1 && (strcmp(tok[22], "-") || strcmp(tok[23], "-"))) {
     e = strtok_r(tok[22], ";", &save);
     for (int s = 0; s < r->tx; s++, e = strtok_r(NULL, ";", &save))
@@ -157,7 +189,7 @@ int journal_parse(const char *line, journal_record *r, char *why, size_t n) {
     if (parse_double(tok[23], &t->gmi_loss_sq) || !(t->gmi_loss_sq >= 0.0))
       return snprintf(why, n, "a GMI sum of squares that is not a number >= 0"), -1;
   }
-  if (k == FIELDS && (strcmp(tok[24], "-") || strcmp(tok[25], "-")))
+  if (grid && (strcmp(tok[24], "-") || strcmp(tok[25], "-")))
     for (int part = 0; part < 2; part++) {
       double *v = part ? t->gmi_loss_s_sq : t->gmi_loss_s;
       e = strtok_r(tok[24 + part], ";", &save);
@@ -166,7 +198,8 @@ int journal_parse(const char *line, journal_record *r, char *why, size_t n) {
           return snprintf(why, n, "expected %d GMI grid %s >= 0", GMI_GRID, part ? "sums of squares" : "losses"), -1;
       if (e) return snprintf(why, n, "expected %d GMI grid %s, got more", GMI_GRID, part ? "sums of squares" : "losses"), -1;
     }
-  static const char *const stops[] = {"more", "ahead", "target_errors", "target_precision", "max_bits"};
+  static const char *const stops[] = {"more",     "ahead",    "target_errors", "target_precision",
+                                      "max_bits", "target_block_errors", "max_blocks"};
   for (size_t i = 0; i < sizeof stops / sizeof *stops; i++)
     if (!strcmp(r->stop, stops[i])) return 0;
   return snprintf(why, n, "an unknown stop '%s'", r->stop), -1;

@@ -85,6 +85,18 @@ void report_table_row(FILE *f, const sim_point *pt, const point_result *r) {
     for (int t = 0; t < pt->p.tx; t++) fprintf(f, " %.4f", tally_gmi(pt, &r->n, t));
     fputc('\n', f);
   }
+  const tally_coded *c = &r->n.coded;
+  if (link_coded(&pt->p) && c->blocks) {
+    double blo, bhi;
+    tally_bler_interval(pt, &r->n, 0.95, &blo, &bhi);
+    fprintf(f,
+            "      BLER %.4e [%.3e, %.3e] (%llu/%llu TBs of %d bits), CBLER %.3e, coded BER %.3e, %.2f "
+            "iterations, %.4f bit/RE, %.2f Mbit/s of air time\n",
+            (double)c->block_errors / (double)c->blocks, blo, bhi, (unsigned long long)c->block_errors,
+            (unsigned long long)c->blocks, pt->p.code.tbs, (double)c->cb_errors / (double)c->cbs,
+            (double)c->info_errors / (double)c->info_bits, (double)c->iterations / (double)c->cbs,
+            tally_throughput_per_re(pt, &r->n), tally_throughput_bps(pt, &r->n) / 1e6);
+  }
 }
 
 /* The GMI columns of the CSV: the supremum over the LLR scaling and its
@@ -120,6 +132,46 @@ static void csv_gmi(FILE *f, const sim_point *pt, const point_result *r) {
   for (int k = 0; k < GMI_GRID; k++) fputs(k ? ";" : "", f), csv_real(f, 17, r->n.gmi_loss_s_sq[k]);
 }
 
+/* The coded link's columns (csv_columns.h, blocks .. frame_info_errors_sq):
+ * the counts a merge adds up, and the rates with the BLER's interval; empty
+ * for an uncoded point. */
+static void csv_coded(FILE *f, const sim_point *pt, const point_result *r) {
+  const tally_coded *c = &r->n.coded;
+  if (!link_coded(&pt->p) || !r->n.frames) {
+    fputs(",,,,,,,,,,,,,,,,,,,", f);
+    return;
+  }
+  double lo, hi;
+  tally_bler_interval(pt, &r->n, 0.95, &lo, &hi);
+  fprintf(f, ",%llu,%llu,", (unsigned long long)c->blocks, (unsigned long long)c->block_errors);
+  csv_real(f, 10, (double)c->block_errors / (double)c->blocks);
+  fputc(',', f);
+  csv_real(f, 10, lo);
+  fputc(',', f);
+  csv_real(f, 10, hi);
+  fprintf(f, ",%llu,%llu,", (unsigned long long)c->cbs, (unsigned long long)c->cb_errors);
+  csv_real(f, 10, (double)c->cb_errors / (double)c->cbs);
+  fprintf(f, ",%llu,%llu,", (unsigned long long)c->info_bits, (unsigned long long)c->info_errors);
+  csv_real(f, 10, (double)c->info_errors / (double)c->info_bits);
+  fprintf(f, ",%llu,", (unsigned long long)c->iterations);
+  csv_real(f, 6, (double)c->iterations / (double)c->cbs);
+  fputc(',', f);
+  /* throughput = (1 - BLER) x TBS / REs a frame: its interval from the BLER's */
+  const double per_re = tally_throughput_per_re(pt, &r->n);
+  const double full = (double)pt->p.code.tbs / (double)link_res_per_frame(&pt->p);
+  csv_real(f, 10, per_re);
+  fputc(',', f);
+  csv_real(f, 10, (1.0 - hi) * full);
+  fputc(',', f);
+  csv_real(f, 10, (1.0 - lo) * full);
+  fputc(',', f);
+  csv_real(f, 10, tally_throughput_bps(pt, &r->n));
+  fputc(',', f);
+  csv_real(f, 17, c->cb_sq);
+  fputc(',', f);
+  csv_real(f, 17, c->info_sq);
+}
+
 /* Real-valued cells through csv_real (never read back as integers);
  * counts as integers. */
 static void csv_row(FILE *f, const sim_config *c, const sim_point *pt, const point_result *r) {
@@ -152,6 +204,7 @@ static void csv_row(FILE *f, const sim_config *c, const sim_point *pt, const poi
   csv_real(f, 17, r->n.sum_sq);
   fprintf(f, ",%llu,%016llx", (unsigned long long)tally_units(pt, &r->n), (unsigned long long)pt->point_key);
   csv_gmi(f, pt, r);
+  csv_coded(f, pt, r);
   config_columns_row(f, c, pt);
   fputc('\n', f);
 }
@@ -282,6 +335,26 @@ static json_t *gmi_json(const sim_point *pt, const point_result *r) {
                    "frame_loss_sq", sim_json_real(r->n.gmi_loss_sq), "grid", grid, "llr", llr_kind_name(p->llr));
 }
 
+/* The point's coded-link counts and rates (null when uncoded). */
+static json_t *coded_json(const sim_point *pt, const point_result *r) {
+  const tally_coded *c = &r->n.coded;
+  if (!link_coded(&pt->p) || !c->blocks) return json_null();
+  double lo, hi;
+  tally_bler_interval(pt, &r->n, 0.95, &lo, &hi);
+  return json_pack("{s:I, s:I, s:o, s:[oo], s:I, s:I, s:o, s:I, s:I, s:o, s:I, s:o, s:o, s:o, s:o, s:I}",
+                   "blocks", (json_int_t)c->blocks, "block_errors", (json_int_t)c->block_errors, "bler",
+                   sim_json_real((double)c->block_errors / (double)c->blocks), "bler_ci95", sim_json_real(lo),
+                   sim_json_real(hi), "code_blocks", (json_int_t)c->cbs, "cb_errors", (json_int_t)c->cb_errors,
+                   "cbler", sim_json_real((double)c->cb_errors / (double)c->cbs), "info_bits",
+                   (json_int_t)c->info_bits, "info_bit_errors", (json_int_t)c->info_errors, "coded_ber",
+                   sim_json_real((double)c->info_errors / (double)c->info_bits), "iterations",
+                   (json_int_t)c->iterations, "mean_iterations",
+                   sim_json_real((double)c->iterations / (double)c->cbs), "throughput",
+                   sim_json_real(tally_throughput_per_re(pt, &r->n)), "throughput_bps",
+                   sim_json_real(tally_throughput_bps(pt, &r->n)), "frame_cb_errors_sq", sim_json_real(c->cb_sq),
+                   "tbs", (json_int_t)pt->p.code.tbs);
+}
+
 static json_t *point_json(const sim_point *pt, const point_result *r) {
   double lo, hi;
   tally_interval(pt, &r->n, 0.95, &lo, &hi);
@@ -289,7 +362,7 @@ static json_t *point_json(const sim_point *pt, const point_result *r) {
   snprintf(key, sizeof key, "%016llx", (unsigned long long)pt->p.stream_key);
   char pkey[17];
   snprintf(pkey, sizeof pkey, "%016llx", (unsigned long long)pt->point_key);
-  return json_pack("{s:I, s:s, s:o, s:o, s:I, s:s, s:o, s:o, s:I, s:I, s:I, s:o, s:[oo], s:o, s:I, s:I, s:I, s:o, s:o, s:I, s:o, s:o, s:o}",
+  return json_pack("{s:I, s:s, s:o, s:o, s:I, s:s, s:o, s:o, s:I, s:I, s:I, s:o, s:[oo], s:o, s:I, s:I, s:I, s:o, s:o, s:I, s:o, s:o, s:o, s:o}",
                    "point", (json_int_t)pt->index,
                    "point_key", pkey,
                    "label", sim_json_string(pt->label),
@@ -312,7 +385,8 @@ static json_t *point_json(const sim_point *pt, const point_result *r) {
                    "inversions", (json_int_t)r->n.inversions,
                    "seconds", sim_json_real(r->n.seconds),
                    "stage_seconds", stages_json(&r->n.t),
-                   "gmi", gmi_json(pt, r));
+                   "gmi", gmi_json(pt, r),
+                   "coded", coded_json(pt, r));
 }
 
 static json_t *run_json(const emit_ctx *e) {

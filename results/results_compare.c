@@ -150,8 +150,34 @@ static int read_sides(const result_table *t, compare_side *s, char *err, size_t 
         results_ber_variance(t, r, &x->ber, &x->var, err, errlen))
       return 2;
     x->has_seed = seed_col >= 0 && *result_table_cell(t, r, seed_col);
+    const int blocks_col = result_table_column(t, "blocks");
+    if (blocks_col >= 0 && *result_table_cell(t, r, blocks_col)) {
+      if (result_table_u64(t, r, "blocks", &x->blocks, err, errlen) ||
+          result_table_u64(t, r, "block_errors", &x->block_errors, err, errlen))
+        return 2;
+      x->coded = x->blocks > 0 && x->block_errors <= x->blocks;
+    }
   }
   return 0;
+}
+
+/* A coded pair's block errors: on the same draws within the tolerance of
+ * the bit errors, else a z-test of the BLERs (one TB a frame, frames
+ * independent: binomial variances). 1 when they agree (or a side is not
+ * coded). */
+static int blocks_agree(const compare_pair *p, const compare_options *o, double alpha_each, int same_draws) {
+  const compare_side *a = &p->a, *b = &p->b;
+  if (!a->coded || !b->coded) return 1;
+  if (same_draws) {
+    const double d = fabs((double)b->block_errors - (double)a->block_errors);
+    const double e_max = (double)(a->block_errors > b->block_errors ? a->block_errors : b->block_errors);
+    return a->blocks == b->blocks && d <= o->same_rel * e_max + o->same_abs;
+  }
+  const double pa = (double)a->block_errors / (double)a->blocks, pb = (double)b->block_errors / (double)b->blocks;
+  const double pool = (double)(a->block_errors + b->block_errors) / (double)(a->blocks + b->blocks);
+  const double v = pool * (1.0 - pool) * (1.0 / (double)a->blocks + 1.0 / (double)b->blocks);
+  if (!(v > 0)) return pa == pb;
+  return erfc(fabs(pb - pa) / sqrt(v) / sqrt(2.0)) >= alpha_each;
 }
 
 /* The z-test and the same-draws rule of one pair with both sides run. */
@@ -169,12 +195,20 @@ static void decide(compare_pair *p, const compare_options *o, double alpha_each)
     p->draws_ok = a->bits == b->bits && fabs((double)p->diff) <= o->same_rel * e_max + o->same_abs;
     p->rule = !p->draws_ok ? "same draws" : !p->z_ok ? "z-test" : "same draws";
     p->verdict = p->draws_ok && p->z_ok ? CMP_AGREE : CMP_DIFFER;
+    if (p->verdict == CMP_AGREE && !blocks_agree(p, o, alpha_each, 1)) {
+      p->rule = "same draws (blocks)";
+      p->verdict = CMP_DIFFER;
+    }
   } else if (o->require_same_draws) {
     p->rule = "frame ranges";
     p->verdict = CMP_DIFFER;
   } else {
     p->rule = "z-test";
     p->verdict = p->z_ok ? CMP_AGREE : CMP_DIFFER;
+    if (p->verdict == CMP_AGREE && !blocks_agree(p, o, alpha_each, 0)) {
+      p->rule = "BLER z-test";
+      p->verdict = CMP_DIFFER;
+    }
   }
 }
 

@@ -51,6 +51,8 @@ typedef struct compare_side {
   int has_seed;
   double ber, lo, hi; /* ci95 as written */
   double var;         /* the BER's variance (results_ber_variance) */
+  int coded;          /* a coded point: its transport blocks and those lost */
+  uint64_t blocks, block_errors;
 } compare_side;
 
 typedef struct compare_pair {
@@ -63,7 +65,9 @@ typedef struct compare_pair {
   double z, p;       /* the z-test (NAN when not compared) */
   long long diff;    /* e_b - e_a */
   int z_ok, draws_ok;
-  const char *rule;  /* the rule that decided: "z-test", "same draws", "frame ranges" */
+  const char *rule;  /* the rule that decided: "z-test", "same draws", "frame ranges";
+                        "BLER z-test", "same draws (blocks)" where the BER passed
+                        and a coded point's block errors did not */
   compare_verdict verdict;
 } compare_pair;
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/names.h"
+#include "results/chunks.h"
 #include "results/csv_columns.h"
 #include "results/gmi_sup.h"
 #include "results/results_compare.h"
@@ -32,6 +33,8 @@ typedef struct part {
   double gmi_loss[MAX_STREAMS], gmi_loss_sq;
   int gmi_grid;               /* ... and the GMI grid's (they came later still) */
   double gmi_loss_s[GMI_GRID], gmi_loss_s_sq[GMI_GRID];
+  int coded;                  /* the row has coded-link counts (code.type ldpc) */
+  tally_coded c;
 } part;
 
 /* The rows of one point_key. */
@@ -50,6 +53,8 @@ static const result_column merge_columns[] = {
     COL_STREAM_BIT_ERRORS, COL_FRAMES, COL_STOP, COL_INVERSIONS, COL_INV_PER_S, COL_MBIT_PER_S,
     COL_SECONDS, COL_BACKEND, COL_FALLBACKS, COL_FRAME_ERRORS_SQ, COL_UNITS};
 /* ... and of the config's columns, the seed (runs merge only on one seed);
+ * the coded link's counts and rates where a row has them (read_coded,
+ * merge_coded: blocks .. frame_info_errors_sq);
  * and those it rewrites where a file has them (the GMI came later):
  * gmi, gmi_ci95_low, gmi_ci95_high, stream_gmi, stream_gmi_loss,
  * frame_gmi_loss_sq, gmi_s, gmi_s1, gmi_loss_s and frame_gmi_loss_s_sq,
@@ -140,6 +145,33 @@ static int read_gmi(part *p, char *err, size_t errlen) {
   return 0;
 }
 
+/* The coded link's counts of a row, where it has them (its blocks cell is
+ * not empty). */
+static int read_coded(part *p, char *err, size_t errlen) {
+  const result_table *t = p->t;
+  const int col = result_table_column(t, "blocks");
+  p->coded = 0;
+  if (col < 0 || !*result_table_cell(t, p->row, col)) return 0;
+  tally_coded *c = &p->c;
+  if (result_table_u64(t, p->row, "blocks", &c->blocks, err, errlen) ||
+      result_table_u64(t, p->row, "block_errors", &c->block_errors, err, errlen) ||
+      result_table_u64(t, p->row, "code_blocks", &c->cbs, err, errlen) ||
+      result_table_u64(t, p->row, "cb_errors", &c->cb_errors, err, errlen) ||
+      result_table_u64(t, p->row, "info_bits", &c->info_bits, err, errlen) ||
+      result_table_u64(t, p->row, "info_bit_errors", &c->info_errors, err, errlen) ||
+      result_table_u64(t, p->row, "iterations", &c->iterations, err, errlen) ||
+      result_table_double(t, p->row, "frame_cb_errors_sq", &c->cb_sq, err, errlen) ||
+      result_table_double(t, p->row, "frame_info_errors_sq", &c->info_sq, err, errlen))
+    return 2;
+  if (c->block_errors > c->blocks || c->cb_errors > c->cbs || c->info_errors > c->info_bits || c->blocks != p->frames) {
+    results_fail(err, errlen, "%s:%zu: coded counts that do not add up (block_errors <= blocks = frames, cb_errors <= "
+                 "code_blocks, info_bit_errors <= info_bits)", t->path, t->lines[p->row]);
+    return 2;
+  }
+  p->coded = 1;
+  return 0;
+}
+
 static int read_part(part *p, char *err, size_t errlen) {
   const result_table *t = p->t;
   const size_t r = p->row;
@@ -152,7 +184,7 @@ static int read_part(part *p, char *err, size_t errlen) {
       result_table_double(t, r, "frame_errors_sq", &p->sum_sq, err, errlen) ||
       result_table_double(t, r, "seconds", &p->seconds, err, errlen) ||
       result_table_double(t, r, "inv_per_s", &p->inv_per_s, err, errlen) || read_streams(p, err, errlen) ||
-      read_gmi(p, err, errlen))
+      read_gmi(p, err, errlen) || read_coded(p, err, errlen))
     return 2;
   if (result_table_u64(t, r, "simulation.seed", &p->seed, err, errlen)) {
     if (!*result_table_cell(t, r, result_table_column(t, "simulation.seed")))
@@ -366,6 +398,59 @@ static int merge_gmi(const group *g, part **data, size_t n, char **cells, char *
   return 0;
 }
 
+/* The coded link's columns of the merged row: the counts add up, the rates
+ * and the intervals come from the sums as the run's (chunks.h); the
+ * throughput's TB size and frame from the row's config columns. */
+static int merge_coded(const group *g, part **data, size_t n, char **cells, char *err, size_t errlen) {
+  const part *last = data[n - 1];
+  const result_table *t = last->t;
+  tally_coded c = {0};
+  uint64_t frames = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!data[i]->coded) {
+      results_fail(err, errlen, "point %s: %s:%zu has no coded counts where %s:%zu has them", g->key,
+                   data[i]->t->path, data[i]->t->lines[data[i]->row], data[0]->t->path, data[0]->t->lines[data[0]->row]);
+      return 2;
+    }
+    tally_coded_add(&c, &data[i]->c);
+    frames += data[i]->frames;
+  }
+  double tbs, k, sym, cp, spacing;
+  if (result_table_double(t, last->row, "code.tbs", &tbs, err, errlen) ||
+      result_table_double(t, last->row, "ofdm.subcarriers", &k, err, errlen) ||
+      result_table_double(t, last->row, "ofdm.symbols", &sym, err, errlen) ||
+      result_table_double(t, last->row, "ofdm.cp_length", &cp, err, errlen) ||
+      result_table_double(t, last->row, "ofdm.subcarrier_spacing", &spacing, err, errlen))
+    return 2;
+  double lo, hi;
+  const ber_sample b = {c.blocks, c.block_errors, frames, (double)c.block_errors, frames};
+  ber_interval(&b, 0.95, &lo, &hi);
+  const double full = tbs / (k * sym), frame_s = sym * (k + cp) / (k * spacing);
+  const double delivered = (double)(c.blocks - c.block_errors) * tbs;
+  if (set_cell(t, cells, "blocks", format("%llu", (unsigned long long)c.blocks)) ||
+      set_cell(t, cells, "block_errors", format("%llu", (unsigned long long)c.block_errors)) ||
+      set_cell(t, cells, "bler", real(10, (double)c.block_errors / (double)c.blocks)) ||
+      set_cell(t, cells, "bler_ci95_low", real(10, lo)) || set_cell(t, cells, "bler_ci95_high", real(10, hi)) ||
+      set_cell(t, cells, "code_blocks", format("%llu", (unsigned long long)c.cbs)) ||
+      set_cell(t, cells, "cb_errors", format("%llu", (unsigned long long)c.cb_errors)) ||
+      set_cell(t, cells, "cbler", real(10, (double)c.cb_errors / (double)c.cbs)) ||
+      set_cell(t, cells, "info_bits", format("%llu", (unsigned long long)c.info_bits)) ||
+      set_cell(t, cells, "info_bit_errors", format("%llu", (unsigned long long)c.info_errors)) ||
+      set_cell(t, cells, "coded_ber", real(10, (double)c.info_errors / (double)c.info_bits)) ||
+      set_cell(t, cells, "iterations", format("%llu", (unsigned long long)c.iterations)) ||
+      set_cell(t, cells, "mean_iterations", real(6, (double)c.iterations / (double)c.cbs)) ||
+      set_cell(t, cells, "throughput", real(10, delivered / ((double)frames * k * sym))) ||
+      set_cell(t, cells, "throughput_ci95_low", real(10, (1.0 - hi) * full)) ||
+      set_cell(t, cells, "throughput_ci95_high", real(10, (1.0 - lo) * full)) ||
+      set_cell(t, cells, "throughput_bps", real(10, delivered / ((double)frames * frame_s))) ||
+      set_cell(t, cells, "frame_cb_errors_sq", real(17, c.cb_sq)) ||
+      set_cell(t, cells, "frame_info_errors_sq", real(17, c.info_sq))) {
+    results_fail(err, errlen, "out of memory");
+    return 2;
+  }
+  return 0;
+}
+
 /* The merged row of a point whose n data parts (n >= 2) are in frame order. */
 static int merge_row(const group *g, part **data, size_t n, char **cells, char *err, size_t errlen) {
   const part *last = data[n - 1];
@@ -401,6 +486,7 @@ static int merge_row(const group *g, part **data, size_t n, char **cells, char *
   double lo, hi;
   ber_interval(&s, 0.95, &lo, &hi);
   if (data[0]->gmi && merge_gmi(g, data, n, cells, err, errlen)) return 2;
+  if (data[0]->coded && merge_coded(g, data, n, cells, err, errlen)) return 2;
   char st[MAX_STREAMS * 21 + 1] = "";
   size_t used = 0;
   for (size_t k = 0; k < data[0]->n_streams; k++)

@@ -6,6 +6,7 @@
 #ifndef OFDMSIM_RUN_RECORD_H
 #define OFDMSIM_RUN_RECORD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "results/chunks.h"
@@ -31,6 +32,16 @@ typedef struct run_options {
   const struct rank_stat *rank_stats; /* ranks of them, or NULL (kept up to date by the MPI engine) */
   double progress_seconds; /* --progress: a progress line of its own every so many seconds; 0: the default
                               (the live line on a terminal, else a line a minute) */
+  /* What a library caller (api/ofdmsim.h) asks for besides; zero for the
+   * command line. */
+  int no_table;           /* no table rows on stdout */
+  int library;            /* leave SIGINT/SIGTERM to the caller (sweep_request_stop stops it) */
+  point_result *results_out; /* the run's results copied here at its end (n_points of them), or NULL */
+  /* Called after every batch and every point (point i of n, done points
+   * finished, counts the point's so far); nonzero asks the run to stop as
+   * SIGINT would, keeping what was computed. NULL: none. */
+  int (*on_progress)(void *ctx, size_t i, size_t done, const tally *n);
+  void *progress_ctx;
 } run_options;
 
 /* What one rank of an MPI run did (the report's per-rank throughput). */

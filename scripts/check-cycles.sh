@@ -15,7 +15,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
 cd "$root"
 
-folders="core channel equalizer coding cpu cuda cuda/bench config results sim mpi app app/bench"
+folders="core channel equalizer coding cpu cuda cuda/bench config results sim mpi api app app/bench"
 bad=0
 objects_checked=0
 for dir in $folders; do

@@ -13,14 +13,16 @@
 #   results    results config channel equalizer coding core
 #   sim        sim results config cpu cuda channel equalizer coding core
 #   mpi        mpi sim results config channel equalizer coding core (a build with MPI)
-#   app        app mpi sim results config channel equalizer coding core
+#   api        api sim results config channel equalizer coding core (libofdmsim, api/ofdmsim.h)
+#   app        app api mpi sim results config channel equalizer coding core
 #   app/bench  what app may, and cuda/ (the bench times the backends' raw kernels)
 #   tests/L    what L may include; tests/cuda and tests/support (the GPU
 #              tests compare both backends; the point simulator uses the
 #              backend registry) what sim may include
 #
-# Above the registry (sim/backends.c) nothing names a backend: mpi/ and app/
-# (but app/bench) include neither cpu/ nor cuda/ and test no OFDMSIM_HAVE_CUDA.
+# Above the registry (sim/backends.c) nothing names a backend: mpi/, api/ and
+# app/ (but app/bench) include neither cpu/ nor cuda/ and test no
+# OFDMSIM_HAVE_CUDA.
 #
 # The build enforces the include rule too (each library sees only the folders
 # of the libraries it links: CMakeLists.txt); this script checks the sources
@@ -42,13 +44,14 @@ allowed() {
     results) echo "results config channel equalizer coding core" ;;
     sim) echo "sim results config cpu cuda channel equalizer coding core" ;;
     mpi) echo "mpi sim results config channel equalizer coding core" ;;
-    app) echo "app mpi sim results config channel equalizer coding core" ;;
-    bench) echo "app mpi sim results config cuda channel equalizer coding core" ;;
+    api) echo "api sim results config channel equalizer coding core" ;;
+    app) echo "app api mpi sim results config channel equalizer coding core" ;;
+    bench) echo "app api mpi sim results config cuda channel equalizer coding core" ;;
     *) return 1 ;;
   esac
 }
 
-layers="core channel equalizer coding cpu cuda config results sim mpi app"
+layers="core channel equalizer coding cpu cuda config results sim mpi api app"
 bad=0
 checked=0
 while IFS= read -r file; do
@@ -80,7 +83,7 @@ done < <(git ls-files -co --exclude-standard -- '*.c' '*.h' '*.cu' '*.cuh' | gre
 while IFS=: read -r file line _; do
   echo "$file:$line: tests OFDMSIM_HAVE_CUDA above the backend registry (sim/backends.c)" >&2
   bad=1
-done < <(git ls-files -co --exclude-standard -- 'app/*.c' 'app/*.h' 'mpi/*.c' 'mpi/*.h' |
+done < <(git ls-files -co --exclude-standard -- 'app/*.c' 'app/*.h' 'mpi/*.c' 'mpi/*.h' 'api/*.c' 'api/*.h' |
          grep -v '^app/bench/' | xargs -r grep -nE 'OFDMSIM_HAVE_CUDA' || true)
 
 if [ "$checked" -eq 0 ]; then

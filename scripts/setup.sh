@@ -11,7 +11,8 @@ build=${OFDMSIM_BUILD:-$root/build}
 
 source "$root/scripts/packages.sh"
 install_missing "ofdmsim setup" cmake make gcc pkg-config libconfig-dev libfftw3-dev librandom123-dev libjansson-dev \
-  gnuplot-nox libopenmpi-dev openmpi-bin
+  gnuplot-nox libopenmpi-dev openmpi-bin python3 python3-numpy python3-pandas python3-pytest python3-pip \
+  python3-venv python3-setuptools python3-wheel
 
 # The CUDA toolkit is used when present (it is found at /usr/local/cuda too).
 export PATH="$PATH:/usr/local/cuda/bin"

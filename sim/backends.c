@@ -20,7 +20,16 @@ typedef struct backend_entry {
   void (*describe)(char *out, size_t n);
   /* the MPI engine: the device of a node-local rank (NULL: nothing to bind) */
   int (*bind_rank)(int local_rank, int local_size, char *note, size_t notelen);
+  /* device memory for a library caller's buffers (NULL: a host backend) */
+  void *(*device_alloc)(size_t bytes, char *why, size_t whylen);
+  void (*device_free)(void *p);
+  /* 1 when it simulates point p (NULL: every point); backends_create passes
+   * a point to the next backend otherwise */
+  int (*covers)(const link_params *p);
 } backend_entry;
+
+/* The coded link (code.type ldpc) runs on the CPU backend only for now. */
+static int uncoded_only(const link_params *p) { return !link_coded(p); }
 
 static int cpu_usable(char *why, size_t whylen) {
   (void)why;
@@ -38,11 +47,12 @@ static int cuda_absent(char *why, size_t whylen) {
 /* In the order "auto" prefers them, the CPU (always usable) last. */
 static const backend_entry entries[] = {
 #ifdef OFDMSIM_HAVE_CUDA
-    {"cuda", backend_cuda_available, backend_cuda_create, backend_cuda_describe, backend_cuda_bind_rank},
+    {"cuda", backend_cuda_available, backend_cuda_create, backend_cuda_describe, backend_cuda_bind_rank,
+     backend_cuda_device_alloc, backend_cuda_device_free, uncoded_only},
 #else
-    {"cuda", cuda_absent, NULL, NULL, NULL},
+    {"cuda", cuda_absent, NULL, NULL, NULL, NULL, NULL, uncoded_only},
 #endif
-    {"cpu", cpu_usable, backend_cpu_create, backend_cpu_describe, NULL},
+    {"cpu", cpu_usable, backend_cpu_create, backend_cpu_describe, NULL, NULL, NULL, NULL},
 };
 #define N_ENTRIES (sizeof entries / sizeof *entries)
 
@@ -96,5 +106,32 @@ backend *backends_create(const char *name, const link_params *p, const backend_o
                          char *err, size_t errlen) {
   const char *resolved = backends_resolve(name, err, errlen);
   if (!resolved) return NULL;
-  return entry_of(resolved)->create(p, opt, err, errlen);
+  const backend_entry *e = entry_of(resolved);
+  /* a point the backend does not cover goes to the next usable one that
+   * does (the CPU covers all); the results name, point by point, the
+   * backend that ran it */
+  char reason[256];
+  for (const backend_entry *x = e; x < entries + N_ENTRIES; x++)
+    if ((!x->covers || x->covers(p)) && x->usable(reason, sizeof reason)) {
+      e = x;
+      break;
+    }
+  return e->create(p, opt, err, errlen);
+}
+
+int backends_on_device(const char *name) {
+  const backend_entry *e = entry_of(name);
+  return e && e->device_alloc;
+}
+
+void *backends_device_alloc(const char *name, size_t bytes, char *why, size_t whylen) {
+  const backend_entry *e = entry_of(name);
+  if (e && e->device_alloc) return e->device_alloc(bytes, why, whylen);
+  snprintf(why, whylen, "backend %s has no device memory: its buffers are host memory", name);
+  return NULL;
+}
+
+void backends_device_free(const char *name, void *p) {
+  const backend_entry *e = entry_of(name);
+  if (e && e->device_free) e->device_free(p);
 }

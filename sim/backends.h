@@ -39,9 +39,21 @@ void backends_describe(const char *name, char *out, size_t n);
 int backends_use_gpu_of_rank(int local_rank, int local_size, char *note, size_t notelen);
 
 /* backends_resolve, then that backend's create with opt (its settings for
- * the other backends are ignored). NULL with a message in err. */
+ * the other backends are ignored); a point that backend does not simulate
+ * (the coded link on cuda, for now) goes to the next usable one that does,
+ * the CPU last. NULL with a message in err. */
 backend *backends_create(const char *name, const link_params *p, const backend_options *opt,
                          char *err, size_t errlen);
+
+/* Whether the backend `name` ("cpu", "cuda") computes on a device whose
+ * memory may hold batch_result.llr/bits and fetch's destination (1), or on
+ * the host (0). */
+int backends_on_device(const char *name);
+/* Device memory of that backend's current device for a library caller's
+ * buffers: NULL with the reason in why (on a host backend, or when none is
+ * left). */
+void *backends_device_alloc(const char *name, size_t bytes, char *why, size_t whylen);
+void backends_device_free(const char *name, void *p);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
 
 #include "core/clock.h"
 #include "sim/backends.h"
+#include "sim/messages.h"
 #include "sim/point_fold.h"
 #include "sim/sweep_run.h"
 
@@ -38,7 +39,7 @@ static int run_point(run_state *s, size_t i) {
   backend_options_set(&bo, "cuda", "memory_mb", (int64_t)c->gpu_memory_mb);
   backend *b = backends_create(s->o->backend, &pt->p, &bo, err, sizeof err);
   if (!b) {
-    fprintf(stderr, "ofdmsim: error: point %zu: %s\n", i, err);
+    sim_error(0, "point %zu: %s", i, err);
     return 1;
   }
   snprintf(r->backend, sizeof r->backend, "%s", backend_name(b));
@@ -50,15 +51,17 @@ static int run_point(run_state *s, size_t i) {
   /* with soft outputs: the per-stream losses, then the GMI grid's */
   uint64_t *loss = pt->p.llr != LLR_OFF ? malloc(sizeof(uint64_t) * (size_t)cap * ((size_t)tx + GMI_GRID)) : NULL;
   uint64_t *loss_s = loss ? loss + (size_t)cap * (size_t)tx : NULL;
-  if (!errors || (pt->p.llr != LLR_OFF && !loss)) {
+  frame_coded *coded = link_coded(&pt->p) ? malloc(sizeof(frame_coded) * (size_t)cap) : NULL;
+  if (!errors || (pt->p.llr != LLR_OFF && !loss) || (link_coded(&pt->p) && !coded)) {
     free(errors);
     free(loss);
-    fprintf(stderr, "ofdmsim: error: point %zu: out of memory\n", i);
+    free(coded);
+    sim_error(0, "point %zu: out of memory", i);
     backend_destroy(b);
     return 1;
   }
   batch_result br = {.errors = errors, .fallbacks = errors + (size_t)cap * (size_t)tx, .gmi_loss = loss,
-                     .gmi_loss_s = loss_s};
+                     .gmi_loss_s = loss_s, .coded = coded};
 
   chunk_out out = {s, i, r->backend, NULL};
   const double t_point = clock_seconds();
@@ -73,8 +76,7 @@ static int run_point(run_state *s, size_t i) {
     if (n > f.end - f.off) n = f.end - f.off;
     const double t0 = clock_seconds();
     if (backend_run(b, pt->first_frame + f.off, n, &br)) {
-      fprintf(stderr, "\nofdmsim: error: point %zu: the %s backend failed: %s\n", i, r->backend,
-              backend_error(b));
+      sim_error(1, "point %zu: the %s backend failed: %s", i, r->backend, backend_error(b));
       rc = 1;
       break;
     }
@@ -82,10 +84,12 @@ static int run_point(run_state *s, size_t i) {
     /* Count frame by frame and stop at the exact frame where a rule fires, so
      * the result depends neither on the batch size nor on where a run was
      * interrupted and resumed. */
-    if (point_fold_frames(&f, errors, br.fallbacks, loss, loss_s, n, &cost, sweep_chunk_sink, &out, NULL)) rc = 1;
+    if (point_fold_frames(&f, errors, br.fallbacks, loss, loss_s, br.coded, n, &cost, sweep_chunk_sink, &out, NULL))
+      rc = 1;
     point_fold_total(&f, &r->n);
     if (f.stop) r->stop = f.stop;
     if (rc || f.stop) break;
+    sweep_tell_progress(s, i, i, &r->n);
     if (sweep_interrupted()) {
       r->stop = "interrupted";
       break;
@@ -102,6 +106,7 @@ static int run_point(run_state *s, size_t i) {
   sweep_progress_clear(s);
   free(errors);
   free(loss);
+  free(coded);
   backend_destroy(b);
   return rc;
 }
@@ -120,11 +125,13 @@ static int run_points(run_state *s) {
     }
     done = i + 1;
     if (sweep_point_done(s, i)) rc = 1;
+    sweep_tell_progress(s, i, done, &s->results[i].n);
   }
   return sweep_finish(s, done, rc);
 }
 
 int sim_run(const sim_config *c, const run_options *o) {
+  if (o->library) sweep_clear_stop();
   run_state s;
   int rc = sweep_open(&s, c, o);
   if (!rc) rc = run_points(&s);

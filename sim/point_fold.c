@@ -44,7 +44,8 @@ static int close_chunk(point_fold *f, const char *stop, chunk_sink sink, void *c
 }
 
 int point_fold_frames(point_fold *f, const uint32_t *errors, const uint32_t *fallbacks,
-                      const uint64_t *gmi_loss, const uint64_t *gmi_loss_s, uint64_t n,
+                      const uint64_t *gmi_loss, const uint64_t *gmi_loss_s, const frame_coded *coded,
+                      uint64_t n,
                       const work_cost *cost, chunk_sink sink, void *ctx, uint64_t *used) {
   const sim_point *pt = f->pt;
   const int tx = pt->p.tx;
@@ -82,14 +83,17 @@ int point_fold_frames(point_fold *f, const uint32_t *errors, const uint32_t *fal
         c->gmi_loss_s[k] += l;
         c->gmi_loss_s_sq[k] += (l / (double)rf) * (l / (double)rf);
       }
+    if (coded) tally_coded_frame(&c->coded, &coded[i], (uint64_t)pt->p.code.tbs);
     c->bits += bpf;
     c->frames++;
     f->off++;
     /* the rules see the ordered prefix: the closed chunks, then this one */
     const char *stop = NULL;
     if (f->decide) {
-      const tally view = {.frames = f->tot.frames + c->frames, .bits = f->tot.bits + c->bits,
-                          .bit_errors = f->tot.bit_errors + c->bit_errors, .sum_sq = f->tot.sum_sq + c->sum_sq};
+      tally view = {.frames = f->tot.frames + c->frames, .bits = f->tot.bits + c->bits,
+                          .bit_errors = f->tot.bit_errors + c->bit_errors, .sum_sq = f->tot.sum_sq + c->sum_sq,
+                          .coded = f->tot.coded};
+      tally_coded_add(&view.coded, &c->coded);
       stop = chunk_stop_rule(pt, &view);
     }
     if (!stop && f->off < f->chunk_off + f->chunk_len && f->off < f->end) continue;
@@ -116,7 +120,7 @@ int point_fold_chunk(point_fold *f, const tally *chunk, chunk_sink sink, void *c
   /* target_errors and min_frames only grow frame by frame: if the rule holds
    * at the end, it fired somewhere in the chunk, at a frame only its frames
    * tell. max_bits fires at the point's last frame, which ends the chunk. */
-  if (stop && strcmp(stop, "max_bits")) return 1;
+  if (stop && strcmp(stop, "max_bits") && strcmp(stop, "max_blocks")) return 1;
   f->cur = *chunk;
   f->off += chunk->frames;
   const int rc = close_chunk(f, stop, sink, ctx);

@@ -13,6 +13,7 @@
 #include "config/config_format.h"
 #include "results/json_doc.h"
 #include "results/report.h"
+#include "sim/messages.h"
 #include "sim/theory.h"
 
 /* The signal that asked the run to stop (SIGINT or SIGTERM, or SIGPIPE for
@@ -44,6 +45,12 @@ int sweep_interrupted(void) { return interrupted; }
 
 void sweep_request_stop(int sig) {
   if (!interrupted) interrupted = sig;
+}
+
+void sweep_clear_stop(void) { interrupted = 0; }
+
+void sweep_tell_progress(run_state *s, size_t i, size_t done, const tally *n) {
+  if (s->o->on_progress && s->o->on_progress(s->o->progress_ctx, i, done, n)) sweep_request_stop(SIGINT);
 }
 
 double sweep_progress_mode(int quiet, double progress_seconds, int stderr_is_tty, int forced) {
@@ -102,7 +109,7 @@ int sweep_save(run_state *s, size_t n, int now_or_never) {
   if (report_write_csv(s->o->csv_path, s->c, s->results, n)) failed = s->o->csv_path;
   else if (report_write_json(s->json_path, s->c, s->results, n, s->o, s->started)) failed = s->json_path;
   if (failed) {
-    fprintf(stderr, "\nofdmsim: error: cannot write %s: %s\n", failed, strerror(errno));
+    sim_error(1, "cannot write %s: %s", failed, strerror(errno));
     return 1;
   }
   s->last_saved = clock_seconds();
@@ -120,7 +127,7 @@ int sweep_chunk_sink(void *ctx, uint64_t k, const tally *n, const char *stop) {
   snprintf(rec.stop, sizeof rec.stop, "%s", o->stop_word ? o->stop_word : stop ? stop : "more");
   snprintf(rec.backend, sizeof rec.backend, "%s", o->backend);
   if (journal_append(s->jr, &rec) == 0) return 0;
-  fprintf(stderr, "\nofdmsim: error: cannot append to the journal of %s: %s\n", s->o->csv_path,
+  sim_error(1, "cannot append to the journal of %s: %s", s->o->csv_path,
           strerror(errno));
   return 1;
 }
@@ -128,7 +135,8 @@ int sweep_chunk_sink(void *ctx, uint64_t k, const tally *n, const char *stop) {
 /* The static name of a stopping rule read from the journal (journal_parse
  * accepts no other). */
 static const char *stop_rule_name(const char *word) {
-  static const char *const rules[] = {"target_errors", "target_precision", "max_bits"};
+  static const char *const rules[] = {"target_errors", "target_precision", "max_bits", "target_block_errors",
+                                      "max_blocks"};
   for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
     if (!strcmp(word, rules[i])) return rules[i];
   return "max_bits";
@@ -136,9 +144,9 @@ static const char *stop_rule_name(const char *word) {
 
 /* A saved chunk that does not fit its point: the message, 2. */
 static int misfit(const journal_record *rec, size_t i, uint64_t frames, int at_most) {
-  fprintf(stderr,
-          "ofdmsim: error: --resume: journal line %zu: chunk %llu of point %zu does not fit the point (%llu "
-          "frames, expected %s%llu); --force starts over\n",
+  sim_error(0,
+            "--resume: journal line %zu: chunk %llu of point %zu does not fit the point (%llu "
+            "frames, expected %s%llu); --force starts over",
           rec->line, (unsigned long long)rec->chunk, i, (unsigned long long)rec->n.frames,
           at_most ? "at most " : "", (unsigned long long)frames);
   return 2;
@@ -150,7 +158,7 @@ static int load_replays(run_state *s) {
   const sim_config *c = s->c;
   size_t found = 0, finished = 0;
   s->replays = calloc(c->n_points, sizeof *s->replays);
-  if (!s->replays) return fprintf(stderr, "ofdmsim: error: out of memory\n"), 1;
+  if (!s->replays) return sim_error(0, "out of memory"), 1;
   for (size_t i = 0; i < c->n_points; i++) {
     const sim_point *pt = &c->points[i];
     replay *rp = &s->replays[i];
@@ -158,7 +166,7 @@ static int load_replays(run_state *s) {
     size_t decided;
     char err[600] = "";
     const long m = journal_chunks(s->jr, point_work_key(pt), &recs, &decided, err, sizeof err);
-    if (m < 0) return fprintf(stderr, "ofdmsim: error: --resume: %s\n", err), 2;
+    if (m < 0) return sim_error(0, "--resume: %s", err), 2;
     for (long j = 0; j < m; j++) {
       const journal_record *rec = &recs[j];
       const int ahead = (size_t)j >= decided, last = !ahead && strcmp(rec->stop, "more") != 0;
@@ -176,14 +184,15 @@ static int load_replays(run_state *s) {
     if ((size_t)m > decided) {
       rp->n_ahead = (size_t)m - decided;
       rp->ahead = malloc(rp->n_ahead * sizeof *rp->ahead);
-      if (!rp->ahead) return fprintf(stderr, "ofdmsim: error: out of memory\n"), 1;
+      if (!rp->ahead) return sim_error(0, "out of memory"), 1;
       memcpy(rp->ahead, recs + decided, rp->n_ahead * sizeof *rp->ahead);
     }
     found += m > 0;
     finished += rp->stop != NULL;
   }
-  fprintf(stderr, "ofdmsim: resuming: %zu of %zu points in the journal, %zu of them finished\n", found,
-          c->n_points, finished);
+  if (!s->o->library)
+    fprintf(stderr, "ofdmsim: resuming: %zu of %zu points in the journal, %zu of them finished\n", found,
+            c->n_points, finished);
   return 0;
 }
 
@@ -196,7 +205,7 @@ static int open_journal(run_state *s) {
   s->jr = resume ? journal_resume(path, err, sizeof err) : journal_create(path, err, sizeof err);
   if (!s->jr) {
     char safe[1300];
-    fprintf(stderr, "ofdmsim: error: %s%s\n", resume ? "--resume: " : "", cfg_escape(err, safe, sizeof safe));
+    sim_error(0, "%s%s", resume ? "--resume: " : "", cfg_escape(err, safe, sizeof safe));
     return resume || strstr(err, JOURNAL_BUSY_PREFIX) ? 2 : 1;
   }
   report_remove_stale_temps(s->o->csv_path);
@@ -210,7 +219,7 @@ int sweep_open(run_state *s, const sim_config *c, const run_options *o) {
   s->sweep_started = clock_seconds();
   s->results = calloc(c->n_points ? c->n_points : 1, sizeof *s->results);
   if (!s->results) {
-    fprintf(stderr, "ofdmsim: error: out of memory\n");
+    sim_error(0, "out of memory");
     return 1;
   }
   if (o->csv_path) report_sidecar_path(o->csv_path, s->json_path, sizeof s->json_path);
@@ -219,7 +228,7 @@ int sweep_open(run_state *s, const sim_config *c, const run_options *o) {
       sweep_progress_mode(o->quiet, o->progress_seconds, isatty(STDERR_FILENO), getenv("OFDMSIM_PROGRESS") != NULL);
   s->show_progress = s->progress_every > -2;
   s->last_logged = s->sweep_started;
-  sim_catch_stop_signals();
+  if (!o->library) sim_catch_stop_signals();
   return open_journal(s);
 }
 
@@ -230,6 +239,7 @@ void sweep_close(run_state *s) {
   if (s->replays)
     for (size_t i = 0; i < s->c->n_points; i++) free(s->replays[i].ahead);
   free(s->replays);
+  if (s->o->results_out && s->results) memcpy(s->o->results_out, s->results, s->c->n_points * sizeof *s->results);
   free(s->results);
   s->replays = NULL;
   s->results = NULL;
@@ -271,8 +281,13 @@ int sweep_skips(const run_state *s, size_t i) {
     if (!strcmp(r->stop, "skipped") || !(ran->stop_below_ber > 0.0)) continue;
     /* the curve ends at the first point that ran below the BER, or clean to max_bits */
     const tally *n = &r->n;
-    const int below = n->bits && (double)n->bit_errors < ran->stop_below_ber * (double)n->bits;
-    const int clean = n->bit_errors == 0 && !strcmp(r->stop, "max_bits");
+    int below = n->bits && (double)n->bit_errors < ran->stop_below_ber * (double)n->bits;
+    int clean = n->bit_errors == 0 && !strcmp(r->stop, "max_bits");
+    if (link_coded(&ran->p)) { /* a coded curve by its BLER */
+      const tally_coded *c = &n->coded;
+      below = c->blocks && (double)c->block_errors < ran->stop_below_ber * (double)c->blocks;
+      clean = c->block_errors == 0 && (!strcmp(r->stop, "max_bits") || !strcmp(r->stop, "max_blocks"));
+    }
     if ((below || clean) && pt->p.snr_db >= ran->p.snr_db) return 1;
   }
   return 0;
@@ -287,7 +302,7 @@ void sweep_skip_point(run_state *s, size_t i, const char *backend) {
 }
 
 int sweep_point_done(run_state *s, size_t i) {
-  if (!stdout_errno) {
+  if (!stdout_errno && !s->o->no_table) {
     if (i == 0) report_table_head(stdout);
     report_table_row(stdout, &s->c->points[i], &s->results[i]);
     if (fflush(stdout) || ferror(stdout)) {
@@ -312,15 +327,16 @@ int sweep_finish(run_state *s, size_t done, int rc) {
   if (!rc && interrupted && !all_done) {
     if (done < c->n_points && sweep_save(s, done, 1)) return 1;
     if (interrupted == SIGPIPE) {
-      fprintf(stderr, "ofdmsim: error: standard output failed (%s): stopped, %zu of %zu points saved%s\n",
+      sim_error(0, "standard output failed (%s): stopped, %zu of %zu points saved%s",
               strerror(stdout_errno), done, c->n_points,
               s->o->csv_path ? "; --resume continues" : " (no -o: nothing kept)");
       return 1;
     }
-    fprintf(stderr, "ofdmsim: interrupted (%s): %zu of %zu points saved%s%s\n",
-            interrupted == SIGTERM ? "SIGTERM" : "SIGINT", done, c->n_points,
-            done && !strcmp(s->results[done - 1].stop, "interrupted") ? " (the last one partial)" : "",
-            s->o->csv_path ? "; --resume continues" : "");
+    if (!s->o->library) /* a library's caller has the count in its message */
+      fprintf(stderr, "ofdmsim: interrupted (%s): %zu of %zu points saved%s%s\n",
+              interrupted == SIGTERM ? "SIGTERM" : "SIGINT", done, c->n_points,
+              done && !strcmp(s->results[done - 1].stop, "interrupted") ? " (the last one partial)" : "",
+              s->o->csv_path ? "; --resume continues" : "");
     rc = 128 + (int)interrupted;
   }
   if (rc == 1 && done) sweep_save(s, done, 1); /* keep what was computed */

@@ -61,6 +61,14 @@ int sweep_interrupted(void);
 /* Stops the run as signal sig would (another process of the run caught it). */
 void sweep_request_stop(int sig);
 
+/* Forgets a stop asked for by an earlier run of this process (a library
+ * caller's sweep after a cancelled one). */
+void sweep_clear_stop(void);
+
+/* Hands point i's counts n, with `done` points finished, to the caller's
+ * run_options.on_progress; a nonzero answer asks the run to stop (SIGINT). */
+void sweep_tell_progress(run_state *s, size_t i, size_t done, const tally *n);
+
 /* A chunk sink (point_fold.h) appending to the journal; ctx is a chunk_out. */
 typedef struct chunk_out {
   run_state *s;

@@ -156,12 +156,13 @@ static void fold_to(unit_exec *x, uint64_t upto, uint64_t errors, uint64_t *used
   if (x->folded < x->done) { /* computed before one could fire */
     x->f.decide = 0;
     point_fold_frames(&x->f, x->errors + x->folded * tx, x->fallbacks + x->folded, loss ? loss + x->folded * tx : NULL,
-                      loss_s ? loss_s + x->folded * GMI_GRID : NULL, x->done - x->folded, &none, NULL, NULL, NULL);
+                      loss_s ? loss_s + x->folded * GMI_GRID : NULL, NULL, x->done - x->folded, &none, NULL, NULL,
+                      NULL);
     x->f.decide = 1;
     x->folded = x->done;
   }
   point_fold_frames(&x->f, x->errors + x->folded * tx, x->fallbacks + x->folded, loss ? loss + x->folded * tx : NULL,
-                    loss_s ? loss_s + x->folded * GMI_GRID : NULL, upto - x->folded, &none, NULL, NULL, used);
+                    loss_s ? loss_s + x->folded * GMI_GRID : NULL, NULL, upto - x->folded, &none, NULL, NULL, used);
   x->folded += *used;
 }
 

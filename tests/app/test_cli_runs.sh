@@ -95,6 +95,19 @@ check "a skipped point follows one below the threshold (or skipped) in its own c
 check "the first point of each curve ran" \
   test "$(awk -F, 'NR > 1 && $7 + 0 == 2 && $18 == "skipped"' "$tmp/stop.csv" | wc -l)" -eq 0
 
+# A coded curve ends by its BLER: 0 dB loses every TB (on to its block
+# target), 4 dB none in 50 (max_blocks, below 1%), so 8 dB is skipped.
+cat >"$tmp/coded.cfg" <<'CFG'
+simulation = { snr_db = [0.0, 4.0, 8.0]; snr_kind = "esno"; target_block_errors = 20; max_blocks = 50;
+               stop_below_ber = 0.01; backend = "cpu"; };
+receiver = { llr = "maxlog"; };
+ofdm = { subcarriers = 72; symbols = 14; };
+code = { type = "ldpc"; rate = 0.5; };
+CFG
+"$OFDMSIM" "$tmp/coded.cfg" -o "$tmp/cstop.csv" -q >/dev/null 2>&1
+check "a coded curve stops by its BLER" \
+  test "$(csv_cols "$tmp/cstop.csv" stop block_errors | tr '\n' ' ')" = "target_block_errors,20 max_blocks,0 skipped, "
+
 # Results are never replaced silently: an existing CSV, or its sidecar alone,
 # refuses the run (exit 2, the files untouched); --force replaces them.
 cp "$tmp/a.csv" "$tmp/a.keep"

@@ -21,7 +21,7 @@ planted_fails() { # what file line expected-message-regex [check args...]
   shift 4
   rm -rf "$tmp/tree"
   mkdir -p "$tmp/tree"
-  git -C "$src" ls-files -co --exclude-standard -- scripts core channel equalizer config results sim mpi app |
+  git -C "$src" ls-files -co --exclude-standard -- scripts core channel equalizer config results sim mpi api app |
     while read -r f; do
       [ -f "$src/$f" ] || continue
       mkdir -p "$tmp/tree/$(dirname "$f")"
@@ -41,6 +41,8 @@ planted_fails "an upward include" channel/tdl.c '#include "sim/driver.h"' 'chann
 planted_fails "config including results" config/config.c '#include "results/report.h"' 'config/config.c:.*results/report.h' check-layers.sh
 planted_fails "a backend header above the registry" app/cli.c '#include "cuda/gpu.h"' 'app/cli.c:.*cuda/gpu.h' check-layers.sh
 planted_fails "the CUDA flag above the registry" mpi/job.c '#ifdef OFDMSIM_HAVE_CUDA' 'mpi/job.c:.*OFDMSIM_HAVE_CUDA' check-layers.sh
+planted_fails "the engine including the library's API" sim/driver.c '#include "api/ofdmsim.h"' 'sim/driver.c:.*api/ofdmsim.h' check-layers.sh
+planted_fails "a backend header in the library's API" api/api_link.c '#include "cpu/backend_cpu.h"' 'api/api_link.c:.*cpu/backend_cpu.h' check-layers.sh
 planted_fails "an include cycle" config/config_sweep.h '#include "config/config_state.h"' \
   'config/:.*cycle' check-cycles.sh "$build"
 

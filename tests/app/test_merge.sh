@@ -149,6 +149,29 @@ rc=$?
 check "OUT = an input, even with --force: exit 2" test $rc -eq 2
 check "OUT = an input: says so" grep -q "an input is never replaced" "$tmp/merge.err"
 check "OUT = an input: input untouched" cmp -s "$tmp/a.csv" "$tmp/a.before"
+# The coded link: two frame ranges of coded points merge into the run over
+# both, every coded count, rate and interval (BLER, throughput) included.
+cat >"$tmp/coded.cfg" <<'CFG'
+simulation = { snr_db = [0.0, 2.0]; snr_kind = "esno"; target_block_errors = 1000; backend = "cpu"; };
+receiver = { llr = "maxlog"; };
+ofdm = { subcarriers = 72; symbols = 14; };
+code = { type = "ldpc"; rate = 0.5; };
+CFG
+coded() {
+  csv_cols "$1" point_key bits bit_errors frames blocks block_errors bler bler_ci95_low bler_ci95_high code_blocks \
+    cb_errors cbler info_bits info_bit_errors coded_ber iterations mean_iterations throughput throughput_ci95_low \
+    throughput_ci95_high throughput_bps frame_cb_errors_sq frame_info_errors_sq | sort
+}
+"$OFDMSIM" "$tmp/coded.cfg" -q --set simulation.max_blocks=24 -o "$tmp/cw.csv" >/dev/null 2>&1
+"$OFDMSIM" "$tmp/coded.cfg" -q --set simulation.max_blocks=10 -o "$tmp/c1.csv" >/dev/null 2>&1
+"$OFDMSIM" "$tmp/coded.cfg" -q --set simulation.max_blocks=14 --set simulation.first_frame=10 -o "$tmp/c2.csv" \
+  >/dev/null 2>&1
+merge "$tmp/c2.csv" "$tmp/c1.csv" -o "$tmp/cm.csv"
+check "coded: [0,10) + [10,24) merge (exit $?)" test -s "$tmp/cm.csv"
+check "coded: the parts lose TBs at 0 dB and deliver some at 2 dB" \
+  test "$(csv_cols "$tmp/cw.csv" block_errors | tr '\n' ' ')" != "0 0 "
+check "coded: merged = one run of [0,24), every coded column" cmp -s <(coded "$tmp/cw.csv") <(coded "$tmp/cm.csv")
+
 "$OFDMSIM" merge --help >"$tmp/help.out"
 check "--help exits 0" test $? -eq 0
 check "--help explains the rules" grep -q "tile one range" "$tmp/help.out"

@@ -26,6 +26,14 @@ a=("${common[@]}" --set 'simulation.snr_db=[0.0, 8.0, 16.0, 40.0]' --set simulat
 b=("${common[@]}" --set 'simulation.snr_db=[4.0, 12.0]' --set simulation.target_errors=100000000
    --set simulation.max_bits=1e7 --set simulation.target_precision=0.04)
 
+# The coded link is not carried between ranks yet: refused before any work
+# (exit 2, nothing written), by every rank count.
+mpi 2 "$OFDMSIM" configs/coded.cfg -q -o "$tmp/coded.csv" >/dev/null 2>"$tmp/coded.err"
+rc=$?
+check "a coded config under MPI: exit 2 (got $rc)" test "$rc" -eq 2
+check "a coded config under MPI: says why" grep -q 'not under the MPI engine yet' "$tmp/coded.err"
+check "a coded config under MPI: nothing written" test ! -e "$tmp/coded.csv" -a ! -e "$tmp/coded.json"
+
 "$OFDMSIM" configs/default.cfg "${a[@]}" -o "$tmp/a.csv" >/dev/null 2>"$tmp/a.err"
 check "plain run A (exit $?)" test -s "$tmp/a.csv"
 check "A has points stopped by errors, by max_bits and skipped" \

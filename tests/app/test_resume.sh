@@ -106,6 +106,31 @@ check "the last resume finishes (exit $rc)" test "$rc" -eq 0
 check "killed and resumed = uninterrupted, every count" cmp -s <(csv_counts "$tmp/full.csv") <(csv_counts "$tmp/part.csv")
 check "no temporary files left" test -z "$(ls "$tmp" | grep -E '\.tmp|\.probe')"
 
+# The coded link (one LDPC transport block a frame): its block, code-block,
+# information-bit and iteration counts and its stop rules resume exactly too.
+# Tiny frames (256 coded bits, a TB of 128), so that the chunks are many.
+cblocks=$(scaled 12000 1200)
+cat > "$tmp/c.cfg" <<CFG
+simulation = { snr_db = [-2.0, 0.0, 2.0]; snr_kind = "esno"; target_block_errors = $((cblocks / 2));
+               max_blocks = $cblocks; seed = 7; backend = "cpu"; };
+mimo = { tx = 2; rx = 2; };
+receiver = { llr = "maxlog"; };
+ofdm = { subcarriers = 64; symbols = 2; };
+code = { type = "ldpc"; rate = 0.5; };
+CFG
+coded_counts() {
+  csv_cols "$1" point point_key bits bit_errors frames stop frame_errors_sq blocks block_errors bler bler_ci95_low \
+    bler_ci95_high code_blocks cb_errors info_bits info_bit_errors iterations frame_cb_errors_sq frame_info_errors_sq
+}
+"$OFDMSIM" "$tmp/c.cfg" -q -o "$tmp/cfull.csv" >/dev/null 2>>"$tmp/stderr"
+check "coded: the uninterrupted run stops on both block rules" \
+  test "$(csv_cols "$tmp/cfull.csv" stop | sort -u | tr '\n' ' ')" = "max_blocks target_block_errors "
+kill_until_done "$tmp/c.cfg" c "$(frames "$tmp/cfull.journal")" "$(tail_ms "$tmp/cfull")" "coded: "
+check "coded: killed at least 4 times ($kills)" test "$kills" -ge 4
+check "coded: the last resume finishes (exit $rc)" test "$rc" -eq 0
+check "coded: killed and resumed = uninterrupted, every coded count" \
+  cmp -s <(coded_counts "$tmp/cfull.csv") <(coded_counts "$tmp/c.csv")
+
 # The same during heavy writes: 10000 one-frame points, so that the journal
 # grows by a line every 60 us or so and the CSV and JSON are large: the last
 # kills land while they are being written, in the part of the run (a third of

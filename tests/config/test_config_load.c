@@ -301,7 +301,7 @@ static void check_json(const sim_config *c) {
   json_t *back = text ? json_loads(text, 0, &jerr) : NULL;
   CHECK(back && json_equal(json, back), "the JSON does not read back: %s\n%s", back ? "" : jerr.text, text);
   static const char *const order[] = {"simulation", "mimo", "modulation", "equalizer", "channel", "ofdm",
-                                      "receiver", "pilots", "sweep"};
+                                      "receiver", "pilots", "code", "sweep"};
   const size_t groups = sizeof order / sizeof *order;
   size_t i = 0;
   int in_order = json_object_size(back) == groups;
@@ -379,12 +379,12 @@ static void test_echo(void) {
     fclose(ef);
     /* every key shows, the computed default cp_length too, as one line each
      * (but the K-best, LS and Eb/N0 options: no point of this sweep uses
-     * kbest, ls or ebno, and without pilots there are no pilot symbols to
-     * place) */
+     * kbest, ls, ebno or ldpc, and without pilots there are no pilot symbols
+     * to place) */
     for (int k = 0; k < KEY_COUNT; k++) {
       if (config_keys[k].only_with &&
           (!strcmp(config_keys[k].only_with, "kbest") || !strcmp(config_keys[k].only_with, "ls") ||
-           !strcmp(config_keys[k].only_with, "ebno")))
+           !strcmp(config_keys[k].only_with, "ebno") || !strcmp(config_keys[k].only_with, "ldpc")))
         continue;
       if (k == KEY_PILOT_FIRST || k == KEY_PILOT_EVERY) continue;
       /* the other units of a quantity given here in samples (and the carrier of a speed) */

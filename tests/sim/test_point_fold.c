@@ -89,8 +89,8 @@ static void fold_split(const sim_point *pt, uint64_t seed, tally *total, seen *s
     uint64_t n = seed ? 1 + test_rng_u64() % 200 : FRAMES;
     if (n > FRAMES - f.off) n = FRAMES - f.off;
     if (n > f.end - f.off) n = f.end - f.off;
-    point_fold_frames(&f, errs + 2 * f.off, falls + f.off, losses + 2 * f.off, grid + GMI_GRID * f.off, n, &cost,
-                      keep, s, NULL);
+    point_fold_frames(&f, errs + 2 * f.off, falls + f.off, losses + 2 * f.off, grid + GMI_GRID * f.off, NULL, n,
+                      &cost, keep, s, NULL);
   }
   point_fold_total(&f, total);
   *stop = f.stop;
@@ -109,7 +109,7 @@ static int fold_by_tallies(const sim_point *pt, const tally *want, const char *w
     point_fold_init(&ahead, pt, k, NULL, 0);
     seen one = {0};
     point_fold_frames(&ahead, errs + 2 * ahead.off, falls + ahead.off, losses + 2 * ahead.off,
-                      grid + GMI_GRID * ahead.off, len, &cost, keep, &one, NULL);
+                      grid + GMI_GRID * ahead.off, NULL, len, &cost, keep, &one, NULL);
     CHECK(one.n == 1 && one.ks[0] == k && one.stops[0] == NULL && one.chunks[0].frames == len,
           "ahead: chunk %llu closes once, undecided", (unsigned long long)k);
     const int rc = point_fold_chunk(&f, &one.chunks[0], NULL, NULL);

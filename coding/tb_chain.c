@@ -1,0 +1,154 @@
+/* One transport block through the 38.212 chain (tb_chain.h). */
+#include "coding/tb_chain.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coding/crc.h"
+#include "core/rng.h"
+#include "coding/ldpc_encode.h"
+#include "coding/tbs.h"
+
+int tb_plan_make(int tbs, double rate, int qm, int layers, long g, int rv, tb_plan *p, char *err, size_t errlen) {
+  memset(p, 0, sizeof *p);
+  if (tbs < 1 || !(rate > 0.0 && rate < 1.0) || layers < 1 || g < 1 || rv < 0 || rv > 3) {
+    snprintf(err, errlen, "a TB of %d bits at rate %g on %d layers over %ld coded bits, rv %d: out of range", tbs,
+             rate, layers, g, rv);
+    return -1;
+  }
+  const int bg = ldpc_select_base_graph(tbs, rate);
+  if (ldpc_segment(tbs, bg, &p->seg)) {
+    snprintf(err, errlen, "a TB of %d bits: not a 38.214 transport block size (its code blocks do not split it "
+             "evenly)", tbs);
+    return -1;
+  }
+  const ldpc_segmentation *s = &p->seg;
+  /* the rate the code must carry: TB and CRC bits over what the frame sends */
+  const double eff = (double)s->b / (double)g;
+  /* BG2's mother code rate is 1/5; BG1's is 1/3, but 38.212 picks BG1 down
+   * to R = 1/4 (7.2.2), repeating part of its circular buffer there */
+  const double lowest = bg == 1 ? 1.0 / 4.0 : 1.0 / 5.0;
+  if (eff < lowest) {
+    snprintf(err, errlen,
+             "a TB of %d bits (%d with its CRC) in %ld coded bits is rate %.4f, below base graph %d's lowest rate "
+             "%s: expected a larger TB or a smaller frame", tbs, s->b, g, eff, bg, bg == 1 ? "1/4" : "1/5");
+    return -1;
+  }
+  if (eff > 0.95) {
+    snprintf(err, errlen,
+             "a TB of %d bits (%d with its CRC) does not fit %ld coded bits (rate %.4f, at most 0.95): expected a "
+             "smaller TB or a larger frame", tbs, s->b, g, eff);
+    return -1;
+  }
+  if (g % ((long)layers * qm) != 0 || g / ((long)layers * qm) < s->c) {
+    snprintf(err, errlen, "%ld coded bits cannot carry %d code blocks on %d layers of %d bits", g, s->c, layers, qm);
+    return -1;
+  }
+  if (ldpc_code_init(&p->code, s->bg, s->zc)) {
+    snprintf(err, errlen, "no LDPC code for base graph %d, Z %d", s->bg, s->zc);
+    return -1;
+  }
+  p->qm = qm;
+  p->layers = layers;
+  p->rv = rv;
+  p->g = g;
+  p->rm = calloc((size_t)s->c, sizeof *p->rm);
+  p->offset = calloc((size_t)s->c, sizeof *p->offset);
+  if (!p->rm || !p->offset) {
+    tb_plan_free(p);
+    snprintf(err, errlen, "no memory for %d code blocks", s->c);
+    return -1;
+  }
+  for (int r = 0; r < s->c; r++) {
+    if (ratematch_block_params(s, r, rv, qm, layers, g, 0, &p->rm[r])) {
+      tb_plan_free(p);
+      snprintf(err, errlen, "rate matching refuses block %d (rv %d, qm %d, %d layers, G %ld)", r, rv, qm, layers, g);
+      return -1;
+    }
+    p->offset[r] = ratematch_block_offset(s, r, qm, layers, g);
+  }
+  return 0;
+}
+
+void tb_plan_free(tb_plan *p) {
+  free(p->rm);
+  free(p->offset);
+  p->rm = NULL;
+  p->offset = NULL;
+}
+
+/* Scratch: the TB with its CRC twice (B bits: decided and sent), a block
+ * twice (K), a codeword (Nb Z bytes), and as floats a circular buffer and
+ * the decoder's input (Nb Z each). */
+static size_t cw_bits(const tb_plan *p) { return (size_t)ldpc_codeword_bits(&p->code); }
+
+size_t tb_scratch_bytes(const tb_plan *p) {
+  const size_t b = (size_t)p->seg.b + 64, k = (size_t)p->seg.k + 64, cw = cw_bits(p);
+  return 2 * b + 2 * k + cw + sizeof(float) * (2 * cw) + 64;
+}
+
+void tb_encode(const tb_plan *p, const uint8_t *info, uint8_t *coded, void *scratch) {
+  const ldpc_segmentation *s = &p->seg;
+  uint8_t *tb = scratch, *block = tb + s->b + 64, *cw = block + s->k + 64;
+  memcpy(tb, info, (size_t)s->a);
+  crc_attach(ldpc_tb_crc_kind(s), tb, (size_t)s->a);
+  for (int r = 0; r < s->c; r++) {
+    ldpc_segment_block(s, tb, r, block);
+    ldpc_encode(&p->code, block, cw);
+    ratematch_encode(&p->rm[r], cw, coded + p->offset[r]);
+  }
+}
+
+void tb_decode(const tb_plan *p, ldpc_decoder *d, const float *llr, const uint8_t *info, tb_outcome *out,
+               void *scratch) {
+  const ldpc_segmentation *s = &p->seg;
+  /* the decided TB, the sent TB, a block's decisions, the block sent */
+  uint8_t *tb = scratch, *sent = tb + s->b + 64, *bits = sent + s->b + 64, *block = bits + s->k + 64;
+  float *buf = (float *)(((uintptr_t)(block + s->k + 64) + 15) & ~(uintptr_t)15);
+  float *in = buf + cw_bits(p);
+  memset(out, 0, sizeof *out);
+  memcpy(sent, info, (size_t)s->a);
+  crc_attach(ldpc_tb_crc_kind(s), sent, (size_t)s->a);
+  const int payload = s->k_prime - s->cb_crc;
+  int crc_failed = 0;
+  for (int r = 0; r < s->c; r++) {
+    const ratematch_block *rm = &p->rm[r];
+    memset(buf, 0, sizeof(float) * (size_t)rm->ncb);
+    ratematch_accumulate(rm, llr + p->offset[r], buf);
+    ratematch_decoder_input(rm, buf, in);
+    ldpc_decode_result res;
+    ldpc_decoder_execute(d, in, s->k_prime, bits, &res);
+    out->iterations += res.iterations;
+    if (s->cb_crc && !crc_check(CRC24B, bits, (size_t)s->k_prime)) crc_failed = 1;
+    memcpy(tb + (size_t)r * payload, bits, (size_t)payload);
+    /* a block is in error when its decisions (payload and CRC) are not
+     * what was sent, whatever its CRC says */
+    ldpc_segment_block(s, sent, r, block);
+    out->cb_errors += memcmp(bits, block, (size_t)s->k_prime) != 0;
+  }
+  if (!crc_check(ldpc_tb_crc_kind(s), tb, (size_t)s->b)) crc_failed = 1;
+  for (int i = 0; i < s->a; i++) out->info_errors += tb[i] != info[i];
+  /* lost: a CRC fails, or (a CRC miss) the delivered bits are wrong */
+  out->tb_error = crc_failed || out->info_errors > 0;
+}
+
+ldpc_decoder_config tb_decoder_config(int decoder, double scale, double offset, int max_iterations,
+                                      int early_termination) {
+  ldpc_decoder_config c;
+  ldpc_decoder_config_default(&c);
+  c.algorithm = decoder == 1 ? LDPC_LAYERED_OMS : decoder == 2 ? LDPC_FLOODING_BP : LDPC_LAYERED_NMS;
+  c.alpha = (float)scale;
+  c.beta = (float)offset;
+  c.max_iterations = max_iterations;
+  c.full_iterations = !early_termination;
+  return c;
+}
+
+void tb_draw_info(uint64_t key, uint64_t frame, int a, uint8_t *info) {
+  for (int i = 0; i < a; i += 128) {
+    const rng_words w = rng_draw(key, RNG_TB_BITS, frame, (uint64_t)(i / 128));
+    for (int j = 0; j < 128 && i + j < a; j++) info[i + j] = (uint8_t)((w.w[j / 32] >> (j % 32)) & 1u);
+  }
+}

@@ -1,0 +1,82 @@
+/* One transport block through the whole 38.212 chain, both ways: the plan
+ * (segmentation, base graph, every block's rate matching over the frame's G
+ * coded bits), the transmitter (TB CRC, segmentation, encoding, rate
+ * matching, concatenation) and the receiver (de-rate-matching, decoding,
+ * CB and TB CRCs, the counts). The simulator's backends call these per
+ * frame; a test can call them on LLRs of its own and get the same counts. */
+#ifndef OFDMSIM_CODING_TB_CHAIN_H
+#define OFDMSIM_CODING_TB_CHAIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coding/ldpc_decode.h"
+#include "coding/ldpc_graph.h"
+#include "coding/ratematch.h"
+#include "coding/segment.h"
+
+typedef struct tb_plan {
+  ldpc_segmentation seg;
+  ldpc_code code;
+  int qm, layers, rv;
+  long g;                 /* coded bits of the TB: the frame's data REs x layers x qm */
+  ratematch_block *rm;    /* per code block */
+  long *offset;           /* where block r's E_r bits start in the G */
+} tb_plan;
+
+/* The plan of a TB of `tbs` bits at target rate `rate` (base graph choice),
+ * qm bits a symbol, `layers` layers and g coded bits, redundancy version rv.
+ * 0, or -1 with "why" in err: the base graph's lowest rate (1/4 for BG1,
+ * which 38.212 7.2.2 picks down to R = 1/4 and which repeats part of its
+ * 1/3 mother code there; 1/5 for BG2) above the effective rate (TB and CRC
+ * bits over g), an effective
+ * rate above 0.95 (38.214's bound: the TB does not fit the frame), a TBS the
+ * segmentation refuses, or out-of-range input. */
+int tb_plan_make(int tbs, double rate, int qm, int layers, long g, int rv, tb_plan *p, char *err, size_t errlen);
+void tb_plan_free(tb_plan *p);
+
+/* Bytes of scratch tb_encode and tb_decode need. */
+size_t tb_scratch_bytes(const tb_plan *p);
+
+/* The transmitter: A information bits (0/1 a byte) to the g coded bits. */
+void tb_encode(const tb_plan *p, const uint8_t *info, uint8_t *coded, void *scratch);
+
+/* What decoding one TB gave. */
+typedef struct tb_outcome {
+  int tb_error;      /* 1 when the TB is lost: a CB CRC or the TB CRC fails, or
+                        the delivered bits differ from those sent (a CRC miss) */
+  int cb_errors;     /* code blocks whose decisions differ from those sent */
+  int info_errors;   /* information bits (of A) decided wrong */
+  int iterations;    /* decoder iterations, summed over the blocks */
+} tb_outcome;
+
+/* The receiver: the g LLRs (ln P(1)/P(0), in the coded bits' order) through
+ * de-rate-matching and decoder d (made for the plan's graph and Z), against
+ * the A information bits sent. */
+void tb_decode(const tb_plan *p, ldpc_decoder *d, const float *llr, const uint8_t *info, tb_outcome *out,
+               void *scratch);
+
+/* The A information bits of frame `frame`'s TB from the point's random
+ * stream (Philox key `key`, purpose RNG_TB_BITS of core/draws.h): bit i is
+ * bit (i mod 32) of word (i/32) mod 4 of draw i/128. Every backend draws
+ * them so, so their TBs are the same. */
+void tb_draw_info(uint64_t key, uint64_t frame, int a, uint8_t *info);
+
+/* The label (QAM symbol index, label bit k = coded bit k) of stream t on a
+ * frame's data RE d: the coded bits fill the data REs in frame order, and
+ * on each RE the tx layers in turn (TS 38.211 7.3.1.3: symbol i of the
+ * codeword goes to layer i mod v), so bit ((d tx + t) bps + k) of the TB's
+ * coded bits, the order of the receivers' LLRs (batch_result.llr). */
+static inline uint32_t tb_label(const uint8_t *coded, uint64_t d, int tx, int t, int bps) {
+  const uint8_t *b = coded + ((size_t)d * (size_t)tx + (size_t)t) * (size_t)bps;
+  uint32_t label = 0;
+  for (int k = 0; k < bps; k++) label |= (uint32_t)b[k] << k;
+  return label;
+}
+
+/* The decoder configuration of the simulator's decoder names (0 nms, 1 oms,
+ * 2 bp). */
+ldpc_decoder_config tb_decoder_config(int decoder, double scale, double offset, int max_iterations,
+                                      int early_termination);
+
+#endif

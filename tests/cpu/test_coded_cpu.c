@@ -1,0 +1,182 @@
+/* The CPU backend's coded link (cpu/coded_cpu.c) end to end:
+ *
+ * - consistency: for every frame the backend's transmitted bits (the LLR
+ *   export's) are the coding library's encoding of that frame's TB drawn
+ *   from the point's stream, laid on the layers in order, and its decoded
+ *   counts (TB error, CB errors, information-bit errors, iterations) are
+ *   what the library's own receiver (coding/tb_chain.h with a decoder of
+ *   its own) gives on the backend's LLRs; at an SNR in the waterfall, so
+ *   that lost and delivered TBs both occur;
+ * - limits: every TB delivered at a very high SNR, every TB lost at a very
+ *   low one (rate 1/2 far above the channel's capacity);
+ * - invariance: the counts of every frame do not depend on the thread count
+ *   or the batch size;
+ * for BPSK and QPSK over AWGN (H = I), one code block and several (with
+ * pilots, which carry no coded bits), layered min-sum and BP, zf, mmse and
+ * kbest receivers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coding/tb_chain.h"
+#include "coding/tbs.h"
+#include "core/draws.h"
+#include "cpu/backend_cpu.h"
+#include "testparams.h"
+#include "testutil.h"
+
+enum { FRAMES = 16 };
+
+typedef struct spec {
+  int tx, bps, K, S, pilots;
+  eq_kind eq;
+  code_decoder dec;
+  double rate;
+} spec;
+
+static link_params point_of(const spec *s, double esno) {
+  link_params p = tp_point(s->tx, s->tx, s->bps, CH_AWGN, s->K, s->S, s->K / 8);
+  p.pdp.taps = 1;
+  p.pdp.power[0] = 1.0f;
+  p.equalizer = s->eq;
+  p.kbest_k = 8;
+  p.llr_clip = 20.0;
+  p.llr = LLR_MAXLOG;
+  p.snr_kind = SNR_ESNO;
+  p.snr_db = esno;
+  p.n0 = link_noise_variance(p.snr_kind, p.snr_db, p.tx, p.bps);
+  p.subcarrier_spacing = 30e3;
+  p.seed = 7;
+  if (s->pilots) {
+    p.pilot_spacing = s->tx + 2;
+    p.pilot_first = 0;
+    p.pilot_every = 0;
+  }
+  p.code.type = CODE_LDPC;
+  p.code.rate = s->rate;
+  p.code.tbs = tbs_from_re((int)link_data_res_per_frame(&p), s->rate, p.bps, p.tx);
+  p.code.decoder = s->dec;
+  p.code.scale = 0.75;
+  p.code.offset = 0.5;
+  p.code.max_iterations = 10;
+  p.code.early_termination = 1;
+  p.code.mcs = -1;
+  p.stream_key = link_stream_key(&p);
+  return p;
+}
+
+/* Frames [0, FRAMES) in batches of `batch`: coded[f], and with llr/bits
+ * (NULL: not asked) the export. 0, or -1 on a failure (CHECKed). */
+static int run(const link_params *p, int threads, uint64_t batch, frame_coded *coded, float *llr, uint8_t *bits) {
+  backend_options opt;
+  memset(&opt, 0, sizeof opt);
+  backend_options_set(&opt, "cpu", "threads", threads);
+  opt.max_batch_frames = batch;
+  char err[512];
+  backend *b = backend_cpu_create(p, &opt, err, sizeof err);
+  if (!b) {
+    CHECK(0, "create: %s", err);
+    return -1;
+  }
+  const size_t g = (size_t)link_bits_per_frame(p);
+  uint32_t errors[FRAMES * LINK_MAX_TX], fallbacks[FRAMES];
+  uint64_t loss[FRAMES * LINK_MAX_TX];
+  int rc = 0;
+  if (batch > b->ops->max_frames(b)) batch = b->ops->max_frames(b);
+  for (uint64_t f = 0; f < FRAMES && rc == 0; f += batch) {
+    const uint64_t n = FRAMES - f < batch ? FRAMES - f : batch;
+    batch_result out = {.errors = errors, .fallbacks = fallbacks, .gmi_loss = loss, .coded = coded + f,
+                        .llr = llr ? llr + f * g : NULL, .bits = bits ? bits + f * g : NULL};
+    rc = backend_run(b, f, n, &out);
+    CHECK(rc == 0, "run: %s", backend_error(b));
+  }
+  backend_destroy(b);
+  return rc;
+}
+
+static int same(const frame_coded *a, const frame_coded *b) {
+  return a->tb_error == b->tb_error && a->cbs == b->cbs && a->cb_errors == b->cb_errors &&
+         a->info_errors == b->info_errors && a->iterations == b->iterations;
+}
+
+/* The library's receiver on the backend's LLRs, and its transmitter against
+ * the backend's bits. Returns the TB errors. */
+static int consistent(const spec *s, double esno, const char *what) {
+  const link_params p = point_of(s, esno);
+  const size_t g = (size_t)link_bits_per_frame(&p);
+  frame_coded coded[FRAMES];
+  float *llr = malloc(sizeof(float) * g * FRAMES);
+  uint8_t *bits = malloc(g * FRAMES), *enc = malloc(g), *info = malloc((size_t)p.code.tbs);
+  int lost = 0;
+  char err[256];
+  tb_plan plan;
+  CHECK(llr && bits && enc && info, "memory");
+  if (!llr || !bits || !enc || !info || run(&p, 2, 5, coded, llr, bits)) goto done;
+  if (tb_plan_make(p.code.tbs, p.code.rate, p.bps, p.tx, (long)g, 0, &plan, err, sizeof err)) {
+    CHECK(0, "%s: plan: %s", what, err);
+    goto done;
+  }
+  const ldpc_decoder_config cfg = tb_decoder_config((int)p.code.decoder, 0.75, 0.5, 10, 1);
+  ldpc_decoder *d = ldpc_decoder_create(plan.seg.bg, plan.seg.zc, &cfg, err, sizeof err);
+  void *scratch = malloc(tb_scratch_bytes(&plan));
+  CHECK(d && scratch, "%s: decoder: %s", what, err);
+  for (int f = 0; d && scratch && f < FRAMES; f++) {
+    tb_draw_info(rng_key(p.seed, p.stream_key), (uint64_t)f, p.code.tbs, info);
+    tb_encode(&plan, info, enc, scratch);
+    CHECK(memcmp(enc, bits + (size_t)f * g, g) == 0, "%s: frame %d: the sent bits are not the TB's coding", what, f);
+    tb_outcome o;
+    tb_decode(&plan, d, llr + (size_t)f * g, info, &o, scratch);
+    const frame_coded ref = {(uint32_t)o.tb_error, (uint32_t)plan.seg.c, (uint32_t)o.cb_errors,
+                             (uint32_t)o.info_errors, (uint32_t)o.iterations};
+    CHECK(same(&coded[f], &ref), "%s: frame %d: backend TB %u CB %u/%u info %u it %u, library %u %u/%u %u %u", what,
+          f, coded[f].tb_error, coded[f].cb_errors, coded[f].cbs, coded[f].info_errors, coded[f].iterations,
+          ref.tb_error, ref.cb_errors, ref.cbs, ref.info_errors, ref.iterations);
+    CHECK(coded[f].tb_error || coded[f].info_errors == 0, "%s: frame %d: a delivered TB with wrong bits", what, f);
+    lost += coded[f].tb_error != 0;
+  }
+  if (d) ldpc_decoder_destroy(d);
+  free(scratch);
+  tb_plan_free(&plan);
+done:
+  free(llr);
+  free(bits);
+  free(enc);
+  free(info);
+  return lost;
+}
+
+/* Every TB delivered far above the waterfall, every TB lost far below it,
+ * and the counts the same on 1 and 2 threads and in batches of 1 and 16. */
+static void limits_and_invariance(const spec *s, const char *what) {
+  frame_coded a[FRAMES], b[FRAMES];
+  const link_params hi = point_of(s, 30.0), lo = point_of(s, -12.0);
+  if (run(&hi, 1, 1, a, NULL, NULL) == 0)
+    for (int f = 0; f < FRAMES; f++)
+      CHECK(!a[f].tb_error && !a[f].cb_errors && !a[f].info_errors, "%s: 30 dB: frame %d lost", what, f);
+  if (run(&lo, 1, 1, a, NULL, NULL) == 0 && run(&lo, 2, 16, b, NULL, NULL) == 0)
+    for (int f = 0; f < FRAMES; f++) {
+      CHECK(a[f].tb_error && a[f].cb_errors == a[f].cbs, "%s: -12 dB: frame %d delivered", what, f);
+      CHECK(same(&a[f], &b[f]), "%s: -12 dB: frame %d differs between 1 thread and 2", what, f);
+    }
+}
+
+int main(void) {
+  /* name, spec, the Es/N0 in the waterfall */
+  static const struct {
+    const char *name;
+    spec s;
+    double mid;
+  } cases[] = {
+      {"bpsk 1x1 nms, one CB", {1, 1, 96, 14, 0, EQ_MMSE, CODE_DEC_NMS, 0.5}, -1.2},
+      {"qpsk 2x2 mmse nms, one CB", {2, 2, 72, 14, 0, EQ_MMSE, CODE_DEC_NMS, 0.5}, 1.6},
+      {"qpsk 2x2 zf bp", {2, 2, 72, 14, 0, EQ_ZF, CODE_DEC_BP, 0.5}, 1.4},
+      {"qpsk 2x2 kbest oms, pilots, 3 CBs", {2, 2, 600, 14, 1, EQ_KBEST, CODE_DEC_OMS, 0.6}, 2.6},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    const int lost = consistent(&cases[i].s, cases[i].mid, cases[i].name);
+    CHECK(lost > 0 && lost < FRAMES, "%s: %d of %d TBs lost at %.1f dB: expected a waterfall SNR", cases[i].name,
+          lost, FRAMES, cases[i].mid);
+    limits_and_invariance(&cases[i].s, cases[i].name);
+  }
+  return test_finish("test_coded_cpu");
+}
