@@ -100,13 +100,12 @@ void report_table_row(FILE *f, const sim_point *pt, const point_result *r) {
 }
 
 /* The GMI columns of the CSV: the supremum over the LLR scaling and its
- * interval, per stream (at s = 1), the sums a merge adds up, then the
- * optimal s, the GMI at s = 1 and the grid's sums; empty without soft
- * outputs. */
+ * interval, per stream (at s = 1) and the sums a merge adds up; empty
+ * without soft outputs. */
 static void csv_gmi(FILE *f, const sim_point *pt, const point_result *r) {
   const link_params *p = &pt->p;
   if (p->llr == LLR_OFF || !r->n.frames) {
-    fputs(",,,,,,,,,,", f);
+    fputs(",,,,,,", f);
     return;
   }
   gmi_sup g;
@@ -122,6 +121,17 @@ static void csv_gmi(FILE *f, const sim_point *pt, const point_result *r) {
   for (int t = 0; t < p->tx; t++) fputs(t ? ";" : "", f), csv_real(f, 17, r->n.gmi_loss[t]);
   fputc(',', f);
   csv_real(f, 17, r->n.gmi_loss_sq);
+}
+
+/* The GMI columns after the coded link's: the optimal s, the GMI at s = 1
+ * and the grid's sums; empty without soft outputs. */
+static void csv_gmi_grid(FILE *f, const sim_point *pt, const point_result *r) {
+  if (pt->p.llr == LLR_OFF || !r->n.frames) {
+    fputs(",,,,", f);
+    return;
+  }
+  gmi_sup g;
+  tally_gmi_sup(pt, &r->n, 0.95, &g);
   fputc(',', f);
   csv_real(f, 10, g.s);
   fputc(',', f);
@@ -205,6 +215,7 @@ static void csv_row(FILE *f, const sim_config *c, const sim_point *pt, const poi
   fprintf(f, ",%llu,%016llx", (unsigned long long)tally_units(pt, &r->n), (unsigned long long)pt->point_key);
   csv_gmi(f, pt, r);
   csv_coded(f, pt, r);
+  csv_gmi_grid(f, pt, r);
   config_columns_row(f, c, pt);
   fputc('\n', f);
 }

@@ -32,8 +32,8 @@ gmi_columns() {
 
 run -o "$tmp/full.csv" >"$tmp/full.out" 2>&1
 check "the run finishes" test $? -eq 0 -a -s "$tmp/full.csv"
-check "the header has gmi_s, gmi_s1, gmi_loss_s, frame_gmi_loss_s_sq after frame_gmi_loss_sq" \
-  grep -q "frame_gmi_loss_sq,gmi_s,gmi_s1,gmi_loss_s,frame_gmi_loss_s_sq," "$tmp/full.csv"
+check "the header has gmi_s, gmi_s1, gmi_loss_s, frame_gmi_loss_s_sq (after the coded link's columns)" \
+  grep -q "frame_info_errors_sq,gmi_s,gmi_s1,gmi_loss_s,frame_gmi_loss_s_sq," "$tmp/full.csv"
 check "the table gives the supremum, s* and the s = 1 value" \
   test "$(grep -c "GMI .* bit/RE \[.*\] at LLR scaling s = .* (maxlog LLRs); at s = 1 " "$tmp/full.out")" -eq 4
 
