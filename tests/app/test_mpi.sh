@@ -23,15 +23,18 @@ mpi_bg() { mpirun --oversubscribe -np "$@" & }
 common=(-q --set simulation.backend=cpu --set simulation.threads=1 --set ofdm.subcarriers=64 --set ofdm.symbols=14)
 # A: easy points (stop on errors after a few chunks) and hard ones (max_bits
 # after many), with stop_below_ber ending a curve; B: the precision rule.
+# Under the sanitizers (OFDMSIM_TEST_SCALE) A's bits and C's blocks are
+# scaled down; every stop rule still fires (checked below).
 a=("${common[@]}" --set 'simulation.snr_db=[0.0, 8.0, 16.0, 40.0]' --set simulation.target_errors=4000
-   --set simulation.max_bits=1.2e7 --set simulation.stop_below_ber=5e-3)
+   --set simulation.max_bits="$(scaled 1.2e7)" --set simulation.stop_below_ber=5e-3)
 b=("${common[@]}" --set 'simulation.snr_db=[4.0, 12.0]' --set simulation.target_errors=100000000
    --set simulation.max_bits=1e7 --set simulation.target_precision=0.04)
 
 # C: the coded link (its per-frame TBs cross between ranks): points stopped
 # by target_block_errors inside a chunk, others by max_blocks.
-cat >"$tmp/coded.cfg" <<'CFG'
-simulation = { snr_db = [0.0, 1.0, 2.0, 3.0]; snr_kind = "esno"; target_block_errors = 40; max_blocks = 300;
+cat >"$tmp/coded.cfg" <<CFG
+simulation = { snr_db = [0.0, 1.0, 2.0, 3.0]; snr_kind = "esno"; target_block_errors = $(scaled 40 10);
+               max_blocks = $(scaled 300 75);
                backend = "cpu"; threads = 1; };
 receiver = { llr = "maxlog"; };
 ofdm = { subcarriers = 72; symbols = 14; };
