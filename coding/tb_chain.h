@@ -15,6 +15,10 @@
 #include "coding/ratematch.h"
 #include "coding/segment.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct tb_plan {
   ldpc_segmentation seg;
   ldpc_code code;
@@ -85,5 +89,9 @@ static inline uint32_t tb_label(const uint8_t *coded, uint64_t d, int tx, int t,
  * 2 bp). */
 ldpc_decoder_config tb_decoder_config(int decoder, double scale, double offset, int max_iterations,
                                       int early_termination);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
