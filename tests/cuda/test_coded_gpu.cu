@@ -14,7 +14,8 @@
  *   uncoded bit errors within 0.1% + 2 and the lost TBs within 2 + 10%;
  * - limits: every TB delivered at 30 dB, every TB lost at -12 dB, on both;
  * for BPSK, QPSK and 16-QAM, zf, mmse and kbest, nms and oms, one code block
- * and several, pilots on and off. Exits 77 without a GPU. */
+ * and several, pilots on and off. Exits 77 without a GPU; OFDMSIM_SMALL=1
+ * (compute-sanitizer) runs the waterfall points alone. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,9 +202,12 @@ int main(void) {
       {"qpsk 2x2 kbest oms, pilots, 3 CBs", {2, 2, 600, 14, 1, EQ_KBEST, CODE_DEC_OMS, 0.6}, 2.6},
       {"16qam 4x4 mmse nms, pilots", {4, 4, 144, 14, 1, EQ_MMSE, CODE_DEC_NMS, 0.5}, 8.0},
   };
+  const char *small = getenv("OFDMSIM_SMALL");
+  const bool limits = !(small && *small && strcmp(small, "0") != 0);
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     const spec &s = cases[i].s;
-    compare(s, cases[i].mid, cases[i].name);
+    CHECK(compare(s, cases[i].mid, cases[i].name) >= 0, "%s: the waterfall point failed", cases[i].name);
+    if (!limits) continue;
     CHECK(compare(s, 30.0, cases[i].name) == 0, "%s: 30 dB: a TB lost", cases[i].name);
     CHECK(compare(s, -12.0, cases[i].name) == kFrames, "%s: -12 dB: a TB delivered", cases[i].name);
   }
