@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <thread>
+#include <vector>
+
 #include "cuda/check.h"
 
 namespace {
@@ -103,7 +106,10 @@ int gpu_coded_init(const link_params *p, uint64_t frames, gpu_coded *c, cudaStre
   int32_t *hfirst = (int32_t *)malloc(sizeof(int32_t) * nfirst), *hsrc = (int32_t *)malloc(sizeof(int32_t) * nsrc);
   const size_t nblocks = (size_t)frames * (size_t)s->c;
   c->h_info = (uint8_t *)malloc((size_t)frames * (size_t)s->a);
-  c->scratch = (unsigned char *)aligned_alloc(64, (tb_scratch_bytes(&c->plan) + 63) & ~(size_t)63);
+  const unsigned hw = std::thread::hardware_concurrency();
+  c->threads = hw < 1 ? 1 : hw > 16 ? 16 : (int)hw;
+  c->scratch_stride = (tb_scratch_bytes(&c->plan) + 63) & ~(size_t)63;
+  c->scratch = (unsigned char *)aligned_alloc(64, c->scratch_stride * (size_t)c->threads);
   int bad = !hb || !hfirst || !hsrc || !c->h_info || !c->scratch;
   size_t so = 0, fo = 0;
   for (int r = 0; !bad && r < s->c; r++) {
@@ -168,10 +174,30 @@ void gpu_coded_free(gpu_coded *c) {
 
 int gpu_coded_encode(const gpu_link &g, gpu_coded *c, cudaStream_t st) {
   const size_t gb = (size_t)c->plan.g, a = (size_t)c->plan.seg.a;
-  for (uint64_t f = 0; f < g.frames; f++) {
-    uint8_t *info = c->h_info + (size_t)f * a;
-    tb_draw_info(g.re.key, g.first_frame + f, (int)a, info);
-    tb_encode(&c->plan, info, c->h_coded + (size_t)f * gb, c->scratch);
+  auto encode = [&](int th, int nth) {
+    unsigned char *scratch = c->scratch + c->scratch_stride * (size_t)th;
+    for (uint64_t f = (uint64_t)th; f < g.frames; f += (uint64_t)nth) {
+      uint8_t *info = c->h_info + (size_t)f * a;
+      tb_draw_info(g.re.key, g.first_frame + f, (int)a, info);
+      tb_encode(&c->plan, info, c->h_coded + (size_t)f * gb, scratch);
+    }
+  };
+  /* a thread per 8 frames at least: small batches stay on this one */
+  uint64_t nth = g.frames / 8;
+  if (nth > (uint64_t)c->threads) nth = (uint64_t)c->threads;
+  if (nth <= 1) {
+    encode(0, 1);
+  } else {
+    std::vector<std::thread> pool;
+    int started = 1;
+    try {
+      for (; started < (int)nth; started++) pool.emplace_back(encode, started, (int)nth);
+    } catch (...) {
+      /* no more threads: this one takes the shares not started */
+    }
+    for (int th = started; th < (int)nth; th++) encode(th, (int)nth);
+    encode(0, (int)nth);
+    for (auto &t : pool) t.join();
   }
   CUDA_TRY(cudaMemcpyAsync(c->d_coded, c->h_coded, (size_t)g.frames * gb, cudaMemcpyHostToDevice, st));
   return 0;

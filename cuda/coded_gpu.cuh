@@ -43,7 +43,9 @@ struct gpu_coded {
   uint64_t frames;          /* the batch capacity these buffers hold */
   uint8_t *h_coded;         /* pinned, frames x G: the batch's coded bits */
   uint8_t *h_info;          /* frames x A: the information bits sent */
-  unsigned char *scratch;   /* tb_chain's scratch */
+  int threads;              /* host threads that encode a batch's TBs */
+  size_t scratch_stride;
+  unsigned char *scratch;   /* tb_chain's scratch, one per thread */
   uint8_t *h_bits;          /* pinned, frames x C x K: the decisions */
   ldpc_decode_result *h_res; /* pinned, frames x C */
   uint8_t *d_coded;
@@ -64,7 +66,9 @@ int gpu_coded_init(const link_params *p, uint64_t frames, gpu_coded *c, cudaStre
                    size_t errlen);
 void gpu_coded_free(gpu_coded *c);
 
-/* Host: the batch's TBs drawn and encoded; then their upload on st. */
+/* Host: the batch's TBs drawn and encoded (frames split over the encoding
+ * threads: each frame's bits depend on its index alone); then their upload
+ * on st. */
 int gpu_coded_encode(const gpu_link &g, gpu_coded *c, cudaStream_t st);
 
 /* After the staged draw stage: the coded labels and their symbols on the data
