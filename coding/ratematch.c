@@ -79,3 +79,15 @@ void ratematch_decoder_input(const ratematch_block *p, const float *buffer, floa
   memset(llr + 2 * p->zc + p->ncb, 0, sizeof(float) * (size_t)(nb * p->zc - 2 * p->zc - p->ncb));
   for (int k = p->filler_begin; k < p->filler_end; k++) llr[2 * p->zc + k] = LDPC_LLR_FILLER;
 }
+
+int ratematch_gather_table(const ratematch_block *p, int32_t *first, int32_t *src) {
+  for (int i = 0; i < p->ncb; i++) first[i] = -1;
+  int fill = 0; /* fillers inside the buffer */
+  for (int i = p->filler_begin; i < p->filler_end; i++) fill += i >= 0 && i < p->ncb;
+  int k = 0;
+  WALK_SELECTED(p, {
+    if (first[buf] < 0) first[buf] = k;
+    src[k++] = out;
+  });
+  return p->ncb - fill;
+}

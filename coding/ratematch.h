@@ -60,4 +60,15 @@ void ratematch_accumulate(const ratematch_block *p, const float *f_llr, float *b
  * fillers, the buffer's sums elsewhere. */
 void ratematch_decoder_input(const ratematch_block *p, const float *buffer, float *llr);
 
+/* The gather form of de-rate-matching, for a decoder input built one
+ * position at a time (the GPU backend's de-rate-matching kernel): the walk
+ * of bit selection visits the non-filler buffer positions in a cycle of
+ * P = Ncb - fillers steps, so buffer position pos receives the LLRs of the
+ * selected bits k = first[pos], first[pos] + P, ... (< E), in that order,
+ * each read from f_llr[src[k]]. first: Ncb entries (-1: a position no bit
+ * reaches, or a filler), src: E entries. Returns P. Summing from 0 in that
+ * order gives ratematch_accumulate's buffer bit for bit (the same float
+ * additions in the same order). */
+int ratematch_gather_table(const ratematch_block *p, int32_t *first, int32_t *src);
+
 #endif

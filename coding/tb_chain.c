@@ -134,6 +134,28 @@ void tb_decode(const tb_plan *p, ldpc_decoder *d, const float *llr, const uint8_
   out->tb_error = crc_failed || out->info_errors > 0;
 }
 
+void tb_judge(const tb_plan *p, const uint8_t *bits, size_t stride, int iterations, const uint8_t *info,
+              tb_outcome *out, void *scratch) {
+  const ldpc_segmentation *s = &p->seg;
+  uint8_t *tb = scratch, *sent = tb + s->b + 64, *block = sent + s->b + 64;
+  memset(out, 0, sizeof *out);
+  out->iterations = iterations;
+  memcpy(sent, info, (size_t)s->a);
+  crc_attach(ldpc_tb_crc_kind(s), sent, (size_t)s->a);
+  const int payload = s->k_prime - s->cb_crc;
+  int crc_failed = 0;
+  for (int r = 0; r < s->c; r++) {
+    const uint8_t *b = bits + (size_t)r * stride;
+    if (s->cb_crc && !crc_check(CRC24B, b, (size_t)s->k_prime)) crc_failed = 1;
+    memcpy(tb + (size_t)r * payload, b, (size_t)payload);
+    ldpc_segment_block(s, sent, r, block);
+    out->cb_errors += memcmp(b, block, (size_t)s->k_prime) != 0;
+  }
+  if (!crc_check(ldpc_tb_crc_kind(s), tb, (size_t)s->b)) crc_failed = 1;
+  for (int i = 0; i < s->a; i++) out->info_errors += tb[i] != info[i];
+  out->tb_error = crc_failed || out->info_errors > 0;
+}
+
 ldpc_decoder_config tb_decoder_config(int decoder, double scale, double offset, int max_iterations,
                                       int early_termination) {
   ldpc_decoder_config c;

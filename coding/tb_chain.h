@@ -15,6 +15,10 @@
 #include "coding/ratematch.h"
 #include "coding/segment.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct tb_plan {
   ldpc_segmentation seg;
   ldpc_code code;
@@ -56,6 +60,13 @@ typedef struct tb_outcome {
 void tb_decode(const tb_plan *p, ldpc_decoder *d, const float *llr, const uint8_t *info, tb_outcome *out,
                void *scratch);
 
+/* tb_decode's judgement, for decisions made elsewhere (the GPU backend's
+ * decoder): block r's decisions are bits[r * stride ...] (its first K' are
+ * read), `iterations` their decoder iterations summed; the CRCs and counts
+ * are tb_decode's, so equal decisions give equal outcomes. */
+void tb_judge(const tb_plan *p, const uint8_t *bits, size_t stride, int iterations, const uint8_t *info,
+              tb_outcome *out, void *scratch);
+
 /* The A information bits of frame `frame`'s TB from the point's random
  * stream (Philox key `key`, purpose RNG_TB_BITS of core/draws.h): bit i is
  * bit (i mod 32) of word (i/32) mod 4 of draw i/128. Every backend draws
@@ -78,5 +89,9 @@ static inline uint32_t tb_label(const uint8_t *coded, uint64_t d, int tx, int t,
  * 2 bp). */
 ldpc_decoder_config tb_decoder_config(int decoder, double scale, double offset, int max_iterations,
                                       int early_termination);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

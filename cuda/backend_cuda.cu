@@ -17,6 +17,7 @@
 
 #include "cuda/backend_cuda.h"
 #include "cuda/check.h"
+#include "cuda/coded_gpu.cuh"
 #include "cuda/gpu.h"
 #include "cuda/gpu_internal.cuh"
 
@@ -48,11 +49,14 @@ constexpr uint64_t kFusedBatchRes = 1ull << 25;
 constexpr uint64_t kStagedBatchRes = 1ull << 23;
 /* Frames a batch holds at most: the counters copied back stay small. */
 constexpr uint64_t kMaxBatchFrames = 1ull << 20;
+/* Bytes a coded batch's own buffers (the LLRs, the coded bits, the decoder's
+ * inputs and decisions) take at most, outside the pool. */
+constexpr double kCodedBatchBytes = 1024.0 * 1048576.0;
 /* Share of the free device memory a backend takes when no cap is given. */
 constexpr double kFreeMemoryShare = 0.7;
 constexpr size_t kAlign = 256;
 
-enum { EV_START, EV_DRAW, EV_CHANNEL, EV_GRAM, EV_INVERT, EV_EQUALIZE, EV_DEMAP, EV_COUNT };
+enum { EV_START, EV_DRAW, EV_CHANNEL, EV_GRAM, EV_INVERT, EV_EQUALIZE, EV_DEMAP, EV_DECODE, EV_COUNT };
 
 struct cuda_state {
   gpu_link g;               /* the link; the batch fields are set per run */
@@ -81,6 +85,7 @@ struct cuda_state {
   gpu_fft_set fft_tx, fft_rx;
   int have_fft_td;
   int td_transform;         /* fused time domain by the CP-aligned transform (ofdm_gpu.cu) */
+  gpu_coded coded;          /* p.code.type ldpc (coded_gpu.cuh); staged only */
 };
 
 /* The buffer plan of a batch of `frames` frames: byte offsets into the pool. */
@@ -160,6 +165,7 @@ void state_free(cuda_state *s) {
   if (s->host_tail) cudaFreeHost(s->host_tail);
   if (s->stream) cudaStreamDestroy(s->stream);
   est_plan_free(&s->eplan);
+  gpu_coded_free(&s->coded);
   cudaGetLastError(); /* teardown failures have no one left to report to */
   free(s);
 }
@@ -197,6 +203,9 @@ int run_staged(cuda_state *s, const gpu_link &g) {
   CUDA_TRY(cudaEventRecord(s->ev[EV_START], st));
   if (tdl_response(s, g)) return -1;
   if (gpu_launch_draw_stage(g, s->consts, s->tdl.Hk, s->labels, s->x, s->H, s->Hhat, st)) return -1;
+  /* the coded link: the TBs' coded bits replace the drawn labels and symbols
+   * of the data REs (uploaded by run_batch before this) */
+  if (s->coded.on && gpu_launch_coded_labels(g, &s->coded, s->labels, s->x, st)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_DRAW], st));
   if (s->have_fft_td) {
     if (gpu_launch_modem_prepare(g, s->x, s->xt, st)) return -1;
@@ -330,14 +339,20 @@ int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *o
   const size_t fb_bytes = sizeof(uint32_t) * (size_t)frames;
   const size_t list_len = s->staged ? 0 : sizeof(uint32_t); /* the repair list's length */
   CUDA_TRY(cudaMemsetAsync(s->errors, 0, counters + fb_bytes + list_len, s->stream));
-  const int detect = g.llr != LLR_OFF || !link_detector_is_linear((eq_kind)g.equalizer);
+  const int coded = s->coded.on; /* staged, with soft outputs (backend_cuda_create) */
+  const int detect = coded || g.llr != LLR_OFF || !link_detector_is_linear((eq_kind)g.equalizer);
   const int capture = out->llr || out->bits;
+  const int keep_llr = capture || coded; /* the coded link decodes them on the device */
   /* The LLRs, the bits and fetch's buffers go by cudaMemcpyDefault: host
    * memory or, for a library caller (api/), device memory of this GPU. */
-  if (capture && capture_room(s, g, (size_t)g.R)) return -1;
-  if (detect ? run_detect(s, g, capture ? s->cap_llr : NULL, capture ? s->cap_bits : NULL, out->gmi_loss_s != NULL)
+  if (keep_llr && capture_room(s, g, (size_t)g.R)) return -1;
+  if (coded && gpu_coded_encode(g, &s->coded, s->stream)) return -1;
+  if (detect ? run_detect(s, g, keep_llr ? s->cap_llr : NULL, capture ? s->cap_bits : NULL, out->gmi_loss_s != NULL)
              : s->staged ? run_staged(s, g) : run_fused(s, g))
     return -1;
+  const int decode = coded && out->coded; /* NULL: the LLRs alone (an export) */
+  if (decode && gpu_coded_decode(g, &s->coded, s->cap_llr, s->stream)) return -1;
+  if (coded) CUDA_TRY(cudaEventRecord(s->ev[EV_DECODE], s->stream));
   if (out->gmi_loss)
     CUDA_TRY(cudaMemcpyAsync(out->gmi_loss, s->loss, sizeof(uint64_t) * frames * (size_t)g.tx,
                              cudaMemcpyDeviceToHost, s->stream));
@@ -366,6 +381,7 @@ int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *o
                           fallbacks_of(s, g), s->stream))
       return -1;
   }
+  if (decode) gpu_coded_judge(g, &s->coded, out->coded);
   if (s->staged) {
     out->t.draw = elapsed_s(s, EV_START, EV_DRAW);
     out->t.channel = elapsed_s(s, EV_DRAW, EV_CHANNEL);
@@ -373,6 +389,7 @@ int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *o
     out->t.invert = elapsed_s(s, EV_GRAM, EV_INVERT);
     out->t.equalize = elapsed_s(s, EV_INVERT, EV_EQUALIZE);
     out->t.demap = elapsed_s(s, EV_EQUALIZE, EV_DEMAP);
+    if (coded) out->t.demap += elapsed_s(s, EV_DEMAP, EV_DECODE); /* de-rate-matching and decoding */
   } else {
     out->t.draw = elapsed_s(s, EV_START, EV_DRAW);
     out->t.channel = elapsed_s(s, EV_DRAW, EV_CHANNEL);
@@ -635,6 +652,10 @@ extern "C" int backend_cuda_available(char *why, size_t whylen) {
   return gpu_link_kernels_loadable(why, whylen) == 0;
 }
 
+extern "C" int backend_cuda_covers(const link_params *p) {
+  return !link_coded(p) || (p->code.decoder != CODE_DEC_BP && p->llr != LLR_OFF);
+}
+
 extern "C" void backend_cuda_describe(char *out, size_t n) {
   gpu_info g;
   char why[256];
@@ -662,11 +683,11 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
   if (opt && backend_options_read(opt, "cuda", kCudaOptionSpecs,
                                   (int)(sizeof kCudaOptionSpecs / sizeof *kCudaOptionSpecs), &o, err, errlen))
     return NULL;
-  if (link_coded(p)) {
-    /* the GPU half of the coded link (labels from the TBs, the decoder
-     * behind the receiver) is not written yet; "auto" runs such a point on
-     * the CPU */
-    snprintf(err, errlen, "cuda backend: the coded link (code.type = \"ldpc\") runs on the cpu backend for now");
+  if (link_coded(p) && !backend_cuda_covers(p)) {
+    /* flooding BP has no GPU decoder (cuda/ldpc_gpu.h), and the decoder
+     * needs the receiver's LLRs; "auto" runs such a point on the CPU */
+    snprintf(err, errlen, "cuda backend: the coded link runs here with code.decoder nms or oms and soft outputs "
+             "(llr maxlog or exact); this point runs on the cpu backend");
     return NULL;
   }
   backend *b = backend_alloc(&cuda_ops, p, opt, sizeof(cuda_state), err, errlen);
@@ -694,6 +715,9 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
   /* the joint detectors run over the staged stacks (detect_gpu.cu), and so
    * does a frame with pilots: its estimate needs the received pilots first */
   s->staged = o.staged != 0 || !link_detector_is_linear(p->equalizer) || p->pilot_spacing > 0;
+  /* the coded link writes its labels between the staged draw and channel
+   * stages, which the fused kernel does not separate */
+  if (link_coded(p)) s->staged = 1;
   s->g = make_link(p, &sp, &grid);
   int device = 0;
   if (gpu_cuda_failed(cudaGetDevice(&device), __FILE__, __LINE__, "cudaGetDevice(&device)", 0) ||
@@ -708,7 +732,15 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
                     gpu_td_transform_applies(s->g);
   if (p->domain == DOMAIN_TIME) b->td_path = s->td_transform ? "CP-aligned transform" : "sample by sample";
   size_t work = 0;
-  int rc = size_batch(s, p, o, opt->max_batch_frames, &work, err, errlen);
+  uint64_t max_frames = opt->max_batch_frames;
+  if (link_coded(p)) {
+    /* the coded batch's buffers outside the pool: LLRs and coded_gpu's */
+    const double per = (double)gpu_coded_bytes_per_frame(p) +
+                       (double)link_res_per_frame(p) * (double)p->tx * (double)p->bps * (sizeof(float) + 1);
+    const uint64_t cap = (uint64_t)fmax(1.0, floor(kCodedBatchBytes / per));
+    if (!max_frames || cap < max_frames) max_frames = cap;
+  }
+  int rc = size_batch(s, p, o, max_frames, &work, err, errlen);
   if (!rc && allocate(s, p, &sp, &grid, work)) {
     char what[160];
     snprintf(what, sizeof what, "cannot set up %.1f MB for a batch of %llu frames",
@@ -718,6 +750,7 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
     rc = -1;
   }
   tdl_grid_free(&grid);
+  if (!rc && link_coded(p) && gpu_coded_init(p, s->cap_frames, &s->coded, s->stream, err, errlen)) rc = -1;
   if (rc) {
     cuda_destroy(b);
     return NULL;

@@ -21,6 +21,12 @@ extern "C" {
 /* 1 when a CUDA device is present and usable; else 0 with the reason in why. */
 int backend_cuda_available(char *why, size_t whylen);
 
+/* 1 when the CUDA backend simulates point p: every uncoded point; a coded
+ * one (code.type ldpc) with the layered decoders (nms, oms; flooding BP is
+ * CPU only) and soft outputs (llr maxlog or exact), which the decoder reads
+ * on the device. Others run on the CPU backend ("auto"). */
+int backend_cuda_covers(const link_params *p);
+
 /* What runs the CUDA backend, for the results' provenance: the current
  * device's name, compute capability, SMs, driver and runtime ("cuda" when it
  * cannot be queried). */

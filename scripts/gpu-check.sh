@@ -11,7 +11,8 @@
 #   GPU_CHECK_BUILD_DIR=dir   build folder (default build-gpu)
 #   GPU_CHECK_ALL=1    also run the CPU test suite (ctest -LE gpu)
 #   GPU_CHECK_NO_BENCH=1, GPU_CHECK_NO_SANITIZER=1   skip those steps (the
-#                      bench step also runs scripts/bench-points.sh)
+#                      bench step also runs scripts/bench-points.sh and
+#                      scripts/bench-coded.sh)
 #   GPU_CHECK_SANITIZER_SECONDS=240   time budget of all sanitizer runs together
 #   BENCH_ARGS="..."   extra arguments for `ofdmsim bench`
 # Exit status: 0 when every step passed, 1 otherwise.
@@ -200,7 +201,7 @@ if [ "${GPU_CHECK_NO_SANITIZER:-0}" = 0 ]; then
     fail "compute-sanitizer" "not found"
   else
     targets=()
-    for t in "$build"/tests/test_gpu_*; do [ -x "$t" ] && targets+=("$t"); done
+    for t in "$build"/tests/test_gpu_* "$build"/tests/test_coded_gpu; do [ -x "$t" ] && targets+=("$t"); done
     targets+=("$ofdmsim")
     # A budget for the whole section: the test binaries of other modules may
     # not all honour OFDMSIM_SMALL, and the sanitizers slow kernels 10-100x.
@@ -367,6 +368,12 @@ PY
     while read -r l; do note "  points" "" "$l"; done < "$logs/10-points.log"
   else
     fail "bench-points" "see 10-points.log"
+  fi
+  banner "the coded link's rate, 4x4 16-QAM MMSE max-log TDL-A LDPC (scripts/bench-coded.sh)"
+  if OFDMSIM="$ofdmsim" timeout 600 bash "$root/scripts/bench-coded.sh" 2>&1 | tee "$logs/11-coded.log"; then
+    while read -r l; do note "  coded" "" "$l"; done < "$logs/11-coded.log"
+  else
+    fail "bench-coded" "see 11-coded.log"
   fi
 fi
 

@@ -28,8 +28,10 @@ typedef struct backend_entry {
   int (*covers)(const link_params *p);
 } backend_entry;
 
-/* The coded link (code.type ldpc) runs on the CPU backend only for now. */
+#ifndef OFDMSIM_HAVE_CUDA
+/* A build without CUDA: nothing to cover (cuda_absent says why). */
 static int uncoded_only(const link_params *p) { return !link_coded(p); }
+#endif
 
 static int cpu_usable(char *why, size_t whylen) {
   (void)why;
@@ -48,7 +50,7 @@ static int cuda_absent(char *why, size_t whylen) {
 static const backend_entry entries[] = {
 #ifdef OFDMSIM_HAVE_CUDA
     {"cuda", backend_cuda_available, backend_cuda_create, backend_cuda_describe, backend_cuda_bind_rank,
-     backend_cuda_device_alloc, backend_cuda_device_free, uncoded_only},
+     backend_cuda_device_alloc, backend_cuda_device_free, backend_cuda_covers},
 #else
     {"cuda", cuda_absent, NULL, NULL, NULL, NULL, NULL, uncoded_only},
 #endif

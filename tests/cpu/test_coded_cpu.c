@@ -9,6 +9,8 @@
  *   that lost and delivered TBs both occur;
  * - limits: every TB delivered at a very high SNR, every TB lost at a very
  *   low one (rate 1/2 far above the channel's capacity);
+ * - tb_judge (the GPU backend's CRCs and counts on the host) on decisions
+ *   made block by block gives tb_decode's outcome;
  * - invariance: the counts of every frame do not depend on the thread count
  *   or the batch size;
  * for BPSK and QPSK over AWGN (H = I), one code block and several (with
@@ -119,8 +121,11 @@ static int consistent(const spec *s, double esno, const char *what) {
   const ldpc_decoder_config cfg = tb_decoder_config((int)p.code.decoder, 0.75, 0.5, 10, 1);
   ldpc_decoder *d = ldpc_decoder_create(plan.seg.bg, plan.seg.zc, &cfg, err, sizeof err);
   void *scratch = malloc(tb_scratch_bytes(&plan));
-  CHECK(d && scratch, "%s: decoder: %s", what, err);
-  for (int f = 0; d && scratch && f < FRAMES; f++) {
+  const size_t nbits = (size_t)ldpc_codeword_bits(&plan.code);
+  float *jbuf = malloc(sizeof(float) * nbits), *jin = malloc(sizeof(float) * nbits);
+  uint8_t *jbits = malloc((size_t)plan.seg.c * (size_t)plan.seg.k);
+  CHECK(d && scratch && jbuf && jin && jbits, "%s: decoder: %s", what, err);
+  for (int f = 0; d && scratch && jbuf && jin && jbits && f < FRAMES; f++) {
     tb_draw_info(rng_key(p.seed, p.stream_key), (uint64_t)f, p.code.tbs, info);
     tb_encode(&plan, info, enc, scratch);
     CHECK(memcmp(enc, bits + (size_t)f * g, g) == 0, "%s: frame %d: the sent bits are not the TB's coding", what, f);
@@ -128,6 +133,24 @@ static int consistent(const spec *s, double esno, const char *what) {
     tb_decode(&plan, d, llr + (size_t)f * g, info, &o, scratch);
     const frame_coded ref = {(uint32_t)o.tb_error, (uint32_t)plan.seg.c, (uint32_t)o.cb_errors,
                              (uint32_t)o.info_errors, (uint32_t)o.iterations};
+    /* tb_judge (the GPU backend's host half) on the same decisions made
+     * block by block here gives tb_decode's outcome */
+    int it = 0;
+    for (int r = 0; r < plan.seg.c; r++) {
+      const ratematch_block *rm = &plan.rm[r];
+      memset(jbuf, 0, sizeof(float) * (size_t)rm->ncb);
+      ratematch_accumulate(rm, llr + (size_t)f * g + plan.offset[r], jbuf);
+      ratematch_decoder_input(rm, jbuf, jin);
+      ldpc_decode_result res;
+      ldpc_decoder_execute(d, jin, plan.seg.k_prime, jbits + (size_t)r * (size_t)plan.seg.k, &res);
+      it += res.iterations;
+    }
+    tb_outcome oj;
+    tb_judge(&plan, jbits, (size_t)plan.seg.k, it, info, &oj, scratch);
+    CHECK(oj.tb_error == o.tb_error && oj.cb_errors == o.cb_errors && oj.info_errors == o.info_errors &&
+          oj.iterations == o.iterations, "%s: frame %d: tb_judge TB %d CB %d info %d it %d, tb_decode %d %d %d %d",
+          what, f, oj.tb_error, oj.cb_errors, oj.info_errors, oj.iterations, o.tb_error, o.cb_errors, o.info_errors,
+          o.iterations);
     CHECK(same(&coded[f], &ref), "%s: frame %d: backend TB %u CB %u/%u info %u it %u, library %u %u/%u %u %u", what,
           f, coded[f].tb_error, coded[f].cb_errors, coded[f].cbs, coded[f].info_errors, coded[f].iterations,
           ref.tb_error, ref.cb_errors, ref.cbs, ref.info_errors, ref.iterations);
@@ -136,6 +159,9 @@ static int consistent(const spec *s, double esno, const char *what) {
   }
   if (d) ldpc_decoder_destroy(d);
   free(scratch);
+  free(jbuf);
+  free(jin);
+  free(jbits);
   tb_plan_free(&plan);
 done:
   free(llr);

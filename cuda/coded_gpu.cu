@@ -1,0 +1,246 @@
+/* The CUDA backend's coded link: cuda/coded_gpu.cuh says what runs where. */
+#include "cuda/coded_gpu.cuh"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <thread>
+#include <vector>
+
+#include "cuda/check.h"
+
+namespace {
+
+constexpr int kBlock = 256;
+
+/* One thread per RE of the batch: a data RE's labels from its frame's coded
+ * bits (tb_label's mapping) and their symbols; pilot REs keep the draw
+ * stage's pilots. */
+__global__ void __launch_bounds__(kBlock)
+    coded_labels_kernel(gpu_link g, const uint8_t *__restrict__ coded, long gbits, uint8_t *__restrict__ labels,
+                        cf32 *__restrict__ x) {
+  const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= g.R) return;
+  const uint64_t f = i / g.rf, m = i - f * g.rf;
+  if (pilot_antenna(&g.re.pilots, m) >= 0) return;
+  const uint64_t d = pilot_data_index(&g.re.pilots, m);
+  const uint8_t *cb = coded + (size_t)f * (size_t)gbits;
+  for (int t = 0; t < g.tx; t++) {
+    const uint8_t *b = cb + ((size_t)d * (size_t)g.tx + (size_t)t) * (size_t)g.bps;
+    uint32_t label = 0;
+    for (int k = 0; k < g.bps; k++) label |= (uint32_t)b[k] << k;
+    labels[(size_t)t * g.R + i] = (uint8_t)label;
+    x[(size_t)t * g.R + i] = qam_map(g.bps, label);
+  }
+}
+
+/* One thread per decoder input position of every block of the batch (grid
+ * stride): ratematch_decoder_input's value, its buffer sums gathered in
+ * ratematch_accumulate's order (ratematch_gather_table). */
+__global__ void __launch_bounds__(kBlock)
+    derm_kernel(const float *__restrict__ llr, long gbits, int nblk, const gpu_rm_block *__restrict__ blocks,
+                const int32_t *__restrict__ first, const int32_t *__restrict__ src, int zc, int ncb,
+                int filler_begin, int filler_end, int nb, uint64_t total, float *__restrict__ in) {
+  for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+       i += (uint64_t)gridDim.x * blockDim.x) {
+    const uint64_t b = i / (uint64_t)nb;
+    const int j = (int)(i - b * (uint64_t)nb);
+    const uint64_t f = b / (uint64_t)nblk;
+    const gpu_rm_block bk = blocks[b - f * (uint64_t)nblk];
+    const int pos = j - 2 * zc;
+    float v = 0.0f;
+    if (pos >= filler_begin && pos < filler_end) {
+      v = LDPC_LLR_FILLER;
+    } else if (pos >= 0 && pos < ncb) {
+      const float *l = llr + (size_t)f * (size_t)gbits + (size_t)bk.llr_off;
+      for (int k = first[bk.first_off + pos]; k >= 0 && k < bk.e; k += bk.period) v += l[src[bk.src_off + k]];
+    }
+    in[i] = v;
+  }
+}
+
+}  // namespace
+
+size_t gpu_coded_bytes_per_frame(const link_params *p) {
+  /* the coded bits (pinned and device), the information bits, and per block
+   * its decoder input (floats) and decisions (device and pinned) */
+  const long g = (long)link_bits_per_frame(p);
+  tb_plan pl;
+  char err[256];
+  if (tb_plan_make(p->code.tbs, p->code.rate, p->bps, p->tx, g, p->code.rv, &pl, err, sizeof err)) return 0;
+  const size_t nb = (size_t)(pl.seg.bg == 1 ? 68 : 52) * (size_t)pl.seg.zc;
+  const size_t kb = (size_t)(pl.seg.bg == 1 ? 22 : 10) * (size_t)pl.seg.zc;
+  const size_t c = (size_t)pl.seg.c;
+  tb_plan_free(&pl);
+  return 2 * (size_t)g + (size_t)p->code.tbs + c * (sizeof(float) * nb + 2 * kb + 2 * sizeof(ldpc_decode_result));
+}
+
+int gpu_coded_init(const link_params *p, uint64_t frames, gpu_coded *c, cudaStream_t st, char *err,
+                   size_t errlen) {
+  memset(c, 0, sizeof *c);
+  const long g = (long)link_bits_per_frame(p);
+  if (tb_plan_make(p->code.tbs, p->code.rate, p->bps, p->tx, g, p->code.rv, &c->plan, err, errlen)) return -1;
+  c->on = 1;
+  c->frames = frames;
+  const ldpc_segmentation *s = &c->plan.seg;
+  const ldpc_decoder_config cfg = tb_decoder_config((int)p->code.decoder, p->code.scale, p->code.offset,
+                                                    p->code.max_iterations, p->code.early_termination);
+  if (!(c->dec = ldpc_gpu_create(s->bg, s->zc, &cfg, LDPC_GPU_MSG_AUTO, err, errlen))) return -1;
+  c->nb = (s->bg == 1 ? 68 : 52) * s->zc;
+  c->kb = (s->bg == 1 ? 22 : 10) * s->zc;
+  /* the tables: each block's first (Ncb) and src (E) */
+  size_t nsrc = 0, nfirst = 0;
+  for (int r = 0; r < s->c; r++) {
+    nsrc += (size_t)c->plan.rm[r].e;
+    nfirst += (size_t)c->plan.rm[r].ncb;
+    const int cols = ldpc_gpu_cols_for(&c->plan.rm[r]);
+    if (cols > c->cols) c->cols = cols;
+  }
+  if (ldpc_gpu_placement(c->dec, c->cols) < 0) {
+    snprintf(err, errlen, "cuda backend: an LDPC block of base graph %d, Z %d does not fit the device", s->bg,
+             s->zc);
+    return -1;
+  }
+  gpu_rm_block *hb = (gpu_rm_block *)calloc((size_t)s->c, sizeof *hb);
+  int32_t *hfirst = (int32_t *)malloc(sizeof(int32_t) * nfirst), *hsrc = (int32_t *)malloc(sizeof(int32_t) * nsrc);
+  const size_t nblocks = (size_t)frames * (size_t)s->c;
+  c->h_info = (uint8_t *)malloc((size_t)frames * (size_t)s->a);
+  const unsigned hw = std::thread::hardware_concurrency();
+  c->threads = hw < 1 ? 1 : hw > 16 ? 16 : (int)hw;
+  c->scratch_stride = (tb_scratch_bytes(&c->plan) + 63) & ~(size_t)63;
+  c->scratch = (unsigned char *)aligned_alloc(64, c->scratch_stride * (size_t)c->threads);
+  int bad = !hb || !hfirst || !hsrc || !c->h_info || !c->scratch;
+  size_t so = 0, fo = 0;
+  for (int r = 0; !bad && r < s->c; r++) {
+    const ratematch_block *rm = &c->plan.rm[r];
+    hb[r].src_off = (int)so;
+    hb[r].first_off = (int)fo;
+    hb[r].e = rm->e;
+    hb[r].period = ratematch_gather_table(rm, hfirst + fo, hsrc + so);
+    hb[r].llr_off = c->plan.offset[r];
+    so += (size_t)rm->e;
+    fo += (size_t)rm->ncb;
+  }
+  cudaError_t e = cudaSuccess;
+  if (!bad) {
+    e = cudaMallocHost(&c->h_coded, (size_t)frames * (size_t)g);
+    if (e == cudaSuccess) e = cudaMallocHost(&c->h_bits, nblocks * (size_t)c->kb);
+    if (e == cudaSuccess) e = cudaMallocHost(&c->h_res, nblocks * sizeof(ldpc_decode_result));
+    if (e == cudaSuccess) e = cudaMalloc(&c->d_coded, (size_t)frames * (size_t)g);
+    if (e == cudaSuccess) e = cudaMalloc(&c->d_blocks, sizeof(gpu_rm_block) * (size_t)s->c);
+    if (e == cudaSuccess) e = cudaMalloc(&c->d_first, sizeof(int32_t) * nfirst);
+    if (e == cudaSuccess) e = cudaMalloc(&c->d_src, sizeof(int32_t) * nsrc);
+    if (e == cudaSuccess) e = cudaMalloc(&c->d_in, sizeof(float) * nblocks * (size_t)c->nb);
+    if (e == cudaSuccess) e = cudaMalloc(&c->d_bits, nblocks * (size_t)c->kb);
+    if (e == cudaSuccess) e = cudaMalloc(&c->d_res, nblocks * sizeof(ldpc_decode_result));
+    if (e == cudaSuccess) e = cudaMemcpyAsync(c->d_blocks, hb, sizeof(gpu_rm_block) * (size_t)s->c,
+                                              cudaMemcpyHostToDevice, st);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(c->d_first, hfirst, sizeof(int32_t) * nfirst, cudaMemcpyHostToDevice, st);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(c->d_src, hsrc, sizeof(int32_t) * nsrc, cudaMemcpyHostToDevice, st);
+    /* the host tables are freed below: the copies must be done first */
+    if (e == cudaSuccess) e = cudaStreamSynchronize(st);
+  }
+  free(hb);
+  free(hfirst);
+  free(hsrc);
+  if (bad || e != cudaSuccess) {
+    snprintf(err, errlen, "cuda backend: the coded link's buffers for %llu frames (%d code blocks each): %s",
+             (unsigned long long)frames, s->c, bad ? "no host memory" : cudaGetErrorString(e));
+    cudaGetLastError();
+    return -1;
+  }
+  return 0;
+}
+
+void gpu_coded_free(gpu_coded *c) {
+  if (c->dec) ldpc_gpu_destroy(c->dec);
+  if (c->h_coded) cudaFreeHost(c->h_coded);
+  if (c->h_bits) cudaFreeHost(c->h_bits);
+  if (c->h_res) cudaFreeHost(c->h_res);
+  if (c->d_coded) cudaFree(c->d_coded);
+  if (c->d_blocks) cudaFree(c->d_blocks);
+  if (c->d_first) cudaFree(c->d_first);
+  if (c->d_src) cudaFree(c->d_src);
+  if (c->d_in) cudaFree(c->d_in);
+  if (c->d_bits) cudaFree(c->d_bits);
+  if (c->d_res) cudaFree(c->d_res);
+  cudaGetLastError(); /* teardown failures have no one left to report to */
+  free(c->h_info);
+  free(c->scratch);
+  tb_plan_free(&c->plan);
+  memset(c, 0, sizeof *c);
+}
+
+int gpu_coded_encode(const gpu_link &g, gpu_coded *c, cudaStream_t st) {
+  const size_t gb = (size_t)c->plan.g, a = (size_t)c->plan.seg.a;
+  auto encode = [&](int th, int nth) {
+    unsigned char *scratch = c->scratch + c->scratch_stride * (size_t)th;
+    for (uint64_t f = (uint64_t)th; f < g.frames; f += (uint64_t)nth) {
+      uint8_t *info = c->h_info + (size_t)f * a;
+      tb_draw_info(g.re.key, g.first_frame + f, (int)a, info);
+      tb_encode(&c->plan, info, c->h_coded + (size_t)f * gb, scratch);
+    }
+  };
+  /* a thread per 8 frames at least: small batches stay on this one */
+  uint64_t nth = g.frames / 8;
+  if (nth > (uint64_t)c->threads) nth = (uint64_t)c->threads;
+  if (nth <= 1) {
+    encode(0, 1);
+  } else {
+    std::vector<std::thread> pool;
+    int started = 1;
+    try {
+      for (; started < (int)nth; started++) pool.emplace_back(encode, started, (int)nth);
+    } catch (...) {
+      /* no more threads: this one takes the shares not started */
+    }
+    for (int th = started; th < (int)nth; th++) encode(th, (int)nth);
+    encode(0, (int)nth);
+    for (auto &t : pool) t.join();
+  }
+  CUDA_TRY(cudaMemcpyAsync(c->d_coded, c->h_coded, (size_t)g.frames * gb, cudaMemcpyHostToDevice, st));
+  return 0;
+}
+
+int gpu_launch_coded_labels(const gpu_link &g, const gpu_coded *c, uint8_t *labels, cf32 *x, cudaStream_t st) {
+  const unsigned blocks = (unsigned)((g.R + kBlock - 1) / kBlock);
+  coded_labels_kernel<<<blocks, kBlock, 0, st>>>(g, c->d_coded, c->plan.g, labels, x);
+  CUDA_TRY_LAUNCH("coded_labels_kernel");
+  return 0;
+}
+
+int gpu_coded_decode(const gpu_link &g, gpu_coded *c, const float *llr, cudaStream_t st) {
+  const tb_plan &pl = c->plan;
+  const int nblk = pl.seg.c;
+  const size_t nblocks = (size_t)g.frames * (size_t)nblk;
+  const uint64_t total = (uint64_t)nblocks * (uint64_t)c->nb;
+  const uint64_t want = (total + kBlock - 1) / kBlock;
+  const unsigned grid = (unsigned)(want < (1u << 20) ? want : (1u << 20));
+  derm_kernel<<<grid, kBlock, 0, st>>>(llr, pl.g, nblk, c->d_blocks, c->d_first, c->d_src, pl.seg.zc,
+                                       pl.rm[0].ncb, pl.rm[0].filler_begin, pl.rm[0].filler_end, c->nb, total,
+                                       c->d_in);
+  CUDA_TRY_LAUNCH("derm_kernel");
+  if (ldpc_gpu_decode(c->dec, c->d_in, (int)nblocks, c->cols, c->d_bits, c->d_res, st)) return -1;
+  CUDA_TRY(cudaMemcpyAsync(c->h_bits, c->d_bits, nblocks * (size_t)c->kb, cudaMemcpyDeviceToHost, st));
+  CUDA_TRY(cudaMemcpyAsync(c->h_res, c->d_res, nblocks * sizeof(ldpc_decode_result), cudaMemcpyDeviceToHost, st));
+  return 0;
+}
+
+void gpu_coded_judge(const gpu_link &g, gpu_coded *c, frame_coded *out) {
+  const int nblk = c->plan.seg.c;
+  const size_t a = (size_t)c->plan.seg.a;
+  for (uint64_t f = 0; f < g.frames; f++) {
+    const size_t b0 = (size_t)f * (size_t)nblk;
+    int iterations = 0;
+    for (int r = 0; r < nblk; r++) iterations += c->h_res[b0 + (size_t)r].iterations;
+    tb_outcome o;
+    tb_judge(&c->plan, c->h_bits + b0 * (size_t)c->kb, (size_t)c->kb, iterations, c->h_info + (size_t)f * a, &o,
+             c->scratch);
+    out[f].tb_error = (uint32_t)o.tb_error;
+    out[f].cbs = (uint32_t)nblk;
+    out[f].cb_errors = (uint32_t)o.cb_errors;
+    out[f].info_errors = (uint32_t)o.info_errors;
+    out[f].iterations = (uint32_t)o.iterations;
+  }
+}

@@ -1,0 +1,86 @@
+/* The CUDA backend's coded link (p.code.type ldpc), private to
+ * cuda/backend_cuda.cu and cuda/coded_gpu.cu.
+ *
+ * Transmitter: the TBs' information bits are the CPU's (tb_draw_info, the
+ * same counter-based draws) and are ENCODED ON THE HOST (tb_encode: CRC,
+ * segmentation, LDPC, rate matching), a batch's coded bits uploaded once; a
+ * kernel after the staged draw stage writes them as the labels and symbols of
+ * the data REs (tb_label's mapping: frame order, the layers in turn on each
+ * RE, pilots left out), so every later stage sees the CPU's transmit frame.
+ *
+ * Receiver: the detector's LLRs stay on the device; a de-rate-matching kernel
+ * gathers each code block's decoder input through per-block tables made on
+ * the host (ratematch_gather_table: the CPU's additions in the CPU's order,
+ * so the same floats), the GPU decoder (cuda/ldpc_gpu.h) decodes every block
+ * of the batch in one launch, and only its decisions and results come back;
+ * the CB and TB CRCs and the counts are tb_judge's, on the host. */
+#ifndef OFDMSIM_CUDA_CODED_GPU_CUH
+#define OFDMSIM_CUDA_CODED_GPU_CUH
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coding/tb_chain.h"
+#include "core/backend.h"
+#include "cuda/gpu_internal.cuh"
+#include "cuda/ldpc_gpu.h"
+
+/* A block's gather parameters on the device. */
+struct gpu_rm_block {
+  int src_off;   /* its E entries of the src table start here */
+  int first_off; /* its Ncb entries of the first table start here */
+  int e, period;
+  long llr_off;  /* where its E LLRs start in the frame's G */
+};
+
+struct gpu_coded {
+  int on;
+  tb_plan plan;
+  ldpc_gpu_decoder *dec;
+  int cols;                 /* decoder columns that may carry LLRs */
+  int nb, kb;               /* Nb Z and K bits of a block's input and decisions */
+  uint64_t frames;          /* the batch capacity these buffers hold */
+  uint8_t *h_coded;         /* pinned, frames x G: the batch's coded bits */
+  uint8_t *h_info;          /* frames x A: the information bits sent */
+  int threads;              /* host threads that encode a batch's TBs */
+  size_t scratch_stride;
+  unsigned char *scratch;   /* tb_chain's scratch, one per thread */
+  uint8_t *h_bits;          /* pinned, frames x C x K: the decisions */
+  ldpc_decode_result *h_res; /* pinned, frames x C */
+  uint8_t *d_coded;
+  gpu_rm_block *d_blocks;
+  int32_t *d_first, *d_src;
+  float *d_in;              /* frames x C x Nb Z: the decoder's inputs */
+  uint8_t *d_bits;
+  ldpc_decode_result *d_res;
+};
+
+/* Device and host bytes a batch of `frames` frames needs beyond the backend's
+ * pool (for sizing the batch). */
+size_t gpu_coded_bytes_per_frame(const link_params *p);
+
+/* The plan, the decoder, the tables and the buffers for batches of `frames`
+ * frames. 0, or -1 with the reason in err. */
+int gpu_coded_init(const link_params *p, uint64_t frames, gpu_coded *c, cudaStream_t st, char *err,
+                   size_t errlen);
+void gpu_coded_free(gpu_coded *c);
+
+/* Host: the batch's TBs drawn and encoded (frames split over the encoding
+ * threads: each frame's bits depend on its index alone); then their upload
+ * on st. */
+int gpu_coded_encode(const gpu_link &g, gpu_coded *c, cudaStream_t st);
+
+/* After the staged draw stage: the coded labels and their symbols on the data
+ * REs (labels [tx][R], x [tx][R], the staged stacks). */
+int gpu_launch_coded_labels(const gpu_link &g, const gpu_coded *c, uint8_t *labels, cf32 *x, cudaStream_t st);
+
+/* The batch's LLRs (llr[f G + ...], batch_result.llr's layout, on the
+ * device) de-rate-matched and decoded, the decisions and results copied to
+ * the pinned host buffers, all on st (the caller synchronises). */
+int gpu_coded_decode(const gpu_link &g, gpu_coded *c, const float *llr, cudaStream_t st);
+
+/* Host, after the stream is synchronised: each frame's outcome. */
+void gpu_coded_judge(const gpu_link &g, gpu_coded *c, frame_coded *out);
+
+#endif

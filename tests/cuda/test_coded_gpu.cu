@@ -1,0 +1,215 @@
+/* The CUDA backend's coded link (cuda/coded_gpu.cu) against the CPU's:
+ *
+ * - the GPU's own chain: for every frame the transmitted bits (the LLR
+ *   export's) are the coding library's encoding of the TB drawn from the
+ *   point's stream (the CPU backend's, bit for bit), and the GPU's decoded
+ *   counts (TB error, CB errors, information-bit errors, iterations) are
+ *   exactly what the library's receiver (coding/tb_chain.h, the CPU decoder)
+ *   gives on the GPU's own LLRs: the labels kernel, the de-rate-matching
+ *   gather, the GPU decoder and the host judgement together equal tb_decode;
+ * - GPU equals CPU backend: every frame whose LLRs are the CPU backend's bit
+ *   for bit has the CPU backend's counts exactly; the two backends' channels
+ *   may differ in the last ulps (device and host maths, see
+ *   tests/cuda/test_gpu_vs_cpu.cu), so the remaining frames are held to the
+ *   uncoded bit errors within 0.1% + 2 and the lost TBs within 2 + 10%;
+ * - limits: every TB delivered at 30 dB, every TB lost at -12 dB, on both;
+ * for BPSK, QPSK and 16-QAM, zf, mmse and kbest, nms and oms, one code block
+ * and several, pilots on and off. Exits 77 without a GPU; OFDMSIM_SMALL=1
+ * (compute-sanitizer) runs the waterfall points alone. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vector>
+
+#include "coding/tb_chain.h"
+#include "coding/tbs.h"
+#include "core/draws.h"
+#include "cpu/backend_cpu.h"
+#include "cuda/backend_cuda.h"
+#include "cuda/gpu.h"
+#include "testparams.h"
+#include "testutil.h"
+
+namespace {
+
+constexpr int kFrames = 16;
+
+struct spec {
+  int tx, bps, K, S, pilots;
+  eq_kind eq;
+  code_decoder dec;
+  double rate;
+};
+
+link_params point_of(const spec &s, double esno) {
+  link_params p = tp_point(s.tx, s.tx, s.bps, CH_AWGN, s.K, s.S, s.K / 8);
+  p.pdp.taps = 1;
+  p.pdp.power[0] = 1.0f;
+  p.equalizer = s.eq;
+  p.kbest_k = 8;
+  p.llr_clip = 20.0;
+  p.llr = LLR_MAXLOG;
+  p.snr_kind = SNR_ESNO;
+  p.snr_db = esno;
+  p.n0 = link_noise_variance(p.snr_kind, p.snr_db, p.tx, p.bps);
+  p.subcarrier_spacing = 30e3;
+  p.seed = 7;
+  if (s.pilots) {
+    p.pilot_spacing = s.tx + 2;
+    p.pilot_first = 0;
+    p.pilot_every = 0;
+  }
+  p.code.type = CODE_LDPC;
+  p.code.rate = s.rate;
+  p.code.tbs = tbs_from_re((int)link_data_res_per_frame(&p), s.rate, p.bps, p.tx);
+  p.code.decoder = s.dec;
+  p.code.scale = 0.75;
+  p.code.offset = 0.5;
+  p.code.max_iterations = 10;
+  p.code.early_termination = 1;
+  p.code.mcs = -1;
+  p.stream_key = link_stream_key(&p);
+  return p;
+}
+
+struct run_out {
+  std::vector<frame_coded> coded;
+  std::vector<float> llr;
+  std::vector<uint8_t> bits;
+  std::vector<uint32_t> errors;
+};
+
+/* Frames [0, kFrames) on `which` ("cpu" or "cuda") in batches of `batch`. */
+int run(const char *which, const link_params &p, uint64_t batch, run_out *o) {
+  backend_options opt;
+  memset(&opt, 0, sizeof opt);
+  opt.max_batch_frames = batch;
+  char err[512];
+  backend *b = strcmp(which, "cuda") == 0 ? backend_cuda_create(&p, &opt, err, sizeof err)
+                                          : backend_cpu_create(&p, &opt, err, sizeof err);
+  if (!b) {
+    CHECK(0, "%s create: %s", which, err);
+    return -1;
+  }
+  const size_t g = (size_t)link_bits_per_frame(&p);
+  o->coded.assign(kFrames, frame_coded{});
+  o->llr.assign(g * kFrames, 0.0f);
+  o->bits.assign(g * kFrames, 0);
+  o->errors.assign((size_t)kFrames * (size_t)p.tx, 0);
+  std::vector<uint32_t> fallbacks(kFrames);
+  std::vector<uint64_t> loss((size_t)kFrames * (size_t)p.tx);
+  int rc = 0;
+  if (batch > b->ops->max_frames(b)) batch = b->ops->max_frames(b);
+  for (uint64_t f = 0; f < kFrames && rc == 0; f += batch) {
+    const uint64_t n = kFrames - f < batch ? kFrames - f : batch;
+    batch_result out;
+    memset(&out, 0, sizeof out);
+    out.errors = o->errors.data() + f * (uint64_t)p.tx;
+    out.fallbacks = fallbacks.data() + f;
+    out.gmi_loss = loss.data() + f * (uint64_t)p.tx;
+    out.coded = o->coded.data() + f;
+    out.llr = o->llr.data() + f * g;
+    out.bits = o->bits.data() + f * g;
+    rc = backend_run(b, f, n, &out);
+    CHECK(rc == 0, "%s run: %s", which, backend_error(b));
+  }
+  backend_destroy(b);
+  return rc;
+}
+
+bool same(const frame_coded &a, const frame_coded &b) {
+  return a.tb_error == b.tb_error && a.cbs == b.cbs && a.cb_errors == b.cb_errors && a.info_errors == b.info_errors &&
+         a.iterations == b.iterations;
+}
+
+/* One point on both backends; returns the GPU's lost TBs (-1 on a failure). */
+int compare(const spec &s, double esno, const char *what) {
+  const link_params p = point_of(s, esno);
+  const size_t g = (size_t)link_bits_per_frame(&p);
+  run_out gpu, cpu;
+  if (run("cuda", p, 5, &gpu) || run("cpu", p, 5, &cpu)) return -1;
+  char err[256];
+  tb_plan plan;
+  if (tb_plan_make(p.code.tbs, p.code.rate, p.bps, p.tx, (long)g, 0, &plan, err, sizeof err)) {
+    CHECK(0, "%s: plan: %s", what, err);
+    return -1;
+  }
+  const ldpc_decoder_config cfg = tb_decoder_config((int)p.code.decoder, 0.75, 0.5, 10, 1);
+  ldpc_decoder *d = ldpc_decoder_create(plan.seg.bg, plan.seg.zc, &cfg, err, sizeof err);
+  std::vector<unsigned char> scratch(tb_scratch_bytes(&plan) + 64);
+  std::vector<uint8_t> enc(g), info((size_t)p.code.tbs);
+  CHECK(d != NULL, "%s: decoder: %s", what, err);
+  int lost_gpu = 0, lost_cpu = 0, exact = 0;
+  for (int f = 0; d && f < kFrames; f++) {
+    tb_draw_info(rng_key(p.seed, p.stream_key), (uint64_t)f, p.code.tbs, info.data());
+    tb_encode(&plan, info.data(), enc.data(), scratch.data());
+    CHECK(memcmp(enc.data(), gpu.bits.data() + (size_t)f * g, g) == 0,
+          "%s: frame %d: the GPU's sent bits are not the TB's coding", what, f);
+    CHECK(memcmp(gpu.bits.data() + (size_t)f * g, cpu.bits.data() + (size_t)f * g, g) == 0,
+          "%s: frame %d: the GPU and CPU backends sent different bits", what, f);
+    tb_outcome o;
+    tb_decode(&plan, d, gpu.llr.data() + (size_t)f * g, info.data(), &o, scratch.data());
+    const frame_coded ref = {(uint32_t)o.tb_error, (uint32_t)plan.seg.c, (uint32_t)o.cb_errors,
+                             (uint32_t)o.info_errors, (uint32_t)o.iterations};
+    const frame_coded &c = gpu.coded[(size_t)f];
+    CHECK(same(c, ref), "%s: frame %d: GPU TB %u CB %u/%u info %u it %u, library on its LLRs %u %u/%u %u %u", what,
+          f, c.tb_error, c.cb_errors, c.cbs, c.info_errors, c.iterations, ref.tb_error, ref.cb_errors, ref.cbs,
+          ref.info_errors, ref.iterations);
+    if (memcmp(gpu.llr.data() + (size_t)f * g, cpu.llr.data() + (size_t)f * g, sizeof(float) * g) == 0) {
+      exact++;
+      const frame_coded &k = cpu.coded[(size_t)f];
+      CHECK(same(c, k), "%s: frame %d: equal LLRs, GPU TB %u CB %u info %u it %u, CPU %u %u %u %u", what, f,
+            c.tb_error, c.cb_errors, c.info_errors, c.iterations, k.tb_error, k.cb_errors, k.info_errors,
+            k.iterations);
+    }
+    lost_gpu += c.tb_error != 0;
+    lost_cpu += cpu.coded[(size_t)f].tb_error != 0;
+  }
+  uint64_t eg = 0, ec = 0;
+  for (size_t i = 0; i < gpu.errors.size(); i++) eg += gpu.errors[i], ec += cpu.errors[i];
+  const double tol_bits = 2.0 + 1e-3 * (double)ec;
+  CHECK(fabs((double)eg - (double)ec) <= tol_bits, "%s: uncoded bit errors GPU %llu, CPU %llu (tolerance %.0f)",
+        what, (unsigned long long)eg, (unsigned long long)ec, tol_bits);
+  CHECK(abs(lost_gpu - lost_cpu) <= 2 + lost_cpu / 10, "%s: lost TBs GPU %d, CPU %d", what, lost_gpu, lost_cpu);
+  printf("%s at %.1f dB: lost TBs GPU %d CPU %d of %d, uncoded bit errors GPU %llu CPU %llu, %d frames with "
+         "identical LLRs\n", what, esno, lost_gpu, lost_cpu, kFrames, (unsigned long long)eg, (unsigned long long)ec,
+         exact);
+  if (d) ldpc_decoder_destroy(d);
+  tb_plan_free(&plan);
+  return lost_gpu;
+}
+
+}  // namespace
+
+int main(void) {
+  char why[256];
+  if (gpu_device_count(why, sizeof why) == 0) {
+    printf("test_coded_gpu: skipped: %s\n", why);
+    return TEST_SKIP;
+  }
+  /* name, spec, an Es/N0 in the waterfall (test_coded_cpu's, 16-QAM's by
+   * its capacity margin) */
+  static const struct {
+    const char *name;
+    spec s;
+    double mid;
+  } cases[] = {
+      {"bpsk 1x1 mmse nms, one CB", {1, 1, 96, 14, 0, EQ_MMSE, CODE_DEC_NMS, 0.5}, -1.2},
+      {"qpsk 2x2 mmse nms, one CB", {2, 2, 72, 14, 0, EQ_MMSE, CODE_DEC_NMS, 0.5}, 1.6},
+      {"qpsk 2x2 zf oms", {2, 2, 72, 14, 0, EQ_ZF, CODE_DEC_OMS, 0.5}, 1.4},
+      {"qpsk 2x2 kbest oms, pilots, 3 CBs", {2, 2, 600, 14, 1, EQ_KBEST, CODE_DEC_OMS, 0.6}, 2.6},
+      {"16qam 4x4 mmse nms, pilots, 2 CBs", {4, 4, 144, 14, 1, EQ_MMSE, CODE_DEC_NMS, 0.5}, 6.8},
+  };
+  const char *small = getenv("OFDMSIM_SMALL");
+  const bool limits = !(small && *small && strcmp(small, "0") != 0);
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    const spec &s = cases[i].s;
+    CHECK(compare(s, cases[i].mid, cases[i].name) >= 0, "%s: the waterfall point failed", cases[i].name);
+    if (!limits) continue;
+    CHECK(compare(s, 30.0, cases[i].name) == 0, "%s: 30 dB: a TB lost", cases[i].name);
+    CHECK(compare(s, -12.0, cases[i].name) == kFrames, "%s: -12 dB: a TB delivered", cases[i].name);
+  }
+  return test_finish("test_coded_gpu");
+}
