@@ -24,9 +24,12 @@
 #include <vector>
 
 #include "coding/tb_chain.h"
-#include "coding/tbs.h"
 #include "core/draws.h"
+extern "C" { /* C headers without their own C++ guards */
+#include "coding/ldpc_decode.h"
+#include "coding/tbs.h"
 #include "cpu/backend_cpu.h"
+}
 #include "cuda/backend_cuda.h"
 #include "cuda/gpu.h"
 #include "testparams.h"
