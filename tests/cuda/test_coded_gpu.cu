@@ -23,13 +23,13 @@
 
 #include <vector>
 
-#include "coding/tb_chain.h"
-#include "core/draws.h"
-extern "C" { /* C headers without their own C++ guards */
+extern "C" { /* C headers without their own C++ guards (tb_chain.h includes ldpc_decode.h) */
 #include "coding/ldpc_decode.h"
+#include "coding/tb_chain.h"
 #include "coding/tbs.h"
 #include "cpu/backend_cpu.h"
 }
+#include "core/draws.h"
 #include "cuda/backend_cuda.h"
 #include "cuda/gpu.h"
 #include "testparams.h"
