@@ -14,7 +14,8 @@ TEXT = ["point_key", "stream_key", "stream_bit_errors", "stream_gmi", "stream_gm
 
 def same_column(a, b, name):
     """a (ofdmsim's) equals b (another reader's) cell by cell, in a's type."""
-    if a.dtype == object:  # text: an empty cell is "" to ofdmsim, NaN to pandas
+    # text (object, or pandas 3's str dtype): an empty cell is "" to ofdmsim, NaN to pandas
+    if a.dtype == object or pd.api.types.is_string_dtype(a.dtype):
         assert list(a) == ["" if pd.isna(v) else str(v) for v in b], name
     elif a.dtype.kind == "f":
         assert np.array_equal(a.to_numpy(), b.astype(float).to_numpy(), equal_nan=True), name
@@ -35,7 +36,7 @@ def test_frame_equals_csv_of_the_same_run(small_cfg, tmp_path):
     # typed: counts are integers, rates reals, keys text
     assert df["bits"].dtype == np.int64 and df["bit_errors"].dtype == np.int64
     assert df["ber"].dtype == np.float64 and df["snr_db"].dtype == np.float64
-    assert df["point_key"].dtype == object and df["modulation"].iloc[0] == "qpsk"
+    assert pd.api.types.is_string_dtype(df["point_key"].dtype) and df["modulation"].iloc[0] == "qpsk"
     assert "mimo.tx = 2;" in df.attrs["config"].replace("  ", " ") or "tx = 2" in df.attrs["config"]
 
 
