@@ -23,10 +23,15 @@
 
 #include <vector>
 
+/* C headers without their own extern "C" */
+extern "C" {
+#include "coding/ldpc_decode.h"
+#include "coding/ratematch.h"
 #include "coding/tb_chain.h"
 #include "coding/tbs.h"
 #include "core/draws.h"
 #include "cpu/backend_cpu.h"
+}
 #include "cuda/backend_cuda.h"
 #include "cuda/gpu.h"
 #include "testparams.h"
