@@ -126,21 +126,6 @@ static int set_up(const cli_args *args, const sim_config *cfg, int threads, int 
  * up its backend (the GPU of its node-local rank, or its share of the
  * node's cores); rank 0 alone checks the outputs, prints and writes. */
 
-/* The MPI engine ships per-frame counts between ranks (results/frame_codec.h)
- * that do not carry the coded link's yet: a coded point is refused (2)
- * rather than counted without its blocks. One process, or --shard jobs and
- * `ofdmsim merge`, run it. */
-static int mpi_refuses_coded(const sim_config *c, int say) {
-  for (size_t i = 0; i < c->n_points; i++) {
-    if (!link_coded(&c->points[i].p)) continue;
-    if (say)
-      fprintf(stderr, "ofdmsim: error: %s: code.type: \"ldpc\" runs in one process (or in --shard jobs and "
-                      "`ofdmsim merge`), not under the MPI engine yet (point %zu)\n", c->path, i);
-    return 2;
-  }
-  return 0;
-}
-
 static int run_rank(const cli_args *args, int argc, char **argv) {
   mpi_job j;
   if (mpi_job_start(&j, &argc, &argv)) return 1;
@@ -148,7 +133,6 @@ static int run_rank(const cli_args *args, int argc, char **argv) {
   sim_config cfg;
   memset(&cfg, 0, sizeof cfg);
   int rc = mpi_job_agree(&j, load_config(args, &cfg, j.rank == 0));
-  if (!rc) rc = mpi_job_agree(&j, mpi_refuses_coded(&cfg, j.rank == 0));
   if (!rc) rc = mpi_job_agree(&j, j.rank == 0 ? outputs_ok(args, &cfg) : 0);
   int threads = cfg.threads;
   if (!rc && threads == 0 && j.local_size > 1) { /* the node's cores split between its ranks */

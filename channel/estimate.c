@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "channel/fading_corr.h"
 #include "channel/tdl_grid.h"
 
 typedef double complex cd;
@@ -20,21 +21,39 @@ void est_plan_free(est_plan *e) {
   memset(e, 0, sizeof *e);
 }
 
-/* E[H_a conj(H_b)] of one link between subcarriers a and b: the profile's
- * taps (NLOS powers and the LOS path on tap 0) through their response as
- * the chain applies them; awgn (g NULL) is flat. */
-static cd corr_at(const link_params *p, const tdl_grid *g, int a, int b) {
-  if (!g) return 1.0;
+/* E[H_a conj(H_b)] of one link between subcarriers a and b on one symbol,
+ * in its two parts: the Rayleigh taps (*n) and the LOS path on tap 0 (*l),
+ * through their response as the chain applies them, over the profile's
+ * whole power (links of unit power, as the receiver takes them). They fade
+ * differently in time (channel/fading_corr.h). awgn (g NULL) is all LOS-like:
+ * flat and fixed; a block-faded rayleigh channel is fixed over the frame. */
+static void corr_parts(const link_params *p, const tdl_grid *g, int a, int b, cd *n, cd *l) {
+  if (p->model == CH_RAYLEIGH) {
+    /* block-faded: subcarriers independent (block) or one draw (flat_block),
+     * each element's Rician part K / (K + 1) fixed and flat */
+    const double los = p->k_factor > 0.0 ? p->k_factor / (1.0 + p->k_factor) : 0.0;
+    *n = (1.0 - los) * (p->fading == FADING_FLAT_BLOCK || a == b ? 1.0 : 0.0), *l = los;
+    return;
+  }
+  if (!g) {
+    *n = 0.0, *l = 1.0;
+    return;
+  }
   const int K = g->K;
-  double re = 0.0, im = 0.0;
-  for (int l = 0; l < g->L; l++) {
-    const cf32 ra = g->resp[(size_t)l * K + a], rb = g->resp[(size_t)l * K + b];
+  double re = 0.0, im = 0.0, total = p->pdp.los_power;
+  for (int t = 0; t < g->L; t++) {
+    const cf32 ra = g->resp[(size_t)t * K + a], rb = g->resp[(size_t)t * K + b];
     /* ra conj(rb), in reals */
-    const double pw = (double)p->pdp.power[l] + (l == 0 ? (double)p->pdp.los_power : 0.0);
+    const double pw = p->pdp.power[t];
+    total += pw;
     re += pw * ((double)ra.re * rb.re + (double)ra.im * rb.im);
     im += pw * ((double)ra.im * rb.re - (double)ra.re * rb.im);
   }
-  return re + im * I;
+  const cf32 ra = g->resp[a], rb = g->resp[b];
+  const double lp = p->pdp.los_power;
+  *n = (re + im * I) / total;
+  *l = lp * (((double)ra.re * rb.re + (double)ra.im * rb.im) + ((double)ra.im * rb.re - (double)ra.re * rb.im) * I) /
+       total;
 }
 
 static double norm2(cd z) { return creal(z) * creal(z) + cimag(z) * cimag(z); }
@@ -77,99 +96,167 @@ static int invert(int n, cd *a, cd *inv) {
   return 0;
 }
 
-/* The weights of antenna t on subcarrier k for nearest and linear: x is k's
- * position in pilot indices, (k - t) / P. */
-static void simple_weights(interp_kind kind, int taps, int np, double x, int *first, cd *w) {
+/* The noise on an LS pilot estimate: N0, and in the time domain under
+ * Doppler the inter-carrier interference, a documented estimate (the chain
+ * has no model of its own for it): the power each link loses from the
+ * symbol's window-averaged channel, 1 - rho(0) per unit power
+ * (channel/fading_corr.h), spread over the other subcarriers of every
+ * transmit antenna, which all send on average unit power, so about tx
+ * (1 - rho(0)) reaches a pilot RE. */
+static double pilot_noise(const link_params *p) {
+  const double nu = link_doppler_per_sample(p);
+  if (p->domain != DOMAIN_TIME || nu <= 0.0) return p->n0;
+  double lr, li;
+  fading_corr_los(nu, p->subcarriers, 0.0, &lr, &li);
+  const double los = p->pdp.los_power, kept = (1.0 - los) * fading_corr_nlos(nu, p->subcarriers, 0.0) + los * lr;
+  return p->n0 + p->tx * (1.0 - kept);
+}
+
+/* Antenna t's pilots in frequency order (channel/tdl_grid.h: subcarrier k
+ * sits at kc = k below K/2 and k - K from K/2 on, the band -fs/2 .. fs/2):
+ * the pilots from K/2 up (negative frequencies) come first, then those from
+ * 0. Window position j is pilot (j + start) mod np, est_freq's wrap; pos[j]
+ * is its frequency kc. Neighbours in this order are neighbours in the band
+ * (across DC too); the two ends are the band edges, which no interpolation
+ * reaches across: with continuous delays the response at K/2 - 1 (the top of
+ * the band) has nothing to do with the one at K/2 (its bottom). */
+static int freq_order(int K, int P, int t, int np, double *pos) {
+  int start = 0;
+  while (start < np && 2 * (t + start * P) < K) start++;
+  if (start == np) start = 0;
+  for (int j = 0; j < np; j++) {
+    const int kp = t + ((j + start) % np) * P;
+    pos[j] = 2 * kp < K ? kp : kp - K;
+  }
+  return start;
+}
+
+/* The weights of a subcarrier at frequency kc for nearest and linear over
+ * the np pilots at frequencies pos[] (ascending): *first is the window's
+ * position j. Nearest takes the closest pilot (a tie goes to the higher
+ * one); linear the two around kc, and beyond the first or the last pilot
+ * the line through the two nearest, extrapolated (an end pilot's value held
+ * would be off by the channel's slope times the distance). */
+static void simple_weights(interp_kind kind, int taps, int np, const double *pos, double kc, int *first, cd *w) {
+  int j = 0; /* the last pilot at or below kc, or 0 */
+  while (j + 1 < np && pos[j + 1] <= kc) j++;
   if (kind == INTERP_NEAREST || taps == 1) {
-    int i = (int)floor(x + 0.5);
-    *first = i < 0 ? 0 : i > np - 1 ? np - 1 : i;
+    *first = j + 1 < np && pos[j + 1] - kc <= kc - pos[j] ? j + 1 : j;
     w[0] = 1.0;
     return;
   }
-  if (x <= 0.0) {
-    *first = 0, w[0] = 1.0, w[1] = 0.0;
-  } else if (x >= np - 1) {
-    *first = np - 2, w[0] = 0.0, w[1] = 1.0;
-  } else {
-    const int f = (int)floor(x);
-    *first = f, w[0] = 1.0 - (x - f), w[1] = x - f;
-  }
+  j = j > np - 2 ? np - 2 : j;
+  const double x = (kc - pos[j]) / (pos[j + 1] - pos[j]);
+  *first = j, w[0] = 1.0 - x, w[1] = x;
 }
 
-/* Antenna t's weights on every subcarrier, and per subcarrier the noise
- * part N0 sum |w|^2 and the model part of their error (what remains of the
- * LMMSE filter's error without its noise; 0 for nearest and linear, whose
- * receiver does not count it). */
-static int antenna_weights(const link_params *p, const tdl_grid *g, est_plan *e, int t, double *noise,
-                           double *model) {
+/* What the error model needs of one subcarrier's frequency weights w over
+ * the pilots h_i of its window, per part (n: Rayleigh, l: LOS; the chain's
+ * correlations on one symbol, corr_parts): x = sum_i conj(w_i) E[H_k conj(h_i)]
+ * (the estimate's correlation with the channel), f = sum_ii' w_i conj(w_i')
+ * E[h_i conj(h_i')] (its power without noise), r = E|H_k|^2, and
+ * nz = sum |w_i|^2 (the noise's gain). */
+typedef struct freq_stats {
+  cd xn, xl;
+  double fn, fl, rn, rl, nz;
+} freq_stats;
+
+/* Antenna t's weights on every subcarrier and their freq_stats. Windows are
+ * positions in frequency order (freq_order), stored as pilot indices. The
+ * pilots' correlations of a window (Hermitian, per part) are kept while
+ * consecutive subcarriers share it, and shifted when it moves by d < T. */
+static int antenna_weights(const link_params *p, const tdl_grid *g, est_plan *e, int t, freq_stats *st) {
   const int K = e->K, T = e->taps, P = p->pilot_spacing, np = pilot_count(&e->pg, t);
-  const double n0 = p->n0;
-  cd R[EST_LMMSE_TAPS * EST_LMMSE_TAPS], A[EST_LMMSE_TAPS * EST_LMMSE_TAPS], Ai[EST_LMMSE_TAPS * EST_LMMSE_TAPS],
-      w[EST_LMMSE_TAPS], c[EST_LMMSE_TAPS];
-  int window = -1; /* the window R and Ai were made for */
+  const double n0 = pilot_noise(p);
+  enum { TT = EST_LMMSE_TAPS * EST_LMMSE_TAPS };
+  cd Rn[TT], Rl[TT], A[TT], Ai[TT], w[EST_LMMSE_TAPS], cn[EST_LMMSE_TAPS], cl[EST_LMMSE_TAPS];
+  double *pos = malloc(sizeof(double) * (size_t)np);
+  if (!pos) return -1;
+  const int start = freq_order(K, P, t, np, pos);
+#define PILOT_SC(j) (t + (((j) + start) % np) * P) /* the subcarrier of window position j */
+  int window = -1, rc = 0; /* the window Rn, Rl (and Ai) were made for */
   for (int k = 0; k < K; k++) {
     const size_t at = (size_t)t * K + k;
-    const double x = (double)(k - t) / P;
+    const double kc = 2 * k < K ? k : k - K;
     int f;
     if (p->interpolation != INTERP_LMMSE) {
-      simple_weights(p->interpolation, T, np, x, &f, w);
+      simple_weights(p->interpolation, T, np, pos, kc, &f, w);
     } else {
-      f = (int)floor(x) - T / 2 + 1;
+      int below = 0; /* the last pilot at or below kc */
+      while (below + 1 < np && pos[below + 1] <= kc) below++;
+      f = below - T / 2 + 1;
       f = f < 0 ? 0 : f > np - T ? np - T : f;
-      if (f != window) {
-        /* the pilots' correlations R (Hermitian): a window moved by d < T
-         * pilots keeps the overlap, shifted; the rest is computed */
-        const int d = f - window, keep = window >= 0 && d > 0 && d < T ? T - d : 0;
-        for (int i = 0; i < keep; i++)
-          for (int j = i; j < keep; j++) R[i * T + j] = R[(i + d) * T + j + d];
-        for (int i = 0; i < T; i++)
-          for (int j = i < keep ? keep : i; j < T; j++) R[i * T + j] = corr_at(p, g, t + (f + i) * P, t + (f + j) * P);
-        for (int i = 0; i < T; i++)
-          for (int j = 0; j < T; j++) A[i * T + j] = (j >= i ? R[i * T + j] : conj(R[j * T + i])) + (i == j ? n0 : 0.0);
-        if (invert(T, A, Ai)) return -1;
-        window = f;
+    }
+    if (f != window) {
+      const int d = f - window, keep = window >= 0 && d > 0 && d < T ? T - d : 0;
+      for (int i = 0; i < keep; i++)
+        for (int j = i; j < keep; j++) Rn[i * T + j] = Rn[(i + d) * T + j + d], Rl[i * T + j] = Rl[(i + d) * T + j + d];
+      for (int i = 0; i < T; i++)
+        for (int j = i < keep ? keep : i; j < T; j++)
+          corr_parts(p, g, PILOT_SC(f + i), PILOT_SC(f + j), &Rn[i * T + j], &Rl[i * T + j]);
+      for (int i = 0; i < T; i++)
+        for (int j = 0; j < i; j++) Rn[i * T + j] = conj(Rn[j * T + i]), Rl[i * T + j] = conj(Rl[j * T + i]);
+      if (p->interpolation == INTERP_LMMSE) {
+        for (int i = 0; i < T * T; i++) A[i] = Rn[i] + Rl[i] + (i % (T + 1) == 0 ? n0 : 0.0);
+        if (invert(T, A, Ai)) {
+          rc = -1;
+          break;
+        }
       }
-      for (int j = 0; j < T; j++) c[j] = corr_at(p, g, k, t + (f + j) * P);
+      window = f;
+    }
+    for (int j = 0; j < T; j++) corr_parts(p, g, k, PILOT_SC(f + j), &cn[j], &cl[j]);
+    if (p->interpolation == INTERP_LMMSE)
       /* orthogonality: c_j = sum_i w_i A_ij, so w = A^-T c */
       for (int i = 0; i < T; i++) {
         w[i] = 0.0;
-        for (int j = 0; j < T; j++) w[i] += Ai[j * T + i] * c[j];
+        for (int j = 0; j < T; j++) w[i] += Ai[j * T + i] * (cn[j] + cl[j]);
       }
-    }
-    e->first[at] = f;
-    double nz = 0.0;
+    e->first[at] = (f + start) % np;
+    freq_stats s = {0};
+    cd rkn, rkl;
+    corr_parts(p, g, k, k, &rkn, &rkl);
+    s.rn = creal(rkn), s.rl = creal(rkl);
     for (int i = 0; i < T; i++) {
       e->w[at * T + i] = cf_make((float)creal(w[i]), (float)cimag(w[i]));
-      nz += creal(w[i] * conj(w[i]));
+      s.nz += creal(w[i] * conj(w[i]));
+      s.xn += conj(w[i]) * cn[i], s.xl += conj(w[i]) * cl[i];
+      for (int j = 0; j < T; j++) {
+        s.fn += creal(w[i] * conj(w[j]) * Rn[i * T + j]);
+        s.fl += creal(w[i] * conj(w[j]) * Rl[i * T + j]);
+      }
     }
-    noise[at] = n0 * nz;
-    model[at] = 0.0;
-    if (p->interpolation == INTERP_LMMSE) {
-      /* E|H_k - w^T h|^2 = R_kk - 2 Re sum_i conj(w_i) c_i + w^T A conj(w); the
-       * orthogonality above makes w^T A conj(w) = sum_j conj(w_j) c_j, so the
-       * error is R_kk - Re sum_i conj(w_i) c_i, less the noise part */
-      cd cross = 0.0;
-      for (int i = 0; i < T; i++) cross += conj(w[i]) * c[i];
-      const double total = creal(corr_at(p, g, k, k)) - creal(cross);
-      model[at] = fmax(total - noise[at], 0.0);
-    }
+    st[at] = s;
   }
-  return 0;
+#undef PILOT_SC
+  free(pos);
+  return rc;
 }
 
-/* Step 3's weights, and the point's error variance averaged over the data
- * REs from each subcarrier's noise and model parts. */
-static void time_weights(const link_params *p, est_plan *e, const double *noise, const double *model) {
+/* Step 3's weights, then the error of the receiver's channel. For an RE
+ * of symbol s the estimate before scaling is Hhat = sum_j a_j Hp(k, s_j)
+ * over the pilot symbols j around it (a_j: sym_w and 1 - sym_w); with the
+ * chain's correlations separable per part (frequency: corr_parts; time:
+ * rho of the symbols' lag, channel/fading_corr.h),
+ *   E[H conj(Hhat)] = x_n T_n + x_l T_l,  T = sum_j a_j rho(s - s_j),
+ *   E|Hhat|^2 = f_n U_n + f_l U_l + N0 nz sum_j a_j^2,
+ *               U = sum_jj' a_j a_j' rho(s_j - s_j'),
+ *   E|H|^2 = r_n rho_n(0) + r_l rho_l(0).
+ * The receiver scales Hhat by one factor per point, the LMMSE one over the
+ * data REs, shrink = sum E[H conj(Hhat)] / sum E|Hhat|^2 (real parts), and
+ * is told the resulting mean error E|H - shrink Hhat|^2, est_error_var:
+ * the pilots' noise, the frequency interpolation's error on the profile and,
+ * under Doppler, the time interpolation's, for every interpolation (LMMSE's
+ * shrink stays near 1: its frequency filter is already the conditional mean
+ * on a pilot symbol without Doppler). Exact for the chain's model of the
+ * channel; the ICI a time-domain chain under Doppler adds to the pilots
+ * enters by pilot_noise's estimate. */
+static void time_weights(const link_params *p, est_plan *e, const freq_stats *st) {
   const pilot_grid *pg = &e->pg;
   const int n = e->pilot_syms, K = e->K, S = p->symbols, P = p->pilot_spacing;
-  double all_n = 0, all_m = 0, data_n = 0, data_m = 0; /* sums over antennas and subcarriers */
-  for (int t = 0; t < e->tx; t++)
-    for (int k = 0; k < K; k++) {
-      const double nz = noise[(size_t)t * K + k], md = model[(size_t)t * K + k];
-      all_n += nz, all_m += md;
-      if (k % P >= e->tx) data_n += nz, data_m += md;
-    }
-  double sum = 0.0, res = 0.0;
+  /* the time correlations at lags of whole symbols, each (K + CP) samples */
+  const double nu = link_doppler_per_sample(p), step = (double)(K + p->cp_length), n0 = pilot_noise(p);
+  double sC = 0.0, sE = 0.0, sR = 0.0, res = 0.0;
   for (int s = 0; s < S; s++) {
     int lo = 0;
     double wl = 1.0;
@@ -183,19 +270,41 @@ static void time_weights(const link_params *p, est_plan *e, const double *noise,
     }
     e->sym_lo[s] = lo;
     e->sym_w[s] = (float)wl;
-    const double gain = wl * wl + (1.0 - wl) * (1.0 - wl);
+    /* the pilot symbols this one's estimate draws on, and their weights */
+    const int nj = wl != 1.0 ? 2 : 1;
+    const int sj[2] = {pilot_symbol_at(pg, lo), nj == 2 ? pilot_symbol_at(pg, lo + 1) : 0};
+    const double aj[2] = {wl, 1.0 - wl};
+    double Tn = 0.0, Un = 0.0, Ul = 0.0, gain = 0.0;
+    cd Tl = 0.0;
+    for (int j = 0; j < nj; j++) {
+      double lr, li;
+      Tn += aj[j] * fading_corr_nlos(nu, K, (s - sj[j]) * step);
+      fading_corr_los(nu, K, (s - sj[j]) * step, &lr, &li);
+      Tl += aj[j] * (lr + li * I);
+      gain += aj[j] * aj[j];
+      for (int jj = 0; jj < nj; jj++) {
+        Un += aj[j] * aj[jj] * fading_corr_nlos(nu, K, (sj[j] - sj[jj]) * step);
+        fading_corr_los(nu, K, (sj[j] - sj[jj]) * step, &lr, &li);
+        Ul += aj[j] * aj[jj] * lr;
+      }
+    }
+    double l0, l0i;
+    const double n0r = fading_corr_nlos(nu, K, 0.0);
+    fading_corr_los(nu, K, 0.0, &l0, &l0i);
     const int pilot = pilot_on_symbol(pg, s);
-    sum += pilot ? data_m + gain * data_n : all_m + gain * all_n;
-    res += (double)(pilot ? K - pilot_res_per_symbol(pg) : K) * e->tx;
+    for (int t = 0; t < e->tx; t++)
+      for (int k = 0; k < K; k++) {
+        if (pilot && k % P < e->tx) continue; /* a pilot RE: no data */
+        const freq_stats *f = &st[(size_t)t * K + k];
+        sC += creal(f->xn * Tn + f->xl * Tl);
+        sE += f->fn * Un + f->fl * Ul + n0 * f->nz * gain;
+        sR += f->rn * n0r + f->rl * l0;
+        res += 1.0;
+      }
   }
-  const double v = res > 0 ? sum / res : 0.0;
-  if (p->interpolation == INTERP_LMMSE) {
-    e->shrink = 1.0;
-    e->error_var = v;
-  } else {
-    e->shrink = 1.0 / (1.0 + v);
-    e->error_var = v / (1.0 + v);
-  }
+  const double a = sE > 0.0 ? sC / sE : 1.0;
+  e->shrink = a;
+  e->error_var = res > 0.0 ? fmax((sR - 2.0 * a * sC + a * a * sE) / res, 0.0) : 0.0;
 }
 
 int est_plan_make(const link_params *p, est_plan *e, char *err, size_t errlen) {
@@ -218,26 +327,25 @@ int est_plan_make(const link_params *p, est_plan *e, char *err, size_t errlen) {
   e->w = malloc(sizeof(cf32) * n * (size_t)e->taps);
   e->sym_lo = malloc(sizeof(int) * (size_t)p->symbols);
   e->sym_w = malloc(sizeof(float) * (size_t)p->symbols);
-  double *noise = malloc(sizeof(double) * n), *model = malloc(sizeof(double) * n);
+  freq_stats *st = malloc(sizeof(freq_stats) * n);
   tdl_grid g;
   memset(&g, 0, sizeof g);
   int rc = 0;
-  if (!e->first || !e->w || !e->sym_lo || !e->sym_w || !noise || !model) {
+  if (!e->first || !e->w || !e->sym_lo || !e->sym_w || !st) {
     snprintf(err, errlen, "channel estimation: no memory for the tables of %d subcarriers", e->K);
     rc = -1;
   } else if (p->model == CH_TDL && tdl_grid_make(p, &g, err, errlen)) {
     rc = -1;
   } else {
     for (int t = 0; t < e->tx && !rc; t++)
-      if (antenna_weights(p, p->model == CH_TDL ? &g : NULL, e, t, noise, model)) {
+      if (antenna_weights(p, p->model == CH_TDL ? &g : NULL, e, t, st)) {
         snprintf(err, errlen, "channel estimation: the LMMSE filter of antenna %d is singular", t);
         rc = -1;
       }
-    if (!rc) time_weights(p, e, noise, model);
+    if (!rc) time_weights(p, e, st);
   }
   tdl_grid_free(&g);
-  free(noise);
-  free(model);
+  free(st);
   if (rc) est_plan_free(e);
   return rc;
 }

@@ -8,10 +8,15 @@
  *    error CN(0, N0) (N0 / |pilot|^2 with |pilot| = 1).
  * 2. Frequency interpolation on each pilot symbol, one weighted sum over
  *    `taps` consecutive pilots of antenna t per subcarrier,
- *    Hp(k) = sum_i w[t][k][i] h_ls(first[t][k] + i):
+ *    Hp(k) = sum_i w[t][k][i] h_ls((first[t][k] + i) mod np). Consecutive
+ *    means in frequency order, the band -fs/2 .. fs/2 as the channel places
+ *    the subcarriers (channel/tdl_grid.h): the window may run from the last
+ *    pilot to pilot 0 (across DC) but never across the band edge between
+ *    K/2 - 1 and K/2, where the response of continuous delays jumps:
  *      nearest  the nearest pilot (1 weight);
- *      linear   the two pilots around k; beyond the first or the last pilot
- *               the end pilot's value is held (2 weights);
+ *      linear   the two pilots around k; beyond the band's first or last
+ *               pilot, the line through the two nearest extrapolated
+ *               (2 weights);
  *      lmmse    the EST_LMMSE_TAPS nearest pilots, w = the LMMSE filter of
  *               the channel's frequency correlation (the profile's taps
  *               through their response as the chain applies them, tdl_grid;
@@ -19,19 +24,21 @@
  * 3. Time interpolation: linear between the two pilot symbols around a
  *    symbol, the nearest one's value held before the first and after the
  *    last (and everywhere with one pilot symbol).
- * 4. The receiver's channel and its error variance. For nearest and linear,
- *    whose estimate is taken as H + E with E the pilots' noise through the
- *    weights (variance v = N0 sum |w|^2 at each RE; the interpolation's own
- *    error on a frequency-selective or fading channel is not counted), the
- *    receiver scales it by 1 / (1 + v) and counts v / (1 + v) as error, as
- *    the csi_error_var model does (core/params.h, link_receiver_n0). The
- *    LMMSE estimate is already the conditional mean: its error variance
- *    (the filter's model error plus its noise through the time weights) is
- *    counted as it is. Both are averaged over the data REs into one number
- *    per point, est_error_var, with which every detector works.
- * Not modelled: the ICI of a fading channel on the pilots (it is in y and so
- * in the estimate, but not in est_error_var), and the time interpolation's
- * error under Doppler. */
+ * 4. The receiver's channel and its error variance, from the chain's own
+ *    model of the channel: the profile's frequency correlation (as LMMSE's)
+ *    and, under Doppler, the fading's time correlation between the symbols
+ *    (channel/fading_corr.h). For every interpolation the estimate is
+ *    scaled by one factor per point, the LMMSE one (est_shrink: E[H Hhat*] /
+ *    E|Hhat|^2 over the data REs), and the receiver is told the resulting
+ *    mean error E|H - shrink Hhat|^2 (est_error_var): the pilots' noise
+ *    through the weights, the frequency interpolation's error on the
+ *    profile, and the time interpolation's under Doppler, exactly for the
+ *    chain's model (estimate.c, time_weights). Every detector and the LLRs
+ *    count tx est_error_var as noise (core/params.h, link_receiver_n0).
+ * The ICI of a time-domain chain under Doppler is outside the chain's model:
+ * a documented estimate of its power on the pilots joins their noise
+ * (estimate.c, pilot_noise: tx (1 - rho(0)), the power the symbols'
+ * window-averaged channels lose). */
 #ifndef OFDMSIM_ESTIMATE_H
 #define OFDMSIM_ESTIMATE_H
 
@@ -76,11 +83,12 @@ int est_plan_matches(const est_plan *e, const link_params *p, char *err, size_t 
 OFDM_HD cf32 est_freq(const int *first, const cf32 *w, int taps, int P, int K, int t, int k, const cf32 *y_row,
                       size_t ystride) {
   const size_t at = (size_t)t * (size_t)K + (size_t)k;
-  const int i0 = first[at];
+  const int i0 = first[at], np = (K - 1 - t) / P + 1;
   const cf32 *wk = w + at * (size_t)taps;
   cf32 acc = cf_make(0.0f, 0.0f);
   for (int i = 0; i < taps; i++) {
-    const size_t kp = (size_t)(t + (i0 + i) * P);
+    const int ip = i0 + i < np ? i0 + i : i0 + i - np; /* a window across DC wraps to pilot 0 */
+    const size_t kp = (size_t)(t + ip * P);
     acc = cf_fma_exact(acc, wk[i], y_row[kp * ystride]);
   }
   return acc;

@@ -23,6 +23,11 @@
 /* The LLR a filler bit gets: a known 0, far beyond any channel LLR. */
 #define LDPC_LLR_FILLER (-1.0e4f)
 
+/* (also included by cuda/coded_gpu.cu: C linkage there) */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct ratematch_block {
   int bg, zc;
   int n;        /* N = 66 Zc or 50 Zc */
@@ -70,5 +75,9 @@ void ratematch_decoder_input(const ratematch_block *p, const float *buffer, floa
  * order gives ratematch_accumulate's buffer bit for bit (the same float
  * additions in the same order). */
 int ratematch_gather_table(const ratematch_block *p, int32_t *first, int32_t *src);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -48,6 +48,7 @@ static void value_text(const sim_config *c, const sim_point *pt, config_key_id k
   case KEY_DELAY_SPREAD_NS: if (tdl) snprintf(buf, n, "%.17g", p->delay_spread / link_sample_rate(p) * 1e9); break;
   case KEY_DELAYS: if (tdl) snprintf(buf, n, "%s", delay_grid_name(p->delays)); break;
   case KEY_DOPPLER_HZ: if (tdl) snprintf(buf, n, "%.17g", p->doppler_hz); break;
+  case KEY_FADING: if (p->model == CH_RAYLEIGH) snprintf(buf, n, "%s", fading_kind_name(p->fading)); break;
   case KEY_PILOT_SPACING: snprintf(buf, n, "%d", p->pilot_spacing); break;
   case KEY_PILOT_FIRST: if (p->pilot_spacing) snprintf(buf, n, "%d", p->pilot_first); break;
   case KEY_PILOT_EVERY: if (p->pilot_spacing) snprintf(buf, n, "%d", p->pilot_every); break;
@@ -136,6 +137,8 @@ uint64_t config_point_key(const sim_config *c, const sim_point *pt) {
     if (k == KEY_EBNO_OVERHEAD && !pt->p.ebno_charged) continue;
     /* the code came last: uncoded points keep their keys */
     if (k >= KEY_CODE_TYPE && k <= KEY_CODE_EARLY_TERMINATION && !link_coded(&pt->p)) continue;
+    /* and fading after them: where it is not the per-RE draw */
+    if (k == KEY_FADING && pt->p.fading == FADING_INDEPENDENT) continue;
     for (const char *s = config_keys[k].path; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
     h = (h ^ '=') * 1099511628211ULL;
     for (const char *s = v; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;

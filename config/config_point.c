@@ -46,6 +46,7 @@ static void fill(const point_view *v, const char *label, sim_point *pt) {
   p->model = (channel_model)choice_of(v, KEY_MODEL);
   p->profile = (pdp_kind)choice_of(v, KEY_PROFILE);
   p->delays = (delay_grid)choice_of(v, KEY_DELAYS);
+  p->fading = (fading_kind)choice_of(v, KEY_FADING);
   p->rho_tx = number_of(v, KEY_RHO_TX);
   p->rho_rx = number_of(v, KEY_RHO_RX);
   /* tdl-d/e keep their table's line of sight unless k_factor says otherwise */
@@ -98,7 +99,8 @@ static void fill(const point_view *v, const char *label, sim_point *pt) {
   /* Automatic: enough frames for the frames' spread to estimate the
    * interval, and under block fading enough channel realisations that
    * stopping on target_errors does not bias the BER. */
-  if (pt->min_frames == 0) pt->min_frames = pt->p.model == CH_TDL ? 100 : 10;
+  if (pt->min_frames == 0)
+    pt->min_frames = pt->p.model == CH_TDL || pt->p.fading != FADING_INDEPENDENT ? 100 : 10;
   snprintf(pt->label, sizeof pt->label, "%s", label);
 }
 
@@ -290,7 +292,7 @@ static const struct {
     [LP_N0] = {0, {KEY_SNR_DB, KEY_SNR_KIND, -1}},
     [LP_CSI_ERROR_VAR] = {1, {KEY_CSI_ERROR_VAR, -1}},
     [LP_PDP] = {0, {KEY_DELAY_SPREAD, KEY_PROFILE, KEY_MODEL, -1}},
-    [LP_MODEL] = {1, {KEY_MODEL, -1}},
+    [LP_MODEL] = {1, {KEY_MODEL, KEY_FADING, -1}},
     [LP_DOMAIN] = {1, {KEY_DOMAIN, KEY_MODEL, -1}},
     [LP_CP_LENGTH] = {1, {KEY_CP_LENGTH, KEY_SUBCARRIERS, -1}},
     [LP_EQUALIZER] = {1, {KEY_EQUALIZER, -1}},

@@ -41,8 +41,9 @@ const config_key config_keys[KEY_COUNT] = {
   [KEY_MAX_BITS] = NUM_KEY("simulation.max_bits", "1.0e8", 1, 0, 1e15, 0,
                            "... or after this many simulated bits"),
   [KEY_MIN_FRAMES] = INT_KEY("simulation.min_frames", "0", 0, INT64_MAX, 0,
-                             "... but target_errors stops no point before this many frames (0 = 100 for tdl, "
-                             "where a frame is one channel realisation, 10 otherwise): the interval is "
+                             "... but target_errors stops no point before this many frames (0 = 100 for tdl "
+                             "and block-faded rayleigh, where a frame is one or a few channel realisations, "
+                             "10 otherwise): the interval is "
                              "estimated from the spread of the frames' counts"),
   [KEY_TARGET_PRECISION] = NUM_KEY("simulation.target_precision", "0.0", 0, 0, 1, 1,
                                    "... or once the half-width of the point's 95% interval is at most "
@@ -140,13 +141,17 @@ const config_key config_keys[KEY_COUNT] = {
                                "spacing > 0)"},
   [KEY_ESTIMATION] = CHOICE_KEY("receiver.channel_estimation", "\"perfect\"", est_kind_names, 0,
                                 "the receiver's channel: the true one, or least squares at the pilots "
-                                "interpolated to every RE (needs pilots, and tdl or awgn); its error "
-                                "variance enters every detector"),
+                                "interpolated to every RE (needs pilots, and tdl, awgn or block-faded "
+                                "rayleigh); its error variance enters every detector"),
   [KEY_INTERPOLATION] = {.path = "receiver.interpolation", .type = KT_CHOICE, .default_text = "\"linear\"",
                          .choices = &interp_kind_names, .follows = KEY_ESTIMATION, .only_with = "ls",
                          .help = "across subcarriers: the nearest pilot, linear between pilots, or LMMSE "
                                  "over the 16 nearest with the profile's correlation; across symbols "
                                  "always linear"},
+  [KEY_FADING] = {.path = "channel.fading", .type = KT_CHOICE, .default_text = "\"independent\"",
+                  .choices = &fading_kind_names, .follows = KEY_MODEL, .only_with = "rayleigh",
+                  .help = "rayleigh's draws: independent on every RE, one per subcarrier held over the "
+                          "frame (block), or one for the whole frame (flat_block); frames independent"},
   [KEY_EBNO_OVERHEAD] = {.path = "simulation.ebno_overhead", .type = KT_CHOICE, .default_text = "\"excluded\"",
                          .choices = &ebno_overhead_names, .follows = KEY_SNR_KIND, .only_with = "ebno",
                          .help = "excluded: Eb is the energy of a data bit (MATLAB's convention); charged: the "

@@ -69,6 +69,7 @@ typedef enum config_key_id {
   KEY_CODE_OFFSET,
   KEY_CODE_MAX_ITERATIONS,
   KEY_CODE_EARLY_TERMINATION,
+  KEY_FADING,
   KEY_COUNT
 } config_key_id;
 

@@ -52,7 +52,8 @@ int backend_run(backend *b, uint64_t first_frame, uint64_t frames, batch_result 
   memset(out->errors, 0, sizeof(uint32_t) * frames * (size_t)b->p.tx);
   if (out->fallbacks) memset(out->fallbacks, 0, sizeof(uint32_t) * frames);
   if (out->gmi_loss) memset(out->gmi_loss, 0, sizeof(uint64_t) * frames * (size_t)b->p.tx);
-  if ((out->llr || out->bits || out->gmi_loss) && b->p.llr == LLR_OFF)
+  if (out->gmi_loss_s) memset(out->gmi_loss_s, 0, sizeof(uint64_t) * frames * GMI_GRID);
+  if ((out->llr || out->bits || out->gmi_loss || out->gmi_loss_s) && b->p.llr == LLR_OFF)
     return backend_fail(b, "%s backend: soft outputs of a point with receiver.llr = \"off\"", b->ops->name);
   b->error[0] = '\0';
   const int rc = b->ops->run(b, first_frame, frames, out);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "core/cplx.h"
+#include "core/gmi_grid.h"
 #include "core/params.h"
 
 #ifdef __cplusplus
@@ -63,6 +64,11 @@ typedef struct batch_result {
                             the GMI loss of stream t in frame f: the sum over
                             its bits of soft_loss_q (equalizer/soft.h), in
                             units of 2^-GMI_LOSS_SHIFT bits */
+  uint64_t *gmi_loss_s;  /* caller-owned, frames*GMI_GRID, or NULL; with
+                            p.llr != off frame f's loss summed over its streams
+                            at LLR scaling gmi_grid_s(k) (core/gmi_grid.h),
+                            same units; k = GMI_GRID_S1 is the sum of the
+                            frame's gmi_loss exactly */
   float *llr;            /* caller-owned or NULL: the batch's LLRs, frame by
                             frame, RE by RE (symbol-major, subcarrier
                             fastest), stream by stream, label bit 0 first:

@@ -31,6 +31,8 @@ NAME_TABLE(est_kind_names, ("perfect", "ls"),
            (EST_PERFECT, EST_LS));
 NAME_TABLE(interp_kind_names, ("nearest", "linear", "lmmse"),
            (INTERP_NEAREST, INTERP_LINEAR, INTERP_LMMSE));
+NAME_TABLE(fading_kind_names, ("independent", "block", "flat_block"),
+           (FADING_INDEPENDENT, FADING_BLOCK, FADING_FLAT_BLOCK));
 NAME_TABLE(ebno_overhead_names, ("excluded", "charged"),
            (0, 1));
 NAME_TABLE(code_kind_names, ("none", "ldpc"), (CODE_NONE, CODE_LDPC));
@@ -61,6 +63,7 @@ const char *equalizer_name(eq_kind e) { return or_unknown(&equalizer_names, (int
 const char *channel_model_name(channel_model m) { return or_unknown(&channel_model_names, (int)m); }
 const char *pdp_kind_name(pdp_kind k) { return or_unknown(&pdp_kind_names, (int)k); }
 const char *delay_grid_name(delay_grid g) { return or_unknown(&delay_grid_names, (int)g); }
+const char *fading_kind_name(fading_kind k) { return or_unknown(&fading_kind_names, (int)k); }
 const char *ofdm_domain_name(ofdm_domain d) { return or_unknown(&ofdm_domain_names, (int)d); }
 const char *snr_kind_name(snr_def k) { return or_unknown(&snr_kind_names, (int)k); }
 const char *llr_kind_name(llr_kind k) { return or_unknown(&llr_kind_names, (int)k); }

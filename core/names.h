@@ -26,6 +26,7 @@ extern const name_table snr_kind_names;      /* snr_def: ebno, esno, snr */
 extern const name_table est_kind_names;      /* est_kind: perfect, ls */
 extern const name_table ebno_overhead_names; /* link_params.ebno_charged: excluded, charged */
 extern const name_table interp_kind_names;   /* interp_kind: nearest, linear, lmmse */
+extern const name_table fading_kind_names;   /* fading_kind: independent, block, flat_block */
 extern const name_table code_kind_names;     /* code_kind: none, ldpc */
 extern const name_table code_decoder_names;  /* code_decoder: nms, oms, bp */
 extern const name_table mcs_table_names;     /* code.mcs_table: 64qam, 256qam (coding/tbs.h's order) */
@@ -47,6 +48,7 @@ const char *ofdm_domain_name(ofdm_domain d);
 const char *snr_kind_name(snr_def k);
 const char *est_kind_name(est_kind k);
 const char *interp_kind_name(interp_kind k);
+const char *fading_kind_name(fading_kind k);
 
 #ifdef __cplusplus
 }

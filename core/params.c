@@ -29,6 +29,10 @@ uint64_t link_stream_key(const link_params *p) {
   if (p->model != CH_AWGN && n > 0 && (size_t)n < sizeof text)
     n += snprintf(text + n, sizeof text - (size_t)n, ";rho_tx=%.17g;rho_rx=%.17g;k=%.17g", p->rho_tx,
                   p->rho_rx, p->k_factor);
+  /* fading came later: named only where it is not the per-RE draw, so that
+   * every earlier point keeps its key */
+  if (p->model == CH_RAYLEIGH && p->fading != FADING_INDEPENDENT && n > 0 && (size_t)n < sizeof text)
+    n += snprintf(text + n, sizeof text - (size_t)n, ";fading=%s", fading_kind_name(p->fading));
   if (p->model == CH_TDL && n > 0 && (size_t)n < sizeof text)
     n += snprintf(text + n, sizeof text - (size_t)n, ";profile=%s;ds=%.17g;delays=%s", pdp_kind_name(p->profile),
                   p->delay_spread, delay_grid_name(p->delays));
@@ -154,6 +158,16 @@ static int frame_ok(const verdict *v, const link_params *p) {
               (unsigned long long)link_re_bytes(p), p->tx, p->rx, bytes / 1073741824.0);
 }
 
+/* Block fading holds rayleigh's draws; the other models have their own
+ * structure in time (awgn none, tdl its taps per frame). */
+static int fading_ok(const verdict *v, const link_params *p) {
+  if (p->fading < FADING_INDEPENDENT || p->fading > FADING_FLAT_BLOCK ||
+      (p->fading != FADING_INDEPENDENT && p->model != CH_RAYLEIGH))
+    return fail(v, LP_MODEL, "fading \"%s\" is for %s = \"%s\" (got \"%s\")", fading_kind_name(p->fading),
+                name_of(v, LP_MODEL), channel_model_name(CH_RAYLEIGH), channel_model_name(p->model));
+  return 0;
+}
+
 /* The time-domain modem needs a channel with a tap form, and a cyclic prefix
  * shorter than the symbol (checked in both domains, so that a config says the
  * same in either). */
@@ -219,10 +233,10 @@ static int pilots_ok(const verdict *v, const link_params *p) {
   if (p->interpolation < INTERP_NEAREST || p->interpolation > INTERP_LMMSE)
     return fail(v, LP_ESTIMATION, "expected nearest, linear or lmmse interpolation, got %d", (int)p->interpolation);
   if (p->pilot_spacing == 0) return fail(v, LP_ESTIMATION, "\"ls\" needs pilots (a pilot spacing above 0), got none");
-  if (p->model == CH_RAYLEIGH)
+  if (p->model == CH_RAYLEIGH && p->fading == FADING_INDEPENDENT)
     return fail(v, LP_ESTIMATION,
-                "\"ls\" needs a channel pilots can follow (tdl or awgn), got \"rayleigh\" (independent on every RE: "
-                "use csi_error_var)");
+                "\"ls\" needs a channel pilots can follow (tdl, awgn or block-faded rayleigh), got \"rayleigh\" "
+                "(independent on every RE: use csi_error_var)");
   if (p->csi_error_var > 0.0)
     return fail(v, LP_ESTIMATION, "\"ls\" estimates the channel itself, expected csi_error_var = 0, got %g",
                 p->csi_error_var);
@@ -263,6 +277,7 @@ int link_params_diagnose(const link_params *p, const char *const *names, link_pa
   if (p->model == CH_TDL && pdp_ok(&v, p)) return -1;
   if (receiver_ok(&v, p)) return -1;
   if (pilots_ok(&v, p)) return -1;
+  if (fading_ok(&v, p)) return -1;
   if (code_ok(&v, p)) return -1;
   return modem_ok(&v, p);
 }

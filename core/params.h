@@ -32,6 +32,10 @@ typedef enum { PDP_EXP = 0, PDP_TDL_A = 1, PDP_TDL_B = 2, PDP_TDL_C = 3, PDP_TDL
 /* Where tdl delays sit: where the profile puts them (continuous), or rounded
  * to whole samples with the taps that meet merged (sample, the older model). */
 typedef enum { DELAYS_CONTINUOUS = 0, DELAYS_SAMPLE = 1 } delay_grid;
+/* How a rayleigh channel holds its draws (core/re.h, re_channel_index):
+ * independently on every RE, one draw per subcarrier held over the frame's
+ * symbols (block), or one for the whole frame (flat_block). */
+typedef enum { FADING_INDEPENDENT = 0, FADING_BLOCK = 1, FADING_FLAT_BLOCK = 2 } fading_kind;
 typedef enum { DOMAIN_FREQUENCY = 0, DOMAIN_TIME = 1 } ofdm_domain;
 typedef enum { SNR_EBNO = 0, SNR_ESNO = 1, SNR_SNR = 2 } snr_def;
 /* The receiver's channel: the true one (perfect), or estimated from the
@@ -82,6 +86,7 @@ typedef struct link_params {
   double delay_spread;     /* tdl: RMS delay spread in samples */
   delay_grid delays;       /* tdl: continuous delays or rounded to samples */
   tdl_pdp pdp;             /* tdl: the resolved profile (tdl_pdp_make) */
+  fading_kind fading;      /* rayleigh: per RE, per subcarrier or per frame */
   double rho_tx, rho_rx;   /* exponential spatial correlation (Kronecker) */
   double k_factor;         /* Rician K, linear (0: none). rayleigh: of every
                               element; tdl: of the whole channel (LOS power

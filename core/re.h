@@ -35,6 +35,7 @@ typedef struct re_ctx {
   uint64_t rf;      /* REs per frame: the stride of the draw layouts */
   int tx, rx, links, bps;
   int model;        /* channel_model */
+  int fading;       /* fading_kind: which RE's draw a rayleigh RE takes */
   int spatial;      /* correlated or Rician: chan_spatial_mix has work to do */
   float noise_std;  /* sqrt(n0); 0 draws no noise */
   float csi_std;    /* sqrt(csi_error_var); 0: the receiver knows H */
@@ -93,8 +94,18 @@ OFDM_HD void re_pair_draws(re_ctx c, uint32_t purpose, uint64_t frame, uint64_t 
   }
 }
 
+/* The frame-local RE whose channel draw RE m takes: its own (independent),
+ * its subcarrier's on symbol 0 (block: one draw per subcarrier, held over
+ * the frame), or RE 0's (flat_block: one for the frame). Frames are
+ * independent draws in every case. */
+OFDM_HD uint64_t re_channel_index(re_ctx c, uint64_t m) {
+  if (c.fading == FADING_BLOCK) return m % (uint64_t)c.pilots.K;
+  return c.fading == FADING_FLAT_BLOCK ? 0 : m;
+}
+
 /* The channel of RE m when it is drawn per RE: awgn's identity, or rayleigh's
- * i.i.d. CN(0,1) draws (RNG_CHANNEL) through the spatial/Rician mixing of s.
+ * CN(0,1) draws (RNG_CHANNEL, at re_channel_index's RE) through the
+ * spatial/Rician mixing of s.
  * h: nr*nt elements, rows >= rx zeroed. The mixing (chan_spatial_mix) walks
  * run-time sizes, so it works on `scratch` (links elements), not on h: in a
  * kernel only scratch, sized there by the template, needs local memory and h
@@ -109,7 +120,7 @@ OFDM_HD void re_channel(re_ctx c, const chan_spatial *s, uint64_t frame, uint64_
       if (e / nt == e % nt && e < c.links) h[e] = cf_make(1.0f, 0.0f);
     return;
   }
-  re_pair_draws(c, RNG_CHANNEL, frame, m, nr * nt, c.links, 1.0f, 0, h);
+  re_pair_draws(c, RNG_CHANNEL, frame, re_channel_index(c, m), nr * nt, c.links, 1.0f, 0, h);
   if (c.spatial) {
     OFDM_UNROLL
     for (int e = 0; e < nr * nt; e++)
@@ -189,6 +200,7 @@ static inline re_ctx re_ctx_of(const link_params *p, const chan_spatial *s) {
   c.links = p->tx * p->rx;
   c.bps = p->bps;
   c.model = (int)p->model;
+  c.fading = (int)p->fading;
   c.spatial = s && (s->correlated || s->rician);
   c.noise_std = p->n0 > 0.0 ? (float)sqrt(p->n0) : 0.0f;
   c.csi_std = p->csi_error_var > 0.0 ? (float)sqrt(p->csi_error_var) : 0.0f;

@@ -118,10 +118,12 @@ void cpu_fused_run(const link_params *p, cpu_state *s, uint64_t first_frame, uin
 /* detect_cpu.c: the joint detectors (mmse-sic, kbest, ml) of a batch, per RE
  * from Hhat and y: their decisions as symbols in xhat (cpu_count_errors
  * counts them), REs with a stage solved in double in out->fallbacks, and with
- * soft outputs the GMI losses (out->gmi_loss) and out->llr / out->bits. */
+ * soft outputs the GMI losses (out->gmi_loss, and at the GMI grid's
+ * scalings out->gmi_loss_s) and out->llr / out->bits. */
 void cpu_detect_joint(const link_params *p, cpu_state *s, uint64_t frames, batch_result *out);
 /* The soft outputs of zf and mmse from x_hat and each stream's variance
- * (the Gram inverse's diagonal): GMI losses, and LLRs and bits when asked. */
+ * (the Gram inverse's diagonal): GMI losses (per stream, and at the GMI
+ * grid's scalings), and LLRs and bits when asked. */
 void cpu_soft_linear(const link_params *p, const cpu_state *s, uint64_t frames, batch_result *out);
 
 /* coded_cpu.c: the coded link. Its state for batches of `frames` (0, or -1

@@ -234,7 +234,23 @@ void block_channel(const re_ctx *c, const chan_spatial *s, uint64_t frame, uint6
     }
     return;
   }
-  block_pair_draws(c, RNG_CHANNEL, frame, m0, n, c->links, 1.0f, 0, H, ld);
+  if (c->fading == FADING_INDEPENDENT) {
+    block_pair_draws(c, RNG_CHANNEL, frame, m0, n, c->links, 1.0f, 0, H, ld);
+  } else {
+    /* re_channel_index: runs of consecutive draws, a symbol's subcarriers
+     * (block) or one draw spread over every RE (flat_block) */
+    for (size_t i = 0; i < n;) {
+      const uint64_t at = re_channel_index(*c, m0 + i), K = (uint64_t)c->pilots.K;
+      const size_t run = c->fading == FADING_BLOCK ? (size_t)(K - at) < n - i ? (size_t)(K - at) : n - i : 1;
+      block_pair_draws(c, RNG_CHANNEL, frame, at, run, c->links, 1.0f, 0, H + i, ld);
+      if (c->fading == FADING_FLAT_BLOCK) {
+        for (int e = 0; e < c->links; e++)
+          for (size_t j = 1; j < n; j++) H[(size_t)e * ld + j] = H[(size_t)e * ld];
+        break;
+      }
+      i += run;
+    }
+  }
   if (!c->spatial) return;
   cf32 h[LINK_MAX_RX * LINK_MAX_TX];
   for (size_t i = 0; i < n; i++) {

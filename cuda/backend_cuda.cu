@@ -71,6 +71,7 @@ struct cuda_state {
   uint32_t *errors;         /* [frames][tx], then fallbacks [frames], then (fused)
                                the repair list: its length, then R entries */
   unsigned long long *loss; /* soft outputs: GMI losses [frames][tx] */
+  unsigned long long *loss_s; /* ... and at the GMI grid's scalings [frames][GMI_GRID] */
   float *cap_llr;           /* LLR export of a batch, allocated when first asked */
   uint8_t *cap_bits;
   size_t cap_res;           /* REs those hold */
@@ -89,7 +90,7 @@ struct cuda_state {
 
 /* The buffer plan of a batch of `frames` frames: byte offsets into the pool. */
 struct layout {
-  size_t consts, errors, loss, labels, x, H, Hhat, y, G, Ginv, z, xhat, taps, sos, resp, Hk, td_delay, td_coef,
+  size_t consts, errors, loss, loss_s, labels, x, H, Hhat, y, G, Ginv, z, xhat, taps, sos, resp, Hk, td_delay, td_coef,
       dtaps, est_first, est_w, est_lo, est_wl, hp, xt, yt, work, total;
 };
 
@@ -112,6 +113,7 @@ layout plan_layout(const link_params *p, int staged, uint64_t frames, size_t wor
   l.consts = take(&at, sizeof(gpu_consts));
   l.errors = take(&at, sizeof(uint32_t) * (frames * (tx + 1) + (staged ? 0 : 1 + R)));
   l.loss = take(&at, p->llr != LLR_OFF ? sizeof(unsigned long long) * frames * tx : 0);
+  l.loss_s = take(&at, p->llr != LLR_OFF ? sizeof(unsigned long long) * frames * GMI_GRID : 0);
   l.labels = take(&at, staged ? tx * R : 0);
   l.x = take(&at, staged ? c8 * tx * R : 0);
   l.H = take(&at, staged ? c8 * links * R : 0);
@@ -250,11 +252,13 @@ int run_modem(cuda_state *s, const gpu_link &g) {
 /* Soft outputs or a joint detector: the detect kernel after the staged
  * stages (from their stacks; for zf and mmse the staged chain has counted the
  * errors) or after the fused mode's taps and modem (from the draws). */
-int run_detect(cuda_state *s, const gpu_link &g, float *llr, uint8_t *bits) {
+int run_detect(cuda_state *s, const gpu_link &g, float *llr, uint8_t *bits, int grid) {
   cudaStream_t st = s->stream;
   const int joint = !link_detector_is_linear((eq_kind)g.equalizer);
-  gpu_detect_out out = {!s->staged || joint, s->errors, fallbacks_of(s, g), s->loss, llr, bits};
+  unsigned long long *loss_s = grid ? s->loss_s : NULL;
+  gpu_detect_out out = {!s->staged || joint, s->errors, fallbacks_of(s, g), s->loss, loss_s, llr, bits};
   if (s->loss) CUDA_TRY(cudaMemsetAsync(s->loss, 0, sizeof(unsigned long long) * g.frames * g.tx, st));
+  if (loss_s) CUDA_TRY(cudaMemsetAsync(loss_s, 0, sizeof(unsigned long long) * g.frames * GMI_GRID, st));
   if (s->staged) {
     if (run_staged(s, g)) return -1;
     const gpu_stacks stacks = {s->labels, s->Hhat ? s->Hhat : s->H, s->y, joint ? s->xhat : NULL};
@@ -343,7 +347,7 @@ int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *o
    * memory or, for a library caller (api/), device memory of this GPU. */
   if (keep_llr && capture_room(s, g, (size_t)g.R)) return -1;
   if (coded && gpu_coded_encode(g, &s->coded, s->stream)) return -1;
-  if (detect ? run_detect(s, g, keep_llr ? s->cap_llr : NULL, capture ? s->cap_bits : NULL)
+  if (detect ? run_detect(s, g, keep_llr ? s->cap_llr : NULL, capture ? s->cap_bits : NULL, out->gmi_loss_s != NULL)
              : s->staged ? run_staged(s, g) : run_fused(s, g))
     return -1;
   const int decode = coded && out->coded; /* NULL: the LLRs alone (an export) */
@@ -351,6 +355,9 @@ int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *o
   if (coded) CUDA_TRY(cudaEventRecord(s->ev[EV_DECODE], s->stream));
   if (out->gmi_loss)
     CUDA_TRY(cudaMemcpyAsync(out->gmi_loss, s->loss, sizeof(uint64_t) * frames * (size_t)g.tx,
+                             cudaMemcpyDeviceToHost, s->stream));
+  if (out->gmi_loss_s)
+    CUDA_TRY(cudaMemcpyAsync(out->gmi_loss_s, s->loss_s, sizeof(uint64_t) * frames * GMI_GRID,
                              cudaMemcpyDeviceToHost, s->stream));
   const size_t cap_n = (size_t)(frames * g.df) * (size_t)g.tx * (size_t)g.bps; /* data REs only */
   if (capture && out->llr)
@@ -574,6 +581,7 @@ int allocate(cuda_state *s, const link_params *p, const chan_spatial *sp, const 
   s->consts = carve<gpu_consts>(s->pool, l.consts);
   s->errors = carve<uint32_t>(s->pool, l.errors);
   s->loss = carve<unsigned long long>(s->pool, l.loss);
+  s->loss_s = carve<unsigned long long>(s->pool, l.loss_s);
   s->labels = carve<uint8_t>(s->pool, l.labels);
   s->x = carve<cf32>(s->pool, l.x);
   s->H = carve<cf32>(s->pool, l.H);

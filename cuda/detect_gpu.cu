@@ -47,18 +47,20 @@ __device__ __noinline__ int joint_detect(joint_args a, const cf32 *h, const cf32
 }
 
 /* The joint detectors over the staged stacks (labels, Hhat, y): decisions
- * as symbols into xhat, errors, fallbacks and GMI losses per frame, LLRs
+ * as symbols into xhat, errors, fallbacks and GMI losses per frame (per
+ * stream, and at the GMI grid's scalings when out.loss_s is given), LLRs
  * exported when asked. One instance, run-time sizes. */
 __global__ void __launch_bounds__(kBlock)
     joint_kernel(gpu_link g, gpu_stacks st, gpu_detect_out out) {
   uint64_t f, m;
   gpu_frame_position(g, &f, &m);
   __shared__ uint32_t block_err[LINK_MAX_TX];
-  __shared__ unsigned long long block_loss[LINK_MAX_TX];
+  __shared__ unsigned long long block_loss[LINK_MAX_TX], block_grid[GMI_GRID];
   if (threadIdx.x < LINK_MAX_TX) {
     block_err[threadIdx.x] = 0;
     block_loss[threadIdx.x] = 0;
   }
+  if (threadIdx.x < GMI_GRID) block_grid[threadIdx.x] = 0;
   __syncthreads();
   const int tx = g.tx, soft = g.llr != LLR_OFF;
   if (m < g.rf && pilot_antenna(&g.re.pilots, m) >= 0) {
@@ -74,6 +76,7 @@ __global__ void __launch_bounds__(kBlock)
     const joint_args a = {g.equalizer, g.rx, tx, g.bps, g.llr, g.kbest_k, g.n0r, g.llr_clip};
     if (joint_detect(a, h, yv, dec, soft ? llr : NULL)) atomicAdd(&out.fallbacks[f], 1u);
     const size_t at = (size_t)(f * g.df + pilot_data_index(&g.re.pilots, m)) * (size_t)tx * (size_t)g.bps;
+    uint64_t grid[GMI_GRID] = {};
     for (int t = 0; t < tx; t++) {
       const uint32_t lab = st.labels[(size_t)t * g.R + i];
       gpu_store(st.xhat + (size_t)t * g.R + i, qam_map(g.bps, dec[t]));
@@ -82,15 +85,21 @@ __global__ void __launch_bounds__(kBlock)
       if (!soft) continue;
       const unsigned long long l =
           soft_stream(g.bps, cf_make(0.0f, 0.0f), 0.0f, 0, llr + t * g.bps, lab,
-                      out.llr ? out.llr + at + t * g.bps : NULL, out.bits ? out.bits + at + t * g.bps : NULL);
+                      out.llr ? out.llr + at + t * g.bps : NULL, out.bits ? out.bits + at + t * g.bps : NULL,
+                      out.loss_s ? grid : NULL);
       if (l) atomicAdd(&block_loss[t], l);
     }
+    if (soft && out.loss_s)
+      for (int k = 0; k < GMI_GRID; k++)
+        if (grid[k]) atomicAdd(&block_grid[k], (unsigned long long)grid[k]);
   }
   __syncthreads();
   if (threadIdx.x < tx) {
     if (block_err[threadIdx.x]) atomicAdd(&out.errors[f * tx + threadIdx.x], block_err[threadIdx.x]);
     if (out.loss && block_loss[threadIdx.x]) atomicAdd(&out.loss[f * tx + threadIdx.x], block_loss[threadIdx.x]);
   }
+  if (out.loss_s && threadIdx.x < GMI_GRID && block_grid[threadIdx.x])
+    atomicAdd(&out.loss_s[f * GMI_GRID + threadIdx.x], block_grid[threadIdx.x]);
 }
 
 }  // namespace

@@ -20,11 +20,11 @@
 
 namespace {
 
-/* Adds each thread's per-stream GMI losses to loss_frame[t], as
- * gpu_count_errors does with the errors (integers: any order, same sum). */
-template <int NT>
-__device__ __forceinline__ void count_loss(const unsigned long long *loss,
-                                           unsigned long long *loss_frame) {
+/* Adds each thread's NT sums (per-stream GMI losses, or the GMI grid's
+ * GMI_GRID) to loss_frame[t], as gpu_count_errors does with the errors
+ * (integers: any order, same sum). */
+template <int NT, typename T>
+__device__ __forceinline__ void count_loss(const T *loss, unsigned long long *loss_frame) {
   __shared__ unsigned long long block_loss[NT];
   if (threadIdx.x < NT) block_loss[threadIdx.x] = 0;
   __syncthreads();
@@ -46,6 +46,7 @@ __global__ void __launch_bounds__(kBlock)
   gpu_frame_position(g, &f, &m);
   uint32_t err[NT] = {};
   unsigned long long loss[NT] = {};
+  uint64_t grid[GMI_GRID] = {};
   const int soft = g.llr != LLR_OFF;
   if (m < g.rf && pilot_antenna(&g.re.pilots, m) < 0) { /* pilots: nothing to count or export */
     const uint64_t i = f * g.rf + m; /* batch index: the stacks' */
@@ -84,7 +85,7 @@ __global__ void __launch_bounds__(kBlock)
         if (soft)
           loss[t] = soft_stream(g.bps, xv[t], soft_post_var(g.equalizer == EQ_MMSE, g.n0r, gd[t]),
                                 g.llr == LLR_EXACT, NULL, lab[t], out.llr ? out.llr + at + t * g.bps : NULL,
-                                out.bits ? out.bits + at + t * g.bps : NULL);
+                                out.bits ? out.bits + at + t * g.bps : NULL, out.loss_s ? grid : NULL);
       }
     }
     OFDM_UNROLL
@@ -93,6 +94,7 @@ __global__ void __launch_bounds__(kBlock)
   }
   if (out.count) gpu_count_errors<NT>(err, out.errors + f * NT);
   if (out.loss) count_loss<NT>(loss, out.loss + f * NT);
+  if (out.loss_s) count_loss<GMI_GRID>(grid, out.loss_s + f * GMI_GRID);
 }
 
 }  // namespace

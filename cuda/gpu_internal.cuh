@@ -375,6 +375,7 @@ struct gpu_detect_out {
   int count;
   uint32_t *errors, *fallbacks;
   unsigned long long *loss;
+  unsigned long long *loss_s; /* the GMI grid's losses [frames][GMI_GRID], NULL: not asked */
   float *llr;
   uint8_t *bits;
 };

@@ -68,6 +68,7 @@
 #include <stdint.h>
 
 #include "core/cplx.h"
+#include "core/gmi_grid.h"
 #include "core/qam.h"
 
 /* |LLR| cap before the GMI loss.  The loss of a bit is unbounded in |L| when
@@ -285,6 +286,139 @@ OFDM_HD uint64_t soft_label_loss(int bps, const float *llr, uint32_t label) {
   for (int k = 0; k < SOFT_MAX_BPS; k++)
     if (k < bps) sum += soft_loss_q(llr[k], (label >> k) & 1u);
   return sum;
+}
+
+/* ---- The loss at the scalings of the GMI grid (core/gmi_grid.h) ----------
+ *
+ * A bit's loss at scaling s is log2(1 + e^-(s m)), m = (2b-1) L with L
+ * clipped as in soft_loss_q (the clip first, then the scaling: the loss stays
+ * convex in s, so the GMI stays concave), in nats
+ *     w s|m| + log1p(e^-(s|m|)),  w = 1 for a wrong sign (m < 0), else 0.
+ * At s = 1 it is soft_loss_q itself, bit for bit.  At the other scalings
+ * every operation is +, -, *, / or fma, each rounded on its own, and the
+ * exponential and the logarithm are this file's own series, so the CPU and
+ * the GPU compute the same quanta bit for bit (libm's and CUDA's exp and
+ * log1p may differ in a last bit, which at s = 1 practically never shows
+ * after rounding to the quantum, and here never can):
+ *  - e^-(s a), a = |m|, along the grid: at its two smallest scalings
+ *    e^-(a 2^-8) and e^-(a sqrt2 2^-8) by their Taylor series (arguments
+ *    <= 64 sqrt2 / 256 < 0.36, degree 12: relative error < 1e-14), then
+ *    squared up, each squaring doubling s (two interleaved chains, the even
+ *    and the odd half-octaves; eleven squarings double the relative error
+ *    eleven times: < 1e-10; the last square of each chain, e^-1024 at |m| =
+ *    64, is never taken);
+ *  - log1p(u) = 2 atanh(t), t = u / (2 + u) <= 1/3, by its series to t^23
+ *    (relative error < 2e-13);
+ *  - past s|m| = SOFT_GRID_TAIL the logarithm, below e^-36 / ln 2 bits =
+ *    6e-9 quanta, is taken as 0.  (At 18 it would already round to 0 alone,
+ *    but a wrong bit adds it to s|m| / ln 2, whose rounding it could still
+ *    tip.)
+ * The result is the quantum count rounded to nearest, as soft_loss_q's (but
+ * for ties, which go to even here).
+ * Per bit at most (8 * 64 + 1) / ln 2 < 740 bits, 2^33.6 quanta: a frame's
+ * sum fits uint64 up to 2^30 bits a frame. */
+#define SOFT_GRID_TAIL 36.0
+
+/* a*b in double rounded on its own (soft_mul_'s rule, in double). */
+OFDM_HD double soft_dmul_(double a, double b) {
+#ifdef __CUDA_ARCH__
+  return __dmul_rn(a, b);
+#else
+  return fma(a, b, -0.0);
+#endif
+}
+
+/* e^-y for 0 <= y < 0.36: Taylor to degree 12 (Horner, fma). */
+OFDM_HD double soft_exp_small_(double y) {
+  const double x = -y;
+  double p = 2.08767569878680990e-09; /* 1/12! */
+  p = fma(p, x, 2.50521083854417188e-08);  /* 1/11! */
+  p = fma(p, x, 2.75573192239858907e-07);  /* 1/10! */
+  p = fma(p, x, 2.75573192239858907e-06);  /* 1/9! */
+  p = fma(p, x, 2.48015873015873016e-05);  /* 1/8! */
+  p = fma(p, x, 1.98412698412698413e-04);  /* 1/7! */
+  p = fma(p, x, 1.38888888888888889e-03);  /* 1/6! */
+  p = fma(p, x, 8.33333333333333333e-03);  /* 1/5! */
+  p = fma(p, x, 4.16666666666666667e-02);  /* 1/4! */
+  p = fma(p, x, 1.66666666666666667e-01);  /* 1/3! */
+  p = fma(p, x, 0.5);
+  p = fma(p, x, 1.0);
+  return fma(p, x, 1.0);
+}
+
+/* log1p(u) for u in [0, 1]: 2 atanh(u / (2 + u)), the series to t^23. */
+OFDM_HD double soft_log1p_unit_(double u) {
+  const double t = u / (2.0 + u);
+  const double t2 = soft_dmul_(t, t);
+  double p = 4.34782608695652174e-02;     /* 1/23 */
+  p = fma(p, t2, 4.76190476190476190e-02); /* 1/21 */
+  p = fma(p, t2, 5.26315789473684211e-02); /* 1/19 */
+  p = fma(p, t2, 5.88235294117647059e-02); /* 1/17 */
+  p = fma(p, t2, 6.66666666666666667e-02); /* 1/15 */
+  p = fma(p, t2, 7.69230769230769231e-02); /* 1/13 */
+  p = fma(p, t2, 9.09090909090909091e-02); /* 1/11 */
+  p = fma(p, t2, 1.11111111111111111e-01); /* 1/9 */
+  p = fma(p, t2, 1.42857142857142857e-01); /* 1/7 */
+  p = fma(p, t2, 2.0e-01);                 /* 1/5 */
+  p = fma(p, t2, 3.33333333333333333e-01); /* 1/3 */
+  p = fma(p, t2, 1.0);
+  return soft_dmul_(t + t, p);
+}
+
+/* One bit's loss at every grid scaling but s = 1, in quanta, added to
+ * acc[k] (acc[GMI_GRID_S1] untouched): LLR l, sent bit `bit`.  The sums are
+ * whole numbers of quanta in double (exact below 2^53), so that the loop
+ * over the scalings has no conversion in it and vectorises on the CPU. */
+OFDM_HD void soft_grid_bit_(float llr, uint32_t bit, double *acc) {
+  float l = llr == llr ? llr : 0.0f;
+  l = fminf(fmaxf(l, -SOFT_LLR_CLIP), SOFT_LLR_CLIP);
+  const double m = (bit & 1u) ? (double)l : -(double)l;
+  const double a = fabs(m);
+  const double wrong = m < 0.0 ? 1.0 : 0.0;
+  const double per_nat = 1.4426950408889634074 * (double)(1u << SOFT_LOSS_SHIFT);
+  /* The chains: u = e^-(s a) and s itself (gmi_grid_s(k), exactly: doubling
+   * is exact) on the even and the odd half-octaves, from k = 0 and 1. */
+  double s_even = 0.00390625, s_odd = 0.00390625 * 1.4142135623730951; /* 2^-8, sqrt2 2^-8 */
+  double u_even = soft_exp_small_(soft_dmul_(s_even, a)), u_odd = soft_exp_small_(soft_dmul_(s_odd, a));
+  double u[GMI_GRID], y[GMI_GRID];
+  OFDM_UNROLL
+  for (int k = 0; k < GMI_GRID; k++) {
+    const int odd = (k - GMI_GRID_S1) & 1; /* a constant once unrolled */
+    y[k] = soft_dmul_(odd ? s_odd : s_even, a);
+    u[k] = odd ? u_odd : u_even;
+    if (k + 2 >= GMI_GRID) continue; /* no square past the last (it would underflow) */
+    if (odd) u_odd = soft_dmul_(u_odd, u_odd), s_odd = s_odd * 2.0;
+    else u_even = soft_dmul_(u_even, u_even), s_even = s_even * 2.0;
+  }
+  OFDM_UNROLL
+  for (int k = 0; k < GMI_GRID; k++) {
+    /* Past the tail the logarithm is 0 (computed on 0: no subnormal inputs).
+     * Selects as products by 0 or 1 (exact) and the rounding to the nearest
+     * quantum by the 1.5 2^52 shift (ties to even; a loss is below 2^34
+     * quanta): gcc vectorises this loop, which a select feeding a division
+     * or a floor() keeps it from. */
+    const double uk = soft_dmul_(u[k], y[k] < SOFT_GRID_TAIL ? 1.0 : 0.0);
+    const double nats = soft_dmul_(wrong, y[k]) + soft_log1p_unit_(uk);
+    const double q = (soft_dmul_(nats, per_nat) + 6755399441055744.0) - 6755399441055744.0;
+    acc[k] += soft_dmul_(q, k == GMI_GRID_S1 ? 0.0 : 1.0);
+  }
+}
+
+/* One stream's loss against its sent label: returns soft_label_loss (the
+ * s = 1 loss) and adds the loss at every grid scaling to grid[k], s = 1's
+ * included (the same quanta), so that a frame's grid sums are those of its
+ * streams' bits, summed. */
+OFDM_HD uint64_t soft_label_loss_grid(int bps, const float *llr, uint32_t label, uint64_t *grid) {
+  const uint64_t at_1 = soft_label_loss(bps, llr, label);
+  double acc[GMI_GRID];
+  OFDM_UNROLL
+  for (int k = 0; k < GMI_GRID; k++) acc[k] = 0.0;
+  for (int k = 0; k < SOFT_MAX_BPS; k++)
+    if (k < bps) soft_grid_bit_(llr[k], (label >> k) & 1u, acc);
+  OFDM_UNROLL
+  for (int k = 0; k < GMI_GRID; k++) grid[k] += (uint64_t)(int64_t)acc[k]; /* < 2^37: exact */
+  grid[GMI_GRID_S1] += at_1;
+  return at_1;
 }
 
 #endif

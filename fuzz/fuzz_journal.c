@@ -13,7 +13,7 @@ static void lines(const uint8_t *data, size_t size) {
   if (!text) return;
   for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
     journal_record r, again;
-    char why[200], buf[2048];
+    char why[200], buf[4096];
     if (journal_parse(line, &r, why, sizeof why)) continue;
     /* what parses formats back to a line that parses to the same record */
     const int n = journal_format(&r, buf, sizeof buf);

@@ -78,7 +78,7 @@ static int collect_chunk(void *ctx, uint64_t k, const tally *chunk, const char *
 
 /* A unit the lane computed as a result message (proto.h): its chunks'
  * tallies, folded here in frame order as rank 0 would (point_fold without
- * deciding), and each chunk's encoded frames. */
+ * deciding), and each chunk's encoded frames (a coded point's TBs first). */
 static uint8_t *encode_result(const sim_config *c, const local_result *r, size_t *len) {
   const unit_spec *u = &r->h.u;
   const sim_point *pt = &c->points[u->point];
@@ -86,7 +86,7 @@ static uint8_t *encode_result(const sim_config *c, const local_result *r, size_t
   const uint64_t most = u->chunks + 1;
   chunk_list l = {malloc(sizeof(tally) * most), 0, most};
   uint8_t *buf = l.t ? malloc(sizeof(result_head) + most * (sizeof(tally) + sizeof(uint64_t)) +
-                              frame_encoded_max(u->frames, tx))
+                              frame_encoded_max(u->frames, tx) + (r->coded ? coded_encoded_max(u->frames) : 0))
                      : NULL;
   if (!buf) {
     fprintf(stderr, "ofdmsim: error: rank out of memory for a unit of %llu frames\n", (unsigned long long)u->frames);
@@ -94,7 +94,8 @@ static uint8_t *encode_result(const sim_config *c, const local_result *r, size_t
   }
   point_fold f;
   point_fold_init(&f, pt, u->first_chunk, NULL, 0);
-  point_fold_frames(&f, r->errors, r->fallbacks, r->loss, NULL, u->frames, &r->h.cost, collect_chunk, &l, NULL);
+  point_fold_frames(&f, r->errors, r->fallbacks, r->loss, r->loss_s, r->coded, u->frames, &r->h.cost, collect_chunk,
+                    &l, NULL);
   if (f.cur.frames && l.n < l.cap) l.t[l.n++] = f.cur; /* cut at its stop */
   result_head h = r->h;
   h.chunks = l.n;
@@ -105,8 +106,10 @@ static uint8_t *encode_result(const sim_config *c, const local_result *r, size_t
   h.bytes = 0;
   for (uint64_t j = 0; j < l.n; j++) {
     const uint64_t n = l.t[j].frames;
-    const uint64_t b = frame_encode(r->errors + off * (uint64_t)tx, r->fallbacks + off,
-                                    r->loss ? r->loss + off * (uint64_t)tx : NULL, n, tx, out + h.bytes);
+    const uint64_t bc = r->coded ? coded_encode(r->coded + off, n, out + h.bytes) : 0;
+    const uint64_t b = bc + frame_encode(r->errors + off * (uint64_t)tx, r->fallbacks + off,
+                                         r->loss ? r->loss + off * (uint64_t)tx : NULL,
+                                         r->loss_s ? r->loss_s + off * GMI_GRID : NULL, n, tx, out + h.bytes + bc);
     memcpy(lens + sizeof b * j, &b, sizeof b);
     h.bytes += b;
     off += n;
@@ -192,7 +195,8 @@ static int run_worker(const mpi_job *j, const sim_config *c, const run_options *
 typedef struct held {
   unit_spec u;
   uint32_t *errors, *fallbacks; /* rank 0's unit: its frames; */
-  uint64_t *loss;               /* (GMI losses, NULL without soft outputs) */
+  uint64_t *loss, *loss_s;      /* (GMI losses, NULL without soft outputs) */
+  frame_coded *coded;           /* (decoded TBs, NULL when uncoded) */
   uint8_t *msg;                 /* a worker's: its message (result_head ...), */
   tally chunk;                  /* else a chunk from the journal: its tally alone (u.chunks == 1) */
   work_cost cost;
@@ -240,6 +244,8 @@ static void free_held(held *h) {
   free(h->errors);
   free(h->fallbacks);
   free(h->loss);
+  free(h->loss_s);
+  free(h->coded);
   free(h);
 }
 
@@ -303,7 +309,8 @@ static void cancel_units(coord *k, size_t i) {
  * message: its chunks' tallies and each chunk's encoded frames. */
 typedef struct unit_counts {
   const uint32_t *errors, *fallbacks;
-  const uint64_t *loss;
+  const uint64_t *loss, *loss_s;
+  const frame_coded *coded;
   uint64_t chunks;
   const tally *tally;  /* unaligned in the message: read with memcpy */
   const uint8_t *lens; /* uint64_t [chunks], the same */
@@ -328,14 +335,17 @@ static uint64_t chunk_bytes(const unit_counts *c, uint64_t j) {
  * precision rule and the point's last frame (max_bits) not in the unit, none
  * can, and the fold then runs without them. */
 static void fold_unit(coord *k, size_t i, uint64_t frames, const uint32_t *errors, const uint32_t *fallbacks,
-                      const uint64_t *loss, const work_cost *cost, const char *backend) {
+                      const uint64_t *loss, const uint64_t *loss_s, const frame_coded *coded,
+                      const work_cost *cost, const char *backend) {
   pstate *p = &k->p[i];
   const sim_point *pt = &k->c->points[i];
   chunk_out out = {&k->s, i, backend, NULL};
   uint64_t e = p->f.tot.bit_errors + p->f.cur.bit_errors;
   for (uint64_t f = 0; f < frames * (uint64_t)pt->p.tx; f++) e += errors[f];
-  p->f.decide = e >= pt->target_errors || pt->target_precision > 0.0 || p->f.off + frames >= p->f.end;
-  if (point_fold_frames(&p->f, errors, fallbacks, loss, NULL, frames, cost, sweep_chunk_sink, &out, NULL)) k->rc = 1;
+  /* (a coded point stops by its blocks: checked at every frame) */
+  p->f.decide = coded || e >= pt->target_errors || pt->target_precision > 0.0 || p->f.off + frames >= p->f.end;
+  if (point_fold_frames(&p->f, errors, fallbacks, loss, loss_s, coded, frames, cost, sweep_chunk_sink, &out, NULL))
+    k->rc = 1;
   p->f.decide = 1;
   snprintf(p->backend, sizeof p->backend, "%s", backend);
 }
@@ -345,7 +355,7 @@ static void fold_unit(coord *k, size_t i, uint64_t frames, const uint32_t *error
  * frames, decoded then, where one may. */
 static void fold_counts(coord *k, size_t i, const result_head *h, const unit_counts *uc) {
   if (uc->errors) {
-    fold_unit(k, i, h->u.frames, uc->errors, uc->fallbacks, uc->loss, &h->cost, h->backend);
+    fold_unit(k, i, h->u.frames, uc->errors, uc->fallbacks, uc->loss, uc->loss_s, uc->coded, &h->cost, h->backend);
     return;
   }
   pstate *p = &k->p[i];
@@ -364,16 +374,23 @@ static void fold_counts(coord *k, size_t i, const result_head *h, const unit_cou
     }
     const uint64_t n = t.frames;
     uint32_t *e = malloc(sizeof(uint32_t) * (size_t)(n * (tx + 1) + 1));
-    uint64_t *loss = soft ? malloc(sizeof(uint64_t) * (size_t)(n * tx + 1)) : NULL;
-    if (!e || (soft && !loss) || frame_decode(enc, chunk_bytes(uc, j), n, (int)tx, e, e + n * tx, loss)) {
+    /* with soft outputs: the per-stream losses, then the GMI grid's */
+    uint64_t *loss = soft ? malloc(sizeof(uint64_t) * (size_t)(n * (tx + GMI_GRID) + 1)) : NULL;
+    uint64_t *loss_s = loss ? loss + n * tx : NULL;
+    frame_coded *coded = link_coded(&pt->p) ? malloc(sizeof(frame_coded) * (size_t)(n + 1)) : NULL;
+    const long long bc = coded ? coded_decode(enc, chunk_bytes(uc, j), n, coded) : 0;
+    if (!e || (soft && !loss) || (link_coded(&pt->p) && (!coded || bc < 0)) ||
+        frame_decode(enc + bc, chunk_bytes(uc, j) - (uint64_t)bc, n, (int)tx, e, e + n * tx, loss, loss_s)) {
       fprintf(stderr, "ofdmsim: error: a result of point %zu does not decode\n", i);
       k->rc = 1;
     } else {
       const work_cost cost = {.seconds = t.seconds, .inversions = t.inversions, .t = t.t};
-      if (point_fold_frames(&p->f, e, e + n * tx, loss, NULL, n, &cost, sweep_chunk_sink, &out, NULL)) k->rc = 1;
+      if (point_fold_frames(&p->f, e, e + n * tx, loss, loss_s, coded, n, &cost, sweep_chunk_sink, &out, NULL))
+        k->rc = 1;
     }
     free(e);
     free(loss);
+    free(coded);
   }
   snprintf(p->backend, sizeof p->backend, "%s", h->backend);
 }
@@ -407,7 +424,7 @@ static void advance(coord *k, size_t i) {
       else if (r > 1) k->rc = 1;
       snprintf(p->backend, sizeof p->backend, "%s", h->backend);
     } else {
-      fold_unit(k, i, h->u.frames, h->errors, h->fallbacks, h->loss, &h->cost, h->backend);
+      fold_unit(k, i, h->u.frames, h->errors, h->fallbacks, h->loss, h->loss_s, h->coded, &h->cost, h->backend);
     }
     free_held(h);
     if (p->redo != NO_CHUNK) break;
@@ -476,17 +493,22 @@ static void take_result(coord *k, int rank, const result_head *h, const unit_cou
     e->errors = malloc(sizeof(uint32_t) * nf * (size_t)tx);
     e->fallbacks = malloc(sizeof(uint32_t) * nf);
     if (uc->loss) e->loss = malloc(sizeof(uint64_t) * nf * (size_t)tx);
-    if (!e->errors || !e->fallbacks || (uc->loss && !e->loss)) {
+    if (uc->loss_s) e->loss_s = malloc(sizeof(uint64_t) * nf * GMI_GRID);
+    if (uc->coded) e->coded = malloc(sizeof(frame_coded) * nf);
+    if (!e->errors || !e->fallbacks || (uc->loss && !e->loss) || (uc->loss_s && !e->loss_s) ||
+        (uc->coded && !e->coded)) {
       free_held(e);
       e = NULL;
     } else {
       memcpy(e->errors, uc->errors, sizeof(uint32_t) * (size_t)h->u.frames * (size_t)tx);
       memcpy(e->fallbacks, uc->fallbacks, sizeof(uint32_t) * (size_t)h->u.frames);
       if (uc->loss) memcpy(e->loss, uc->loss, sizeof(uint64_t) * (size_t)h->u.frames * (size_t)tx);
+      if (uc->loss_s) memcpy(e->loss_s, uc->loss_s, sizeof(uint64_t) * (size_t)h->u.frames * GMI_GRID);
+      if (uc->coded) memcpy(e->coded, uc->coded, sizeof(frame_coded) * (size_t)h->u.frames);
       point_fold ahead;
       point_fold_init(&ahead, pt, h->u.first_chunk, NULL, 0);
-      if (point_fold_frames(&ahead, uc->errors, uc->fallbacks, uc->loss, NULL, h->u.frames, &h->cost, sweep_chunk_sink,
-                            &out, NULL))
+      if (point_fold_frames(&ahead, uc->errors, uc->fallbacks, uc->loss, uc->loss_s, uc->coded, h->u.frames, &h->cost,
+                            sweep_chunk_sink, &out, NULL))
         k->rc = 1;
     }
   }
@@ -660,7 +682,8 @@ static void handle(coord *k, int from, int tag, uint8_t **bufp, size_t bytes) {
   case TAG_RESULT: {
     if (from == 0) { /* rank 0's lane: the unit's frames as they are */
       const local_result *lr = (const local_result *)buf;
-      const unit_counts uc = {.errors = lr->errors, .fallbacks = lr->fallbacks, .loss = lr->loss};
+      const unit_counts uc = {.errors = lr->errors, .fallbacks = lr->fallbacks, .loss = lr->loss,
+                              .loss_s = lr->loss_s, .coded = lr->coded};
       take_result(k, 0, &lr->h, &uc, NULL, 0);
       break;
     }

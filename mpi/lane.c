@@ -79,7 +79,7 @@ static local_result *take_result(lane *l) {
   r->h.u = *unit_exec_spec(l->x);
   r->h.cost = unit_exec_cost(l->x);
   snprintf(r->h.backend, sizeof r->h.backend, "%s", unit_exec_backend(l->x));
-  unit_exec_take_counts(l->x, &r->errors, &r->fallbacks, &r->loss);
+  unit_exec_take_counts(l->x, &r->errors, &r->fallbacks, &r->loss, &r->loss_s, &r->coded);
   return r;
 }
 
@@ -89,6 +89,8 @@ void lane_msg_free(lane_msg *m) {
     free(r->errors);
     free(r->fallbacks);
     free(r->loss);
+    free(r->loss_s);
+    free(r->coded);
   }
   free(m->buf);
   m->buf = NULL;

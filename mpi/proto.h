@@ -47,7 +47,8 @@ typedef struct result_head {
 typedef struct local_result {
   result_head h; /* chunks and bytes 0 */
   uint32_t *errors, *fallbacks;
-  uint64_t *loss;
+  uint64_t *loss, *loss_s; /* GMI losses: per stream, and at the GMI grid's scalings */
+  frame_coded *coded; /* NULL when uncoded */
 } local_result;
 
 /* Where a rank's time went (its compute thread's view; seconds). Every

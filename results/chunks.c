@@ -20,6 +20,8 @@ void tally_add(tally *a, const tally *b, int tx) {
   for (int s = 0; s < tx; s++) a->stream_errors[s] += b->stream_errors[s];
   for (int s = 0; s < tx; s++) a->gmi_loss[s] += b->gmi_loss[s];
   a->gmi_loss_sq += b->gmi_loss_sq;
+  for (int k = 0; k < GMI_GRID; k++) a->gmi_loss_s[k] += b->gmi_loss_s[k];
+  for (int k = 0; k < GMI_GRID; k++) a->gmi_loss_s_sq[k] += b->gmi_loss_s_sq[k];
   a->seconds += b->seconds;
   stage_times_add(&a->t, &b->t, 1.0);
   tally_coded_add(&a->coded, &b->coded);
@@ -159,6 +161,10 @@ uint64_t point_work_key(const sim_point *pt) {
   const uint64_t rules[] = {pt->target_errors, max_bits, pt->min_frames, precision, pt->first_frame};
   uint64_t h = pt->point_key;
   for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) h = rng_mix64(h ^ rng_mix64(rules[i] + i));
+  /* A point with soft outputs also sums its losses at the GMI grid's
+   * scalings: a chunk saved before those sums came lacks them, and must not
+   * stand for one that has them. */
+  if (pt->p.llr != LLR_OFF) h = rng_mix64(h ^ 0x676d69677269642full); /* "gmigrid/" */
   /* the coded link's rules (uncoded points keep their work keys) */
   if (link_coded(&pt->p)) h = rng_mix64(h ^ rng_mix64(pt->target_block_errors + 5) ^ rng_mix64(pt->max_blocks + 6));
   return h;
@@ -172,18 +178,4 @@ double tally_gmi(const sim_point *pt, const tally *t, int s) {
   double loss = 0.0;
   for (int k = 0; k < p->tx; k++) loss += t->gmi_loss[k];
   return (double)p->bps * p->tx - loss / uses;
-}
-
-void tally_gmi_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi) {
-  *lo = *hi = NAN;
-  const link_params *p = &pt->p;
-  if (p->llr == LLR_OFF) return;
-  double loss = 0.0; /* per RE, summed over the frames */
-  for (int k = 0; k < p->tx; k++) loss += t->gmi_loss[k];
-  loss /= (double)link_data_res_per_frame(p);
-  double l_lo, l_hi;
-  mean_interval(loss, t->gmi_loss_sq, t->frames, conf, &l_lo, &l_hi);
-  const double full = (double)p->bps * p->tx;
-  *lo = full - l_hi;
-  *hi = full - l_lo;
 }

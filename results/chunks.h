@@ -46,6 +46,13 @@ typedef struct tally {
    * the same whoever computed the frames. */
   double gmi_loss[LINK_MAX_TX];
   double gmi_loss_sq;
+  /* ... and at each LLR scaling s = gmi_grid_s(k) of the GMI grid
+   * (core/gmi_grid.h), summed over the streams: the loss in bits and the sum
+   * over frames of the frame's squared loss per RE (k = GMI_GRID_S1 equals
+   * the sum of gmi_loss and gmi_loss_sq exactly). The report maximises the
+   * GMI over s from these (results/gmi_sup.h). */
+  double gmi_loss_s[GMI_GRID];
+  double gmi_loss_s_sq[GMI_GRID];
   double seconds;       /* wall time spent on these frames */
   stage_times t;        /* the stages' share of it */
   tally_coded coded;    /* the coded link (zero when uncoded) */
@@ -91,18 +98,17 @@ void tally_interval(const sim_point *pt, const tally *t, double conf, double *lo
 /* The interval's units for t: frames for tdl, frames x REs otherwise. */
 uint64_t tally_units(const sim_point *pt, const tally *t);
 
-/* GMI of the frames in t, bits per channel use (RE): stream s, or the sum
- * over the streams for s < 0; NAN without soft outputs or frames. The
- * estimate is bps minus the mean loss per bit (BICM GMI with the LLRs as
- * the decoder's metric). */
+/* GMI of the frames in t at LLR scaling 1, bits per channel use (RE):
+ * stream s, or the sum over the streams for s < 0; NAN without soft outputs
+ * or frames. The estimate is bps minus the mean loss per bit (BICM GMI with
+ * the LLRs as the decoder's metric, unscaled: results/gmi_sup.h gives the
+ * supremum over the scaling). */
 double tally_gmi(const sim_point *pt, const tally *t, int s);
-/* Its interval at confidence conf (frames are the independent units): a t
- * interval from the per-frame losses; NAN with fewer than 2 frames. */
-void tally_gmi_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi);
 
-/* The point key with the stopping rules and the frame range folded in: two
- * runs with equal work keys do the very same work, so one's chunks stand for
- * the other's (the journal's records are keyed by it). */
+/* The point key with the stopping rules and the frame range folded in (and,
+ * with soft outputs, the GMI grid's sums): two runs with equal work keys do
+ * the very same work, so one's chunks stand for the other's (the journal's
+ * records are keyed by it). */
 uint64_t point_work_key(const sim_point *pt);
 
 #endif

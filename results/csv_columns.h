@@ -29,7 +29,8 @@
   X(CODED_BER, "coded_ber") X(ITERATIONS, "iterations") X(MEAN_ITERATIONS, "mean_iterations")          \
   X(THROUGHPUT, "throughput") X(THROUGHPUT_CI95_LOW, "throughput_ci95_low")                             \
   X(THROUGHPUT_CI95_HIGH, "throughput_ci95_high") X(THROUGHPUT_BPS, "throughput_bps")                    \
-  X(FRAME_CB_ERRORS_SQ, "frame_cb_errors_sq") X(FRAME_INFO_ERRORS_SQ, "frame_info_errors_sq")
+  X(FRAME_CB_ERRORS_SQ, "frame_cb_errors_sq") X(FRAME_INFO_ERRORS_SQ, "frame_info_errors_sq")          \
+  X(GMI_S, "gmi_s") X(GMI_S1, "gmi_s1") X(GMI_LOSS_S, "gmi_loss_s") X(FRAME_GMI_LOSS_S_SQ, "frame_gmi_loss_s_sq")
 
 typedef enum result_column {
 #define RESULT_COLUMN_ID(id, name) COL_##id,
@@ -41,7 +42,7 @@ typedef enum result_column {
 /* The column's name in the header. */
 const char *result_column_name(result_column c);
 
-/* The fixed part of the header: "point,tx,...,frame_gmi_loss_sq" (no newline). */
+/* The fixed part of the header: "point,tx,...,frame_gmi_loss_s_sq" (no newline). */
 void result_columns_head(FILE *f);
 
 /* A real-valued cell: v to `digits` significant digits (%.*g), with ".0"

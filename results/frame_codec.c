@@ -3,10 +3,12 @@
 
 #include <string.h>
 
+#include "core/gmi_grid.h"
+
 size_t frame_encoded_max(uint64_t n, int tx) {
   /* a zero run (10 bytes at most) and a frame of tx + 1 counts (5 each) and
-   * tx losses (10 each) per frame, and a last run */
-  return (size_t)(n + 1) * (10 + 5 * ((size_t)tx + 1) + 10 * (size_t)tx);
+   * tx + GMI_GRID losses (10 each) per frame, and a last run */
+  return (size_t)(n + 1) * (10 + 5 * ((size_t)tx + 1) + 10 * ((size_t)tx + GMI_GRID));
 }
 
 static size_t put(uint8_t *out, uint64_t v) {
@@ -35,20 +37,23 @@ static int get(const uint8_t *in, size_t len, size_t *at, unsigned bits, uint64_
   return -1;
 }
 
-static int zero_frame(const uint32_t *errors, const uint32_t *fallbacks, const uint64_t *loss, uint64_t i, int tx) {
+static int zero_frame(const uint32_t *errors, const uint32_t *fallbacks, const uint64_t *loss, const uint64_t *loss_s,
+                      uint64_t i, int tx) {
   if (fallbacks && fallbacks[i]) return 0;
   for (int s = 0; s < tx; s++)
     if (errors[i * (uint64_t)tx + (uint64_t)s] || (loss && loss[i * (uint64_t)tx + (uint64_t)s])) return 0;
+  for (int g = 0; loss_s && g < GMI_GRID; g++)
+    if (loss_s[i * GMI_GRID + (uint64_t)g]) return 0;
   return 1;
 }
 
-size_t frame_encode(const uint32_t *errors, const uint32_t *fallbacks, const uint64_t *loss, uint64_t n, int tx,
-                    uint8_t *out) {
+size_t frame_encode(const uint32_t *errors, const uint32_t *fallbacks, const uint64_t *loss, const uint64_t *loss_s,
+                    uint64_t n, int tx, uint8_t *out) {
   size_t k = 0;
   uint64_t i = 0;
   while (i < n) {
     uint64_t z = 0;
-    while (i + z < n && zero_frame(errors, fallbacks, loss, i + z, tx)) z++;
+    while (i + z < n && zero_frame(errors, fallbacks, loss, loss_s, i + z, tx)) z++;
     k += put(out + k, z);
     i += z;
     if (i == n) break;
@@ -56,13 +61,15 @@ size_t frame_encode(const uint32_t *errors, const uint32_t *fallbacks, const uin
     k += put(out + k, fallbacks ? fallbacks[i] : 0);
     if (loss)
       for (int s = 0; s < tx; s++) k += put(out + k, loss[i * (uint64_t)tx + (uint64_t)s]);
+    if (loss_s)
+      for (int g = 0; g < GMI_GRID; g++) k += put(out + k, loss_s[i * GMI_GRID + (uint64_t)g]);
     i++;
   }
   return k;
 }
 
 int frame_decode(const uint8_t *in, size_t len, uint64_t n, int tx, uint32_t *errors, uint32_t *fallbacks,
-                 uint64_t *loss) {
+                 uint64_t *loss, uint64_t *loss_s) {
   size_t at = 0;
   uint64_t i = 0;
   while (i < n) {
@@ -71,6 +78,7 @@ int frame_decode(const uint8_t *in, size_t len, uint64_t n, int tx, uint32_t *er
     memset(errors + i * (uint64_t)tx, 0, sizeof *errors * (size_t)z * (size_t)tx);
     memset(fallbacks + i, 0, sizeof *fallbacks * (size_t)z);
     if (loss) memset(loss + i * (uint64_t)tx, 0, sizeof *loss * (size_t)z * (size_t)tx);
+    if (loss_s) memset(loss_s + i * GMI_GRID, 0, sizeof *loss_s * (size_t)z * GMI_GRID);
     i += z;
     if (i == n) break;
     for (int s = 0; s <= tx; s++) {
@@ -81,7 +89,36 @@ int frame_decode(const uint8_t *in, size_t len, uint64_t n, int tx, uint32_t *er
     if (loss)
       for (int s = 0; s < tx; s++)
         if (get(in, len, &at, 64, &loss[i * (uint64_t)tx + (uint64_t)s])) return -1;
+    if (loss_s)
+      for (int g = 0; g < GMI_GRID; g++)
+        if (get(in, len, &at, 64, &loss_s[i * GMI_GRID + (uint64_t)g])) return -1;
     i++;
   }
   return at == len ? 0 : -1;
+}
+
+size_t coded_encoded_max(uint64_t n) { return (size_t)n * 5 * 5; }
+
+size_t coded_encode(const frame_coded *c, uint64_t n, uint8_t *out) {
+  size_t k = 0;
+  for (uint64_t i = 0; i < n; i++) {
+    k += put(out + k, c[i].tb_error);
+    k += put(out + k, c[i].cbs);
+    k += put(out + k, c[i].cb_errors);
+    k += put(out + k, c[i].info_errors);
+    k += put(out + k, c[i].iterations);
+  }
+  return k;
+}
+
+long long coded_decode(const uint8_t *in, size_t len, uint64_t n, frame_coded *c) {
+  size_t at = 0;
+  for (uint64_t i = 0; i < n; i++) {
+    uint64_t v[5];
+    for (int j = 0; j < 5; j++)
+      if (get(in, len, &at, 32, &v[j])) return -1;
+    if (v[0] > 1 || v[2] > v[1]) return -1; /* a TB is lost or not; no more CB errors than CBs */
+    c[i] = (frame_coded){(uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2], (uint32_t)v[3], (uint32_t)v[4]};
+  }
+  return (long long)at;
 }

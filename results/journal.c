@@ -12,9 +12,11 @@
 #include <unistd.h>
 
 #define JOURNAL_MAGIC "ofdmsim-journal 1"
-#define FIELDS 25      /* words of a chunk line, its check included */
+#define FIELDS 27      /* words of a chunk line, its check included (a coded point's: one more) */
+#define FIELDS_MAX 28
+#define FIELDS_GMI1 25 /* ... of a line written before the GMI grid's fields came (a coded point's: 26) */
 #define FIELDS_HARD 23 /* ... of a line written before the GMI fields came */
-#define FIELDS_CODED 26 /* ... of a coded point's line: one more, its coded counts */
+#define LINE_MAX_BYTES 4096 /* longer than any record */
 
 struct journal {
   int fd;
@@ -48,8 +50,12 @@ int journal_format(const journal_record *r, char *buf, size_t n) {
       streams, r->stop, r->backend[0] ? r->backend : "-");
   if (len < 0 || (size_t)len + 11 >= n) return -1;
   /* the GMI fields: the per-stream losses and the frames' sum of squares, "-" without soft outputs */
-  int soft = t->gmi_loss_sq != 0.0;
+  /* (a soft chunk's grid sums are never all 0: at the grid's smallest s,
+   * 2^-8, a bit loses at least log2(1 + e^-1/4) bits) */
+  int soft = t->gmi_loss_sq != 0.0, grid = 0;
   for (int s = 0; s < r->tx && s < LINK_MAX_TX; s++) soft |= t->gmi_loss[s] != 0.0;
+  for (int k = 0; k < GMI_GRID; k++) grid |= t->gmi_loss_s[k] != 0.0 || t->gmi_loss_s_sq[k] != 0.0;
+  soft |= grid;
   int more = 0;
   if (!soft) {
     more = snprintf(buf + len, n - (size_t)len, " - -");
@@ -59,6 +65,12 @@ int journal_format(const journal_record *r, char *buf, size_t n) {
     if (more >= 0 && (size_t)(len + more) < n)
       more += snprintf(buf + len + more, n - (size_t)(len + more), " %a", t->gmi_loss_sq);
   }
+  /* the GMI grid's fields */
+  if (!grid && more >= 0 && (size_t)(len + more) < n) more += snprintf(buf + len + more, n - (size_t)(len + more), " - -");
+  for (int part = 0; grid && part < 2; part++)
+    for (int k = 0; k < GMI_GRID && more >= 0 && (size_t)(len + more) < n; k++)
+      more += snprintf(buf + len + more, n - (size_t)(len + more), "%s%a", k ? ";" : " ",
+                       part ? t->gmi_loss_s_sq[k] : t->gmi_loss_s[k]);
   /* the coded link's counts, one word, only on a coded point's lines */
   const tally_coded *c = &t->coded;
   if (c->blocks && more >= 0 && (size_t)(len + more) < n)
@@ -117,7 +129,7 @@ static int parse_word(const char *s, char *out, size_t n) {
 
 int journal_parse(const char *line, journal_record *r, char *why, size_t n) {
   memset(r, 0, sizeof *r);
-  char copy[2048];
+  char copy[LINE_MAX_BYTES];
   const size_t len = strlen(line);
   if (len >= sizeof copy) return snprintf(why, n, "a line of %zu characters, longer than any record", len), -1;
   memcpy(copy, line, len + 1);
@@ -126,13 +138,13 @@ int journal_parse(const char *line, journal_record *r, char *why, size_t n) {
   if (!last_space || parse_u64(last_space + 1, 16, &check) || strlen(last_space + 1) != 8 ||
       check != check_of(copy, (size_t)(last_space - copy)))
     return snprintf(why, n, "a record whose check does not match its text (damaged)"), -1;
-  char *tok[FIELDS_CODED];
+  char *tok[FIELDS_MAX];
   int k = 0;
   for (char *save = NULL, *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
-    if (k == FIELDS_CODED) return snprintf(why, n, "more than %d fields", FIELDS_CODED), -1;
+    if (k == FIELDS_MAX) return snprintf(why, n, "more than %d fields", FIELDS_MAX), -1;
     tok[k++] = t;
   }
-  if ((k != FIELDS && k != FIELDS_HARD && k != FIELDS_CODED) || strcmp(tok[0], "chunk"))
+  if ((k != FIELDS_HARD && (k < FIELDS_GMI1 || k > FIELDS_MAX)) || strcmp(tok[0], "chunk"))
     return snprintf(why, n, "expected a chunk record of %d fields", FIELDS), -1;
   uint64_t tx;
   tally *t = &r->n;
@@ -163,9 +175,12 @@ int journal_parse(const char *line, journal_record *r, char *why, size_t n) {
   if (parse_word(tok[20], r->stop, sizeof r->stop) || parse_word(tok[21], r->backend, sizeof r->backend))
     return snprintf(why, n, "a stop or backend word too long"), -1;
   if (!strcmp(r->backend, "-")) r->backend[0] = '\0';
-  if (k == FIELDS_CODED && parse_coded(tok[24], &t->coded))
+  /* the words between the GMI fields and the check: the GMI grid's pair
+   * and a coded point's word, each where the line has it */
+  const int extra = k - FIELDS_GMI1, coded_at = extra == 1 || extra == 3 ? k - 2 : -1, grid = extra >= 2;
+  if (coded_at >= 0 && parse_coded(tok[coded_at], &t->coded))
     return snprintf(why, n, "coded counts that are not 'coded:' and 7 counts and 2 sums that add up"), -1;
-  if (k >= FIELDS && (strcmp(tok[22], "-") || strcmp(tok[23], "-"))) {
+  if (k >= FIELDS_GMI1 && (strcmp(tok[22], "-") || strcmp(tok[23], "-"))) {
     e = strtok_r(tok[22], ";", &save);
     for (int s = 0; s < r->tx; s++, e = strtok_r(NULL, ";", &save))
       if (!e || parse_double(e, &t->gmi_loss[s]) || !(t->gmi_loss[s] >= 0.0))
@@ -174,6 +189,15 @@ int journal_parse(const char *line, journal_record *r, char *why, size_t n) {
     if (parse_double(tok[23], &t->gmi_loss_sq) || !(t->gmi_loss_sq >= 0.0))
       return snprintf(why, n, "a GMI sum of squares that is not a number >= 0"), -1;
   }
+  if (grid && (strcmp(tok[24], "-") || strcmp(tok[25], "-")))
+    for (int part = 0; part < 2; part++) {
+      double *v = part ? t->gmi_loss_s_sq : t->gmi_loss_s;
+      e = strtok_r(tok[24 + part], ";", &save);
+      for (int g = 0; g < GMI_GRID; g++, e = strtok_r(NULL, ";", &save))
+        if (!e || parse_double(e, &v[g]) || !(v[g] >= 0.0))
+          return snprintf(why, n, "expected %d GMI grid %s >= 0", GMI_GRID, part ? "sums of squares" : "losses"), -1;
+      if (e) return snprintf(why, n, "expected %d GMI grid %s, got more", GMI_GRID, part ? "sums of squares" : "losses"), -1;
+    }
   static const char *const stops[] = {"more",     "ahead",    "target_errors", "target_precision",
                                       "max_bits", "target_block_errors", "max_blocks"};
   for (size_t i = 0; i < sizeof stops / sizeof *stops; i++)
@@ -307,7 +331,7 @@ static int read_records(journal *j, const char *text, size_t size, size_t *keep,
     line++;
     const char *nl = memchr(text + at, '\n', size - at);
     const size_t end = nl ? (size_t)(nl - text) : size;
-    char buf[2048], why[160];
+    char buf[LINE_MAX_BYTES], why[160];
     journal_record r;
     const size_t len = end - at;
     int bad = !nl || len >= sizeof buf || memchr(text + at, '\0', len);
@@ -386,7 +410,8 @@ const journal_record *journal_record_at(const journal *j, size_t i) { return i <
 
 static int same_counts(const journal_record *a, const journal_record *b) {
   return a->n.frames == b->n.frames && a->n.bits == b->n.bits && a->n.bit_errors == b->n.bit_errors &&
-         a->n.sum_sq == b->n.sum_sq && a->n.gmi_loss_sq == b->n.gmi_loss_sq && !strcmp(a->stop, b->stop);
+         a->n.sum_sq == b->n.sum_sq && a->n.gmi_loss_sq == b->n.gmi_loss_sq &&
+         !memcmp(a->n.gmi_loss_s_sq, b->n.gmi_loss_s_sq, sizeof a->n.gmi_loss_s_sq) && !strcmp(a->stop, b->stop);
 }
 
 long journal_chunks(const journal *j, uint64_t work_key, const journal_record **out, size_t *decided,
@@ -443,7 +468,7 @@ long journal_chunks(const journal *j, uint64_t work_key, const journal_record **
 }
 
 int journal_append(journal *j, const journal_record *r) {
-  char buf[2048];
+  char buf[LINE_MAX_BYTES];
   const int n = journal_format(r, buf, sizeof buf);
   if (n < 0) {
     errno = EOVERFLOW;

@@ -11,12 +11,18 @@
  * Format (version 1): a first line "ofdmsim-journal 1", then per chunk
  *   chunk POINT WORK_KEY POINT_KEY K FRAMES BITS ERRORS FALLBACKS INVERSIONS
  *         SUM_SQ SECONDS DRAW CHANNEL GRAM INVERT EQUALIZE DEMAP
- *         TX STREAM_ERRORS STOP BACKEND GMI_LOSS GMI_LOSS_SQ CHECK
+ *         TX STREAM_ERRORS STOP BACKEND GMI_LOSS GMI_LOSS_SQ GMI_LOSS_S
+ *         GMI_LOSS_S_SQ CHECK
  * keys in hex, doubles in C99 hex-float (%a, exact), STREAM_ERRORS joined by
  * ';', GMI_LOSS the per-stream GMI losses (hex floats joined by ';') and
  * GMI_LOSS_SQ their frames' sum of squares, both "-" for a point without soft
  * outputs (lines without these two fields, written before they came, read
- * as "- -"), STOP "more" or the rule that ended the point in this chunk, or
+ * as "- -"), GMI_LOSS_S and GMI_LOSS_S_SQ the same at the GMI grid's
+ * GMI_GRID scalings (the tally's gmi_loss_s and gmi_loss_s_sq, each
+ * GMI_GRID hex floats joined by ';'), both "-" without soft outputs (lines
+ * without them read as "- -": a chunk of a soft point written before they
+ * came is never replayed, as point_work_key changed with them),
+ * STOP "more" or the rule that ended the point in this chunk, or
  * "ahead" for a chunk finished before the chunks ahead of it (the MPI engine
  * saves every chunk it receives; whether a rule fired inside it is decided
  * when its prefix is there, and written again then), CHECK a

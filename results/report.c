@@ -13,6 +13,7 @@
 
 #include "results/atomic_file.h"
 #include "results/csv_columns.h"
+#include "results/gmi_sup.h"
 #include "results/json_doc.h"
 #include "config/config_columns.h"
 #include "config/config_json.h"
@@ -75,11 +76,12 @@ void report_table_row(FILE *f, const sim_point *pt, const point_result *r) {
           mbit_per_s(r), inv_per_s(r) / 1e6, r->stop);
   if (pt->label[0]) fprintf(f, "      %s\n", pt->label);
   if (pt->p.llr != LLR_OFF && r->n.frames) {
-    double glo, ghi;
-    tally_gmi_interval(pt, &r->n, 0.95, &glo, &ghi);
-    fprintf(f, "      GMI %.4f bit/RE", tally_gmi(pt, &r->n, -1));
-    if (!isnan(glo)) fprintf(f, " [%.4f, %.4f]", glo, ghi);
-    fprintf(f, " (%s LLRs), per stream", llr_kind_name(pt->p.llr));
+    gmi_sup g;
+    tally_gmi_sup(pt, &r->n, 0.95, &g);
+    fprintf(f, "      GMI %.4f bit/RE", g.gmi);
+    if (!isnan(g.lo)) fprintf(f, " [%.4f, %.4f]", g.lo, g.hi);
+    fprintf(f, " at LLR scaling s = %.3g%s (%s LLRs); at s = 1 %.4f, per stream", g.s,
+            g.edge ? " (the grid's end: a lower bound)" : "", llr_kind_name(pt->p.llr), tally_gmi(pt, &r->n, -1));
     for (int t = 0; t < pt->p.tx; t++) fprintf(f, " %.4f", tally_gmi(pt, &r->n, t));
     fputc('\n', f);
   }
@@ -97,20 +99,21 @@ void report_table_row(FILE *f, const sim_point *pt, const point_result *r) {
   }
 }
 
-/* The GMI columns of the CSV: the estimate and its interval, per stream,
- * and the sums a merge adds up; empty without soft outputs. */
+/* The GMI columns of the CSV: the supremum over the LLR scaling and its
+ * interval, per stream (at s = 1) and the sums a merge adds up; empty
+ * without soft outputs. */
 static void csv_gmi(FILE *f, const sim_point *pt, const point_result *r) {
   const link_params *p = &pt->p;
   if (p->llr == LLR_OFF || !r->n.frames) {
     fputs(",,,,,,", f);
     return;
   }
-  double lo, hi;
-  tally_gmi_interval(pt, &r->n, 0.95, &lo, &hi);
+  gmi_sup g;
+  tally_gmi_sup(pt, &r->n, 0.95, &g);
   fputc(',', f);
-  csv_real(f, 10, tally_gmi(pt, &r->n, -1));
+  csv_real(f, 10, g.gmi);
   fputc(',', f);
-  if (!isnan(lo)) csv_real(f, 10, lo), fputc(',', f), csv_real(f, 10, hi);
+  if (!isnan(g.lo)) csv_real(f, 10, g.lo), fputc(',', f), csv_real(f, 10, g.hi);
   else fputc(',', f);
   fputc(',', f);
   for (int t = 0; t < p->tx; t++) fputs(t ? ";" : "", f), csv_real(f, 10, tally_gmi(pt, &r->n, t));
@@ -118,6 +121,25 @@ static void csv_gmi(FILE *f, const sim_point *pt, const point_result *r) {
   for (int t = 0; t < p->tx; t++) fputs(t ? ";" : "", f), csv_real(f, 17, r->n.gmi_loss[t]);
   fputc(',', f);
   csv_real(f, 17, r->n.gmi_loss_sq);
+}
+
+/* The GMI columns after the coded link's: the optimal s, the GMI at s = 1
+ * and the grid's sums; empty without soft outputs. */
+static void csv_gmi_grid(FILE *f, const sim_point *pt, const point_result *r) {
+  if (pt->p.llr == LLR_OFF || !r->n.frames) {
+    fputs(",,,,", f);
+    return;
+  }
+  gmi_sup g;
+  tally_gmi_sup(pt, &r->n, 0.95, &g);
+  fputc(',', f);
+  csv_real(f, 10, g.s);
+  fputc(',', f);
+  csv_real(f, 10, tally_gmi(pt, &r->n, -1));
+  fputc(',', f);
+  for (int k = 0; k < GMI_GRID; k++) fputs(k ? ";" : "", f), csv_real(f, 17, r->n.gmi_loss_s[k]);
+  fputc(',', f);
+  for (int k = 0; k < GMI_GRID; k++) fputs(k ? ";" : "", f), csv_real(f, 17, r->n.gmi_loss_s_sq[k]);
 }
 
 /* The coded link's columns (csv_columns.h, blocks .. frame_info_errors_sq):
@@ -193,6 +215,7 @@ static void csv_row(FILE *f, const sim_config *c, const sim_point *pt, const poi
   fprintf(f, ",%llu,%016llx", (unsigned long long)tally_units(pt, &r->n), (unsigned long long)pt->point_key);
   csv_gmi(f, pt, r);
   csv_coded(f, pt, r);
+  csv_gmi_grid(f, pt, r);
   config_columns_row(f, c, pt);
   fputc('\n', f);
 }
@@ -280,12 +303,29 @@ static json_t *stages_json(const stage_times *t) {
                    "demap", sim_json_real(t->demap));
 }
 
-/* The point's GMI (null without soft outputs). */
+/* The GMI grid (core/gmi_grid.h): its scalings and the point's sums there. */
+static json_t *gmi_grid_json(const tally *n) {
+  json_t *s = json_array(), *loss = json_array(), *sq = json_array();
+  for (int k = 0; s && loss && sq && k < GMI_GRID; k++)
+    if (json_array_append_new(s, sim_json_real(gmi_grid_s(k))) ||
+        json_array_append_new(loss, sim_json_real(n->gmi_loss_s[k])) ||
+        json_array_append_new(sq, sim_json_real(n->gmi_loss_s_sq[k]))) {
+      json_decref(s);
+      json_decref(loss);
+      json_decref(sq);
+      return NULL;
+    }
+  return json_pack("{s:o, s:o, s:o}", "s", s, "loss", loss, "frame_loss_sq", sq);
+}
+
+/* The point's GMI (null without soft outputs): the supremum over the LLR
+ * scaling (total, ci95, s), the GMI at s = 1 (total_s1, streams and their
+ * sums), and the grid's sums. */
 static json_t *gmi_json(const sim_point *pt, const point_result *r) {
   const link_params *p = &pt->p;
   if (p->llr == LLR_OFF || !r->n.frames) return json_null();
-  double lo, hi;
-  tally_gmi_interval(pt, &r->n, 0.95, &lo, &hi);
+  gmi_sup g;
+  tally_gmi_sup(pt, &r->n, 0.95, &g);
   json_t *streams = json_array(), *loss = json_array();
   for (int t = 0; streams && loss && t < p->tx; t++)
     if (json_array_append_new(streams, sim_json_real(tally_gmi(pt, &r->n, t))) ||
@@ -294,9 +334,16 @@ static json_t *gmi_json(const sim_point *pt, const point_result *r) {
       json_decref(loss);
       return NULL;
     }
-  return json_pack("{s:o, s:[oo], s:o, s:o, s:o, s:s}", "total", sim_json_real(tally_gmi(pt, &r->n, -1)), "ci95",
-                   sim_json_real(lo), sim_json_real(hi), "streams", streams, "stream_loss", loss, "frame_loss_sq",
-                   sim_json_real(r->n.gmi_loss_sq), "llr", llr_kind_name(p->llr));
+  json_t *grid = gmi_grid_json(&r->n);
+  if (!grid) {
+    json_decref(streams);
+    json_decref(loss);
+    return NULL;
+  }
+  return json_pack("{s:o, s:[oo], s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:s}", "total", sim_json_real(g.gmi), "ci95",
+                   sim_json_real(g.lo), sim_json_real(g.hi), "s", sim_json_real(g.s), "s_at_grid_end", g.edge,
+                   "total_s1", sim_json_real(tally_gmi(pt, &r->n, -1)), "streams", streams, "stream_loss", loss,
+                   "frame_loss_sq", sim_json_real(r->n.gmi_loss_sq), "grid", grid, "llr", llr_kind_name(p->llr));
 }
 
 /* The point's coded-link counts and rates (null when uncoded). */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "config/grow_array.h"
+#include "core/gmi_grid.h"
 
 void results_fail(char *err, size_t errlen, const char *fmt, ...) {
   if (!err || !errlen) return;
@@ -434,6 +435,27 @@ static int optional_double(const result_table *t, size_t row, const char *name, 
   return *has ? result_table_double(t, row, name, v, err, errlen) : 0;
 }
 
+int result_table_numbers(const result_table *t, size_t row, const char *name, double *v, size_t n, int *has,
+                         char *err, size_t errlen) {
+  const int col = result_table_column(t, name);
+  *has = col >= 0 && *result_table_cell(t, row, col);
+  if (!*has) return 0;
+  const char *s = result_table_cell(t, row, col), *q = s;
+  for (size_t k = 0; k < n; k++) {
+    char *end;
+    errno = 0;
+    v[k] = strtod(q, &end);
+    const int last = k + 1 == n;
+    if (end == q || errno || !(v[k] >= 0.0) || isinf(v[k]) || (last ? *end != '\0' : *end != ';')) {
+      results_fail(err, errlen, "%s:%zu: column %s: expected %zu numbers >= 0 joined by ';', got '%.60s'", t->path,
+                   line_of(t, row), name, n, s);
+      return 2;
+    }
+    q = end + 1;
+  }
+  return 0;
+}
+
 int result_table_check_row(const result_table *t, size_t row, char *err, size_t errlen) {
   const size_t line = line_of(t, row);
   uint64_t bits = 0, errors = 0, frames = 0;
@@ -485,5 +507,15 @@ int result_table_check_row(const result_table *t, size_t row, char *err, size_t 
                  line, gsq);
     return 2;
   }
+  double gs, grid[GMI_GRID];
+  int has_gs, has_grid;
+  if (optional_double(t, row, "gmi_s", &gs, &has_gs, err, errlen)) return 2;
+  if (has_gs && !(gs >= 0)) {
+    results_fail(err, errlen, "%s:%zu: column gmi_s: expected a scaling >= 0, got %.17g", t->path, line, gs);
+    return 2;
+  }
+  if (result_table_numbers(t, row, "gmi_loss_s", grid, GMI_GRID, &has_grid, err, errlen) ||
+      result_table_numbers(t, row, "frame_gmi_loss_s_sq", grid, GMI_GRID, &has_grid, err, errlen))
+    return 2;
   return 0;
 }

@@ -67,8 +67,15 @@ void results_clean_text(char *s);
  * frames unsigned integers, bit_errors <= bits, frames > 0 where bits > 0,
  * frame_errors_sq a finite number >= 0 (and, where bit_errors > 0, at most
  * bit_errors^2: a frame's errors are part of the total), ci95_low <=
- * ci95_high, both in [0, 1], and frame_gmi_loss_sq >= 0 where given. 0, or 2
- * with "PATH:LINE: column NAME: expected ..., got ...". */
+ * ci95_high, both in [0, 1], frame_gmi_loss_sq >= 0, gmi_s >= 0, and
+ * gmi_loss_s and frame_gmi_loss_s_sq GMI_GRID numbers >= 0 each, where
+ * given. 0, or 2 with "PATH:LINE: column NAME: expected ..., got ...". */
 int result_table_check_row(const result_table *t, size_t row, char *err, size_t errlen);
+
+/* A cell of n numbers >= 0 joined by ';' (the GMI grid's sums, n =
+ * GMI_GRID) into v: 0 with *has = 0 when the table lacks the column or the
+ * cell is empty, 0 with *has = 1 when read, 2 with the error in err. */
+int result_table_numbers(const result_table *t, size_t row, const char *name, double *v, size_t n, int *has,
+                         char *err, size_t errlen);
 
 #endif

@@ -11,6 +11,7 @@
 #include "core/names.h"
 #include "results/chunks.h"
 #include "results/csv_columns.h"
+#include "results/gmi_sup.h"
 #include "results/results_compare.h"
 #include "results/stats.h"
 #include "results/str_index.h"
@@ -30,6 +31,8 @@ typedef struct part {
   size_t n_streams;
   int gmi;                    /* the row has GMI sums (a point with soft outputs) */
   double gmi_loss[MAX_STREAMS], gmi_loss_sq;
+  int gmi_grid;               /* ... and the GMI grid's (they came later still) */
+  double gmi_loss_s[GMI_GRID], gmi_loss_s_sq[GMI_GRID];
   int coded;                  /* the row has coded-link counts (code.type ldpc) */
   tally_coded c;
 } part;
@@ -53,8 +56,9 @@ static const result_column merge_columns[] = {
  * the coded link's counts and rates where a row has them (read_coded,
  * merge_coded: blocks .. frame_info_errors_sq);
  * and those it rewrites where a file has them (the GMI came later):
- * gmi, gmi_ci95_low, gmi_ci95_high, stream_gmi, stream_gmi_loss and
- * frame_gmi_loss_sq, read by read_gmi and written by merge_gmi. */
+ * gmi, gmi_ci95_low, gmi_ci95_high, stream_gmi, stream_gmi_loss,
+ * frame_gmi_loss_sq, gmi_s, gmi_s1, gmi_loss_s and frame_gmi_loss_s_sq,
+ * read by read_gmi and written by merge_gmi. */
 
 static int same_header(const result_table *a, const result_table *b, char *err, size_t errlen) {
   const size_t n = a->n_cols < b->n_cols ? a->n_cols : b->n_cols;
@@ -127,6 +131,17 @@ static int read_gmi(part *p, char *err, size_t errlen) {
   }
   if (result_table_double(t, p->row, "frame_gmi_loss_sq", &p->gmi_loss_sq, err, errlen)) return 2;
   p->gmi = 1;
+  int has_loss, has_sq;
+  if (result_table_numbers(t, p->row, "gmi_loss_s", p->gmi_loss_s, GMI_GRID, &has_loss, err, errlen) ||
+      result_table_numbers(t, p->row, "frame_gmi_loss_s_sq", p->gmi_loss_s_sq, GMI_GRID, &has_sq, err, errlen))
+    return 2;
+  if (has_loss != has_sq) {
+    results_fail(err, errlen, "%s:%zu: column %s: expected the GMI grid's sums beside those of %s", t->path,
+                 t->lines[p->row], has_loss ? "frame_gmi_loss_s_sq" : "gmi_loss_s",
+                 has_loss ? "gmi_loss_s" : "frame_gmi_loss_s_sq");
+    return 2;
+  }
+  p->gmi_grid = has_loss;
   return 0;
 }
 
@@ -272,8 +287,51 @@ static char *join_backends(part **data, size_t n) {
   return strdup(out);
 }
 
+/* The GMI grid's columns of the merged row: the sums add up, the supremum
+ * over the scaling comes from them as the run's does (gmi_sup.h), with s = 1
+ * from the streams' losses (total). */
+static int merge_gmi_grid(const group *g, part **data, size_t n, char **cells, double full, double res,
+                          uint64_t frames, double total, char *err, size_t errlen) {
+  const result_table *t = data[n - 1]->t;
+  double loss[GMI_GRID] = {0}, sq[GMI_GRID] = {0};
+  for (size_t i = 0; i < n; i++) {
+    if (!data[i]->gmi_grid) {
+      results_fail(err, errlen, "point %s: %s:%zu has no GMI grid sums (gmi_loss_s) where %s:%zu has them", g->key,
+                   data[i]->t->path, data[i]->t->lines[data[i]->row], data[0]->t->path,
+                   data[0]->t->lines[data[0]->row]);
+      return 2;
+    }
+    for (int k = 0; k < GMI_GRID; k++) loss[k] += data[i]->gmi_loss_s[k], sq[k] += data[i]->gmi_loss_s_sq[k];
+  }
+  char loss_text[GMI_GRID * 26 + 1] = "", sq_text[GMI_GRID * 26 + 1] = "";
+  size_t a = 0, b = 0;
+  for (int k = 0; k < GMI_GRID; k++) {
+    char x[64], y[64];
+    csv_real_text(x, sizeof x, 17, loss[k]);
+    csv_real_text(y, sizeof y, 17, sq[k]);
+    a += (size_t)snprintf(loss_text + a, sizeof loss_text - a, "%s%s", k ? ";" : "", x);
+    b += (size_t)snprintf(sq_text + b, sizeof sq_text - b, "%s%s", k ? ";" : "", y);
+  }
+  loss[GMI_GRID_S1] = total;
+  const gmi_sums in = {full, res, frames, loss, sq};
+  gmi_sup sup;
+  gmi_sup_find(&in, 0.95, &sup);
+  if (set_cell(t, cells, "gmi", real(10, sup.gmi)) ||
+      set_cell(t, cells, "gmi_ci95_low", isnan(sup.lo) ? strdup("") : real(10, sup.lo)) ||
+      set_cell(t, cells, "gmi_ci95_high", isnan(sup.hi) ? strdup("") : real(10, sup.hi)) ||
+      set_cell(t, cells, "gmi_s", real(10, sup.s)) ||
+      set_cell(t, cells, "gmi_s1", real(10, full - total / ((double)frames * res))) ||
+      set_cell(t, cells, "gmi_loss_s", strdup(loss_text)) ||
+      set_cell(t, cells, "frame_gmi_loss_s_sq", strdup(sq_text))) {
+    results_fail(err, errlen, "out of memory");
+    return 2;
+  }
+  return 0;
+}
+
 /* The GMI columns of the merged row: the losses add up, the estimates and
- * the interval come from the sums (chunks.h's tally_gmi, from the columns). */
+ * the interval come from the sums (chunks.h's tally_gmi, from the columns;
+ * the supremum over the scaling where the rows have the grid's sums). */
 static int merge_gmi(const group *g, part **data, size_t n, char **cells, char *err, size_t errlen) {
   const result_table *t = data[n - 1]->t;
   double loss[MAX_STREAMS] = {0}, sq = 0.0, total = 0.0;
@@ -312,15 +370,28 @@ static int merge_gmi(const group *g, part **data, size_t n, char **cells, char *
     a += (size_t)snprintf(streams_gmi + a, sizeof streams_gmi - a, "%s%s", k ? ";" : "", x);
     b += (size_t)snprintf(streams_loss + b, sizeof streams_loss - b, "%s%s", k ? ";" : "", y);
   }
-  double llo, lhi;
-  mean_interval(total / res, sq, frames, 0.95, &llo, &lhi);
   const double full = (double)(tx * bps);
-  if (set_cell(t, cells, "gmi", real(10, full - total / uses)) ||
-      set_cell(t, cells, "gmi_ci95_low", isnan(lhi) ? strdup("") : real(10, full - lhi)) ||
-      set_cell(t, cells, "gmi_ci95_high", isnan(llo) ? strdup("") : real(10, full - llo)) ||
-      set_cell(t, cells, "stream_gmi", strdup(streams_gmi)) ||
+  if (set_cell(t, cells, "stream_gmi", strdup(streams_gmi)) ||
       set_cell(t, cells, "stream_gmi_loss", strdup(streams_loss)) ||
       set_cell(t, cells, "frame_gmi_loss_sq", real(17, sq))) {
+    results_fail(err, errlen, "out of memory");
+    return 2;
+  }
+  /* with the grid's sums: the supremum over the scaling, as the run writes it */
+  if (data[0]->gmi_grid) return merge_gmi_grid(g, data, n, cells, full, res, frames, total, err, errlen);
+  for (size_t i = 1; i < n; i++)
+    if (data[i]->gmi_grid) {
+      results_fail(err, errlen, "point %s: %s:%zu has no GMI grid sums (gmi_loss_s) where %s:%zu has them", g->key,
+                   data[0]->t->path, data[0]->t->lines[data[0]->row], data[i]->t->path,
+                   data[i]->t->lines[data[i]->row]);
+      return 2;
+    }
+  /* rows written before the grid came: the GMI at s = 1, as they have it */
+  double llo, lhi;
+  mean_interval(total / res, sq, frames, 0.95, &llo, &lhi);
+  if (set_cell(t, cells, "gmi", real(10, full - total / uses)) ||
+      set_cell(t, cells, "gmi_ci95_low", isnan(lhi) ? strdup("") : real(10, full - lhi)) ||
+      set_cell(t, cells, "gmi_ci95_high", isnan(llo) ? strdup("") : real(10, full - llo))) {
     results_fail(err, errlen, "out of memory");
     return 2;
   }

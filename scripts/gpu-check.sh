@@ -246,10 +246,21 @@ if [ "${GPU_CHECK_NO_SANITIZER:-0}" = 0 ]; then
   fi
 fi
 
+# ---- the Python package on the GPU: DLPack into PyTorch/CuPy, GPU LLRs = CPU LLRs --------
+banner "python: GPU tests and the Link.batch bench (scripts/python-gpu-check.sh)"
+t0=$(date +%s)
+if PYTHON_GPU_CHECK_PREBUILT=1 PYTHON_GPU_CHECK_BUILD_DIR="$build" bash "$root/scripts/python-gpu-check.sh" "$prefix" \
+     > "$logs/07-python-gpu.log" 2>&1; then
+  pass "python GPU tests + bench" "$(grep -E '[0-9]+ passed' "$logs/07-python-gpu.log" | tail -1) ($(elapsed "$t0"))"
+else
+  fail "python GPU tests + bench" "see 07-python-gpu.log"
+fi
+tail -n 30 "$logs/07-python-gpu.log"
+
 # ---- the CLI on both backends: same config and seed, same counts ------------------------
 banner "ofdmsim CLI: cpu vs cuda on the same configs"
 ofdmsim_bin="$build/ofdmsim"
-for cfg in default tdl_time correlated_rician mobility estimation; do
+for cfg in default tdl_time correlated_rician mobility estimation coded; do
   ok=1
   for be in cpu cuda; do
     "$ofdmsim_bin" "configs/$cfg.cfg" --set simulation.backend=$be --set simulation.max_bits=2e7 -q \

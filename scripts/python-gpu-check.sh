@@ -19,9 +19,13 @@ export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu:$prefix/usr/lib${LD_LIB
 export PATH="$PATH:/usr/local/cuda/bin"
 export NCCL_NVLS_ENABLE=0
 
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DOFDMSIM_CUDA=ON -DOFDMSIM_MPI=OFF \
-  -DOFDMSIM_CUDA_SHAPES="2x2;4x4" -DOFDMSIM_DEPS_PREFIX="$prefix" -DBUILD_TESTING=OFF >/dev/null
-cmake --build "$build" -j"$(nproc)" --target ofdmsim ofdmsim_shared >/dev/null
+# PYTHON_GPU_CHECK_PREBUILT=1: $build already holds a CUDA build's ofdmsim and
+# libofdmsim.so (scripts/gpu-check.sh passes its own build), nothing is built.
+if [ "${PYTHON_GPU_CHECK_PREBUILT:-0}" != 1 ]; then
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DOFDMSIM_CUDA=ON -DOFDMSIM_MPI=OFF \
+    -DOFDMSIM_CUDA_SHAPES="2x2;4x4" -DOFDMSIM_DEPS_PREFIX="$prefix" -DBUILD_TESTING=OFF >/dev/null
+  cmake --build "$build" -j"$(nproc)" --target ofdmsim ofdmsim_shared >/dev/null
+fi
 export OFDMSIM="$build/ofdmsim" OFDMSIM_LIBRARY="$build/libofdmsim.so"
 
 echo "==== python tests (GPU tests included) ===="

@@ -48,7 +48,9 @@ static int run_point(run_state *s, size_t i) {
   uint64_t cap = b->ops->max_frames(b);
   if (c->batch_frames && c->batch_frames < cap) cap = c->batch_frames;
   uint32_t *errors = malloc(sizeof(uint32_t) * (size_t)cap * ((size_t)tx + 1));
-  uint64_t *loss = pt->p.llr != LLR_OFF ? malloc(sizeof(uint64_t) * (size_t)cap * (size_t)tx) : NULL;
+  /* with soft outputs: the per-stream losses, then the GMI grid's */
+  uint64_t *loss = pt->p.llr != LLR_OFF ? malloc(sizeof(uint64_t) * (size_t)cap * ((size_t)tx + GMI_GRID)) : NULL;
+  uint64_t *loss_s = loss ? loss + (size_t)cap * (size_t)tx : NULL;
   frame_coded *coded = link_coded(&pt->p) ? malloc(sizeof(frame_coded) * (size_t)cap) : NULL;
   if (!errors || (pt->p.llr != LLR_OFF && !loss) || (link_coded(&pt->p) && !coded)) {
     free(errors);
@@ -59,7 +61,7 @@ static int run_point(run_state *s, size_t i) {
     return 1;
   }
   batch_result br = {.errors = errors, .fallbacks = errors + (size_t)cap * (size_t)tx, .gmi_loss = loss,
-                     .coded = coded};
+                     .gmi_loss_s = loss_s, .coded = coded};
 
   chunk_out out = {s, i, r->backend, NULL};
   const double t_point = clock_seconds();
@@ -82,7 +84,8 @@ static int run_point(run_state *s, size_t i) {
     /* Count frame by frame and stop at the exact frame where a rule fires, so
      * the result depends neither on the batch size nor on where a run was
      * interrupted and resumed. */
-    if (point_fold_frames(&f, errors, br.fallbacks, loss, br.coded, n, &cost, sweep_chunk_sink, &out, NULL)) rc = 1;
+    if (point_fold_frames(&f, errors, br.fallbacks, loss, loss_s, br.coded, n, &cost, sweep_chunk_sink, &out, NULL))
+      rc = 1;
     point_fold_total(&f, &r->n);
     if (f.stop) r->stop = f.stop;
     if (rc || f.stop) break;

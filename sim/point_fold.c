@@ -44,7 +44,8 @@ static int close_chunk(point_fold *f, const char *stop, chunk_sink sink, void *c
 }
 
 int point_fold_frames(point_fold *f, const uint32_t *errors, const uint32_t *fallbacks,
-                      const uint64_t *gmi_loss, const frame_coded *coded, uint64_t n,
+                      const uint64_t *gmi_loss, const uint64_t *gmi_loss_s, const frame_coded *coded,
+                      uint64_t n,
                       const work_cost *cost, chunk_sink sink, void *ctx, uint64_t *used) {
   const sim_point *pt = f->pt;
   const int tx = pt->p.tx;
@@ -74,6 +75,14 @@ int point_fold_frames(point_fold *f, const uint32_t *errors, const uint32_t *fal
       frame_loss /= (double)rf;
       c->gmi_loss_sq += frame_loss * frame_loss;
     }
+    if (gmi_loss_s)
+      for (int k = 0; k < GMI_GRID; k++) {
+        /* as above, the frame's loss over its streams at scaling k (at k =
+         * GMI_GRID_S1 the very frame_loss above: the same integers) */
+        const double l = ldexp((double)gmi_loss_s[i * GMI_GRID + (uint64_t)k], -GMI_LOSS_SHIFT);
+        c->gmi_loss_s[k] += l;
+        c->gmi_loss_s_sq[k] += (l / (double)rf) * (l / (double)rf);
+      }
     if (coded) tally_coded_frame(&c->coded, &coded[i], (uint64_t)pt->p.code.tbs);
     c->bits += bpf;
     c->frames++;

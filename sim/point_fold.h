@@ -46,12 +46,13 @@ void point_fold_init(point_fold *f, const sim_point *pt, uint64_t k, const tally
 /* Folds n frames from frame first_frame + f->off on: errors[i*tx + s] are the
  * bit errors of stream s in frame i, fallbacks[i] its fallback REs (NULL: 0),
  * gmi_loss[i*tx + s] its GMI loss in 2^-GMI_LOSS_SHIFT bits (NULL: none),
- * coded[i] its decoded transport block (NULL: uncoded);
+ * gmi_loss_s[i*GMI_GRID + k] its loss at the GMI grid's scaling k, same
+ * units (NULL: none), coded[i] its decoded transport block (NULL: uncoded);
  * cost is what the n frames cost. Stops at the frame where a rule fires (the
  * frames after it are dropped); *used (may be NULL) gets the frames folded.
  * 0, or the first nonzero a sink returned. */
 int point_fold_frames(point_fold *f, const uint32_t *errors, const uint32_t *fallbacks,
-                      const uint64_t *gmi_loss, const frame_coded *coded, uint64_t n,
+                      const uint64_t *gmi_loss, const uint64_t *gmi_loss_s, const frame_coded *coded, uint64_t n,
                       const work_cost *cost, chunk_sink sink, void *ctx, uint64_t *used);
 
 /* Folds chunk f->k known only by its tally (a chunk saved ahead of its

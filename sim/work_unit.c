@@ -19,6 +19,9 @@ struct unit_exec {
   uint64_t done;          /* frames of u computed */
   uint32_t *errors, *fallbacks; /* u.frames * tx, u.frames */
   uint64_t *loss;         /* u.frames * tx: GMI losses (points with soft outputs) */
+  uint64_t *loss_s;       /* u.frames * GMI_GRID: ... at the GMI grid's scalings */
+  frame_coded *coded;     /* u.frames: decoded TBs (coded points alone: 20 bytes a frame) */
+  uint64_t coded_held;    /* frames it holds room for */
   uint64_t held;          /* frames those hold room for */
   work_cost cost;
   double pace;            /* seconds a batch may take, 0: any */
@@ -69,6 +72,8 @@ void unit_exec_destroy(unit_exec *x) {
   free(x->errors);
   free(x->fallbacks);
   free(x->loss);
+  free(x->loss_s);
+  free(x->coded);
   free(x);
 }
 
@@ -109,13 +114,22 @@ int unit_exec_start(unit_exec *x, const unit_spec *u, char *err, size_t errlen) 
     free(x->errors);
     free(x->fallbacks);
     free(x->loss);
+    free(x->loss_s);
     const size_t n = (size_t)(u->frames ? u->frames : 1);
     x->errors = malloc(sizeof(uint32_t) * n * (size_t)LINK_MAX_TX);
     x->fallbacks = malloc(sizeof(uint32_t) * n);
     x->loss = malloc(sizeof(uint64_t) * n * (size_t)LINK_MAX_TX);
-    x->held = x->errors && x->fallbacks && x->loss ? u->frames : 0;
+    x->loss_s = malloc(sizeof(uint64_t) * n * GMI_GRID);
+    x->held = x->errors && x->fallbacks && x->loss && x->loss_s ? u->frames : 0;
     if (!x->held && u->frames) return snprintf(err, errlen, "out of memory for a unit of %llu frames",
                                                (unsigned long long)u->frames), -1;
+  }
+  if (link_coded(&x->c->points[u->point].p) && (u->frames > x->coded_held || !x->coded)) {
+    free(x->coded);
+    x->coded = malloc(sizeof(frame_coded) * (size_t)(u->frames ? u->frames : 1));
+    x->coded_held = x->coded ? u->frames : 0;
+    if (!x->coded) return snprintf(err, errlen, "out of memory for the TBs of a unit of %llu frames",
+                                   (unsigned long long)u->frames), -1;
   }
   x->u = *u;
   x->done = x->folded = x->errors_done = 0;
@@ -135,6 +149,10 @@ int unit_exec_start(unit_exec *x, const unit_spec *u, char *err, size_t errlen) 
  * the point's last frame, where the unit ends anyway. */
 static int may_stop(const unit_exec *x, uint64_t errors) {
   const sim_point *pt = &x->c->points[x->u.point];
+  /* A coded point stops by its blocks, which the prefix (unit_spec: bits
+   * and bit errors) does not carry: its units are computed whole and the
+   * coordinator, which folds every frame's TB, finds the stop. */
+  if (link_coded(&pt->p)) return 0;
   return x->u.pre_errors + errors >= pt->target_errors || pt->target_precision > 0.0;
 }
 
@@ -147,17 +165,18 @@ static void fold_to(unit_exec *x, uint64_t upto, uint64_t errors, uint64_t *used
   *used = upto - x->folded;
   if (!may_stop(x, errors)) return;
   const uint64_t tx = (uint64_t)x->c->points[x->u.point].p.tx;
-  const uint64_t *loss = unit_exec_gmi_loss(x);
+  const uint64_t *loss = unit_exec_gmi_loss(x), *loss_s = unit_exec_gmi_loss_s(x);
   const work_cost none = {0};
   if (x->folded < x->done) { /* computed before one could fire */
     x->f.decide = 0;
-    point_fold_frames(&x->f, x->errors + x->folded * tx, x->fallbacks + x->folded, loss ? loss + x->folded * tx : NULL, NULL,
-                      x->done - x->folded, &none, NULL, NULL, NULL);
+    point_fold_frames(&x->f, x->errors + x->folded * tx, x->fallbacks + x->folded, loss ? loss + x->folded * tx : NULL,
+                      loss_s ? loss_s + x->folded * GMI_GRID : NULL, NULL, x->done - x->folded, &none, NULL, NULL,
+                      NULL);
     x->f.decide = 1;
     x->folded = x->done;
   }
-  point_fold_frames(&x->f, x->errors + x->folded * tx, x->fallbacks + x->folded, loss ? loss + x->folded * tx : NULL, NULL,
-                    upto - x->folded, &none, NULL, NULL, used);
+  point_fold_frames(&x->f, x->errors + x->folded * tx, x->fallbacks + x->folded, loss ? loss + x->folded * tx : NULL,
+                    loss_s ? loss_s + x->folded * GMI_GRID : NULL, NULL, upto - x->folded, &none, NULL, NULL, used);
   x->folded += *used;
 }
 
@@ -192,7 +211,9 @@ int unit_exec_step(unit_exec *x, char *err, size_t errlen) {
   }
   /* the backend writes straight into the unit's per-frame counts */
   batch_result br = {.errors = x->errors + x->done * tx, .fallbacks = x->fallbacks + x->done,
-                     .gmi_loss = pt->p.llr != LLR_OFF ? x->loss + x->done * tx : NULL};
+                     .gmi_loss = pt->p.llr != LLR_OFF ? x->loss + x->done * tx : NULL,
+                     .gmi_loss_s = pt->p.llr != LLR_OFF ? x->loss_s + x->done * GMI_GRID : NULL,
+                     .coded = link_coded(&pt->p) ? x->coded + x->done : NULL};
   const double t0 = clock_seconds();
   if (backend_run(x->b, pt->first_frame + x->u.offset + x->done, n, &br)) {
     snprintf(err, errlen, "the %s backend failed: %s", backend_name(x->b), backend_error(x->b));
@@ -221,19 +242,35 @@ const uint32_t *unit_exec_fallbacks(const unit_exec *x) { return x->fallbacks; }
 const uint64_t *unit_exec_gmi_loss(const unit_exec *x) {
   return x->c->points[x->u.point].p.llr != LLR_OFF ? x->loss : NULL;
 }
+const uint64_t *unit_exec_gmi_loss_s(const unit_exec *x) {
+  return x->c->points[x->u.point].p.llr != LLR_OFF ? x->loss_s : NULL;
+}
+const frame_coded *unit_exec_coded(const unit_exec *x) {
+  return link_coded(&x->c->points[x->u.point].p) ? x->coded : NULL;
+}
 work_cost unit_exec_cost(const unit_exec *x) { return x->cost; }
 
-void unit_exec_take_counts(unit_exec *x, uint32_t **errors, uint32_t **fallbacks, uint64_t **gmi_loss) {
+void unit_exec_take_counts(unit_exec *x, uint32_t **errors, uint32_t **fallbacks, uint64_t **gmi_loss,
+                           uint64_t **gmi_loss_s, frame_coded **coded) {
   *errors = x->errors;
   *fallbacks = x->fallbacks;
   if (x->c->points[x->u.point].p.llr != LLR_OFF) {
     *gmi_loss = x->loss;
+    *gmi_loss_s = x->loss_s;
   } else {
-    *gmi_loss = NULL;
+    *gmi_loss = *gmi_loss_s = NULL;
     free(x->loss);
+    free(x->loss_s);
+  }
+  /* an uncoded point's unit keeps the TB array for the next coded one */
+  *coded = NULL;
+  if (link_coded(&x->c->points[x->u.point].p)) {
+    *coded = x->coded;
+    x->coded = NULL;
+    x->coded_held = 0;
   }
   x->errors = x->fallbacks = NULL;
-  x->loss = NULL;
+  x->loss = x->loss_s = NULL;
   x->held = 0;
 }
 const char *unit_exec_backend(const unit_exec *x) { return x->b ? backend_name(x->b) : x->backend_name; }

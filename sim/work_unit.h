@@ -59,18 +59,24 @@ int unit_exec_step(unit_exec *x, char *err, size_t errlen);
 void unit_exec_know(unit_exec *x, const unit_spec *known);
 
 /* The unit done (or under way): its spec, per-frame counts (errors[i*tx + s],
- * fallbacks[i], gmi_loss[i*tx + s] of frame offset + i; gmi_loss is NULL for
- * a point without soft outputs), its cost so far and the backend's name. */
+ * fallbacks[i], gmi_loss[i*tx + s], gmi_loss_s[i*GMI_GRID + k] of frame
+ * offset + i; the GMI's are NULL for a point without soft outputs), its cost
+ * so far and the backend's name. */
 const unit_spec *unit_exec_spec(const unit_exec *x);
 const uint32_t *unit_exec_errors(const unit_exec *x);
 const uint32_t *unit_exec_fallbacks(const unit_exec *x);
 const uint64_t *unit_exec_gmi_loss(const unit_exec *x);
+const uint64_t *unit_exec_gmi_loss_s(const unit_exec *x);
 work_cost unit_exec_cost(const unit_exec *x);
+/* Its decoded transport blocks, one a frame (NULL for an uncoded point). */
+const frame_coded *unit_exec_coded(const unit_exec *x);
 /* Hands the done unit's per-frame arrays over to the caller (who frees
- * them; gmi_loss NULL without soft outputs); the next unit gets new ones.
+ * them; gmi_loss and gmi_loss_s NULL without soft outputs, coded NULL when
+ * uncoded); the next unit gets new ones.
  * So the MPI engine's compute thread starts its next unit at once while
  * another thread ships these. */
-void unit_exec_take_counts(unit_exec *x, uint32_t **errors, uint32_t **fallbacks, uint64_t **gmi_loss);
+void unit_exec_take_counts(unit_exec *x, uint32_t **errors, uint32_t **fallbacks, uint64_t **gmi_loss,
+                           uint64_t **gmi_loss_s, frame_coded **coded);
 const char *unit_exec_backend(const unit_exec *x);
 
 #endif

@@ -3,9 +3,11 @@
 # byte, on a sweep with easy and hard points (many chunks each), under the
 # target_errors, max_bits, stop_below_ber and target_precision rules; units
 # that finish ahead of their prefix are saved in the journal at once; a
-# SIGINT to mpirun saves and says how to continue; a rank killed with -9
-# ends the run (mpirun names the rank); --resume with another rank count
-# reaches the same totals. Config and output errors exit 2 once, from rank 0.
+# coded sweep (target_block_errors, max_blocks) gives the plain run's coded
+# counts on 1, 2 and 3 ranks too; a SIGINT to mpirun saves and says how to
+# continue; a rank killed with -9 ends the run (mpirun names the rank);
+# --resume with another rank count reaches the same totals. Config and
+# output errors exit 2 once, from rank 0.
 # Skipped (77) in a build without the MPI engine or without mpirun.
 set -u
 : "${OFDMSIM:?set by ctest}" "${OFDMSIM_SOURCE_DIR:?set by ctest}"
@@ -21,18 +23,33 @@ mpi_bg() { mpirun --oversubscribe -np "$@" & }
 common=(-q --set simulation.backend=cpu --set simulation.threads=1 --set ofdm.subcarriers=64 --set ofdm.symbols=14)
 # A: easy points (stop on errors after a few chunks) and hard ones (max_bits
 # after many), with stop_below_ber ending a curve; B: the precision rule.
+# Under the sanitizers (OFDMSIM_TEST_SCALE) A's bits and C's blocks are
+# scaled down; every stop rule still fires (checked below).
 a=("${common[@]}" --set 'simulation.snr_db=[0.0, 8.0, 16.0, 40.0]' --set simulation.target_errors=4000
-   --set simulation.max_bits=1.2e7 --set simulation.stop_below_ber=5e-3)
+   --set simulation.max_bits="$(scaled 1.2e7)" --set simulation.stop_below_ber=5e-3)
 b=("${common[@]}" --set 'simulation.snr_db=[4.0, 12.0]' --set simulation.target_errors=100000000
    --set simulation.max_bits=1e7 --set simulation.target_precision=0.04)
 
-# The coded link is not carried between ranks yet: refused before any work
-# (exit 2, nothing written), by every rank count.
-mpi 2 "$OFDMSIM" configs/coded.cfg -q -o "$tmp/coded.csv" >/dev/null 2>"$tmp/coded.err"
-rc=$?
-check "a coded config under MPI: exit 2 (got $rc)" test "$rc" -eq 2
-check "a coded config under MPI: says why" grep -q 'not under the MPI engine yet' "$tmp/coded.err"
-check "a coded config under MPI: nothing written" test ! -e "$tmp/coded.csv" -a ! -e "$tmp/coded.json"
+# C: the coded link (its per-frame TBs cross between ranks): points stopped
+# by target_block_errors inside a chunk, others by max_blocks.
+cat >"$tmp/coded.cfg" <<CFG
+simulation = { snr_db = [0.0, 1.0, 2.0, 3.0]; snr_kind = "esno"; target_block_errors = $(scaled 40 10);
+               max_blocks = $(scaled 300 75);
+               backend = "cpu"; threads = 1; };
+receiver = { llr = "maxlog"; };
+ofdm = { subcarriers = 72; symbols = 14; };
+code = { type = "ldpc"; rate = 0.5; };
+CFG
+coded_counts() {
+  csv_counts "$1"
+  csv_cols "$1" blocks block_errors bler bler_ci95_low bler_ci95_high code_blocks cb_errors cbler info_bits \
+    info_bit_errors coded_ber iterations mean_iterations throughput throughput_ci95_low throughput_ci95_high \
+    frame_cb_errors_sq frame_info_errors_sq
+}
+"$OFDMSIM" "$tmp/coded.cfg" -q -o "$tmp/c.csv" >/dev/null 2>&1
+check "plain coded run C (exit $?)" test -s "$tmp/c.csv"
+check "C has points stopped by block errors and by max_blocks" \
+  test "$(csv_cols "$tmp/c.csv" stop | sort -u | tr '\n' ' ')" = "max_blocks target_block_errors "
 
 "$OFDMSIM" configs/default.cfg "${a[@]}" -o "$tmp/a.csv" >/dev/null 2>"$tmp/a.err"
 check "plain run A (exit $?)" test -s "$tmp/a.csv"
@@ -48,6 +65,11 @@ for n in 1 2 3; do
   check "A on $n ranks = the plain run, every count" cmp -s <(csv_counts "$tmp/a.csv") <(csv_counts "$tmp/a$n.csv")
   mpi "$n" "$OFDMSIM" configs/default.cfg "${b[@]}" -o "$tmp/b$n.csv" >/dev/null 2>&1
   check "B (precision) on $n ranks = the plain run" cmp -s <(csv_counts "$tmp/b.csv") <(csv_counts "$tmp/b$n.csv")
+  mpi "$n" "$OFDMSIM" "$tmp/coded.cfg" -q -o "$tmp/c$n.csv" >/dev/null 2>"$tmp/c$n.err"
+  rc=$?
+  check "C (coded) on $n ranks exits 0 (got $rc: $(tail -3 "$tmp/c$n.err"))" test $rc -eq 0
+  check "C (coded) on $n ranks = the plain run, every coded count" \
+    cmp -s <(coded_counts "$tmp/c.csv") <(coded_counts "$tmp/c$n.csv")
   check "A on $n ranks: the report has a line per rank" test "$(grep -c '^# rank [0-9]* on ' "$tmp/a$n.out")" -eq "$n"
   check "A on $n ranks: the sidecar has the ranks' throughput" grep -q "\"ranks\": $n," "$tmp/a$n.json"
 done

@@ -100,7 +100,9 @@ big() {
     NR == 2 { for (i = 0; i < n; i++) { $pc = i; $kc = sprintf("%016x", 4096 + i); $fc = part * $fr; print } }' \
     "$tmp/b.csv" >"$3"
 }
-n=100000
+# (under the sanitizers, OFDMSIM_TEST_SCALE, fewer rows: there the point is
+# the readers' memory use, the speed is the normal pass's)
+n=$(scaled 100000 10000)
 big $n 0 "$tmp/big_a.csv"
 big $n 1 "$tmp/big_b.csv"
 check "the big inputs have $n rows each" test "$(($(wc -l <"$tmp/big_a.csv") + $(wc -l <"$tmp/big_b.csv")))" -eq $((2 * n + 2))
@@ -129,8 +131,8 @@ check "compare of 2 x $n rows: exit 0 within timeout's 300 s (got $rc; $cpu CPU 
 # A merge of 2 x 20,000 rows writes some 9 MB: SIGTERM and SIGINT go out once
 # the merge's own temporary file has appeared (its progress, not the clock),
 # so they land while one is open.
-big 20000 0 "$tmp/sig_a.csv"
-big 20000 1 "$tmp/sig_b.csv"
+big "$(scaled 20000 4000)" 0 "$tmp/sig_a.csv"
+big "$(scaled 20000 4000)" 1 "$tmp/sig_b.csv"
 mkdir -p "$tmp/sig"
 stopped=0
 temps() { ls -A "$tmp/sig" | grep -v '^s\.csv$\|^s\.json$'; }

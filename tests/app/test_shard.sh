@@ -3,8 +3,9 @@
 # byte on every count column (and the interval computed from them); the
 # shares are dealt by point key (balanced, and the same whichever job runs
 # first), a curve with stop_below_ber stays whole (its skips depend on the
-# points before), an empty shard still writes its CSV, and a bad --shard is
-# a usage error that writes nothing.
+# points before), an empty shard still writes its CSV, a coded sweep's
+# shards merge into its plain run's coded counts, and a bad --shard is a
+# usage error that writes nothing.
 set -u
 : "${OFDMSIM:?set by ctest}" "${OFDMSIM_SOURCE_DIR:?set by ctest}"
 source "$(dirname "${BASH_SOURCE[0]}")/../support/harness.sh"
@@ -55,6 +56,29 @@ plain --shard 3/4 -o "$tmp/again.csv"
 check "a shard is the same share in every job" cmp -s <(counts "$tmp/p3.csv") <(counts "$tmp/again.csv")
 for i in 7 8; do plain --shard "$i/8" -o "$tmp/e$i.csv"; done
 check "shards past the point count are empty but written" test "$(rows "$tmp/e7.csv")" -eq 0 -a -s "$tmp/e8.json"
+
+# The coded link: the shards of a coded sweep, merged, equal its plain run on
+# every coded count (and the BLER and throughput computed from them).
+cat >"$tmp/coded.cfg" <<'CFG'
+simulation = { snr_db = [0.0, 1.0, 2.0]; snr_kind = "esno"; target_block_errors = 30; max_blocks = 120;
+               backend = "cpu"; };
+receiver = { llr = "maxlog"; };
+ofdm = { subcarriers = 72; symbols = 14; };
+code = { type = "ldpc"; rate = 0.5; };
+sweep = ({ key = "equalizer"; values = ["zf", "mmse"]; });
+CFG
+coded() {
+  counts "$1"
+  csv_cols "$1" blocks block_errors bler bler_ci95_low bler_ci95_high code_blocks cb_errors cbler info_bits \
+    info_bit_errors coded_ber iterations mean_iterations throughput throughput_ci95_low throughput_ci95_high \
+    frame_cb_errors_sq frame_info_errors_sq
+}
+"$OFDMSIM" "$tmp/coded.cfg" -q -o "$tmp/cw.csv" >/dev/null 2>&1
+check "the plain coded run loses blocks (exit $?)" test "$(csv_cols "$tmp/cw.csv" block_errors | sort -u | wc -l)" -gt 1
+for i in 1 2 3; do "$OFDMSIM" "$tmp/coded.cfg" -q --shard "$i/3" -o "$tmp/cs$i.csv" >/dev/null 2>&1; done
+"$OFDMSIM" merge "$tmp"/cs?.csv -o "$tmp/cm.csv" >/dev/null 2>"$tmp/merge.err"
+check "coded shards merge (exit $?: $(cat "$tmp/merge.err"))" test -s "$tmp/cm.csv"
+check "coded shards merged = the plain run, every coded column" cmp -s <(coded "$tmp/cw.csv") <(coded "$tmp/cm.csv")
 
 # Bad --shard values: exit 2, the message, nothing written.
 for v in 0/3 4/3 1/0 x/2 1/2/3 2 1/2x 1/1048577; do

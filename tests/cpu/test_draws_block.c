@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/names.h"
 #include "core/rng.h"
 #include "cpu/draws_block.h"
 #include "testparams.h"
@@ -121,6 +122,16 @@ static void test_blocks(void) {
     char what[96];
     snprintf(what, sizeof what, "%dx%d bps %d model %d rho %g K %g csi %g pilots %d", p.tx, p.rx, p.bps, (int)p.model,
              p.rho_tx, p.k_factor, p.csi_error_var, cases[i].pilots);
+    check_point(&p, what);
+  }
+  /* block fading: runs of a symbol's subcarriers, or one draw over the run
+   * (the runs above cross symbols: K = 300 in point()) */
+  for (int f = FADING_BLOCK; f <= FADING_FLAT_BLOCK; f++) {
+    link_params p = point(2, 3, 4, CH_RAYLEIGH, 0.5, f == FADING_BLOCK ? 1.0 : 0.0, 0.1, 1);
+    p.fading = (fading_kind)f;
+    p.stream_key = link_stream_key(&p);
+    char what[96];
+    snprintf(what, sizeof what, "2x3 rayleigh, fading %s", fading_kind_name(p.fading));
     check_point(&p, what);
   }
 }

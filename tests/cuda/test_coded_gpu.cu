@@ -23,15 +23,13 @@
 
 #include <vector>
 
-/* C headers without their own extern "C" */
-extern "C" {
+extern "C" { /* C headers without their own C++ guards (tb_chain.h includes ldpc_decode.h) */
 #include "coding/ldpc_decode.h"
-#include "coding/ratematch.h"
 #include "coding/tb_chain.h"
 #include "coding/tbs.h"
-#include "core/draws.h"
 #include "cpu/backend_cpu.h"
 }
+#include "core/draws.h"
 #include "cuda/backend_cuda.h"
 #include "cuda/gpu.h"
 #include "testparams.h"

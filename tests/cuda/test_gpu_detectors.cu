@@ -8,8 +8,12 @@
  *     contraction and the device's logf/sincospif, so a near-tie may fall
  *     the other way),
  *   - GMI losses per frame within 0.1% + 2^-10 bits per RE of the CPU's,
+ *     per stream and at every scaling of the GMI grid (core/gmi_grid.h),
+ *     whose s = 1 sum is the streams' losses exactly, on each backend,
  *   - the exported LLRs (batch_result.llr) within 1e-3 * max(1, |cpu|) for
  *     at least 99.9% of them, and the bits bit for bit.
+ * And the grid's losses of given LLRs (soft_label_loss_grid) on the device
+ * equal the host's bit for bit: the same LLRs give the same sums.
  * OFDMSIM_SMALL=1 runs a subset (for compute-sanitizer). */
 #include <math.h>
 #include <stdint.h>
@@ -20,6 +24,8 @@
 #include <vector>
 
 #include "core/names.h"
+#include "cuda/check.h"
+#include "equalizer/soft.h"
 #include "linktest.h"
 #include "sim/backends.h"
 #include "testutil.h"
@@ -30,7 +36,7 @@ constexpr uint64_t kFrames = 6;
 
 struct run_out {
   std::vector<uint32_t> errors, fallbacks;
-  std::vector<uint64_t> loss;
+  std::vector<uint64_t> loss, grid;
   std::vector<float> llr;
   std::vector<uint8_t> bits;
 };
@@ -50,6 +56,7 @@ int run(const char *name, int staged, const link_params &p, run_out *o) {
   o->errors.assign(kFrames * (size_t)p.tx, 0);
   o->fallbacks.assign(kFrames, 0);
   o->loss.assign(kFrames * (size_t)p.tx, 0);
+  o->grid.assign(kFrames * GMI_GRID, 0);
   o->llr.assign(n, 0.0f);
   o->bits.assign(n, 0);
   batch_result r;
@@ -58,6 +65,7 @@ int run(const char *name, int staged, const link_params &p, run_out *o) {
   r.fallbacks = o->fallbacks.data();
   if (p.llr != LLR_OFF) {
     r.gmi_loss = o->loss.data();
+    r.gmi_loss_s = o->grid.data();
     r.llr = o->llr.data();
     r.bits = o->bits.data();
   }
@@ -92,6 +100,20 @@ void compare(const char *what, const link_params &p, int staged) {
     worst_loss = fmax(worst_loss, fabs(a - b) / (0.001 * a + rf / 1024.0));
   }
   CHECK(worst_loss <= 1.0, "%s: GMI losses differ by %.2f of the tolerance", what, worst_loss);
+  double worst_grid = 0.0;
+  size_t s1_off = 0;
+  for (uint64_t f = 0; f < kFrames; f++) {
+    for (int k = 0; k < GMI_GRID; k++) {
+      const double a = ldexp((double)c.grid[f * GMI_GRID + k], -GMI_LOSS_SHIFT);
+      const double b = ldexp((double)g.grid[f * GMI_GRID + k], -GMI_LOSS_SHIFT);
+      worst_grid = fmax(worst_grid, fabs(a - b) / (0.001 * a + rf * p.tx / 1024.0));
+    }
+    uint64_t sc = 0, sg = 0;
+    for (int t = 0; t < p.tx; t++) sc += c.loss[f * p.tx + t], sg += g.loss[f * p.tx + t];
+    s1_off += c.grid[f * GMI_GRID + GMI_GRID_S1] != sc || g.grid[f * GMI_GRID + GMI_GRID_S1] != sg;
+  }
+  CHECK(worst_grid <= 1.0, "%s: GMI grid losses differ by %.2f of the tolerance", what, worst_grid);
+  CHECK(s1_off == 0, "%s: %zu frames whose grid s = 1 sum is not their streams' loss", what, s1_off);
   size_t off = 0, bits_differ = 0;
   for (size_t k = 0; k < c.llr.size(); k++) {
     if (fabs((double)c.llr[k] - (double)g.llr[k]) > 1e-3 * fmax(1.0, fabs((double)c.llr[k]))) off++;
@@ -100,8 +122,63 @@ void compare(const char *what, const link_params &p, int staged) {
   CHECK(bits_differ == 0, "%s: %zu exported bits differ", what, bits_differ);
   CHECK(off <= c.llr.size() / 1000, "%s: %zu of %zu LLRs differ by more than 1e-3 relative", what, off,
         c.llr.size());
-  printf("%-44s errors %6llu / %6llu  loss %.2f of tol  LLRs off %zu of %zu\n", what, (unsigned long long)ec,
-         (unsigned long long)eg, worst_loss, off, c.llr.size());
+  printf("%-44s errors %6llu / %6llu  loss %.2f, grid %.2f of tol  LLRs off %zu of %zu\n", what,
+         (unsigned long long)ec, (unsigned long long)eg, worst_loss, worst_grid, off, c.llr.size());
+}
+
+/* soft_label_loss_grid of stream i's 8 LLRs and label, on the device. */
+__global__ void grid_kernel(const float *llr, const uint32_t *label, size_t n, int bps, unsigned long long *loss,
+                            unsigned long long *grid) {
+  const size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  uint64_t g[GMI_GRID] = {0};
+  loss[i] = soft_label_loss_grid(bps, llr + i * SOFT_MAX_BPS, label[i], g);
+  for (int k = 0; k < GMI_GRID; k++) grid[i * GMI_GRID + k] = g[k];
+}
+
+/* The grid's losses of the same LLRs, device against host: equal, every
+ * quantum (LLRs of every size, both signs, the clip, zeros, NaN). */
+void test_grid_bits(size_t n) {
+  std::vector<float> llr(n * SOFT_MAX_BPS);
+  std::vector<uint32_t> label(n);
+  test_rng_seed(0x9e1d);
+  for (size_t i = 0; i < llr.size(); i++) {
+    const double u = test_rng_u01(), v = 2.0 * test_rng_u01() - 1.0;
+    llr[i] = (float)(u < 0.5 ? 80.0 * v : u < 0.9 ? 4.0 * v : u < 0.97 ? 1e-3 * v : (i & 1 ? NAN : 0.0));
+  }
+  for (size_t i = 0; i < n; i++) label[i] = (uint32_t)test_rng_u64();
+  const int bps = 8;
+  float *d_llr;
+  uint32_t *d_label;
+  unsigned long long *d_loss, *d_grid;
+  CUDA_CHECK(cudaMalloc(&d_llr, sizeof(float) * llr.size()));
+  CUDA_CHECK(cudaMalloc(&d_label, sizeof(uint32_t) * n));
+  CUDA_CHECK(cudaMalloc(&d_loss, sizeof(unsigned long long) * n));
+  CUDA_CHECK(cudaMalloc(&d_grid, sizeof(unsigned long long) * n * GMI_GRID));
+  CUDA_CHECK(cudaMemcpy(d_llr, llr.data(), sizeof(float) * llr.size(), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(d_label, label.data(), sizeof(uint32_t) * n, cudaMemcpyHostToDevice));
+  grid_kernel<<<(unsigned)((n + 127) / 128), 128>>>(d_llr, d_label, n, bps, d_loss, d_grid);
+  CUDA_CHECK_LAUNCH("grid_kernel");
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<unsigned long long> loss(n), grid(n * GMI_GRID);
+  CUDA_CHECK(cudaMemcpy(loss.data(), d_loss, sizeof(unsigned long long) * n, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(grid.data(), d_grid, sizeof(unsigned long long) * n * GMI_GRID, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaFree(d_llr));
+  CUDA_CHECK(cudaFree(d_label));
+  CUDA_CHECK(cudaFree(d_loss));
+  CUDA_CHECK(cudaFree(d_grid));
+  size_t differ = 0, s1_differ = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t g[GMI_GRID] = {0};
+    const uint64_t at1 = soft_label_loss_grid(bps, &llr[i * SOFT_MAX_BPS], label[i], g);
+    for (int k = 0; k < GMI_GRID; k++) differ += g[k] != grid[i * GMI_GRID + k] && k != GMI_GRID_S1;
+    /* s = 1 is soft_loss_q's double exp/log1p, libm's against CUDA's: equal
+     * but for a last-bit difference that tips a rounding, practically never */
+    s1_differ += at1 != loss[i];
+  }
+  printf("grid losses of %zu x 8 LLRs: %zu of %zu differ (s = 1: %zu)\n", n, differ, n * (GMI_GRID - 1), s1_differ);
+  CHECK(differ == 0, "%zu grid losses of the same LLRs differ between the device and the host", differ);
+  CHECK(s1_differ <= n / 100000 + 1, "%zu s = 1 losses differ", s1_differ);
 }
 
 link_params point(int tx, int rx, int bps, eq_kind eq, channel_model model, double snr, llr_kind llr) {
@@ -122,6 +199,7 @@ link_params point(int tx, int rx, int bps, eq_kind eq, channel_model model, doub
 int main(void) {
   if (lt_cuda_missing("test_gpu_detectors")) return TEST_SKIP;
   const int small = getenv("OFDMSIM_SMALL") != NULL;
+  test_grid_bits(small ? 4096 : 1 << 18);
   struct {
     int tx, rx, bps;
     double snr;

@@ -88,6 +88,7 @@ struct spec {
   est_kind est = EST_PERFECT;
   interp_kind interp = INTERP_LINEAR;
   int cp = 8; /* cyclic prefix, samples */
+  fading_kind fading = FADING_INDEPENDENT; /* rayleigh: which RE's draw an RE takes */
 };
 
 struct fetched {
@@ -120,8 +121,9 @@ void describe(const link_params &p, const spec &s, char *out, size_t n) {
              s.on_grid ? " on-grid" : "", isnan(s.k_factor) ? " table-K" : "", s.fdT);
   char cp[16] = "";
   if (p.domain == DOMAIN_TIME) snprintf(cp, sizeof cp, " cp %d", p.cp_length);
-  snprintf(out, n, "%dx%d bps=%d %s %s%s%s%s%s%s", p.tx, p.rx, p.bps,
+  snprintf(out, n, "%dx%d bps=%d %s %s%s%s%s%s%s%s", p.tx, p.rx, p.bps,
            p.equalizer == EQ_MMSE ? "mmse" : "zf", model_name(p),
+           p.fading != FADING_INDEPENDENT ? (p.fading == FADING_BLOCK ? " block" : " flat_block") : "",
            s.rho_tx != 0 || s.rho_rx != 0 ? " correlated" : "", s.k_factor > 0 ? " rician" : "",
            s.csi > 0 ? " csi-error" : "", chan, cp);
 }
@@ -316,6 +318,7 @@ void run_spec(const spec &s, uint32_t point) {
   p.rho_rx = s.rho_rx;
   p.k_factor = s.k_factor;
   p.csi_error_var = s.csi;
+  p.fading = s.fading;
   p.seed = 0x5eed0000ull + 977ull * point;
   p.stream_key = point;
   char what[128];
@@ -507,6 +510,21 @@ int main(void) {
   };
   const size_t n_est = sizeof estimated / sizeof estimated[0];
   for (size_t k = 0; k < (small ? 3 : n_est); k++) run_spec(estimated[small ? 2 * k : k], point++);
+  /* Block fading (channel.fading): the draws of a subcarrier's or the
+   * frame's first RE, held, with correlation, Rician K and CSI error on top,
+   * and estimated from pilots. */
+  auto faded = [](spec s, fading_kind f) {
+    s.fading = f;
+    return s;
+  };
+  const spec blocked[] = {
+      faded({4, 4, 4, EQ_MMSE, CH_RAYLEIGH, DOMAIN_FREQUENCY, 0.5, 0.3, 2.0, 0}, FADING_BLOCK),
+      faded({2, 2, 2, EQ_ZF, CH_RAYLEIGH, DOMAIN_FREQUENCY, 0, 0, 0, 0.01}, FADING_FLAT_BLOCK),
+      faded({2, 4, 4, EQ_MMSE, CH_RAYLEIGH, DOMAIN_FREQUENCY, 0, 0.4, 0, 0}, FADING_BLOCK),
+      faded(est({2, 2, 4, EQ_MMSE, CH_RAYLEIGH, DOMAIN_FREQUENCY, 0, 0, 1.0, 0}, 4, 0, 1, EST_LS, INTERP_LMMSE),
+            FADING_FLAT_BLOCK),
+  };
+  for (const spec &s : blocked) run_spec(s, point++);
 
   printf("xhat over all points: %llu stream estimates: %llu within 1e-4, %llu within their "
          "conditioning bound only, %llu unchecked (kappa > %.2g; %llu of those NaN on one side); "

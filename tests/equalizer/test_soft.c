@@ -387,6 +387,85 @@ static void test_loss(void) {
   CHECK(bad_sum == 0, "%zu label losses differ from the sum of bit losses", bad_sum);
 }
 
+/* --- The loss at the GMI grid's scalings --------------------------------------
+ * soft_grid_bit_ computes its own exponential and logarithm (so that the CPU
+ * and the GPU agree bit for bit): against long double log2(1 + e^-(s m))
+ * everywhere within one quantum (rounding 0.5, the series < 1e-3 quanta, and
+ * the tail cut below half a quantum), s = 1 left to soft_loss_q, which
+ * soft_label_loss_grid puts in grid[GMI_GRID_S1] unchanged. */
+static long double ref_grid_quanta(float llr, uint32_t bit, double s) {
+  long double l = llr != llr ? 0.0L : (long double)llr;
+  l = l > 64.0L ? 64.0L : (l < -64.0L ? -64.0L : l);
+  const long double x = (long double)s * (bit ? l : -l);
+  const long double nats = (x < 0 ? -x : 0.0L) + log1pl(expl(-fabsl(x)));
+  return nats / logl(2.0L) * 16777216.0L;
+}
+
+static void test_grid_loss(void) {
+  CHECK(gmi_grid_s(GMI_GRID_S1) == 1.0 && gmi_grid_s(0) == 0.00390625 && gmi_grid_s(GMI_GRID - 1) == 8.0,
+        "the grid runs from 2^-8 to 2^3 with s = 1 at GMI_GRID_S1");
+  int spaced = 1;
+  for (int k = 1; k < GMI_GRID; k++)
+    spaced &= fabs(gmi_grid_s(k) / gmi_grid_s(k - 1) - 1.4142135623730951) < 1e-15;
+  CHECK(spaced, "grid points half an octave apart");
+  long double worst = 0.0L;
+  size_t bad = 0, convex_bad = 0;
+  for (int n = 0; n < 60000; n++) {
+    float l;
+    const double u = test_rng_u01();
+    if (u < 0.5) l = (float)uni(-80.0, 80.0);
+    else if (u < 0.9) l = (float)uni(-3.0, 3.0);
+    else if (u < 0.95) l = (float)uni(-1e-3, 1e-3);
+    else l = (float)(n & 1 ? NAN : 0.0);
+    const uint32_t b = (uint32_t)(test_rng_u64() & 1u);
+    double g[GMI_GRID] = {0};
+    soft_grid_bit_(l, b, g);
+    for (int k = 0; k < GMI_GRID; k++) {
+      if (k == GMI_GRID_S1) {
+        if (g[k] != 0) bad++; /* left to soft_loss_q */
+        continue;
+      }
+      const long double d = fabsl((long double)g[k] - ref_grid_quanta(l, b, gmi_grid_s(k)));
+      if (g[k] != floor(g[k])) bad++; /* whole quanta */
+      if (d > worst) worst = d;
+      if (d > 0.5L + 1e-3L) bad++;
+    }
+    /* a bit's loss is convex in s (so the GMI is concave): on a grid of ratio
+     * r the slopes (f_{k+1} - f_k) / (s_k (r - 1)) grow, i.e. f_{k+1} - f_k
+     * >= r (f_k - f_{k-1}), up to the quanta's rounding (< 3 quanta) */
+    for (int k = 1; k + 1 < GMI_GRID; k++) {
+      if (k - 1 == GMI_GRID_S1 || k == GMI_GRID_S1 || k + 1 == GMI_GRID_S1) continue;
+      const double up = g[k + 1] - g[k], down = g[k] - g[k - 1];
+      if (up < 1.4142135623730951 * down - 3.0) convex_bad++;
+    }
+  }
+  printf("soft_grid_bit_: worst |q - exact| = %.4Lf quanta\n", worst);
+  CHECK(bad == 0 && worst <= 0.5L + 1e-3L, "%zu grid losses more than half a quantum off (worst %.4Lf)", bad, worst);
+  CHECK(convex_bad == 0, "%zu bits whose grid losses are not convex in s", convex_bad);
+  /* an erasure costs one bit at every scaling */
+  double g0[GMI_GRID] = {0};
+  soft_grid_bit_(0.0f, 1, g0);
+  int one_bit = 1;
+  for (int k = 0; k < GMI_GRID; k++) one_bit &= k == GMI_GRID_S1 || g0[k] == 16777216.0;
+  CHECK(one_bit, "a zero LLR must cost exactly one bit at every s");
+  /* soft_label_loss_grid: s = 1 is soft_label_loss itself; the others add up bit by bit */
+  size_t bad_sum = 0;
+  for (int n = 0; n < 2000; n++) {
+    const int bps = all_bps[n % 5];
+    float l[SOFT_MAX_BPS];
+    for (int k = 0; k < bps; k++) l[k] = (float)uni(-30.0, 30.0);
+    const uint32_t lab = (uint32_t)(test_rng_u64() & ((1u << bps) - 1u));
+    uint64_t g[GMI_GRID] = {0};
+    double want[GMI_GRID] = {0};
+    for (int k = 0; k < bps; k++) soft_grid_bit_(l[k], (lab >> k) & 1u, want);
+    const uint64_t at1 = soft_label_loss_grid(bps, l, lab, g);
+    for (int k = 0; k < GMI_GRID; k++)
+      if (g[k] != (k == GMI_GRID_S1 ? soft_label_loss(bps, l, lab) : (uint64_t)want[k])) bad_sum++;
+    if (at1 != soft_label_loss(bps, l, lab)) bad_sum++;
+  }
+  CHECK(bad_sum == 0, "%zu label grid losses differ from their bits' (or s = 1 from soft_label_loss)", bad_sum);
+}
+
 static void test_post_var(void) {
   CHECK(soft_post_var(0, 0.25f, 2.0f) == 0.5f, "ZF n0 g");
   CHECK(soft_post_var(0, 0.0f, 3.0f) == 0.0f, "ZF without noise");
@@ -527,6 +606,7 @@ int main(void) {
   test_edge_inputs();
   test_mirror();
   test_loss();
+  test_grid_loss();
   test_post_var();
   test_bicm_reference();
   test_gmi_awgn();

@@ -7,8 +7,10 @@
  *     undone of its scaling, has variance N0 / |pilot|^2 = N0 (both domains);
  *   - linear interpolation (frequency and time) of a flat noiseless channel
  *     is exact;
- *   - LMMSE beats linear in MSE on TDL-A, and its measured MSE is the error
- *     variance the receiver is told (est_error_var);
+ *   - LMMSE beats linear in MSE on TDL-A, and for both the measured MSE is
+ *     the error variance the receiver is told (est_error_var);
+ *   - under Doppler, the same for nearest, linear and LMMSE: the time
+ *     interpolation's error is in the error variance too;
  *   - a pilot on every subcarrier of a symbol, nearest interpolation: the
  *     BER equals the csi_error_var = N0 model's within its interval, and
  *     lies above perfect CSI's. */
@@ -229,8 +231,70 @@ static void test_lmmse(void) {
   CHECK(mse[1] + 4 * hypot(se[0], se[1]) < mse[0], "LMMSE MSE %.5f not below linear's %.5f", mse[1], mse[0]);
   CHECK(fabs(mse[1] - told[1]) < 4 * se[1], "LMMSE measured MSE %.5f, told the receiver %.5f (se %.5f)", mse[1],
         told[1], se[1]);
-  /* linear's receiver counts the noise only: the interpolation error comes on top */
-  CHECK(mse[0] > told[0], "linear's MSE %.5f below its noise alone %.5f", mse[0], told[0]);
+  /* linear's receiver is told its interpolation error too, not the noise alone */
+  CHECK(fabs(mse[0] - told[0]) < 4 * se[0], "linear's measured MSE %.5f, told the receiver %.5f (se %.5f)", mse[0],
+        told[0], se[0]);
+}
+
+/* Under Doppler the time interpolation's error joins the frequency
+ * interpolation's: the measured MSE is still what the receiver is told, for
+ * every interpolation (pilot symbols 0 and 4 of 8, f_d T_symbol = 0.0625:
+ * a quarter turn of the fastest path between pilot symbols), in both
+ * domains' per-symbol channel (the frequency-domain model). */
+static void test_doppler_error(void) {
+  const uint64_t frames = 400;
+  const interp_kind kinds[3] = {INTERP_NEAREST, INTERP_LINEAR, INTERP_LMMSE};
+  for (int i = 0; i < 6; i++) {
+    link_params p = est_point(1, 2, 2, PDP_TDL_A, 2.0, 15.0, 4, 0, 4, kinds[i % 3]);
+    if (i >= 3) p.domain = DOMAIN_TIME, p.cp_length = 16, p.delays = DELAYS_SAMPLE;
+    p.doppler_hz = 0.0625 * p.subcarrier_spacing * p.subcarriers / (p.subcarriers + p.cp_length);
+    CHECK(finish(&p) == 0, "point");
+    link_params still = p;
+    still.doppler_hz = 0.0;
+    CHECK(finish(&still) == 0, "point");
+    fetched o;
+    uint32_t *errors = calloc(frames, sizeof *errors);
+    CHECK(run_fetch(&p, frames, &o, errors) == 0, "run");
+    double se;
+    const double mse = data_mse(&p, &o, frames, &se);
+    printf("TDL-A ds 2, P 4, f_d %.0f Hz, %s domain, %s: MSE %.5f (se %.5f), told %.5f (without Doppler %.5f)\n", p.doppler_hz,
+           ofdm_domain_name(p.domain), interp_kind_name(kinds[i % 3]), mse, se, p.est_error_var, still.est_error_var);
+    CHECK(fabs(mse - p.est_error_var) < 4 * se, "%s under Doppler: measured MSE %.5f, told %.5f (se %.5f)",
+          interp_kind_name(kinds[i % 3]), mse, p.est_error_var, se);
+    CHECK(p.est_error_var > 2 * still.est_error_var, "%s: Doppler's error %.5f not above the still channel's %.5f",
+          interp_kind_name(kinds[i % 3]), p.est_error_var, still.est_error_var);
+    free(errors);
+    fetched_free(&o);
+  }
+}
+
+/* Block-faded rayleigh (channel.fading): flat_block is one channel a frame,
+ * which the pilots follow; block draws each subcarrier on its own, where
+ * interpolation only adds the neighbours' independent channels. Either
+ * way the measured MSE is the error the receiver is told, a Rician part
+ * and spatial correlation included. */
+static void test_block_faded(void) {
+  const uint64_t frames = 300;
+  for (int f = FADING_BLOCK; f <= FADING_FLAT_BLOCK; f++)
+    for (int in = INTERP_LINEAR; in <= INTERP_LMMSE; in++) {
+      link_params p = est_point(2, 2, 2, PDP_EXP, 1.0, 10.0, 4, 1, 4, (interp_kind)in);
+      p.model = CH_RAYLEIGH;
+      p.fading = (fading_kind)f;
+      p.k_factor = 1.0;
+      p.rho_rx = 0.4;
+      CHECK(finish(&p) == 0, "point");
+      fetched o;
+      uint32_t *errors = calloc(frames * 2, sizeof *errors);
+      CHECK(run_fetch(&p, frames, &o, errors) == 0, "run");
+      double se;
+      const double mse = data_mse(&p, &o, frames, &se);
+      printf("rayleigh %s, K 1, %s: MSE %.5f (se %.5f), told %.5f\n", fading_kind_name(p.fading),
+             interp_kind_name(p.interpolation), mse, se, p.est_error_var);
+      CHECK(fabs(mse - p.est_error_var) < 4 * se, "rayleigh %s, %s: measured MSE %.5f, told %.5f (se %.5f)",
+            fading_kind_name(p.fading), interp_kind_name(p.interpolation), mse, p.est_error_var, se);
+      free(errors);
+      fetched_free(&o);
+    }
 }
 
 /* The frame-level BER and its standard error over frames. */
@@ -255,7 +319,10 @@ static void test_pilot_everywhere(void) {
   csi.symbols = 7; /* the same data REs per frame */
   perfect.estimation = EST_PERFECT;
   CHECK(finish(&csi) == 0 && finish(&perfect) == 0, "points");
-  CHECK(fabs(ls.est_error_var - ls.n0 / (1 + ls.n0)) < 1e-12, "pilot everywhere: error variance %g, expected %g",
+  /* the error model reads each subcarrier's power from the response the
+   * chain applies, float phasors of magnitude 1 to within 1e-7: the same
+   * number to that rounding */
+  CHECK(fabs(ls.est_error_var - ls.n0 / (1 + ls.n0)) < 1e-9, "pilot everywhere: error variance %.12g, expected %.12g",
         ls.est_error_var, ls.n0 / (1 + ls.n0));
   double se_ls, se_csi, se_p;
   const double b_ls = run_ber(&ls, frames, &se_ls), b_csi = run_ber(&csi, frames, &se_csi),
@@ -273,6 +340,8 @@ int main(void) {
   check_ls_variance(DOMAIN_TIME);
   test_linear_exact();
   test_lmmse();
+  test_doppler_error();
+  test_block_faded();
   test_pilot_everywhere();
   return test_finish("test_estimation");
 }

@@ -4,6 +4,7 @@
  * totals come out, bit for bit. Also the per-frame codec the MPI engine
  * ships frames with (results/frame_codec.h), and the journal's chunks saved
  * ahead of their prefix (results/journal.h). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,7 @@ static sim_point point(uint64_t target, double max_bits, uint64_t min_frames, do
 
 static uint32_t errs[FRAMES * 2], falls[FRAMES];
 static uint64_t losses[FRAMES * 2]; /* GMI losses, 2^-GMI_LOSS_SHIFT bits */
+static uint64_t grid[FRAMES * GMI_GRID]; /* ... at the GMI grid's scalings */
 
 /* Sparse random counts: most frames clean, some with errors or fallbacks. */
 static void make_frames(uint64_t seed) {
@@ -62,6 +64,8 @@ static void make_frames(uint64_t seed) {
     for (int s = 0; s < 2; s++) errs[2 * i + s] = u < 0.3 ? (uint32_t)(test_rng_u64() % 9) : 0;
     falls[i] = test_rng_u01() < 0.02 ? (uint32_t)(1 + test_rng_u64() % 3) : 0;
     for (int s = 0; s < 2; s++) losses[2 * i + s] = test_rng_u01() < 0.5 ? test_rng_u64() >> (20 + i % 40) : 0;
+    for (int k = 0; k < GMI_GRID; k++) grid[GMI_GRID * i + k] = test_rng_u01() < 0.7 ? test_rng_u64() >> (20 + (i + k) % 40) : 0;
+    grid[GMI_GRID * i + GMI_GRID_S1] = losses[2 * i] + losses[2 * i + 1]; /* as a backend gives it */
   }
 }
 
@@ -69,7 +73,9 @@ static int same_tally(const tally *a, const tally *b) {
   return a->frames == b->frames && a->bits == b->bits && a->bit_errors == b->bit_errors &&
          a->fallbacks == b->fallbacks && a->sum_sq == b->sum_sq && a->stream_errors[0] == b->stream_errors[0] &&
          a->stream_errors[1] == b->stream_errors[1] && a->gmi_loss[0] == b->gmi_loss[0] &&
-         a->gmi_loss[1] == b->gmi_loss[1] && a->gmi_loss_sq == b->gmi_loss_sq;
+         a->gmi_loss[1] == b->gmi_loss[1] && a->gmi_loss_sq == b->gmi_loss_sq &&
+         !memcmp(a->gmi_loss_s, b->gmi_loss_s, sizeof a->gmi_loss_s) &&
+         !memcmp(a->gmi_loss_s_sq, b->gmi_loss_s_sq, sizeof a->gmi_loss_s_sq);
 }
 
 /* Folds the frames in batches of random sizes; the totals and chunks seen. */
@@ -83,7 +89,8 @@ static void fold_split(const sim_point *pt, uint64_t seed, tally *total, seen *s
     uint64_t n = seed ? 1 + test_rng_u64() % 200 : FRAMES;
     if (n > FRAMES - f.off) n = FRAMES - f.off;
     if (n > f.end - f.off) n = f.end - f.off;
-    point_fold_frames(&f, errs + 2 * f.off, falls + f.off, losses + 2 * f.off, NULL, n, &cost, keep, s, NULL);
+    point_fold_frames(&f, errs + 2 * f.off, falls + f.off, losses + 2 * f.off, grid + GMI_GRID * f.off, NULL, n,
+                      &cost, keep, s, NULL);
   }
   point_fold_total(&f, total);
   *stop = f.stop;
@@ -101,8 +108,8 @@ static int fold_by_tallies(const sim_point *pt, const tally *want, const char *w
     point_fold ahead;
     point_fold_init(&ahead, pt, k, NULL, 0);
     seen one = {0};
-    point_fold_frames(&ahead, errs + 2 * ahead.off, falls + ahead.off, losses + 2 * ahead.off, NULL, len, &cost, keep,
-                      &one, NULL);
+    point_fold_frames(&ahead, errs + 2 * ahead.off, falls + ahead.off, losses + 2 * ahead.off,
+                      grid + GMI_GRID * ahead.off, NULL, len, &cost, keep, &one, NULL);
     CHECK(one.n == 1 && one.ks[0] == k && one.stops[0] == NULL && one.chunks[0].frames == len,
           "ahead: chunk %llu closes once, undecided", (unsigned long long)k);
     const int rc = point_fold_chunk(&f, &one.chunks[0], NULL, NULL);
@@ -160,6 +167,12 @@ static void test_fold(void) {
       frames += a.chunks[i].frames;
     }
     CHECK(frames == whole.frames, "case %zu: the chunks sum to the total", c);
+    /* the grid's s = 1 sums are the streams' losses summed, to the bit */
+    CHECK(whole.gmi_loss_s_sq[GMI_GRID_S1] == whole.gmi_loss_sq && whole.gmi_loss_s[GMI_GRID_S1] > 0,
+          "case %zu: the grid's s = 1 sum of squares is gmi_loss_sq exactly", c);
+    CHECK(fabs(whole.gmi_loss_s[GMI_GRID_S1] - (whole.gmi_loss[0] + whole.gmi_loss[1])) <=
+              1e-15 * whole.gmi_loss_s[GMI_GRID_S1],
+          "case %zu: the grid's s = 1 loss is the streams' sum", c);
     const int undecidable = fold_by_tallies(&pt, &whole, stop_a);
     /* Only target_errors inside a chunk, or a precision rule, needs the frames. */
     CHECK(undecidable == (c != 1), "case %zu: decided by tallies alone: %s", c, undecidable ? "no" : "yes");
@@ -169,33 +182,56 @@ static void test_fold(void) {
 static void test_codec(void) {
   make_frames(11);
   static uint8_t buf[FRAMES * 40];
-  static uint8_t soft[FRAMES * 64];
+  static uint8_t soft[FRAMES * (64 + 10 * GMI_GRID)];
   static uint32_t e2[FRAMES * 2], f2[FRAMES];
-  static uint64_t l2[FRAMES * 2];
-  const size_t len = frame_encode(errs, falls, NULL, FRAMES, 2, buf);
+  static uint64_t l2[FRAMES * 2], g2[FRAMES * GMI_GRID];
+  const size_t len = frame_encode(errs, falls, NULL, NULL, FRAMES, 2, buf);
   CHECK(len <= frame_encoded_max(FRAMES, 2), "within the bound");
   CHECK(len < FRAMES * 3, "sparse frames take little room (%zu bytes for %d frames)", len, FRAMES);
-  CHECK(frame_decode(buf, len, FRAMES, 2, e2, f2, NULL) == 0, "decodes");
+  CHECK(frame_decode(buf, len, FRAMES, 2, e2, f2, NULL, NULL) == 0, "decodes");
   CHECK(!memcmp(errs, e2, sizeof errs) && !memcmp(falls, f2, sizeof falls), "round trip");
-  CHECK(frame_decode(buf, len - 1, FRAMES, 2, e2, f2, NULL) == -1, "a short buffer is refused");
-  CHECK(frame_decode(buf, len, FRAMES - 1, 2, e2, f2, NULL) == -1, "a frame count that does not fit is refused");
+  CHECK(frame_decode(buf, len - 1, FRAMES, 2, e2, f2, NULL, NULL) == -1, "a short buffer is refused");
+  CHECK(frame_decode(buf, len, FRAMES - 1, 2, e2, f2, NULL, NULL) == -1,
+        "a frame count that does not fit is refused");
   uint32_t big[3] = {0xffffffffu, 7, 0x80000000u};
   uint32_t got[3];
-  const size_t n = frame_encode(big, big + 2, NULL, 1, 2, buf);
-  CHECK(frame_decode(buf, n, 1, 2, got, got + 2, NULL) == 0 && !memcmp(big, got, sizeof got), "32-bit counts");
-  CHECK(frame_encode(errs, NULL, NULL, 0, 2, buf) == 0 && frame_decode(buf, 0, 0, 2, e2, f2, NULL) == 0,
+  const size_t n = frame_encode(big, big + 2, NULL, NULL, 1, 2, buf);
+  CHECK(frame_decode(buf, n, 1, 2, got, got + 2, NULL, NULL) == 0 && !memcmp(big, got, sizeof got),
+        "32-bit counts");
+  CHECK(frame_encode(errs, NULL, NULL, NULL, 0, 2, buf) == 0 &&
+            frame_decode(buf, 0, 0, 2, e2, f2, NULL, NULL) == 0,
         "no frames");
-  /* with GMI losses (64-bit) beside the counts */
-  const size_t sl = frame_encode(errs, falls, losses, FRAMES, 2, soft);
+  /* with GMI losses (64-bit) and the GMI grid's beside the counts */
+  const size_t sl = frame_encode(errs, falls, losses, grid, FRAMES, 2, soft);
   CHECK(sl <= frame_encoded_max(FRAMES, 2), "with losses: within the bound");
-  CHECK(frame_decode(soft, sl, FRAMES, 2, e2, f2, l2) == 0 && !memcmp(errs, e2, sizeof errs) &&
-            !memcmp(falls, f2, sizeof falls) && !memcmp(losses, l2, sizeof losses),
+  CHECK(frame_decode(soft, sl, FRAMES, 2, e2, f2, l2, g2) == 0 && !memcmp(errs, e2, sizeof errs) &&
+            !memcmp(falls, f2, sizeof falls) && !memcmp(losses, l2, sizeof losses) && !memcmp(grid, g2, sizeof grid),
         "with losses: round trip");
-  CHECK(frame_decode(soft, sl, FRAMES, 2, e2, f2, NULL) == -1, "losses the decoder does not expect are refused");
+  CHECK(frame_decode(soft, sl, FRAMES, 2, e2, f2, NULL, NULL) == -1, "losses the decoder does not expect are refused");
   const uint64_t top[2] = {UINT64_MAX, 1};
-  uint64_t top2[2];
-  const size_t tn = frame_encode(big, big + 2, top, 1, 2, soft);
-  CHECK(frame_decode(soft, tn, 1, 2, got, got + 2, top2) == 0 && !memcmp(top, top2, sizeof top), "64-bit losses");
+  uint64_t top_grid[GMI_GRID], top2[2], top_grid2[GMI_GRID];
+  for (int k = 0; k < GMI_GRID; k++) top_grid[k] = UINT64_MAX - (uint64_t)k;
+  const size_t tn = frame_encode(big, big + 2, top, top_grid, 1, 2, soft);
+  CHECK(tn <= frame_encoded_max(1, 2), "the largest frame within the bound");
+  CHECK(frame_decode(soft, tn, 1, 2, got, got + 2, top2, top_grid2) == 0 && !memcmp(top, top2, sizeof top) &&
+            !memcmp(top_grid, top_grid2, sizeof top_grid),
+        "64-bit losses");
+  /* the coded link's TBs, ahead of the frames' bytes as the MPI engine sends them */
+  static frame_coded tb[FRAMES], tb2[FRAMES];
+  for (int i = 0; i < FRAMES; i++)
+    tb[i] = (frame_coded){.tb_error = (uint32_t)(i % 3 == 0), .cbs = 3, .cb_errors = (uint32_t)(i % 3 == 0) * (uint32_t)(i % 4),
+                          .info_errors = (uint32_t)i * 7u, .iterations = 3 + (uint32_t)i % 17};
+  tb[1].iterations = 0xffffffffu;
+  const size_t cl = coded_encode(tb, FRAMES, soft);
+  CHECK(cl <= coded_encoded_max(FRAMES), "TBs: within the bound");
+  const size_t fl = frame_encode(errs, falls, NULL, NULL, FRAMES, 2, soft + cl);
+  const long long used = coded_decode(soft, cl + fl, FRAMES, tb2);
+  CHECK(used == (long long)cl && !memcmp(tb, tb2, sizeof tb), "TBs: round trip, their length told");
+  CHECK(frame_decode(soft + used, fl, FRAMES, 2, e2, f2, NULL, NULL) == 0 && !memcmp(errs, e2, sizeof errs),
+        "TBs: the frames' bytes follow");
+  CHECK(coded_decode(soft, cl - 1, FRAMES, tb2) == -1, "TBs: a short buffer is refused");
+  tb[0].cb_errors = tb[0].cbs + 1;
+  CHECK(coded_decode(soft, coded_encode(tb, 1, soft), 1, tb2) == -1, "TBs: more CB errors than CBs are refused");
 }
 
 static journal_record rec(uint64_t k, const char *stop, uint64_t errors) {

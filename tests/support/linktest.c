@@ -43,8 +43,21 @@ int lt_simulate(const char *backend_name_, const link_params *p, uint64_t target
   return lt_simulate_min(backend_name_, p, target, 1, max_bits, batch, out);
 }
 
+static int simulate(const char *backend_name_, const link_params *p, uint64_t target, uint64_t min_frames,
+                    double max_bits, uint64_t batch, int grid, lt_counts *out);
+
 int lt_simulate_min(const char *backend_name_, const link_params *p, uint64_t target,
                     uint64_t min_frames, double max_bits, uint64_t batch, lt_counts *out) {
+  return simulate(backend_name_, p, target, min_frames, max_bits, batch, 0, out);
+}
+
+int lt_simulate_gmi(const char *backend_name_, const link_params *p, uint64_t target,
+                    uint64_t min_frames, double max_bits, lt_counts *out) {
+  return simulate(backend_name_, p, target, min_frames, max_bits, 0, 1, out);
+}
+
+static int simulate(const char *backend_name_, const link_params *p, uint64_t target, uint64_t min_frames,
+                    double max_bits, uint64_t batch, int grid, lt_counts *out) {
   char err[512];
   backend_options opt;
   memset(&opt, 0, sizeof opt);
@@ -58,8 +71,10 @@ int lt_simulate_min(const char *backend_name_, const link_params *p, uint64_t ta
   const uint64_t cap = b->ops->max_frames(b), bpf = link_bits_per_frame(p);
   uint32_t *e = malloc(sizeof(uint32_t) * cap * ((size_t)p->tx + 1));
   uint64_t *loss = p->llr != LLR_OFF ? malloc(sizeof(uint64_t) * cap * (size_t)p->tx) : NULL;
-  batch_result r = {.errors = e, .fallbacks = e + cap * (size_t)p->tx, .gmi_loss = loss};
+  uint64_t *loss_s = p->llr != LLR_OFF && grid ? malloc(sizeof(uint64_t) * cap * GMI_GRID) : NULL;
+  batch_result r = {.errors = e, .fallbacks = e + cap * (size_t)p->tx, .gmi_loss = loss, .gmi_loss_s = loss_s};
   const double rf = (double)link_res_per_frame(p);
+  const double df = (double)link_data_res_per_frame(p); /* the grid's, per data RE as the tally's */
   int rc = 0, done = 0;
   uint64_t next = 1;
   while (!done) {
@@ -84,6 +99,11 @@ int lt_simulate_min(const char *backend_name_, const link_params *p, uint64_t ta
         out->gmi_loss_total += frame_loss;
         out->gmi_loss_sq += (frame_loss / rf) * (frame_loss / rf);
       }
+      for (int k = 0; loss_s && k < GMI_GRID; k++) {
+        const double l = ldexp((double)loss_s[f * GMI_GRID + (uint64_t)k], -GMI_LOSS_SHIFT);
+        out->gmi_loss_s[k] += l;
+        out->gmi_loss_s_sq[k] += (l / df) * (l / df);
+      }
       out->bits += bpf;
       out->frames++;
       done = (out->errors >= target && out->frames >= min_frames) || (double)out->bits >= max_bits;
@@ -92,6 +112,7 @@ int lt_simulate_min(const char *backend_name_, const link_params *p, uint64_t ta
   }
   free(e);
   free(loss);
+  free(loss_s);
   backend_destroy(b);
   return rc;
 }

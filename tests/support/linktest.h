@@ -25,6 +25,10 @@ typedef struct lt_counts {
   /* with soft outputs (p.llr != off): GMI losses in bits, per stream and in
    * all, and the sum over frames of the squared loss of a frame per RE */
   double gmi_loss[LINK_MAX_TX], gmi_loss_total, gmi_loss_sq;
+  /* with lt_simulate_gmi, at the GMI grid's scalings (core/gmi_grid.h): the
+   * loss in bits over all streams, and the frames' sums of squared loss per
+   * data RE (as results/chunks.h's tally) */
+  double gmi_loss_s[GMI_GRID], gmi_loss_s_sq[GMI_GRID];
 } lt_counts;
 
 /* The GMI of the counts, bits per RE in all streams, and its 95% t interval
@@ -39,6 +43,9 @@ int lt_simulate(const char *backend_name_, const link_params *p, uint64_t target
  * the point only once it has at least min_frames frames. */
 int lt_simulate_min(const char *backend_name_, const link_params *p, uint64_t target,
                     uint64_t min_frames, double max_bits, uint64_t batch, lt_counts *out);
+/* As lt_simulate_min, the losses at the GMI grid's scalings summed too. */
+int lt_simulate_gmi(const char *backend_name_, const link_params *p, uint64_t target,
+                    uint64_t min_frames, double max_bits, lt_counts *out);
 
 /* The preamble of a test that needs the CUDA backend: returns 1, having
  * printed "<test>: skipped: <why>", when this build or machine has no usable
