@@ -21,12 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* C headers without their own extern "C" (first included here) */
-extern "C" {
-#include "coding/ldpc_decode.h"
-#include "coding/ratematch.h"
 #include "coding/tb_chain.h"
-}
 #include "core/backend.h"
 #include "cuda/gpu_internal.cuh"
 #include "cuda/ldpc_gpu.h"
