@@ -215,7 +215,7 @@ static int receiver_options_used(config_state *st, const sim_config *c, const ch
     char unused[200] = "";
     for (size_t i = 0; i < c->n_points; i++) {
       const char *r = receiver_at(&c->points[i], key->follows);
-      if (!strcmp(r, key->only_with)) {
+      if (config_key_applies_with(key, r)) {
         used++;
       } else if (!listed(unused, r)) {
         const size_t len = strlen(unused);

@@ -47,8 +47,9 @@ static void value_text(const sim_config *c, const sim_point *pt, config_key_id k
   case KEY_SUBCARRIER_SPACING: snprintf(buf, n, "%.17g", p->subcarrier_spacing); break;
   case KEY_DELAY_SPREAD_NS: if (tdl) snprintf(buf, n, "%.17g", p->delay_spread / link_sample_rate(p) * 1e9); break;
   case KEY_DELAYS: if (tdl) snprintf(buf, n, "%s", delay_grid_name(p->delays)); break;
-  case KEY_DOPPLER_HZ: if (tdl) snprintf(buf, n, "%.17g", p->doppler_hz); break;
+  case KEY_DOPPLER_HZ: if (tdl || link_flat_doppler_per_sample(p) > 0.0) snprintf(buf, n, "%.17g", p->doppler_hz); break;
   case KEY_FADING: if (p->model == CH_RAYLEIGH) snprintf(buf, n, "%s", fading_kind_name(p->fading)); break;
+  case KEY_DROP_FRAMES: if (p->model == CH_RAYLEIGH) snprintf(buf, n, "%d", p->drop_frames > 1 ? p->drop_frames : 1); break;
   case KEY_PILOT_SPACING: snprintf(buf, n, "%d", p->pilot_spacing); break;
   case KEY_PILOT_FIRST: if (p->pilot_spacing) snprintf(buf, n, "%d", p->pilot_first); break;
   case KEY_PILOT_EVERY: if (p->pilot_spacing) snprintf(buf, n, "%d", p->pilot_every); break;
@@ -130,7 +131,9 @@ uint64_t config_point_key(const sim_config *c, const sim_point *pt) {
      * samples they turn into (delay_spread, the Doppler shift with the
      * spacing), so they count only where they act beyond that */
     if (k == KEY_DELAY_SPREAD_NS || k == KEY_SPEED_KMH || k == KEY_CARRIER_GHZ) continue;
-    if ((k == KEY_SUBCARRIER_SPACING || k == KEY_DOPPLER_HZ) && link_doppler_per_sample(&pt->p) == 0.0) continue;
+    if ((k == KEY_SUBCARRIER_SPACING || k == KEY_DOPPLER_HZ) && link_doppler_per_sample(&pt->p) == 0.0 &&
+        link_flat_doppler_per_sample(&pt->p) == 0.0)
+      continue;
     /* pilots and estimation came later still: they count where they act */
     if ((k == KEY_PILOT_SPACING || k == KEY_PILOT_FIRST || k == KEY_PILOT_EVERY) && !pt->p.pilot_spacing) continue;
     if ((k == KEY_ESTIMATION || k == KEY_INTERPOLATION) && pt->p.estimation == EST_PERFECT) continue;
@@ -139,6 +142,8 @@ uint64_t config_point_key(const sim_config *c, const sim_point *pt) {
     if (k >= KEY_CODE_TYPE && k <= KEY_CODE_EARLY_TERMINATION && !link_coded(&pt->p)) continue;
     /* and fading after them: where it is not the per-RE draw */
     if (k == KEY_FADING && pt->p.fading == FADING_INDEPENDENT) continue;
+    /* and drops last: where they hold more than one frame */
+    if (k == KEY_DROP_FRAMES && pt->p.drop_frames <= 1) continue;
     for (const char *s = config_keys[k].path; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
     h = (h ^ '=') * 1099511628211ULL;
     for (const char *s = v; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;

@@ -18,7 +18,7 @@ static const config_setting_t *effective(const config_state *st, int k) {
     if (key->only_with) {
       const config_setting_t *f =
           st->given[key->follows] ? st->given[key->follows] : config_state_default(st, key->follows);
-      if (strcmp(config_setting_get_string(f), key->only_with)) return NULL;
+      if (!config_key_applies_with(key, config_setting_get_string(f))) return NULL;
     }
   }
   if (k == KEY_CP_LENGTH) return config_lookup(&st->computed, "cp_length");

@@ -47,6 +47,7 @@ static void fill(const point_view *v, const char *label, sim_point *pt) {
   p->profile = (pdp_kind)choice_of(v, KEY_PROFILE);
   p->delays = (delay_grid)choice_of(v, KEY_DELAYS);
   p->fading = (fading_kind)choice_of(v, KEY_FADING);
+  p->drop_frames = (int)int_of(v, KEY_DROP_FRAMES);
   p->rho_tx = number_of(v, KEY_RHO_TX);
   p->rho_rx = number_of(v, KEY_RHO_RX);
   /* tdl-d/e keep their table's line of sight unless k_factor says otherwise */
@@ -120,10 +121,17 @@ static int conditions_hold(const point_view *v, const char *at, const char *file
         sweep_plan_sweeps(&v->st->sweep, key->follows))
       continue;
     const char *other = config_setting_get_string(point_value(v, key->follows));
-    if (strcmp(other, key->only_with))
-      return cfg_fail_at(v->set[k], file, err, errlen, "%s: expected only with %s = \"%s\", got %s = \"%s\"%s",
-                         key->path, config_keys[key->follows].path, key->only_with, config_keys[key->follows].path,
-                         other, at);
+    if (!config_key_applies_with(key, other)) {
+      /* "tdl|rayleigh" reads as "tdl" or "rayleigh" */
+      char allowed[128] = "\"";
+      size_t n = 1;
+      for (const char *c = key->only_with; *c && n + 8 < sizeof allowed; c++)
+        n += (size_t)snprintf(allowed + n, sizeof allowed - n, "%s", *c == '|' ? "\" or \"" : (char[]){*c, 0});
+      snprintf(allowed + n, sizeof allowed - n, "\"");
+      return cfg_fail_at(v->set[k], file, err, errlen, "%s: expected only with %s = %s, got %s = \"%s\"%s",
+                         key->path, config_keys[key->follows].path, allowed, config_keys[key->follows].path, other,
+                         at);
+    }
   }
   return 0;
 }
@@ -293,6 +301,7 @@ static const struct {
     [LP_CSI_ERROR_VAR] = {1, {KEY_CSI_ERROR_VAR, -1}},
     [LP_PDP] = {0, {KEY_DELAY_SPREAD, KEY_PROFILE, KEY_MODEL, -1}},
     [LP_MODEL] = {1, {KEY_MODEL, KEY_FADING, -1}},
+    [LP_DROP] = {1, {KEY_DROP_FRAMES, KEY_FADING, KEY_DOPPLER_HZ, -1}},
     [LP_DOMAIN] = {1, {KEY_DOMAIN, KEY_MODEL, -1}},
     [LP_CP_LENGTH] = {1, {KEY_CP_LENGTH, KEY_SUBCARRIERS, -1}},
     [LP_EQUALIZER] = {1, {KEY_EQUALIZER, -1}},

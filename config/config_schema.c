@@ -119,14 +119,15 @@ const config_key config_keys[KEY_COUNT] = {
                   .help = "tap delays where the profile puts them (exact phase per subcarrier; windowed-sinc "
                           "interpolation in the time domain), or rounded to whole samples"},
   [KEY_DOPPLER_HZ] = {.path = "channel.doppler_hz", .type = KT_NUMBER, .default_text = "0.0", .lo = 0,
-                      .hi = 1e7, .follows = KEY_MODEL, .only_with = "tdl",
-                      .help = "maximum Doppler shift in Hz: every tap fades with the Jakes spectrum within "
-                              "the frame (0: fixed per frame)"},
+                      .hi = 1e7, .follows = KEY_MODEL, .only_with = "tdl|rayleigh",
+                      .help = "maximum Doppler shift in Hz: every tap (tdl) or link (rayleigh with fading = block "
+                              "or flat_block) fades with the Jakes spectrum, within the frame or the drop "
+                              "(0: fixed per frame)"},
   [KEY_SPEED_KMH] = {.path = "channel.speed_kmh", .type = KT_NUMBER, .default_note = "none", .lo = 0,
-                     .hi = 1e5, .follows = KEY_MODEL, .only_with = "tdl",
+                     .hi = 1e5, .follows = KEY_MODEL, .only_with = "tdl|rayleigh",
                      .help = "terminal speed in km/h, instead of doppler_hz: f_d = speed / c x carrier_ghz"},
   [KEY_CARRIER_GHZ] = {.path = "channel.carrier_ghz", .type = KT_NUMBER, .default_text = "3.5", .lo = 0,
-                       .lo_open = 1, .hi = 1000, .follows = KEY_MODEL, .only_with = "tdl",
+                       .lo_open = 1, .hi = 1000, .follows = KEY_MODEL, .only_with = "tdl|rayleigh",
                        .help = "carrier frequency in GHz, with speed_kmh"},
   [KEY_PILOT_SPACING] = INT_KEY("pilots.spacing", "0", 0, 65536, 0,
                                 "comb spacing P in subcarriers (0: no pilots): on a pilot symbol, antenna t "
@@ -151,7 +152,14 @@ const config_key config_keys[KEY_COUNT] = {
   [KEY_FADING] = {.path = "channel.fading", .type = KT_CHOICE, .default_text = "\"independent\"",
                   .choices = &fading_kind_names, .follows = KEY_MODEL, .only_with = "rayleigh",
                   .help = "rayleigh's draws: independent on every RE, one per subcarrier held over the "
-                          "frame (block), or one for the whole frame (flat_block); frames independent"},
+                          "frame (block), or one for the whole frame (flat_block); frames independent "
+                          "(or drops: drop_frames); with doppler_hz each subcarrier (block) or the whole "
+                          "band (flat_block) fades in time instead"},
+  [KEY_DROP_FRAMES] = {.path = "channel.drop_frames", .type = KT_INT, .default_text = "1", .imin = 1,
+                       .imax = 1 << 20, .follows = KEY_MODEL, .only_with = "rayleigh",
+                       .help = "frames per drop: consecutive frames share one channel realisation, the block "
+                               "draw held or the Doppler fading running on across them (time origin: the "
+                               "drop's first frame); drops independent (needs fading = block or flat_block)"},
   [KEY_EBNO_OVERHEAD] = {.path = "simulation.ebno_overhead", .type = KT_CHOICE, .default_text = "\"excluded\"",
                          .choices = &ebno_overhead_names, .follows = KEY_SNR_KIND, .only_with = "ebno",
                          .help = "excluded: Eb is the energy of a data bit (MATLAB's convention); charged: the "
@@ -398,6 +406,19 @@ void config_key_normalize(config_key_id k, config_setting_t *s) {
     s->value.llval = v;
   }
   s->format = CONFIG_FORMAT_DEFAULT;
+}
+
+int config_key_applies_with(const config_key *key, const char *value) {
+  if (!key->only_with) return 1;
+  const size_t n = strlen(value);
+  for (const char *c = key->only_with; *c;) {
+    const char *bar = strchr(c, '|');
+    const size_t len = bar ? (size_t)(bar - c) : strlen(c);
+    if (len == n && !strncmp(c, value, n)) return 1;
+    if (!bar) break;
+    c = bar + 1;
+  }
+  return 0;
 }
 
 int config_key_follows_receiver(config_key_id k) {

@@ -70,6 +70,7 @@ typedef enum config_key_id {
   KEY_CODE_MAX_ITERATIONS,
   KEY_CODE_EARLY_TERMINATION,
   KEY_FADING,
+  KEY_DROP_FRAMES,
   KEY_COUNT
 } config_key_id;
 
@@ -130,6 +131,10 @@ void config_key_normalize(config_key_id k, config_setting_t *s);
  * with equalizer = "kbest", interpolation with channel_estimation = "ls"):
  * set in the base config of a sweep over receivers, it applies where it
  * acts and is unused elsewhere (config.c notes where), rather than refused. */
+/* Whether key applies where its `follows` key has `value`: only_with is one
+ * value or several joined by '|' ("tdl|rayleigh"); a key without it always
+ * applies. */
+int config_key_applies_with(const config_key *key, const char *value);
 int config_key_follows_receiver(config_key_id k);
 /* The enum value of a KT_CHOICE setting that passed config_key_check. */
 int config_key_choice(config_key_id k, const config_setting_t *s);

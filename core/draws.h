@@ -37,6 +37,9 @@
  *                (channel/tdl_fading.h)
  *   RNG_TB_BITS  index = i/128 (coded link): bit i of the frame's transport
  *                block is bit (i mod 32) of word (i/32) mod 4
+ *   RNG_FADING   frame = the drop, index = (b*links + e)*6 + j (rayleigh with
+ *                Doppler): the sum of sinusoids of link e of process b
+ *                (core/flat_fading.h)
  */
 #ifndef OFDMSIM_DRAWS_H
 #define OFDMSIM_DRAWS_H
@@ -56,7 +59,8 @@ enum rng_purpose {
   RNG_TAPS = 4,
   RNG_TDNOISE = 5,
   RNG_DOPPLER = 6,
-  RNG_TB_BITS = 7
+  RNG_TB_BITS = 7,
+  RNG_FADING = 8
 };
 
 #define RNG_FRAME_BITS 40

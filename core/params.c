@@ -39,6 +39,12 @@ uint64_t link_stream_key(const link_params *p) {
   /* Doppler: the shift per sample, and the symbol timing (the CP) it meets */
   if (link_doppler_per_sample(p) > 0.0 && n > 0 && (size_t)n < sizeof text)
     n += snprintf(text + n, sizeof text - (size_t)n, ";fd=%.17g;cp=%d", link_doppler_per_sample(p), p->cp_length);
+  /* rayleigh's fading in time and its drops came later: named where they act */
+  if (link_flat_doppler_per_sample(p) > 0.0 && n > 0 && (size_t)n < sizeof text)
+    n += snprintf(text + n, sizeof text - (size_t)n, ";flat_fd=%.17g;cp=%d", link_flat_doppler_per_sample(p),
+                  p->cp_length);
+  if (p->model == CH_RAYLEIGH && p->drop_frames > 1 && n > 0 && (size_t)n < sizeof text)
+    n += snprintf(text + n, sizeof text - (size_t)n, ";drop=%d", p->drop_frames);
   if (p->domain == DOMAIN_TIME && link_doppler_per_sample(p) == 0.0 && n > 0 && (size_t)n < sizeof text)
     n += snprintf(text + n, sizeof text - (size_t)n, ";cp=%d", p->cp_length);
   /* pilots replace data symbols (the receiver's estimation is left out) */
@@ -67,7 +73,7 @@ static const char *const plain_names[LP_COUNT] = {
     [LP_SUBCARRIER_SPACING] = "subcarrier spacing", [LP_DOPPLER] = "Doppler shift",
     [LP_PILOTS] = "pilot pattern", [LP_PILOT_FIRST] = "first pilot symbol",
     [LP_PILOT_EVERY] = "pilot symbol spacing", [LP_ESTIMATION] = "channel estimation",
-    [LP_CODE] = "channel code"};
+    [LP_CODE] = "channel code", [LP_DROP] = "frames per drop"};
 
 typedef struct verdict {
   const char *const *names;
@@ -165,6 +171,29 @@ static int fading_ok(const verdict *v, const link_params *p) {
       (p->fading != FADING_INDEPENDENT && p->model != CH_RAYLEIGH))
     return fail(v, LP_MODEL, "fading \"%s\" is for %s = \"%s\" (got \"%s\")", fading_kind_name(p->fading),
                 name_of(v, LP_MODEL), channel_model_name(CH_RAYLEIGH), channel_model_name(p->model));
+  /* Doppler needs a process in time: tdl's taps, or rayleigh held over the
+   * symbols (block, flat_block); an RE drawn on its own has none */
+  if (p->doppler_hz > 0.0 && p->model == CH_AWGN)
+    return fail(v, LP_DOPPLER, "expected 0 with %s = \"%s\" (no fading), got %g Hz", name_of(v, LP_MODEL),
+                channel_model_name(CH_AWGN), p->doppler_hz);
+  if (p->doppler_hz > 0.0 && p->model == CH_RAYLEIGH && p->fading == FADING_INDEPENDENT)
+    return fail(v, LP_DOPPLER,
+                "fading in time needs %s = \"%s\" or \"%s\" on \"%s\" (independent draws per RE have no "
+                "time correlation), got \"%s\"",
+                "fading", fading_kind_name(FADING_BLOCK),
+                fading_kind_name(FADING_FLAT_BLOCK), channel_model_name(CH_RAYLEIGH),
+                fading_kind_name(FADING_INDEPENDENT));
+  if (p->drop_frames < 0 || p->drop_frames > (1 << 20))
+    return fail(v, LP_DROP, "expected 1 to %d frames, got %d", 1 << 20, p->drop_frames);
+  if (p->drop_frames > 1 && p->model != CH_RAYLEIGH)
+    return fail(v, LP_DROP, "drops of frames are for %s = \"%s\" so far, expected 1 with \"%s\", got %d",
+                name_of(v, LP_MODEL), channel_model_name(CH_RAYLEIGH), channel_model_name(p->model),
+                p->drop_frames);
+  if (p->drop_frames > 1 && p->fading == FADING_INDEPENDENT)
+    return fail(v, LP_DROP,
+                "a drop holds a channel over its frames: expected fading \"%s\" or \"%s\", got \"%s\"",
+                fading_kind_name(FADING_BLOCK), fading_kind_name(FADING_FLAT_BLOCK),
+                fading_kind_name(FADING_INDEPENDENT));
   return 0;
 }
 
@@ -237,6 +266,11 @@ static int pilots_ok(const verdict *v, const link_params *p) {
     return fail(v, LP_ESTIMATION,
                 "\"ls\" needs a channel pilots can follow (tdl, awgn or block-faded rayleigh), got \"rayleigh\" "
                 "(independent on every RE: use csi_error_var)");
+  if (link_flat_doppler_per_sample(p) > 0.0)
+    return fail(v, LP_ESTIMATION,
+                "\"ls\" has no error model for rayleigh fading in time yet, expected \"perfect\" (or "
+                "doppler_hz = 0), got \"ls\" with %g Hz",
+                p->doppler_hz);
   if (p->csi_error_var > 0.0)
     return fail(v, LP_ESTIMATION, "\"ls\" estimates the channel itself, expected csi_error_var = 0, got %g",
                 p->csi_error_var);

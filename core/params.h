@@ -92,7 +92,11 @@ typedef struct link_params {
                               element; tdl: of the whole channel (LOS power
                               over all NLOS power), NAN on tdl-d/e: the table's */
   double subcarrier_spacing; /* Hz: sample rate = subcarriers x spacing */
-  double doppler_hz;       /* tdl: maximum Doppler shift, Hz (0: taps fixed per frame) */
+  double doppler_hz;       /* tdl, rayleigh (block fading): maximum Doppler shift,
+                              Hz (0: fixed per frame) */
+  int drop_frames;         /* rayleigh: frames per drop, over which block draws
+                              hold and Doppler fading runs on (core/flat_fading.h);
+                              1 (or 0): every frame its own */
   double csi_error_var;    /* the equalizer sees H + E, E ~ CN(0, var) */
   int pilot_spacing;       /* comb spacing P in subcarriers (core/pilots.h); 0: no pilots */
   int pilot_first;         /* the first pilot symbol */
@@ -147,6 +151,11 @@ static inline double link_sample_rate(const link_params *p) {
 /* The maximum Doppler shift in cycles per sample (0: no time variation). */
 static inline double link_doppler_per_sample(const link_params *p) {
   return p->model == CH_TDL && p->doppler_hz > 0.0 ? p->doppler_hz / link_sample_rate(p) : 0.0;
+}
+
+/* The same for the channels drawn per RE (rayleigh, core/flat_fading.h). */
+static inline double link_flat_doppler_per_sample(const link_params *p) {
+  return p->model == CH_RAYLEIGH && p->doppler_hz > 0.0 ? p->doppler_hz / link_sample_rate(p) : 0.0;
 }
 
 /* The working set of one RE, bytes: true and estimated channels (rx x tx
@@ -242,7 +251,7 @@ int link_params_check(const link_params *p, char *err, size_t errlen);
 typedef enum link_param {
   LP_TX, LP_RX, LP_BPS, LP_SUBCARRIERS, LP_SYMBOLS, LP_N0, LP_CSI_ERROR_VAR, LP_PDP, LP_MODEL,
   LP_DOMAIN, LP_CP_LENGTH, LP_RHO_TX, LP_RHO_RX, LP_K_FACTOR, LP_EQUALIZER, LP_LLR, LP_KBEST_K,
-  LP_LLR_CLIP, LP_SUBCARRIER_SPACING, LP_DOPPLER, LP_PILOTS, LP_PILOT_FIRST, LP_PILOT_EVERY, LP_ESTIMATION, LP_CODE, LP_COUNT
+  LP_LLR_CLIP, LP_SUBCARRIER_SPACING, LP_DOPPLER, LP_PILOTS, LP_PILOT_FIRST, LP_PILOT_EVERY, LP_ESTIMATION, LP_CODE, LP_DROP, LP_COUNT
 } link_param;
 
 /* link_params_check for a caller that spells the parameters its own way (the

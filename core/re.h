@@ -22,11 +22,9 @@
 #include "core/draws.h"
 #include "core/params.h"
 #include "core/qam.h"
-#include "core/rng.h"
+#include "core/flat_fading.h"
+#include "core/rng_words.h"
 #include "core/spatial.h"
-#ifdef __CUDACC__
-#include <curand_kernel.h>
-#endif
 
 /* What the per-RE steps need of a point, small enough to pass by value (a
  * kernel argument) and free of pointers. */
@@ -42,25 +40,13 @@ typedef struct re_ctx {
   float csi_shrink; /* 1 / (1 + csi_error_var): Hhat to the LMMSE estimate */
   pilot_grid pilots; /* the frame's pilot REs (core/pilots.h) */
   qam_consts qam;    /* the modulation's constants (qam_consts_of(bps)) */
+  flat_fade fd;      /* rayleigh's fading in time and drops (core/flat_fading.h) */
 } re_ctx;
 
 /* Draw `index` of (point, purpose, frame): cuRAND's raw Philox4x32-10 on the
  * device and Random123's on the host, bitwise the same words. */
 OFDM_HD rng_words re_draw(re_ctx c, uint32_t purpose, uint64_t frame, uint64_t index) {
-#ifdef __CUDA_ARCH__
-  const uint64_t sub = rng_subsequence(purpose, frame);
-  const uint4 ctr = make_uint4((uint32_t)index, (uint32_t)(index >> 32), (uint32_t)sub,
-                               (uint32_t)(sub >> 32));
-  const uint4 r = curand_Philox4x32_10(ctr, make_uint2((uint32_t)c.key, (uint32_t)(c.key >> 32)));
-  rng_words w;
-  w.w[0] = r.x;
-  w.w[1] = r.y;
-  w.w[2] = r.z;
-  w.w[3] = r.w;
-  return w;
-#else
-  return rng_draw(c.key, purpose, frame, index);
-#endif
+  return rng_words_at(c.key, purpose, frame, index);
 }
 
 /* Labels of the nt streams of RE m: word k of draw b*R_f + m (RNG_BITS) is
@@ -96,16 +82,21 @@ OFDM_HD void re_pair_draws(re_ctx c, uint32_t purpose, uint64_t frame, uint64_t 
 
 /* The frame-local RE whose channel draw RE m takes: its own (independent),
  * its subcarrier's on symbol 0 (block: one draw per subcarrier, held over
- * the frame), or RE 0's (flat_block: one for the frame). Frames are
- * independent draws in every case. */
+ * the frame), or RE 0's (flat_block: one for the frame). Frames, or drops
+ * of frames (re_channel_frame), are independent draws in every case. */
 OFDM_HD uint64_t re_channel_index(re_ctx c, uint64_t m) {
   if (c.fading == FADING_BLOCK) return m % (uint64_t)c.pilots.K;
   return c.fading == FADING_FLAT_BLOCK ? 0 : m;
 }
 
+/* The frame index of a rayleigh channel draw: the frame's drop
+ * (core/flat_fading.h; the frame itself when drops are one frame). */
+OFDM_HD uint64_t re_channel_frame(re_ctx c, uint64_t frame) { return flat_drop_of(c.fd, frame); }
+
 /* The channel of RE m when it is drawn per RE: awgn's identity, or rayleigh's
  * CN(0,1) draws (RNG_CHANNEL, at re_channel_index's RE) through the
- * spatial/Rician mixing of s.
+ * spatial/Rician mixing of s, or under Doppler its fading process at the
+ * RE's symbol (flat_fading_channel).
  * h: nr*nt elements, rows >= rx zeroed. The mixing (chan_spatial_mix) walks
  * run-time sizes, so it works on `scratch` (links elements), not on h: in a
  * kernel only scratch, sized there by the template, needs local memory and h
@@ -120,7 +111,14 @@ OFDM_HD void re_channel(re_ctx c, const chan_spatial *s, uint64_t frame, uint64_
       if (e / nt == e % nt && e < c.links) h[e] = cf_make(1.0f, 0.0f);
     return;
   }
-  re_pair_draws(c, RNG_CHANNEL, frame, re_channel_index(c, m), nr * nt, c.links, 1.0f, 0, h);
+  if (c.fd.nu > 0.0) {
+    flat_fading_channel(c.key, c.fd, s, frame, m, c.links, scratch);
+    OFDM_UNROLL
+    for (int e = 0; e < nr * nt; e++)
+      if (e < c.links) h[e] = scratch[e];
+    return;
+  }
+  re_pair_draws(c, RNG_CHANNEL, re_channel_frame(c, frame), re_channel_index(c, m), nr * nt, c.links, 1.0f, 0, h);
   if (c.spatial) {
     OFDM_UNROLL
     for (int e = 0; e < nr * nt; e++)
@@ -207,6 +205,7 @@ static inline re_ctx re_ctx_of(const link_params *p, const chan_spatial *s) {
   c.csi_shrink = (float)(1.0 / (1.0 + p->csi_error_var));
   c.pilots = link_pilot_grid(p);
   c.qam = qam_consts_of(p->bps);
+  c.fd = flat_fade_of(p);
   return c;
 }
 

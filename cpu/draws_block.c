@@ -234,6 +234,14 @@ void block_channel(const re_ctx *c, const chan_spatial *s, uint64_t frame, uint6
     }
     return;
   }
+  if (c->fd.nu > 0.0) { /* Doppler: the fading process at each RE's symbol, mixed there */
+    cf32 h[LINK_MAX_RX * LINK_MAX_TX];
+    for (size_t i = 0; i < n; i++) {
+      flat_fading_channel(c->key, c->fd, s, frame, m0 + i, c->links, h);
+      for (int e = 0; e < c->links; e++) H[(size_t)e * ld + i] = h[e];
+    }
+    return;
+  }
   if (c->fading == FADING_INDEPENDENT) {
     block_pair_draws(c, RNG_CHANNEL, frame, m0, n, c->links, 1.0f, 0, H, ld);
   } else {
@@ -242,7 +250,7 @@ void block_channel(const re_ctx *c, const chan_spatial *s, uint64_t frame, uint6
     for (size_t i = 0; i < n;) {
       const uint64_t at = re_channel_index(*c, m0 + i), K = (uint64_t)c->pilots.K;
       const size_t run = c->fading == FADING_BLOCK ? (size_t)(K - at) < n - i ? (size_t)(K - at) : n - i : 1;
-      block_pair_draws(c, RNG_CHANNEL, frame, at, run, c->links, 1.0f, 0, H + i, ld);
+      block_pair_draws(c, RNG_CHANNEL, re_channel_frame(*c, frame), at, run, c->links, 1.0f, 0, H + i, ld);
       if (c->fading == FADING_FLAT_BLOCK) {
         for (int e = 0; e < c->links; e++)
           for (size_t j = 1; j < n; j++) H[(size_t)e * ld + j] = H[(size_t)e * ld];

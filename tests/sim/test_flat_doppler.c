@@ -1,0 +1,126 @@
+/* Fading in time on the rayleigh channel (channel.doppler_hz with fading =
+ * flat_block or block, core/flat_fading.h), from the channels the CPU backend
+ * fetches:
+ *   - flat_block: the autocorrelation of h(0,0) between symbol 0 and symbol d
+ *     of a frame, Re E[h_0 conj(h_d)], against J0(2 pi f_d tau), tau = d
+ *     symbol periods (Clarke's model), within 4 standard errors over frames
+ *     (independent realisations); the power stays 1;
+ *   - Rician (k_factor): the LOS term adds K/(K+1) cos(2 pi f_d cos(pi/4) tau)
+ *     to the NLOS part's J0 / (K+1);
+ *   - the parameter check refuses Doppler on independent per-RE draws and on
+ *     awgn. J0 is computed here from its integral, not from libm. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/names.h"
+#include "linktest.h"
+#include "sim/backends.h"
+#include "testutil.h"
+
+#define PI 3.14159265358979323846
+
+/* J0(x) = (1/pi) int_0^pi cos(x sin th) dth, midpoint rule (x <= 10: far
+ * below the test's intervals). */
+static double bessel_j0(double x) {
+  const int n = 4000;
+  double s = 0;
+  for (int i = 0; i < n; i++) s += cos(x * sin(PI * (i + 0.5) / n));
+  return s / n;
+}
+
+/* H of frames [0, frames) of p, one staged CPU batch. */
+static cf32 *fetch_h(const link_params *p, uint64_t frames) {
+  char err[512] = "";
+  backend_options opt;
+  memset(&opt, 0, sizeof opt);
+  backend_options_set(&opt, "cpu", "staged", 1);
+  opt.max_batch_frames = frames;
+  backend *b = backends_create("cpu", p, &opt, err, sizeof err);
+  if (!b) {
+    fprintf(stderr, "create: %s\n", err);
+    return NULL;
+  }
+  const size_t R = (size_t)(frames * link_res_per_frame(p)), n = R * (size_t)p->tx * p->rx;
+  uint32_t *errors = calloc(frames * (size_t)p->tx, sizeof *errors);
+  cf32 *H = malloc(sizeof(cf32) * n);
+  batch_result r;
+  memset(&r, 0, sizeof r);
+  r.errors = errors;
+  if (!errors || !H || backend_run(b, 0, frames, &r) || backend_fetch(b, BUF_H, H, n)) {
+    fprintf(stderr, "run: %s\n", backend_error(b));
+    free(H);
+    H = NULL;
+  }
+  free(errors);
+  backend_destroy(b);
+  return H;
+}
+
+static void check_autocorrelation(double k_factor) {
+  link_params p = lt_params(2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 10.0);
+  p.subcarriers = 32;
+  p.symbols = 14;
+  p.fading = FADING_FLAT_BLOCK;
+  p.k_factor = k_factor;
+  p.subcarrier_spacing = 15e3;
+  CHECK(lt_finish(&p) == 0, "point");
+  /* symbol period in seconds; f_d so that the last symbol sees 2 pi f_d tau = 4
+   * (past J0's first zero) */
+  const double ts = (double)(p.subcarriers + p.cp_length) / link_sample_rate(&p);
+  p.doppler_hz = 4.0 / (2 * PI * ts * (p.symbols - 1));
+  char err[256] = "";
+  p.stream_key = link_stream_key(&p);
+  CHECK(link_params_check(&p, err, sizeof err) == 0, "doppler on flat_block refused: %s", err);
+  const uint64_t frames = test_scaled(2000, 200), rf = link_res_per_frame(&p);
+  const size_t K = (size_t)p.subcarriers, R = (size_t)(frames * rf);
+  cf32 *H = fetch_h(&p, frames);
+  CHECK(H != NULL, "fetch");
+  if (!H) return;
+  const double kf = k_factor > 0 ? k_factor : 0.0, n = (double)frames;
+  int bad = 0;
+  for (int d = 0; d < p.symbols; d++) {
+    double s = 0, s2 = 0;
+    for (uint64_t f = 0; f < frames; f++) {
+      double c = 0; /* the frame's mean over its 4 links (independent processes) */
+      for (size_t e = 0; e < 4; e++) {
+        const cf32 a = H[e * R + f * rf], b = H[e * R + f * rf + (uint64_t)d * K];
+        c += 0.25 * (a.re * b.re + a.im * b.im);
+      }
+      s += c, s2 += c * c;
+    }
+    const double m = s / n, se = sqrt((s2 / n - m * m) / n), x = 2 * PI * p.doppler_hz * ts * d;
+    const double want = bessel_j0(x) / (kf + 1) + kf / (kf + 1) * cos(x * 0.70710678118654752);
+    printf("K=%g d=%2d: Re E[h0 h%d*] %.4f (se %.4f), expected %.4f\n", kf, d, d, m, se, want);
+    if (fabs(m - want) > 4 * se + 1e-3) bad++;
+  }
+  CHECK(bad == 0, "K=%g: %d lags outside their interval", kf, bad);
+  free(H);
+}
+
+static void test_refusals(void) {
+  char err[256] = "";
+  link_params p = lt_params(2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 10.0);
+  CHECK(lt_finish(&p) == 0, "point");
+  p.doppler_hz = 100.0;
+  CHECK(link_params_check(&p, err, sizeof err) != 0 && strstr(err, "independent"),
+        "doppler on independent draws accepted: %s", err);
+  link_params a = lt_params(2, 2, 2, EQ_MMSE, CH_AWGN, 10.0);
+  CHECK(lt_finish(&a) == 0, "awgn point");
+  a.doppler_hz = 100.0;
+  CHECK(link_params_check(&a, err, sizeof err) != 0, "doppler on awgn accepted");
+  link_params b = lt_params(2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 10.0);
+  b.fading = FADING_BLOCK;
+  CHECK(lt_finish(&b) == 0, "block point");
+  link_params c = b;
+  c.doppler_hz = 100.0;
+  CHECK(link_stream_key(&b) != link_stream_key(&c), "doppler does not change the stream key");
+}
+
+int main(void) {
+  check_autocorrelation(0.0);
+  check_autocorrelation(3.0);
+  test_refusals();
+  return test_finish("test_flat_doppler");
+}
