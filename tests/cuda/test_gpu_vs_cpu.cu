@@ -119,6 +119,8 @@ void describe(const link_params &p, const spec &s, char *out, size_t n) {
   else if (p.model == CH_TDL && (s.profile != PDP_EXP || s.on_grid || s.fdT > 0))
     snprintf(chan, sizeof chan, " %s ds %g%s%s fdT %g", pdp_kind_name(s.profile), s.ds,
              s.on_grid ? " on-grid" : "", isnan(s.k_factor) ? " table-K" : "", s.fdT);
+  else if (p.model == CH_RAYLEIGH && s.fdT > 0)
+    snprintf(chan, sizeof chan, " fdT %g", s.fdT);
   char cp[16] = "";
   if (p.domain == DOMAIN_TIME) snprintf(cp, sizeof cp, " cp %d", p.cp_length);
   snprintf(out, n, "%dx%d bps=%d %s %s%s%s%s%s%s%s", p.tx, p.rx, p.bps,
@@ -525,6 +527,19 @@ int main(void) {
             FADING_FLAT_BLOCK),
   };
   for (const spec &s : blocked) run_spec(s, point++);
+  /* Rayleigh fading in time (doppler_hz on block and flat_block,
+   * core/flat_fading.h): the sum of sinusoids from RNG_FADING at each
+   * symbol's time, plain, Kronecker-correlated and Rician. */
+  auto moving = [](spec s, double fdT) {
+    s.fdT = fdT;
+    return s;
+  };
+  const spec fading_in_time[] = {
+      moving(faded({2, 2, 2, EQ_MMSE, CH_RAYLEIGH, DOMAIN_FREQUENCY, 0, 0, 0, 0}, FADING_FLAT_BLOCK), 0.05),
+      moving(faded({4, 4, 4, EQ_MMSE, CH_RAYLEIGH, DOMAIN_FREQUENCY, 0.5, 0.3, 0, 0}, FADING_BLOCK), 0.02),
+      moving(faded({2, 4, 4, EQ_ZF, CH_RAYLEIGH, DOMAIN_FREQUENCY, 0, 0, 2.0, 0.01}, FADING_BLOCK), 0.1),
+  };
+  for (const spec &s : fading_in_time) run_spec(s, point++);
 
   printf("xhat over all points: %llu stream estimates: %llu within 1e-4, %llu within their "
          "conditioning bound only, %llu unchecked (kappa > %.2g; %llu of those NaN on one side); "

@@ -7,6 +7,8 @@
  *     (independent realisations); the power stays 1;
  *   - Rician (k_factor): the LOS term adds K/(K+1) cos(2 pi f_d cos(pi/4) tau)
  *     to the NLOS part's J0 / (K+1);
+ *   - drops (drop_frames = 2): the draw held, or the fading running on,
+ *     across a drop's frames, and drops independent;
  *   - the parameter check refuses Doppler on independent per-RE draws and on
  *     awgn. J0 is computed here from its integral, not from libm. */
 #include <math.h>
@@ -99,6 +101,57 @@ static void check_autocorrelation(double k_factor) {
   free(H);
 }
 
+/* Drops of 2 frames: without Doppler frame 2i+1 holds frame 2i's draw
+ * exactly; with it the fading runs on (lag S + d symbols from frame 2i's
+ * symbol 0 to frame 2i+1's symbol d follows J0), and drops are independent
+ * (frame 2i+1 against 2i+2 uncorrelated). */
+static void check_drops(void) {
+  link_params p = lt_params(2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 10.0);
+  p.subcarriers = 32;
+  p.symbols = 7;
+  p.fading = FADING_FLAT_BLOCK;
+  p.drop_frames = 2;
+  p.subcarrier_spacing = 15e3;
+  CHECK(lt_finish(&p) == 0, "point");
+  const uint64_t frames = test_scaled(2000, 200), rf = link_res_per_frame(&p);
+  cf32 *H = fetch_h(&p, frames);
+  CHECK(H != NULL, "fetch held");
+  if (!H) return;
+  uint64_t held = 0;
+  for (uint64_t f = 0; f + 1 < frames; f += 2) held += H[f * rf].re == H[(f + 1) * rf].re && H[f * rf].im == H[(f + 1) * rf].im;
+  CHECK(held == frames / 2, "held over the drop: %llu of %llu", (unsigned long long)held, (unsigned long long)(frames / 2));
+  free(H);
+  const double ts = (double)(p.subcarriers + p.cp_length) / link_sample_rate(&p);
+  p.doppler_hz = 4.0 / (2 * PI * ts * (2 * p.symbols - 1));
+  p.stream_key = link_stream_key(&p);
+  H = fetch_h(&p, frames);
+  CHECK(H != NULL, "fetch moving");
+  if (!H) return;
+  const size_t K = (size_t)p.subcarriers, R = (size_t)(frames * rf);
+  const double n = (double)(frames / 2);
+  for (int d = 0; d <= p.symbols; d++) {
+    /* d < symbols: within the drop, lag symbols + d; d == symbols: across drops */
+    double s = 0, s2 = 0;
+    for (uint64_t f = 0; f + 1 < frames; f += 2) {
+      double c = 0;
+      for (size_t e = 0; e < 4; e++) {
+        const cf32 a = H[e * R + f * rf];
+        const cf32 b = d < p.symbols ? H[e * R + (f + 1) * rf + (uint64_t)d * K]
+                                     : H[e * R + ((f + 2) % frames) * rf];
+        const cf32 a2 = d < p.symbols ? a : H[e * R + (f + 1) * rf];
+        c += 0.25 * (a2.re * b.re + a2.im * b.im);
+      }
+      s += c, s2 += c * c;
+    }
+    const double m = s / n, se = sqrt((s2 / n - m * m) / n);
+    const double want = d < p.symbols ? bessel_j0(2 * PI * p.doppler_hz * ts * (p.symbols + d)) : 0.0;
+    printf("drop: %s %d: %.4f (se %.4f), expected %.4f\n", d < p.symbols ? "lag" : "across drops",
+           d < p.symbols ? p.symbols + d : 0, m, se, want);
+    CHECK(fabs(m - want) < 4 * se + 1e-3, "drop lag %d: %.4f, expected %.4f (se %.4f)", d, m, want, se);
+  }
+  free(H);
+}
+
 static void test_refusals(void) {
   char err[256] = "";
   link_params p = lt_params(2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 10.0);
@@ -121,6 +174,7 @@ static void test_refusals(void) {
 int main(void) {
   check_autocorrelation(0.0);
   check_autocorrelation(3.0);
+  check_drops();
   test_refusals();
   return test_finish("test_flat_doppler");
 }
