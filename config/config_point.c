@@ -122,12 +122,8 @@ static int conditions_hold(const point_view *v, const char *at, const char *file
       continue;
     const char *other = config_setting_get_string(point_value(v, key->follows));
     if (!config_key_applies_with(key, other)) {
-      /* "tdl|rayleigh" reads as "tdl" or "rayleigh" */
-      char allowed[128] = "\"";
-      size_t n = 1;
-      for (const char *c = key->only_with; *c && n + 8 < sizeof allowed; c++)
-        n += (size_t)snprintf(allowed + n, sizeof allowed - n, "%s", *c == '|' ? "\" or \"" : (char[]){*c, 0});
-      snprintf(allowed + n, sizeof allowed - n, "\"");
+      char allowed[128];
+      config_key_only_with_text(key, allowed, sizeof allowed);
       return cfg_fail_at(v->set[k], file, err, errlen, "%s: expected only with %s = %s, got %s = \"%s\"%s",
                          key->path, config_keys[key->follows].path, allowed, config_keys[key->follows].path, other,
                          at);

@@ -421,6 +421,15 @@ int config_key_applies_with(const config_key *key, const char *value) {
   return 0;
 }
 
+void config_key_only_with_text(const config_key *key, char *out, size_t n) {
+  size_t at = 0;
+  const char *c = key->only_with ? key->only_with : "";
+  at += (size_t)snprintf(out, n, "\"");
+  for (; *c && at + 8 < n; c++)
+    at += *c == '|' ? (size_t)snprintf(out + at, n - at, "\" or \"") : (size_t)snprintf(out + at, n - at, "%c", *c);
+  if (at < n) snprintf(out + at, n - at, "\"");
+}
+
 int config_key_follows_receiver(config_key_id k) {
   const config_key *key = &config_keys[k];
   return key->only_with && (key->follows == KEY_EQUALIZER || key->follows == KEY_ESTIMATION);
@@ -440,7 +449,11 @@ void sim_config_print_keys(FILE *f) {
             key->default_text ? key->default_text : key->default_note, expected);
     fprintf(f, "  %-25s %s", "", key->help);
     if (key->only_with)
-      fprintf(f, "; only with %s = \"%s\"", config_keys[key->follows].path, key->only_with);
+    {
+      char allowed[128];
+      config_key_only_with_text(key, allowed, sizeof allowed);
+      fprintf(f, "; only with %s = %s", config_keys[key->follows].path, allowed);
+    }
     if (key->per_run) fprintf(f, "; one value per run, not swept");
     fprintf(f, "\n");
   }

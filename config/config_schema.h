@@ -135,6 +135,8 @@ void config_key_normalize(config_key_id k, config_setting_t *s);
  * value or several joined by '|' ("tdl|rayleigh"); a key without it always
  * applies. */
 int config_key_applies_with(const config_key *key, const char *value);
+/* only_with as a message reads it: "tdl" or "rayleigh" (quotes included). */
+void config_key_only_with_text(const config_key *key, char *out, size_t n);
 int config_key_follows_receiver(config_key_id k);
 /* The enum value of a KT_CHOICE setting that passed config_key_check. */
 int config_key_choice(config_key_id k, const config_setting_t *s);
