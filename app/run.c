@@ -16,6 +16,7 @@
 
 #include "api/ofdmsim.h"
 #include "api/run_checks.h"
+#include "core/clock.h"
 #include "app/opts.h"
 #include "sim/backends.h"
 #include "config/config.h"
@@ -129,6 +130,7 @@ static int set_up(const cli_args *args, const sim_config *cfg, int threads, int 
 static int run_rank(const cli_args *args, int argc, char **argv) {
   mpi_job j;
   if (mpi_job_start(&j, &argc, &argv)) return 1;
+  backends_pin_rank(j.local_rank, j.local_size); /* before the first CUDA call */
   sim_catch_stop_signals(); /* MPI_Init may have taken the signals */
   sim_config cfg;
   memset(&cfg, 0, sizeof cfg);
@@ -146,8 +148,10 @@ static int run_rank(const cli_args *args, int argc, char **argv) {
   } else if (!rc && note[0]) {
     fprintf(stderr, "ofdmsim: warning: %s (%s)\n", note, j.host);
   }
+  j.t_gpu = clock_seconds();
   run_setup su;
   if (!rc) rc = mpi_job_agree(&j, set_up(args, &cfg, threads, j.rank == 0, argc, argv, &su));
+  j.t_ready = clock_seconds();
   if (!rc) {
     if (j.rank == 0) printf("# %d ranks\n", j.size);
     fflush(stdout);

@@ -62,6 +62,7 @@ int mpi_job_start(mpi_job *j, int *argc, char ***argv) {
   MPI_Comm_rank(node, &j->local_rank);
   MPI_Comm_free(&node);
   if (gethostname(j->host, sizeof j->host - 1)) snprintf(j->host, sizeof j->host, "unknown");
+  j->t_mpi = clock_seconds();
   return 0;
 }
 

@@ -9,6 +9,10 @@ typedef struct mpi_job {
   int local_size, local_rank; /* the ranks of this node (MPI_COMM_TYPE_SHARED) */
   char host[64];
   double t_start; /* when this process started, on clock_seconds()'s clock */
+  /* When its start-up's steps ended, on the same clock (0: not reached):
+   * MPI_Init, taking its GPU (the CUDA context), and the config and the
+   * backend set up; the lane adds its first unit's start (lane_times). */
+  double t_mpi, t_gpu, t_ready;
 } mpi_job;
 
 /* 1 when a launcher started this process as a rank of a job (its

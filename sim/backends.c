@@ -20,6 +20,8 @@ typedef struct backend_entry {
   void (*describe)(char *out, size_t n);
   /* the MPI engine: the device of a node-local rank (NULL: nothing to bind) */
   int (*bind_rank)(int local_rank, int local_size, char *note, size_t notelen);
+  /* before any call to the device: show the rank only its own (NULL: none) */
+  void (*pin_rank)(int local_rank, int local_size);
   /* device memory for a library caller's buffers (NULL: a host backend) */
   void *(*device_alloc)(size_t bytes, char *why, size_t whylen);
   void (*device_free)(void *p);
@@ -50,11 +52,11 @@ static int cuda_absent(char *why, size_t whylen) {
 static const backend_entry entries[] = {
 #ifdef OFDMSIM_HAVE_CUDA
     {"cuda", backend_cuda_available, backend_cuda_create, backend_cuda_describe, backend_cuda_bind_rank,
-     backend_cuda_device_alloc, backend_cuda_device_free, backend_cuda_covers},
+     backend_cuda_pin_rank, backend_cuda_device_alloc, backend_cuda_device_free, backend_cuda_covers},
 #else
-    {"cuda", cuda_absent, NULL, NULL, NULL, NULL, NULL, uncoded_only},
+    {"cuda", cuda_absent, NULL, NULL, NULL, NULL, NULL, NULL, uncoded_only},
 #endif
-    {"cpu", cpu_usable, backend_cpu_create, backend_cpu_describe, NULL, NULL, NULL, NULL},
+    {"cpu", cpu_usable, backend_cpu_create, backend_cpu_describe, NULL, NULL, NULL, NULL, NULL},
 };
 #define N_ENTRIES (sizeof entries / sizeof *entries)
 
@@ -84,6 +86,11 @@ int backends_use_gpu_of_rank(int local_rank, int local_size, char *note, size_t 
   for (size_t i = 0; i < N_ENTRIES; i++)
     if (entries[i].bind_rank && entries[i].bind_rank(local_rank, local_size, note, notelen)) return -1;
   return 0;
+}
+
+void backends_pin_rank(int local_rank, int local_size) {
+  for (size_t i = 0; i < N_ENTRIES; i++)
+    if (entries[i].pin_rank) entries[i].pin_rank(local_rank, local_size);
 }
 
 const char *backends_resolve(const char *name, char *why, size_t whylen) {
