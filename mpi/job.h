@@ -18,6 +18,10 @@ typedef struct mpi_job {
 /* 1 when a launcher started this process as a rank of a job (its
  * environment says so: Open MPI, PMIx or PMI), else 0. */
 int mpi_job_launched(void);
+/* This process's rank, and its node-local rank and node size, as the
+ * launcher's environment gives them before MPI_Init (Open MPI, MPICH's
+ * Hydra, Slurm). 0, or -1 when it does not say all three. */
+int mpi_job_shape_from_env(int *rank, int *local_rank, int *local_size);
 /* MPI_Init (MPI_THREAD_FUNNELED: a rank computes on a second thread that
  * never calls MPI, lane.h) and the job's shape. 0, or -1 with the message
  * printed. */

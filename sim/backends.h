@@ -44,6 +44,13 @@ int backends_use_gpu_of_rank(int local_rank, int local_size, char *note, size_t 
  * (OFDMSIM_GPU_PIN=0 keeps every GPU shown). Nothing without CUDA. */
 void backends_pin_rank(int local_rank, int local_size);
 
+/* Takes the GPU of the rank (backends_use_gpu_of_rank's choice) on a
+ * thread of its own, so that the driver's set-up of the device (most of a
+ * GPU rank's start-up) runs while MPI_Init does; the next
+ * backends_use_gpu_of_rank waits for it and answers with its result.
+ * Nothing without CUDA. */
+void backends_warm_rank(int local_rank, int local_size);
+
 /* backends_resolve, then that backend's create with opt (its settings for
  * the other backends are ignored); a point that backend does not simulate
  * (the coded link on cuda, for now) goes to the next usable one that does,
