@@ -122,6 +122,14 @@ void harq_throughput_interval(const tally_coded *c, double tbs, double res, doub
   const double q = t_quantile(0.5 + conf / 2.0, n - 1.0), scale = tbs / res;
   *lo = fmax(0.0, r - q * se) * scale;
   *hi = (r + q * se) * scale;
+  /* where the frames show no spread (every TB lost, or every one delivered
+   * at once) the delta method has no variance: at least the residual BLER's
+   * interval over the mean transmissions, which has one for those counts */
+  double blo, bhi;
+  const ber_sample b = {c->blocks, c->harq_errors, c->blocks, (double)c->harq_errors, c->blocks};
+  ber_interval(&b, conf, &blo, &bhi);
+  *lo = fmin(*lo, (1.0 - bhi) / mean_t * scale);
+  *hi = fmax(*hi, (1.0 - blo) / mean_t * scale);
 }
 
 void tally_harq_throughput_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi) {
