@@ -483,12 +483,15 @@ static json_t *run_json(const emit_ctx *e) {
                             "units", (json_int_t)r->units, "frames", (json_int_t)r->frames, "bits",
                             (json_int_t)r->bits, "seconds", sim_json_real(r->seconds), "mbit_per_s",
                             sim_json_real(r->seconds > 0 ? (double)r->bits / r->seconds / 1e6 : 0.0));
-    if (one && json_object_update_new(one, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:I}", "startup_s",
+    if (one && (json_object_update_new(one, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:I}", "startup_s",
                                                      sim_json_real(r->startup), "setup_s", sim_json_real(r->setup),
                                                      "idle_s", sim_json_real(r->idle), "tail_s",
                                                      sim_json_real(r->tail), "wall_s", sim_json_real(r->wall),
                                                      "coordinator_s", sim_json_real(r->coordinator), "messages",
-                                                     (json_int_t)r->messages))) {
+                                                     (json_int_t)r->messages)) ||
+               json_object_update_new(one, json_pack("{s:o, s:o, s:o}", "startup_mpi_s", sim_json_real(r->to_mpi),
+                                                     "startup_gpu_s", sim_json_real(r->to_gpu), "startup_ready_s",
+                                                     sim_json_real(r->to_ready))))) {
       json_decref(one);
       one = NULL;
     }
