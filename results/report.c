@@ -198,7 +198,7 @@ static void csv_coded(FILE *f, const sim_point *pt, const point_result *r) {
 static void csv_harq(FILE *f, const sim_point *pt, const point_result *r) {
   const tally_coded *c = &r->n.coded;
   if (!link_coded(&pt->p) || !r->n.frames) {
-    fputs(",,,,,,,,,,,,,", f);
+    fputs(",,,,,,,,,,,,,,", f); /* 14 columns */
     return;
   }
   double lo, hi;
