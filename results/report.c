@@ -112,14 +112,18 @@ void report_table_row(FILE *f, const sim_point *pt, const point_result *r) {
 /* The GMI columns of the CSV: the supremum over the LLR scaling and its
  * interval, per stream (at s = 1) and the sums a merge adds up; empty
  * without soft outputs. */
+/* The GMI supremum of a point with soft outputs and frames (1); 0 with the
+ * empty fields written instead (`empty`). */
+static int gmi_sup_or_empty(FILE *f, const sim_point *pt, const point_result *r, const char *empty, gmi_sup *g) {
+  if (pt->p.llr == LLR_OFF || !r->n.frames) return fputs(empty, f), 0;
+  tally_gmi_sup(pt, &r->n, 0.95, g);
+  return 1;
+}
+
 static void csv_gmi(FILE *f, const sim_point *pt, const point_result *r) {
   const link_params *p = &pt->p;
-  if (p->llr == LLR_OFF || !r->n.frames) {
-    fputs(",,,,,,", f);
-    return;
-  }
   gmi_sup g;
-  tally_gmi_sup(pt, &r->n, 0.95, &g);
+  if (!gmi_sup_or_empty(f, pt, r, ",,,,,,", &g)) return;
   fputc(',', f);
   csv_real(f, 10, g.gmi);
   fputc(',', f);
@@ -136,12 +140,8 @@ static void csv_gmi(FILE *f, const sim_point *pt, const point_result *r) {
 /* The GMI columns after the coded link's: the optimal s, the GMI at s = 1
  * and the grid's sums; empty without soft outputs. */
 static void csv_gmi_grid(FILE *f, const sim_point *pt, const point_result *r) {
-  if (pt->p.llr == LLR_OFF || !r->n.frames) {
-    fputs(",,,,", f);
-    return;
-  }
   gmi_sup g;
-  tally_gmi_sup(pt, &r->n, 0.95, &g);
+  if (!gmi_sup_or_empty(f, pt, r, ",,,,", &g)) return;
   fputc(',', f);
   csv_real(f, 10, g.s);
   fputc(',', f);
