@@ -25,6 +25,7 @@
 #include "channel/estimate.h"
 #include "channel/tdl.h"
 #include "channel/tdl_grid.h"
+#include "core/clock.h"
 #include "core/spatial.h"
 
 namespace {
@@ -317,6 +318,29 @@ double elapsed_s(cuda_state *s, int from, int to) {
   return ms * 1e-3;
 }
 
+/* HARQ: transmissions 1, 2, ... of the batch while a TB is still lost, each
+ * on draws of its own (rng_harq_frame: the staged chain at those frame
+ * numbers), the same TBs' coded bits at rv tb_harq_rv(t); its LLRs stay on
+ * the device, combined and decoded there (gpu_coded_decode), the frames
+ * still lost judged on the host. Its bit errors, fallbacks and losses are
+ * left on the device, uncounted: the point's BER and GMI are the first
+ * transmission's, already copied out. */
+int run_harq(cuda_state *s, const gpu_link &g0, batch_result *out) {
+  for (int t = 1; t < s->coded.harq; t++) {
+    int lost = 0;
+    for (uint64_t f = 0; f < g0.frames && !lost; f++) lost = out->coded[f].harq_error != 0;
+    if (!lost) break;
+    gpu_link g = g0;
+    g.first_frame = rng_harq_frame(g0.first_frame, t);
+    if (gpu_coded_encode(g, &s->coded, s->stream, t)) return -1;
+    if (run_detect(s, g, s->cap_llr, NULL, 0)) return -1;
+    if (gpu_coded_decode(g, &s->coded, s->cap_llr, s->stream, t)) return -1;
+    CUDA_TRY(cudaStreamSynchronize(s->stream));
+    gpu_coded_judge(g, &s->coded, out->coded, t);
+  }
+  return 0;
+}
+
 int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *out) {
   cuda_state *s = static_cast<cuda_state *>(b->impl);
   char why[160];
@@ -395,6 +419,13 @@ int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *o
     out->t.draw = elapsed_s(s, EV_START, EV_DRAW);
     out->t.channel = elapsed_s(s, EV_DRAW, EV_CHANNEL);
     out->t.invert = elapsed_s(s, EV_CHANNEL, EV_INVERT);
+  }
+  /* HARQ's retransmissions after the first's times are read (they record
+   * the same events again): their whole time goes to demap */
+  if (decode && s->coded.harq > 1) {
+    const double h0 = clock_seconds();
+    if (run_harq(s, g, out)) return -1;
+    out->t.demap += clock_seconds() - h0;
   }
   out->inversions = g.R * link_inversions_per_re(&b->p);
   return 0;
