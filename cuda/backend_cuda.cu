@@ -8,6 +8,7 @@
  *           one kernel from the draws to the error counters, which are all
  *           that leaves the device.
  * Only the per-frame, per-stream error counters are copied back, once a batch. */
+#include <dirent.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -666,14 +667,54 @@ extern "C" void backend_cuda_describe(char *out, size_t n) {
     snprintf(out, n, "cuda");
 }
 
+/* The GPUs of the node before backend_cuda_pin_rank narrowed them to one
+ * (0: not narrowed). */
+static int g_pinned_from = 0;
+
+/* The GPUs the driver shows this process, counted without a CUDA call (the
+ * call would bring every one of them up): the entries of
+ * CUDA_VISIBLE_DEVICES, else the driver's list of GPUs; 0 when unknown. */
+static int gpus_without_cuda(char entries[][64], int max) {
+  const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+  int n = 0;
+  if (vis) {
+    for (const char *p = vis; *p && n < max;) {
+      const size_t len = strcspn(p, ",");
+      if (len == 0 || len >= 64) return 0; /* an odd list: leave it as it is */
+      memcpy(entries[n], p, len);
+      entries[n++][len] = '\0';
+      p += len + (p[len] == ',');
+    }
+    return n;
+  }
+  DIR *d = opendir("/proc/driver/nvidia/gpus");
+  if (!d) return 0;
+  for (const struct dirent *e; (e = readdir(d)) && n < max;)
+    if (e->d_name[0] != '.') snprintf(entries[n], 64, "%d", n), n++;
+  closedir(d);
+  return n;
+}
+
+extern "C" void backend_cuda_pin_rank(int local_rank, int local_size) {
+  const char *pin = getenv("OFDMSIM_GPU_PIN");
+  if (local_size < 2 || (pin && !strcmp(pin, "0"))) return;
+  char entries[64][64];
+  const int n = gpus_without_cuda(entries, 64);
+  if (n < 2) return;
+  /* CUDA numbers the devices of CUDA_VISIBLE_DEVICES in the order of the
+   * unnarrowed numbering, so entry k is the device cudaSetDevice(k) took */
+  if (setenv("CUDA_VISIBLE_DEVICES", entries[local_rank % n], 1) == 0) g_pinned_from = n;
+}
+
 extern "C" int backend_cuda_bind_rank(int local_rank, int local_size, char *note, size_t notelen) {
   note[0] = '\0';
   char why[256];
   const int count = gpu_device_count(why, sizeof why);
   if (count < 1) return 0;
-  if (gpu_use_device(local_rank % count, note, notelen)) return -1;
-  if (local_size > count && local_rank == 0)
-    snprintf(note, notelen, "%d ranks on this node share its %d GPU%s", local_size, count, count == 1 ? "" : "s");
+  if (gpu_use_device(g_pinned_from ? 0 : local_rank % count, note, notelen)) return -1;
+  const int node = g_pinned_from ? g_pinned_from : count;
+  if (local_size > node && local_rank == 0)
+    snprintf(note, notelen, "%d ranks on this node share its %d GPU%s", local_size, node, node == 1 ? "" : "s");
   return 0;
 }
 

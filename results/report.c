@@ -102,14 +102,18 @@ void report_table_row(FILE *f, const sim_point *pt, const point_result *r) {
 /* The GMI columns of the CSV: the supremum over the LLR scaling and its
  * interval, per stream (at s = 1) and the sums a merge adds up; empty
  * without soft outputs. */
+/* The GMI supremum of a point with soft outputs and frames (1); 0 with the
+ * empty fields written instead (`empty`). */
+static int gmi_sup_or_empty(FILE *f, const sim_point *pt, const point_result *r, const char *empty, gmi_sup *g) {
+  if (pt->p.llr == LLR_OFF || !r->n.frames) return fputs(empty, f), 0;
+  tally_gmi_sup(pt, &r->n, 0.95, g);
+  return 1;
+}
+
 static void csv_gmi(FILE *f, const sim_point *pt, const point_result *r) {
   const link_params *p = &pt->p;
-  if (p->llr == LLR_OFF || !r->n.frames) {
-    fputs(",,,,,,", f);
-    return;
-  }
   gmi_sup g;
-  tally_gmi_sup(pt, &r->n, 0.95, &g);
+  if (!gmi_sup_or_empty(f, pt, r, ",,,,,,", &g)) return;
   fputc(',', f);
   csv_real(f, 10, g.gmi);
   fputc(',', f);
@@ -126,12 +130,8 @@ static void csv_gmi(FILE *f, const sim_point *pt, const point_result *r) {
 /* The GMI columns after the coded link's: the optimal s, the GMI at s = 1
  * and the grid's sums; empty without soft outputs. */
 static void csv_gmi_grid(FILE *f, const sim_point *pt, const point_result *r) {
-  if (pt->p.llr == LLR_OFF || !r->n.frames) {
-    fputs(",,,,", f);
-    return;
-  }
   gmi_sup g;
-  tally_gmi_sup(pt, &r->n, 0.95, &g);
+  if (!gmi_sup_or_empty(f, pt, r, ",,,,", &g)) return;
   fputc(',', f);
   csv_real(f, 10, g.s);
   fputc(',', f);
@@ -417,12 +417,15 @@ static json_t *run_json(const emit_ctx *e) {
                             "units", (json_int_t)r->units, "frames", (json_int_t)r->frames, "bits",
                             (json_int_t)r->bits, "seconds", sim_json_real(r->seconds), "mbit_per_s",
                             sim_json_real(r->seconds > 0 ? (double)r->bits / r->seconds / 1e6 : 0.0));
-    if (one && json_object_update_new(one, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:I}", "startup_s",
+    if (one && (json_object_update_new(one, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:I}", "startup_s",
                                                      sim_json_real(r->startup), "setup_s", sim_json_real(r->setup),
                                                      "idle_s", sim_json_real(r->idle), "tail_s",
                                                      sim_json_real(r->tail), "wall_s", sim_json_real(r->wall),
                                                      "coordinator_s", sim_json_real(r->coordinator), "messages",
-                                                     (json_int_t)r->messages))) {
+                                                     (json_int_t)r->messages)) ||
+               json_object_update_new(one, json_pack("{s:o, s:o, s:o}", "startup_mpi_s", sim_json_real(r->to_mpi),
+                                                     "startup_gpu_s", sim_json_real(r->to_gpu), "startup_ready_s",
+                                                     sim_json_real(r->to_ready))))) {
       json_decref(one);
       one = NULL;
     }

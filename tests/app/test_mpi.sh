@@ -120,7 +120,7 @@ ranks_of() {
 long_point=3
 rate=$(for f in "$tmp/a.csv" "$tmp/a1.csv"; do csv_cols "$f" mbit_per_s | sed -n "$((long_point + 1))p"; done |
   sort -g | tail -1)
-errors=$(awk -v r="$rate" 'BEGIN { e = int(r * 250); print (e < 8000 ? 8000 : e > 80000 ? 80000 : e) }')
+errors=$(awk -v r="$rate" -v least="$(scaled 8000)" 'BEGIN { e = int(r * 250); print (e < least ? least : e > 80000 ? 80000 : e) }')
 l=("${a[@]}" --set simulation.target_errors="$errors" --set simulation.max_bits=2.4e10)
 "$OFDMSIM" configs/default.cfg "${l[@]}" -o "$tmp/l.csv" >/dev/null 2>&1
 check "the long run's long point has over 90% of its bits ($errors errors)" \
