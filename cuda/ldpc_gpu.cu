@@ -8,7 +8,8 @@
  * makes them visible to the next row, as the CPU's layered schedule does.
  * Within a row the lanes touch disjoint LLRs (each entry a different column,
  * the lanes of an entry a permutation of it), so a row needs no barrier
- * inside.
+ * inside. Two kernels share this scheme: the row kernel (a barrier after
+ * every row) and the grouped one (the default; see ldpc_grouped_kernel).
  *
  * Messages are compressed per row and lane (12 bytes instead of 4 deg):
  * v1 and v2, the message magnitudes for "min1" and "min2" already scaled (or
