@@ -10,13 +10,18 @@
 #include "sim/messages.h"
 #include "version.h"
 
-ofdmsim_status api_fail(ofdmsim_status status, const char *fmt, ...) {
+ofdmsim_status api_vfail(ofdmsim_status status, const char *fmt, va_list ap) {
   char text[2048];
+  vsnprintf(text, sizeof text, fmt, ap);
+  sim_error_keep(text);
+  return status;
+}
+
+ofdmsim_status api_fail(ofdmsim_status status, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(text, sizeof text, fmt, ap);
+  api_vfail(status, fmt, ap);
   va_end(ap);
-  sim_error_keep(text);
   return status;
 }
 

@@ -3,6 +3,8 @@
 #ifndef OFDMSIM_API_INTERNAL_H
 #define OFDMSIM_API_INTERNAL_H
 
+#include <stdarg.h>
+
 #include "api/ofdmsim.h"
 #include "config/config.h"
 #include "core/backend.h"
@@ -29,6 +31,8 @@ struct ofdmsim_link {
 
 /* Keeps the message for ofdmsim_last_error and returns status. */
 ofdmsim_status api_fail(ofdmsim_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* api_fail with the arguments as a va_list. */
+ofdmsim_status api_vfail(ofdmsim_status status, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 /* A results object over the CSV at path (a run's own rows, or a file). */
 ofdmsim_status api_results_from_csv(ofdmsim_results **out, const char *path);

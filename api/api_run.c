@@ -37,13 +37,12 @@ static int on_progress(void *ctx, size_t i, size_t done, const tally *n) {
 static ofdmsim_status fail(const ofdmsim_run_options *o, ofdmsim_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static ofdmsim_status fail(const ofdmsim_run_options *o, ofdmsim_status status, const char *fmt, ...) {
-  char text[2048];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(text, sizeof text, fmt, ap);
+  api_vfail(status, fmt, ap);
   va_end(ap);
-  if (!o->library) fprintf(stderr, "ofdmsim: error: %s\n", text);
-  return api_fail(status, "%s", text);
+  if (!o->library) fprintf(stderr, "ofdmsim: error: %s\n", ofdmsim_last_error());
+  return status;
 }
 
 /* The message of a check, escaped as the command line prints user text. */

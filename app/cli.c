@@ -205,6 +205,7 @@ static const struct {
     {"mobility.cfg", "a 500 km/h train on TDL-C: frequency against time domain"},
     {"mpi_mixed.cfg", "mixed links for multi-GPU runs: 2x2 QPSK and 4x4 16-QAM, Rayleigh and TDL-A in time"},
     {"coded.cfg", "5G NR LDPC: BLER and throughput of 2x2 and 4x4 MMSE vs K-best over TDL-A at two MCSs"},
+    {"coded_harq.cfg", "HARQ with incremental redundancy: 1, 2 and 4 transmissions, residual BLER and throughput"},
 };
 
 static void print_examples(FILE *f) {

@@ -28,7 +28,7 @@ static const opt_spec plot_options[] = {
     {"title", OPT_TITLE, required_argument, "TEXT"},
     {"size", OPT_SIZE, required_argument, "WxH"},
     {"x", OPT_X, required_argument, "KEY"},
-    {"y", OPT_Y, required_argument, "ber|bler|gmi|throughput"},
+    {"y", OPT_Y, required_argument, "ber|bler|gmi|throughput|residual_bler|harq_throughput"},
     OPT_HELP_AND_END,
 };
 
@@ -56,8 +56,8 @@ static void print_help(void) {
          "                     W/150 x H/150 inches, 6x4 in by default)\n"
          "  --y WHAT           what is drawn: ber (default), bler, gmi (the achievable\n"
          "                     rate, with receiver.llr on: the supremum over the LLR\n"
-         "                     scaling) or throughput; the CSV needs the column of that\n"
-         "                     name\n"
+         "                     scaling), throughput, or HARQ's residual_bler and\n"
+         "                     harq_throughput; the CSV needs the column of that name\n"
          "  --x KEY            the x axis: snr_db (default) or any numeric config key that\n"
          "                     differs between the rows (channel.doppler_hz, mimo.rx, ...);\n"
          "                     the SNR then tells curves apart\n"
@@ -134,7 +134,7 @@ static void on_plot_option(opt_parser *p, int key, const char *v, void *ctx) {
     size_t i = 0;
     while (plot_y_names[i] && strcmp(plot_y_names[i], v)) i++;
     if (plot_y_names[i]) a->request.y = v;
-    else opt_fail(p, "%s %s: expected one of ber, bler, gmi, throughput", opt_name(p), v);
+    else opt_fail(p, "%s %s: expected one of ber, bler, gmi, throughput, residual_bler, harq_throughput", opt_name(p), v);
     break;
   }
   case OPT_SIZE:

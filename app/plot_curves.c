@@ -177,8 +177,13 @@ static const quantity quantities[] = {
     {"throughput", "throughput", "throughput_ci95_low", "throughput_ci95_high", 0,
      "Throughput (delivered information bits per resource element)",
      "the throughput is written for coded points: code.type = \"ldpc\""},
+    {"residual_bler", "residual_bler", "residual_bler_ci95_low", "residual_bler_ci95_high", 1,
+     "Residual BLER after HARQ", "the residual BLER is written for coded points: code.type = \"ldpc\""},
+    {"harq_throughput", "harq_throughput", "harq_throughput_ci95_low", "harq_throughput_ci95_high", 0,
+     "Throughput after HARQ (delivered information bits per resource element sent)",
+     "the throughput after HARQ is written for coded points: code.type = \"ldpc\""},
 };
-const char *const plot_y_names[] = {"ber", "bler", "gmi", "throughput", NULL};
+const char *const plot_y_names[] = {"ber", "bler", "gmi", "throughput", "residual_bler", "harq_throughput", NULL};
 
 /* The SNR's config key: the x axis unless --x names another. */
 #define SNR_KEY "simulation.snr_db"

@@ -101,13 +101,36 @@ void tb_encode(const tb_plan *p, const uint8_t *info, uint8_t *coded, void *scra
   }
 }
 
+int tb_harq_rv(int t) {
+  static const int seq[4] = {0, 2, 3, 1};
+  return seq[t & 3];
+}
+
+size_t tb_harq_buffer_floats(const tb_plan *p) { return (size_t)p->seg.c * (size_t)p->rm[0].ncb; }
+
+/* The receiver's body: with cbuf NULL every block's circular buffer is the
+ * scratch's, zeroed (one transmission); else block r's is cbuf + r Ncb, kept
+ * (combining). */
+static void decode_blocks(const tb_plan *p, ldpc_decoder *d, const float *llr, float *cbuf, const uint8_t *info,
+                          tb_outcome *out, void *scratch);
+
 void tb_decode(const tb_plan *p, ldpc_decoder *d, const float *llr, const uint8_t *info, tb_outcome *out,
                void *scratch) {
+  decode_blocks(p, d, llr, NULL, info, out, scratch);
+}
+
+void tb_decode_combine(const tb_plan *p, ldpc_decoder *d, const float *llr, float *cbuf, const uint8_t *info,
+                       tb_outcome *out, void *scratch) {
+  decode_blocks(p, d, llr, cbuf, info, out, scratch);
+}
+
+static void decode_blocks(const tb_plan *p, ldpc_decoder *d, const float *llr, float *cbuf, const uint8_t *info,
+                          tb_outcome *out, void *scratch) {
   const ldpc_segmentation *s = &p->seg;
   /* the decided TB, the sent TB, a block's decisions, the block sent */
   uint8_t *tb = scratch, *sent = tb + s->b + 64, *bits = sent + s->b + 64, *block = bits + s->k + 64;
-  float *buf = (float *)(((uintptr_t)(block + s->k + 64) + 15) & ~(uintptr_t)15);
-  float *in = buf + cw_bits(p);
+  float *const own = (float *)(((uintptr_t)(block + s->k + 64) + 15) & ~(uintptr_t)15);
+  float *in = own + cw_bits(p);
   memset(out, 0, sizeof *out);
   memcpy(sent, info, (size_t)s->a);
   crc_attach(ldpc_tb_crc_kind(s), sent, (size_t)s->a);
@@ -115,7 +138,8 @@ void tb_decode(const tb_plan *p, ldpc_decoder *d, const float *llr, const uint8_
   int crc_failed = 0;
   for (int r = 0; r < s->c; r++) {
     const ratematch_block *rm = &p->rm[r];
-    memset(buf, 0, sizeof(float) * (size_t)rm->ncb);
+    float *buf = cbuf ? cbuf + (size_t)r * (size_t)rm->ncb : own;
+    if (!cbuf) memset(buf, 0, sizeof(float) * (size_t)rm->ncb);
     ratematch_accumulate(rm, llr + p->offset[r], buf);
     ratematch_decoder_input(rm, buf, in);
     ldpc_decode_result res;

@@ -60,6 +60,24 @@ typedef struct tb_outcome {
 void tb_decode(const tb_plan *p, ldpc_decoder *d, const float *llr, const uint8_t *info, tb_outcome *out,
                void *scratch);
 
+/* HARQ with incremental redundancy: transmission t (0 .. 3) of a TB is
+ * rate matched at redundancy version tb_harq_rv(t), the sequence 0, 2, 3, 1
+ * (TS 38.321's usual order: rv 0 and 3 carry the systematic bits, 2 the
+ * parity 0 leaves out). */
+int tb_harq_rv(int t);
+
+/* Floats of a TB's combining buffer: its C code blocks' circular buffers
+ * of Ncb each (block r at r Ncb). */
+size_t tb_harq_buffer_floats(const tb_plan *p);
+
+/* tb_decode with combining: the g LLRs of one transmission (rate matched by
+ * p, the plan of that transmission's rv) ADDED into the circular buffers
+ * `cbuf` (tb_harq_buffer_floats of them, zeroed by the caller before the
+ * first transmission and kept across them), then every block decoded from
+ * its buffer. With cbuf zeroed, the outcome is tb_decode's, bit for bit. */
+void tb_decode_combine(const tb_plan *p, ldpc_decoder *d, const float *llr, float *cbuf, const uint8_t *info,
+                       tb_outcome *out, void *scratch);
+
 /* tb_decode's judgement, for decisions made elsewhere (the GPU backend's
  * decoder): block r's decisions are bits[r * stride ...] (its first K' are
  * read), `iterations` their decoder iterations summed; the CRCs and counts

@@ -67,6 +67,7 @@ static void value_text(const sim_config *c, const sim_point *pt, config_key_id k
     if (link_coded(p) && p->code.mcs >= 0) snprintf(buf, n, "%s", value_to_name(&mcs_table_names, p->code.mcs_table));
     break;
   case KEY_CODE_RV: if (link_coded(p)) snprintf(buf, n, "%d", p->code.rv); break;
+  case KEY_CODE_HARQ: if (link_coded(p)) snprintf(buf, n, "%d", p->code.harq); break;
   case KEY_CODE_DECODER:
     if (link_coded(p)) snprintf(buf, n, "%s", value_to_name(&code_decoder_names, (int)p->code.decoder));
     break;
@@ -137,6 +138,8 @@ uint64_t config_point_key(const sim_config *c, const sim_point *pt) {
     if (k == KEY_EBNO_OVERHEAD && !pt->p.ebno_charged) continue;
     /* the code came last: uncoded points keep their keys */
     if (k >= KEY_CODE_TYPE && k <= KEY_CODE_EARLY_TERMINATION && !link_coded(&pt->p)) continue;
+    /* HARQ came after the code: a point without it keeps its key */
+    if (k == KEY_CODE_HARQ && pt->p.code.harq <= 1) continue;
     /* and fading after them: where it is not the per-RE draw */
     if (k == KEY_FADING && pt->p.fading == FADING_INDEPENDENT) continue;
     for (const char *s = config_keys[k].path; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;

@@ -80,6 +80,7 @@ static void fill(const point_view *v, const char *label, sim_point *pt) {
   link_code *code = &p->code;
   code->type = (code_kind)choice_of(v, KEY_CODE_TYPE);
   code->rv = (int)int_of(v, KEY_CODE_RV);
+  code->harq = (int)int_of(v, KEY_CODE_HARQ);
   code->decoder = (code_decoder)choice_of(v, KEY_CODE_DECODER);
   code->scale = number_of(v, KEY_CODE_SCALE);
   code->offset = number_of(v, KEY_CODE_OFFSET);
@@ -209,6 +210,12 @@ static int resolve_code(const point_view *v, link_params *p, const char *at, con
   }
   const long data_res = (long)link_data_res_per_frame(p), g = data_res * p->tx * p->bps;
   if (data_res < 1) return 0; /* point_check says why */
+  /* HARQ's transmissions take the rv sequence 0, 2, 3, 1: an rv of one's
+   * own would be ambiguous (the first transmission's? every one's?) */
+  if (c->harq > 1 && v->set[KEY_CODE_RV])
+    return cfg_fail_at(v->set[KEY_CODE_RV], file, err, errlen,
+                       "code.rv: expected no code.rv with code.harq_transmissions = %d (its transmissions take rv "
+                       "0, 2, 3, 1 in turn), got code.rv = %d%s", c->harq, c->rv, at);
   if (c->mcs >= 0) {
     const mcs_table t = c->mcs_table ? MCS_TABLE_256QAM : MCS_TABLE_64QAM;
     mcs_entry e;

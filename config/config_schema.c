@@ -178,7 +178,14 @@ const config_key config_keys[KEY_COUNT] = {
                           .help = "the MCS table: 64qam (5.1.3.1-1, MCS 0..28) or 256qam (5.1.3.1-2, 0..27)"},
   [KEY_CODE_RV] = {.path = "code.rv", .type = KT_INT, .default_text = "0", .imin = 0, .imax = 3,
                    .follows = KEY_CODE_TYPE, .only_with = "ldpc",
-                   .help = "redundancy version: where rate matching starts in the circular buffer"},
+                   .help = "redundancy version: where rate matching starts in the circular buffer (with "
+                           "code.harq_transmissions > 1 the transmissions take 0, 2, 3, 1: not settable)"},
+  [KEY_CODE_HARQ] = {.path = "code.harq_transmissions", .type = KT_INT, .default_text = "1", .imin = 1, .imax = 4,
+                     .follows = KEY_CODE_TYPE, .only_with = "ldpc",
+                     .help = "HARQ with incremental redundancy: a TB whose CRC fails is sent again, up to this "
+                             "many transmissions, with rv 0, 2, 3, 1 in turn over fresh channel and noise draws, "
+                             "its LLRs added in the circular buffer and decoded after each; adds the residual "
+                             "BLER, mean transmissions and throughput after HARQ (1: no retransmission)"},
   [KEY_CODE_DECODER] = {.path = "code.decoder", .type = KT_CHOICE, .default_text = "\"nms\"",
                         .choices = &code_decoder_names, .follows = KEY_CODE_TYPE, .only_with = "ldpc",
                         .help = "layered normalised min-sum, layered offset min-sum, or flooding belief "

@@ -64,6 +64,7 @@ typedef enum config_key_id {
   KEY_CODE_MCS,
   KEY_CODE_MCS_TABLE,
   KEY_CODE_RV,
+  KEY_CODE_HARQ,
   KEY_CODE_DECODER,
   KEY_CODE_SCALE,
   KEY_CODE_OFFSET,

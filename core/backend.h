@@ -50,9 +50,14 @@ static inline void stage_times_add(stage_times *a, const stage_times *b, double 
 
 /* What the coded link (p.code.type ldpc) decoded in one frame: its one
  * transport block, lost or not, its code blocks and those in error, its
- * information bits in error, and the decoder iterations over its blocks. */
+ * information bits in error, and the decoder iterations over its blocks,
+ * all of its first transmission; then HARQ's outcome (code.harq): the TB
+ * still lost after its last transmission, and the transmissions it took
+ * (1 .. harq: up to the first that decodes). transmissions 0 reads as one
+ * transmission, harq_error as tb_error (a frame_coded made without HARQ). */
 typedef struct frame_coded {
   uint32_t tb_error, cbs, cb_errors, info_errors, iterations;
+  uint32_t harq_error, transmissions;
 } frame_coded;
 
 typedef struct batch_result {

@@ -49,6 +49,19 @@ OFDM_HD cf32 cf_cfma(cf32 acc, cf32 a, cf32 b) {
 /* acc + c*b for a real c, one fmaf a part. */
 OFDM_HD cf32 cf_fma_real(cf32 acc, float c, cf32 b) { return cf_make(fmaf(c, b.re, acc.re), fmaf(c, b.im, acc.im)); }
 
+/* a*b rounded on its own, never fused into a later addition: __fmul_rn on the
+ * device (nvcc fuses a plain product into an add under -fmad), an fmaf with a
+ * -0 addend (exact, signed zeros kept) on the host, whatever the dialect's
+ * contraction rule; mul_rn_d the same in double. The detectors and the soft
+ * demapper use them where the host and the device must round alike. */
+#ifdef __CUDA_ARCH__
+OFDM_HD float mul_rn(float a, float b) { return __fmul_rn(a, b); }
+OFDM_HD double mul_rn_d(double a, double b) { return __dmul_rn(a, b); }
+#else
+OFDM_HD float mul_rn(float a, float b) { return fmaf(a, b, -0.0f); }
+OFDM_HD double mul_rn_d(double a, double b) { return fma(a, b, -0.0); }
+#endif
+
 /* acc + a*b with every product and sum rounded as fmaf does, on any compiler
  * and either backend: the contraction is explicit, so nothing is left for a
  * compiler to fuse differently (as GCC's vectoriser and nvcc's -fmad do to

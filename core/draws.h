@@ -6,7 +6,13 @@
  *
  *   key     = rng_key(seed, stream key), as { lo32, hi32 }
  *   counter = { lo32(index), hi32(index), lo32(sub), hi32(sub) }
- *   sub     = purpose << 40 | frame      (frame < 2^40)
+ *   sub     = transmission << 48 | purpose << 40 | frame      (frame < 2^40)
+ *
+ * The transmission is the coded link's HARQ transmission (0 .. 3): its
+ * retransmission t of frame f draws channel and noise as "frame"
+ * rng_harq_frame(f, t) = f + t 2^40, whose bits above the 40 land in the
+ * counter's bits 48 and up, so every transmission has streams of its own and
+ * transmission 0 is the frame's draws as they always were.
  *
  * The stream key (link_stream_key in core/params.h) is a 64-bit hash of the
  * point's own transmitter, channel and SNR parameters; receiver-side ones
@@ -81,8 +87,12 @@ typedef struct rng_words {
 } rng_words;
 
 OFDM_HD uint64_t rng_subsequence(uint32_t purpose, uint64_t frame) {
-  return ((uint64_t)(purpose & 0xffu) << 40) | (frame & (RNG_MAX_FRAMES - 1));
+  return ((frame >> RNG_FRAME_BITS) << 48) | ((uint64_t)(purpose & 0xffu) << 40) | (frame & (RNG_MAX_FRAMES - 1));
 }
+
+/* The frame number whose draws are HARQ transmission t (0 .. 255) of frame
+ * `frame` (< 2^40): t = 0 is the frame itself. */
+OFDM_HD uint64_t rng_harq_frame(uint64_t frame, int t) { return frame + ((uint64_t)t << RNG_FRAME_BITS); }
 
 /* Uniform in (0, 1], the same expression as cuRAND's curand_uniform: x*2^-32 is
  * exact in float, so host and device round identically. */

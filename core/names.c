@@ -13,33 +13,23 @@
                  #table);                                                                      \
   const name_table table = {(int)(sizeof table##_n / sizeof *table##_n), table##_n, table##_v}
 
-NAME_TABLE(equalizer_names, ("zf", "mmse", "mmse-sic", "kbest", "ml"),
-           (EQ_ZF, EQ_MMSE, EQ_MMSE_SIC, EQ_KBEST, EQ_ML));
-NAME_TABLE(channel_model_names, ("awgn", "rayleigh", "tdl"),
-           (CH_AWGN, CH_RAYLEIGH, CH_TDL));
+NAME_TABLE(equalizer_names, ("zf", "mmse", "mmse-sic", "kbest", "ml"), (EQ_ZF, EQ_MMSE, EQ_MMSE_SIC, EQ_KBEST, EQ_ML));
+NAME_TABLE(channel_model_names, ("awgn", "rayleigh", "tdl"), (CH_AWGN, CH_RAYLEIGH, CH_TDL));
 NAME_TABLE(pdp_kind_names, ("exp", "tdl-a", "tdl-b", "tdl-c", "tdl-d", "tdl-e"),
            (PDP_EXP, PDP_TDL_A, PDP_TDL_B, PDP_TDL_C, PDP_TDL_D, PDP_TDL_E));
-NAME_TABLE(delay_grid_names, ("continuous", "sample"),
-           (DELAYS_CONTINUOUS, DELAYS_SAMPLE));
-NAME_TABLE(ofdm_domain_names, ("frequency", "time"),
-           (DOMAIN_FREQUENCY, DOMAIN_TIME));
-NAME_TABLE(snr_kind_names, ("ebno", "esno", "snr"),
-           (SNR_EBNO, SNR_ESNO, SNR_SNR));
-NAME_TABLE(llr_kind_names, ("off", "maxlog", "exact"),
-           (LLR_OFF, LLR_MAXLOG, LLR_EXACT));
-NAME_TABLE(est_kind_names, ("perfect", "ls"),
-           (EST_PERFECT, EST_LS));
-NAME_TABLE(interp_kind_names, ("nearest", "linear", "lmmse"),
-           (INTERP_NEAREST, INTERP_LINEAR, INTERP_LMMSE));
+NAME_TABLE(delay_grid_names, ("continuous", "sample"), (DELAYS_CONTINUOUS, DELAYS_SAMPLE));
+NAME_TABLE(ofdm_domain_names, ("frequency", "time"), (DOMAIN_FREQUENCY, DOMAIN_TIME));
+NAME_TABLE(snr_kind_names, ("ebno", "esno", "snr"), (SNR_EBNO, SNR_ESNO, SNR_SNR));
+NAME_TABLE(llr_kind_names, ("off", "maxlog", "exact"), (LLR_OFF, LLR_MAXLOG, LLR_EXACT));
+NAME_TABLE(est_kind_names, ("perfect", "ls"), (EST_PERFECT, EST_LS));
+NAME_TABLE(interp_kind_names, ("nearest", "linear", "lmmse"), (INTERP_NEAREST, INTERP_LINEAR, INTERP_LMMSE));
 NAME_TABLE(fading_kind_names, ("independent", "block", "flat_block"),
            (FADING_INDEPENDENT, FADING_BLOCK, FADING_FLAT_BLOCK));
-NAME_TABLE(ebno_overhead_names, ("excluded", "charged"),
-           (0, 1));
+NAME_TABLE(ebno_overhead_names, ("excluded", "charged"), (0, 1));
 NAME_TABLE(code_kind_names, ("none", "ldpc"), (CODE_NONE, CODE_LDPC));
 NAME_TABLE(code_decoder_names, ("nms", "oms", "bp"), (CODE_DEC_NMS, CODE_DEC_OMS, CODE_DEC_BP));
 NAME_TABLE(mcs_table_names, ("64qam", "256qam"), (0, 1));
-NAME_TABLE(modulation_names, ("bpsk", "qpsk", "16qam", "64qam", "256qam"),
-           (1, 2, 4, 6, 8));
+NAME_TABLE(modulation_names, ("bpsk", "qpsk", "16qam", "64qam", "256qam"), (1, 2, 4, 6, 8));
 
 int name_to_value(const name_table *t, const char *name) {
   for (int i = 0; i < t->count; i++)

@@ -256,6 +256,11 @@ static int code_ok(const verdict *v, const link_params *p) {
                 name_of(v, LP_LLR));
   if (c->tbs < 1) return fail(v, LP_CODE, "expected a transport block of at least 1 bit, got %d", c->tbs);
   if (c->rv < 0 || c->rv > 3) return fail(v, LP_CODE, "expected a redundancy version in [0, 3], got %d", c->rv);
+  if (c->harq < 0 || c->harq > LINK_HARQ_MAX)
+    return fail(v, LP_CODE, "expected HARQ transmissions in [1, %d] (0: 1), got %d", LINK_HARQ_MAX, c->harq);
+  if (c->harq > 1 && c->rv != 0)
+    return fail(v, LP_CODE, "HARQ's transmissions take rv 0, 2, 3, 1: expected rv 0 with %d transmissions, got %d",
+                c->harq, c->rv);
   if (c->decoder < CODE_DEC_NMS || c->decoder > CODE_DEC_BP)
     return fail(v, LP_CODE, "expected the decoder nms, oms or bp, got %d", (int)c->decoder);
   if (!(c->rate > 0.0 && c->rate < 1.0)) return fail(v, LP_CODE, "expected a code rate in (0, 1), got %g", c->rate);

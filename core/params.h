@@ -56,7 +56,12 @@ typedef struct link_code {
   code_kind type;
   int tbs;                 /* the transport block's information bits A */
   double rate;             /* the target code rate R: base graph choice (38.212 7.2.2) */
-  int rv;                  /* redundancy version 0..3 */
+  int rv;                  /* redundancy version 0..3 (of every transmission
+                              when harq is 1) */
+  int harq;                /* HARQ transmissions at most, 1..4: a TB the
+                              receiver's CRC refuses is sent again with the
+                              next rv of 0, 2, 3, 1 on fresh channel and noise
+                              draws, its LLRs added in the circular buffer */
   code_decoder decoder;
   double scale;            /* normalised min-sum scale */
   double offset;           /* offset min-sum offset */
@@ -165,6 +170,13 @@ static inline uint64_t link_bits_per_frame(const link_params *p) {
 
 /* The coded link: 1 when the frame carries an LDPC transport block. */
 static inline int link_coded(const link_params *p) { return p->code.type == CODE_LDPC; }
+
+/* HARQ: the most transmissions of a TB, and a point's (harq 0 reads as 1:
+ * a link_params made before HARQ came). */
+#define LINK_HARQ_MAX 4
+static inline int link_harq(const link_params *p) {
+  return link_coded(p) && p->code.harq > 1 ? p->code.harq : 1;
+}
 /* Air time of one frame, seconds: symbols x (subcarriers + cp) samples at
  * the sample rate (the cyclic prefix is the frame's time in the frequency
  * domain too, so throughputs of both domains compare). */

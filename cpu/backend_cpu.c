@@ -60,38 +60,29 @@ static void cpu_destroy(backend *b) {
 
 
 
-static int cpu_run(backend *b, uint64_t first_frame, uint64_t frames, batch_result *out) {
+/* One pass of the link over the batch (the staged stages, draws to soft
+ * outputs) at frame numbers draw_frame + f; the coded link's labels are
+ * transmission t of the TBs of frames first_frame + f. */
+static int cpu_pass(backend *b, uint64_t first_frame, uint64_t draw_frame, int t, uint64_t frames,
+                    batch_result *out) {
   cpu_state *s = (cpu_state *)b->impl;
   const link_params *p = &b->p;
-  if (frames == 0 || frames > s->cap_frames)
-    return backend_fail(b, "cpu backend: a batch of %llu frames, need 1..%llu",
-                        (unsigned long long)frames, (unsigned long long)s->cap_frames);
   const uint64_t rf = link_res_per_frame(p);
   const size_t R = (size_t)(frames * rf);
   const uint64_t chunks_per_frame = (rf + CPU_CHUNK - 1) / CPU_CHUNK;
   const long items = (long)(frames * chunks_per_frame);
-
-  if (s->fused) {
-    cpu_fused_run(p, s, first_frame, frames, out);
-    return 0;
-  }
   const double t0 = clock_seconds();
-  cpu_draw_stage(p, s, first_frame, frames);
-  if (s->coded.on) cpu_coded_labels(p, s, first_frame, frames);
-  /* the coded link decodes the LLRs: the caller's, or the backend's own */
-  float *const caller_llr = out->llr;
-  if (s->coded.on && !out->llr) out->llr = s->coded.llr;
+  cpu_draw_stage(p, s, draw_frame, frames);
+  if (s->coded.on) cpu_coded_labels(p, s, first_frame, frames, t);
   const double t1 = clock_seconds();
   if (p->domain == DOMAIN_TIME) {
-    if (cpu_modem_stage(p, s, first_frame, frames)) {
-      out->llr = caller_llr;
+    if (cpu_modem_stage(p, s, draw_frame, frames))
       return backend_fail(b, "cpu backend: no memory for the time-domain modem's scratch");
-    }
   } else {
 #pragma omp parallel for schedule(dynamic, 4)
     for (long it = 0; it < items; it++) {
       const frame_chunk c = cpu_chunk_of(it, rf, chunks_per_frame);
-      chan_apply(p, first_frame + c.f, c.m0, c.n, s->H + c.o, R, s->x + c.o, R, s->y + c.o, R);
+      chan_apply(p, draw_frame + c.f, c.m0, c.n, s->H + c.o, R, s->x + c.o, R, s->y + c.o, R);
     }
   }
   if (p->estimation == EST_LS) cpu_estimate_stage(p, s, frames);
@@ -105,17 +96,59 @@ static int cpu_run(backend *b, uint64_t first_frame, uint64_t frames, batch_resu
   }
   const double t3 = clock_seconds();
   cpu_count_errors(p, s, frames, out->errors);
-  out->t.draw = t1 - t0;
-  out->t.channel = t2 - t1;
-  out->t.demap = clock_seconds() - t3;
+  out->t.draw += t1 - t0;
+  out->t.channel += t2 - t1;
+  out->t.demap += clock_seconds() - t3;
   if (linear && p->llr != LLR_OFF) cpu_soft_linear(p, s, frames, out);
-  if (s->coded.on && out->coded) { /* NULL: the LLRs alone (an export) */
+  return 0;
+}
+
+/* HARQ: transmissions 1, 2, ... of the batch while a TB is still lost, each
+ * on draws of its own (rng_harq_frame), its bit errors, fallbacks and losses
+ * not counted (the point's BER and GMI are the first transmission's), its
+ * LLRs combined and decoded for the lost TBs (cpu_coded_retry). */
+static int cpu_harq(backend *b, uint64_t first_frame, uint64_t frames, batch_result *out) {
+  cpu_state *s = (cpu_state *)b->impl;
+  for (int t = 1; t < s->coded.harq; t++) {
+    int lost = 0;
+    for (uint64_t f = 0; f < frames && !lost; f++) lost = out->coded[f].harq_error != 0;
+    if (!lost) break;
+    batch_result r = {0};
+    r.errors = s->coded.errors;
+    r.llr = s->coded.llr;
+    if (cpu_pass(b, first_frame, rng_harq_frame(first_frame, t), t, frames, &r)) return -1;
+    const double t4 = clock_seconds();
+    cpu_coded_retry(&b->p, s, frames, t, s->coded.llr, out->coded);
+    r.t.demap += clock_seconds() - t4;
+    stage_times_add(&out->t, &r.t, 1.0);
+  }
+  return 0;
+}
+
+static int cpu_run(backend *b, uint64_t first_frame, uint64_t frames, batch_result *out) {
+  cpu_state *s = (cpu_state *)b->impl;
+  const link_params *p = &b->p;
+  if (frames == 0 || frames > s->cap_frames)
+    return backend_fail(b, "cpu backend: a batch of %llu frames, need 1..%llu",
+                        (unsigned long long)frames, (unsigned long long)s->cap_frames);
+  if (s->fused) {
+    cpu_fused_run(p, s, first_frame, frames, out);
+    return 0;
+  }
+  /* the coded link decodes the LLRs: the caller's, or the backend's own */
+  float *const caller_llr = out->llr;
+  if (s->coded.on && !out->llr) out->llr = s->coded.llr;
+  out->t = (stage_times){0};
+  const int rc = cpu_pass(b, first_frame, first_frame, 0, frames, out);
+  if (!rc && s->coded.on && out->coded) { /* NULL: the LLRs alone (an export) */
     const double t4 = clock_seconds();
     cpu_coded_decode(p, s, frames, out->llr, out->coded);
     out->t.demap += clock_seconds() - t4;
   }
   out->llr = caller_llr;
-  out->inversions = (uint64_t)R * link_inversions_per_re(p);
+  if (rc) return rc;
+  if (s->coded.on && out->coded && s->coded.harq > 1 && cpu_harq(b, first_frame, frames, out)) return -1;
+  out->inversions = (uint64_t)(frames * link_res_per_frame(p)) * link_inversions_per_re(p);
   return 0;
 }
 

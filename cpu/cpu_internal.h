@@ -27,6 +27,10 @@
 typedef struct cpu_coded {
   int on;
   tb_plan plan;
+  int harq;                 /* transmissions at most (1: no HARQ) */
+  tb_plan rplan[LINK_HARQ_MAX]; /* HARQ: transmission t's plan (rv tb_harq_rv(t)); [0] unused */
+  float *cbuf;              /* HARQ: [frame][C Ncb] the TBs' combining buffers */
+  uint32_t *errors;         /* HARQ: a retransmission's bit errors (not counted) */
   ldpc_decoder **dec;       /* one per thread */
   unsigned char *scratch;   /* per thread: tb_chain's scratch, then the G coded bits */
   size_t scratch_stride;
@@ -132,7 +136,14 @@ void cpu_soft_linear(const link_params *p, const cpu_state *s, uint64_t frames, 
  * (llr[f*G + ...], the layout of batch_result.llr) decoded into out[f]. */
 int cpu_coded_init(const link_params *p, cpu_state *s, uint64_t frames, char *err, size_t errlen);
 void cpu_coded_free(cpu_state *s);
-void cpu_coded_labels(const link_params *p, cpu_state *s, uint64_t first_frame, uint64_t frames);
+/* Transmission t (0: the first, whose information bits are drawn here;
+ * t > 0: HARQ's, the same bits at rv tb_harq_rv(t)). */
+void cpu_coded_labels(const link_params *p, cpu_state *s, uint64_t first_frame, uint64_t frames, int t);
+/* The first transmission's decoding (with HARQ: into the frames' zeroed
+ * combining buffers). */
 void cpu_coded_decode(const link_params *p, cpu_state *s, uint64_t frames, const float *llr, frame_coded *out);
+/* HARQ transmission t's LLRs combined and decoded for the frames whose TB
+ * is still lost (out[f].harq_error), their outcome updated. */
+void cpu_coded_retry(const link_params *p, cpu_state *s, uint64_t frames, int t, const float *llr, frame_coded *out);
 
 #endif

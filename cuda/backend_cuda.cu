@@ -8,6 +8,7 @@
  *           one kernel from the draws to the error counters, which are all
  *           that leaves the device.
  * Only the per-frame, per-stream error counters are copied back, once a batch. */
+#include <dirent.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +25,7 @@
 #include "channel/estimate.h"
 #include "channel/tdl.h"
 #include "channel/tdl_grid.h"
+#include "core/clock.h"
 #include "core/spatial.h"
 
 namespace {
@@ -316,6 +318,29 @@ double elapsed_s(cuda_state *s, int from, int to) {
   return ms * 1e-3;
 }
 
+/* HARQ: transmissions 1, 2, ... of the batch while a TB is still lost, each
+ * on draws of its own (rng_harq_frame: the staged chain at those frame
+ * numbers), the same TBs' coded bits at rv tb_harq_rv(t); its LLRs stay on
+ * the device, combined and decoded there (gpu_coded_decode), the frames
+ * still lost judged on the host. Its bit errors, fallbacks and losses are
+ * left on the device, uncounted: the point's BER and GMI are the first
+ * transmission's, already copied out. */
+int run_harq(cuda_state *s, const gpu_link &g0, batch_result *out) {
+  for (int t = 1; t < s->coded.harq; t++) {
+    int lost = 0;
+    for (uint64_t f = 0; f < g0.frames && !lost; f++) lost = out->coded[f].harq_error != 0;
+    if (!lost) break;
+    gpu_link g = g0;
+    g.first_frame = rng_harq_frame(g0.first_frame, t);
+    if (gpu_coded_encode(g, &s->coded, s->stream, t)) return -1;
+    if (run_detect(s, g, s->cap_llr, NULL, 0)) return -1;
+    if (gpu_coded_decode(g, &s->coded, s->cap_llr, s->stream, t)) return -1;
+    CUDA_TRY(cudaStreamSynchronize(s->stream));
+    gpu_coded_judge(g, &s->coded, out->coded, t);
+  }
+  return 0;
+}
+
 int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *out) {
   cuda_state *s = static_cast<cuda_state *>(b->impl);
   char why[160];
@@ -394,6 +419,13 @@ int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *o
     out->t.draw = elapsed_s(s, EV_START, EV_DRAW);
     out->t.channel = elapsed_s(s, EV_DRAW, EV_CHANNEL);
     out->t.invert = elapsed_s(s, EV_CHANNEL, EV_INVERT);
+  }
+  /* HARQ's retransmissions after the first's times are read (they record
+   * the same events again): their whole time goes to demap */
+  if (decode && s->coded.harq > 1) {
+    const double h0 = clock_seconds();
+    if (run_harq(s, g, out)) return -1;
+    out->t.demap += clock_seconds() - h0;
   }
   out->inversions = g.R * link_inversions_per_re(&b->p);
   return 0;
@@ -666,14 +698,54 @@ extern "C" void backend_cuda_describe(char *out, size_t n) {
     snprintf(out, n, "cuda");
 }
 
+/* The GPUs of the node before backend_cuda_pin_rank narrowed them to one
+ * (0: not narrowed). */
+static int g_pinned_from = 0;
+
+/* The GPUs the driver shows this process, counted without a CUDA call (the
+ * call would bring every one of them up): the entries of
+ * CUDA_VISIBLE_DEVICES, else the driver's list of GPUs; 0 when unknown. */
+static int gpus_without_cuda(char entries[][64], int max) {
+  const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+  int n = 0;
+  if (vis) {
+    for (const char *p = vis; *p && n < max;) {
+      const size_t len = strcspn(p, ",");
+      if (len == 0 || len >= 64) return 0; /* an odd list: leave it as it is */
+      memcpy(entries[n], p, len);
+      entries[n++][len] = '\0';
+      p += len + (p[len] == ',');
+    }
+    return n;
+  }
+  DIR *d = opendir("/proc/driver/nvidia/gpus");
+  if (!d) return 0;
+  for (const struct dirent *e; (e = readdir(d)) && n < max;)
+    if (e->d_name[0] != '.') snprintf(entries[n], 64, "%d", n), n++;
+  closedir(d);
+  return n;
+}
+
+extern "C" void backend_cuda_pin_rank(int local_rank, int local_size) {
+  const char *pin = getenv("OFDMSIM_GPU_PIN");
+  if (local_size < 2 || (pin && !strcmp(pin, "0"))) return;
+  char entries[64][64];
+  const int n = gpus_without_cuda(entries, 64);
+  if (n < 2) return;
+  /* CUDA numbers the devices of CUDA_VISIBLE_DEVICES in the order of the
+   * unnarrowed numbering, so entry k is the device cudaSetDevice(k) took */
+  if (setenv("CUDA_VISIBLE_DEVICES", entries[local_rank % n], 1) == 0) g_pinned_from = n;
+}
+
 extern "C" int backend_cuda_bind_rank(int local_rank, int local_size, char *note, size_t notelen) {
   note[0] = '\0';
   char why[256];
   const int count = gpu_device_count(why, sizeof why);
   if (count < 1) return 0;
-  if (gpu_use_device(local_rank % count, note, notelen)) return -1;
-  if (local_size > count && local_rank == 0)
-    snprintf(note, notelen, "%d ranks on this node share its %d GPU%s", local_size, count, count == 1 ? "" : "s");
+  if (gpu_use_device(g_pinned_from ? 0 : local_rank % count, note, notelen)) return -1;
+  const int node = g_pinned_from ? g_pinned_from : count;
+  if (local_size > node && local_rank == 0)
+    snprintf(note, notelen, "%d ranks on this node share its %d GPU%s", local_size, node, node == 1 ? "" : "s");
   return 0;
 }
 

@@ -39,6 +39,14 @@ void backend_cuda_describe(char *out, size_t n);
  * and nothing done. */
 int backend_cuda_bind_rank(int local_rank, int local_size, char *note, size_t notelen);
 
+/* Before the process's first CUDA call: shows rank local_rank of local_size
+ * only its own GPU (CUDA_VISIBLE_DEVICES narrowed to the entry
+ * backend_cuda_bind_rank would take), so that the driver brings up one GPU
+ * per process instead of every GPU of the node in every rank at once (what
+ * made a rank's start-up grow with the ranks, BENCHMARKS.md). Nothing when
+ * one rank runs, when one GPU is shown, or when OFDMSIM_GPU_PIN=0. */
+void backend_cuda_pin_rank(int local_rank, int local_size);
+
 /* Its options (backend_setting {"cuda", ...}):
  *   memory_mb  a cap on device memory, 0 (default) = what is free;
  *   staged     1 = one kernel per stage, every intermediate in device memory

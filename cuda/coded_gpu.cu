@@ -37,11 +37,15 @@ __global__ void __launch_bounds__(kBlock)
 
 /* One thread per decoder input position of every block of the batch (grid
  * stride): ratematch_decoder_input's value, its buffer sums gathered in
- * ratematch_accumulate's order (ratematch_gather_table). */
+ * ratematch_accumulate's order (ratematch_gather_table). With acc (HARQ)
+ * the sums start from the block's combining buffer (from 0 when fresh: the
+ * first transmission) and go back into it: the CPU's additions into a kept
+ * buffer, one at a time in the same order. */
 __global__ void __launch_bounds__(kBlock)
     derm_kernel(const float *__restrict__ llr, long gbits, int nblk, const gpu_rm_block *__restrict__ blocks,
                 const int32_t *__restrict__ first, const int32_t *__restrict__ src, int zc, int ncb,
-                int filler_begin, int filler_end, int nb, uint64_t total, float *__restrict__ in) {
+                int filler_begin, int filler_end, int nb, uint64_t total, float *__restrict__ acc, int fresh,
+                float *__restrict__ in) {
   for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total;
        i += (uint64_t)gridDim.x * blockDim.x) {
     const uint64_t b = i / (uint64_t)nb;
@@ -54,7 +58,10 @@ __global__ void __launch_bounds__(kBlock)
       v = LDPC_LLR_FILLER;
     } else if (pos >= 0 && pos < ncb) {
       const float *l = llr + (size_t)f * (size_t)gbits + (size_t)bk.llr_off;
+      float *a = acc ? acc + (size_t)b * (size_t)ncb + (size_t)pos : NULL;
+      if (a && !fresh) v = *a;
       for (int k = first[bk.first_off + pos]; k >= 0 && k < bk.e; k += bk.period) v += l[src[bk.src_off + k]];
+      if (a) *a = v;
     }
     in[i] = v;
   }
@@ -72,8 +79,11 @@ size_t gpu_coded_bytes_per_frame(const link_params *p) {
   const size_t nb = (size_t)(pl.seg.bg == 1 ? 68 : 52) * (size_t)pl.seg.zc;
   const size_t kb = (size_t)(pl.seg.bg == 1 ? 22 : 10) * (size_t)pl.seg.zc;
   const size_t c = (size_t)pl.seg.c;
+  /* HARQ: the combining buffers, Ncb floats a block */
+  const size_t acc = link_harq(p) > 1 ? sizeof(float) * tb_harq_buffer_floats(&pl) : 0;
   tb_plan_free(&pl);
-  return 2 * (size_t)g + (size_t)p->code.tbs + c * (sizeof(float) * nb + 2 * kb + 2 * sizeof(ldpc_decode_result));
+  return 2 * (size_t)g + (size_t)p->code.tbs + acc +
+         c * (sizeof(float) * nb + 2 * kb + 2 * sizeof(ldpc_decode_result));
 }
 
 int gpu_coded_init(const link_params *p, uint64_t frames, gpu_coded *c, cudaStream_t st, char *err,
@@ -83,19 +93,26 @@ int gpu_coded_init(const link_params *p, uint64_t frames, gpu_coded *c, cudaStre
   if (tb_plan_make(p->code.tbs, p->code.rate, p->bps, p->tx, g, p->code.rv, &c->plan, err, errlen)) return -1;
   c->on = 1;
   c->frames = frames;
+  c->harq = link_harq(p);
+  for (int t = 1; t < c->harq; t++)
+    if (tb_plan_make(p->code.tbs, p->code.rate, p->bps, p->tx, g, tb_harq_rv(t), &c->rplan[t], err, errlen))
+      return -1;
   const ldpc_segmentation *s = &c->plan.seg;
   const ldpc_decoder_config cfg = tb_decoder_config((int)p->code.decoder, p->code.scale, p->code.offset,
                                                     p->code.max_iterations, p->code.early_termination);
   if (!(c->dec = ldpc_gpu_create(s->bg, s->zc, &cfg, LDPC_GPU_MSG_AUTO, err, errlen))) return -1;
   c->nb = (s->bg == 1 ? 68 : 52) * s->zc;
   c->kb = (s->bg == 1 ? 22 : 10) * s->zc;
-  /* the tables: each block's first (Ncb) and src (E) */
+  /* the tables: each block's first (Ncb) and src (E), per transmission;
+   * the decoder's columns those of any transmission's (combining adds) */
   size_t nsrc = 0, nfirst = 0;
   for (int r = 0; r < s->c; r++) {
     nsrc += (size_t)c->plan.rm[r].e;
     nfirst += (size_t)c->plan.rm[r].ncb;
-    const int cols = ldpc_gpu_cols_for(&c->plan.rm[r]);
-    if (cols > c->cols) c->cols = cols;
+    for (int t = 0; t < c->harq; t++) {
+      const int cols = ldpc_gpu_cols_for(t ? &c->rplan[t].rm[r] : &c->plan.rm[r]);
+      if (cols > c->cols) c->cols = cols;
+    }
   }
   if (ldpc_gpu_placement(c->dec, c->cols) < 0) {
     snprintf(err, errlen, "cuda backend: an LDPC block of base graph %d, Z %d does not fit the device", s->bg,
@@ -110,35 +127,42 @@ int gpu_coded_init(const link_params *p, uint64_t frames, gpu_coded *c, cudaStre
   c->threads = hw < 1 ? 1 : hw > 16 ? 16 : (int)hw;
   c->scratch_stride = (tb_scratch_bytes(&c->plan) + 63) & ~(size_t)63;
   c->scratch = (unsigned char *)aligned_alloc(64, c->scratch_stride * (size_t)c->threads);
-  int bad = !hb || !hfirst || !hsrc || !c->h_info || !c->scratch;
-  size_t so = 0, fo = 0;
-  for (int r = 0; !bad && r < s->c; r++) {
-    const ratematch_block *rm = &c->plan.rm[r];
-    hb[r].src_off = (int)so;
-    hb[r].first_off = (int)fo;
-    hb[r].e = rm->e;
-    hb[r].period = ratematch_gather_table(rm, hfirst + fo, hsrc + so);
-    hb[r].llr_off = c->plan.offset[r];
-    so += (size_t)rm->e;
-    fo += (size_t)rm->ncb;
-  }
+  const int bad = !hb || !hfirst || !hsrc || !c->h_info || !c->scratch;
   cudaError_t e = cudaSuccess;
   if (!bad) {
     e = cudaMallocHost(&c->h_coded, (size_t)frames * (size_t)g);
     if (e == cudaSuccess) e = cudaMallocHost(&c->h_bits, nblocks * (size_t)c->kb);
     if (e == cudaSuccess) e = cudaMallocHost(&c->h_res, nblocks * sizeof(ldpc_decode_result));
     if (e == cudaSuccess) e = cudaMalloc(&c->d_coded, (size_t)frames * (size_t)g);
-    if (e == cudaSuccess) e = cudaMalloc(&c->d_blocks, sizeof(gpu_rm_block) * (size_t)s->c);
-    if (e == cudaSuccess) e = cudaMalloc(&c->d_first, sizeof(int32_t) * nfirst);
-    if (e == cudaSuccess) e = cudaMalloc(&c->d_src, sizeof(int32_t) * nsrc);
     if (e == cudaSuccess) e = cudaMalloc(&c->d_in, sizeof(float) * nblocks * (size_t)c->nb);
     if (e == cudaSuccess) e = cudaMalloc(&c->d_bits, nblocks * (size_t)c->kb);
     if (e == cudaSuccess) e = cudaMalloc(&c->d_res, nblocks * sizeof(ldpc_decode_result));
-    if (e == cudaSuccess) e = cudaMemcpyAsync(c->d_blocks, hb, sizeof(gpu_rm_block) * (size_t)s->c,
+    if (e == cudaSuccess && c->harq > 1)
+      e = cudaMalloc(&c->d_acc, sizeof(float) * (size_t)frames * tb_harq_buffer_floats(&c->plan));
+  }
+  /* each transmission's tables, made on the host and uploaded (the host
+   * tables are reused for the next: each copy is waited for) */
+  for (int t = 0; !bad && e == cudaSuccess && t < c->harq; t++) {
+    const tb_plan *pl = t ? &c->rplan[t] : &c->plan;
+    size_t so = 0, fo = 0;
+    for (int r = 0; r < s->c; r++) {
+      const ratematch_block *rm = &pl->rm[r];
+      hb[r].src_off = (int)so;
+      hb[r].first_off = (int)fo;
+      hb[r].e = rm->e;
+      hb[r].period = ratematch_gather_table(rm, hfirst + fo, hsrc + so);
+      hb[r].llr_off = pl->offset[r];
+      so += (size_t)rm->e;
+      fo += (size_t)rm->ncb;
+    }
+    e = cudaMalloc(&c->d_blocks[t], sizeof(gpu_rm_block) * (size_t)s->c);
+    if (e == cudaSuccess) e = cudaMalloc(&c->d_first[t], sizeof(int32_t) * nfirst);
+    if (e == cudaSuccess) e = cudaMalloc(&c->d_src[t], sizeof(int32_t) * nsrc);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(c->d_blocks[t], hb, sizeof(gpu_rm_block) * (size_t)s->c,
                                               cudaMemcpyHostToDevice, st);
-    if (e == cudaSuccess) e = cudaMemcpyAsync(c->d_first, hfirst, sizeof(int32_t) * nfirst, cudaMemcpyHostToDevice, st);
-    if (e == cudaSuccess) e = cudaMemcpyAsync(c->d_src, hsrc, sizeof(int32_t) * nsrc, cudaMemcpyHostToDevice, st);
-    /* the host tables are freed below: the copies must be done first */
+    if (e == cudaSuccess)
+      e = cudaMemcpyAsync(c->d_first[t], hfirst, sizeof(int32_t) * nfirst, cudaMemcpyHostToDevice, st);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(c->d_src[t], hsrc, sizeof(int32_t) * nsrc, cudaMemcpyHostToDevice, st);
     if (e == cudaSuccess) e = cudaStreamSynchronize(st);
   }
   free(hb);
@@ -159,9 +183,12 @@ void gpu_coded_free(gpu_coded *c) {
   if (c->h_bits) cudaFreeHost(c->h_bits);
   if (c->h_res) cudaFreeHost(c->h_res);
   if (c->d_coded) cudaFree(c->d_coded);
-  if (c->d_blocks) cudaFree(c->d_blocks);
-  if (c->d_first) cudaFree(c->d_first);
-  if (c->d_src) cudaFree(c->d_src);
+  for (int t = 0; t < LINK_HARQ_MAX; t++) {
+    if (c->d_blocks[t]) cudaFree(c->d_blocks[t]);
+    if (c->d_first[t]) cudaFree(c->d_first[t]);
+    if (c->d_src[t]) cudaFree(c->d_src[t]);
+  }
+  if (c->d_acc) cudaFree(c->d_acc);
   if (c->d_in) cudaFree(c->d_in);
   if (c->d_bits) cudaFree(c->d_bits);
   if (c->d_res) cudaFree(c->d_res);
@@ -169,17 +196,18 @@ void gpu_coded_free(gpu_coded *c) {
   free(c->h_info);
   free(c->scratch);
   tb_plan_free(&c->plan);
+  for (int t = 1; t < LINK_HARQ_MAX; t++) tb_plan_free(&c->rplan[t]);
   memset(c, 0, sizeof *c);
 }
 
-int gpu_coded_encode(const gpu_link &g, gpu_coded *c, cudaStream_t st) {
+int gpu_coded_encode(const gpu_link &g, gpu_coded *c, cudaStream_t st, int t) {
   const size_t gb = (size_t)c->plan.g, a = (size_t)c->plan.seg.a;
   auto encode = [&](int th, int nth) {
     unsigned char *scratch = c->scratch + c->scratch_stride * (size_t)th;
     for (uint64_t f = (uint64_t)th; f < g.frames; f += (uint64_t)nth) {
       uint8_t *info = c->h_info + (size_t)f * a;
-      tb_draw_info(g.re.key, g.first_frame + f, (int)a, info);
-      tb_encode(&c->plan, info, c->h_coded + (size_t)f * gb, scratch);
+      if (t == 0) tb_draw_info(g.re.key, g.first_frame + f, (int)a, info);
+      tb_encode(t ? &c->rplan[t] : &c->plan, info, c->h_coded + (size_t)f * gb, scratch);
     }
   };
   /* a thread per 8 frames at least: small batches stay on this one */
@@ -210,16 +238,17 @@ int gpu_launch_coded_labels(const gpu_link &g, const gpu_coded *c, uint8_t *labe
   return 0;
 }
 
-int gpu_coded_decode(const gpu_link &g, gpu_coded *c, const float *llr, cudaStream_t st) {
+int gpu_coded_decode(const gpu_link &g, gpu_coded *c, const float *llr, cudaStream_t st, int t) {
   const tb_plan &pl = c->plan;
   const int nblk = pl.seg.c;
   const size_t nblocks = (size_t)g.frames * (size_t)nblk;
   const uint64_t total = (uint64_t)nblocks * (uint64_t)c->nb;
   const uint64_t want = (total + kBlock - 1) / kBlock;
   const unsigned grid = (unsigned)(want < (1u << 20) ? want : (1u << 20));
-  derm_kernel<<<grid, kBlock, 0, st>>>(llr, pl.g, nblk, c->d_blocks, c->d_first, c->d_src, pl.seg.zc,
+  /* the fillers and Ncb are every transmission's (rv moves k0 alone) */
+  derm_kernel<<<grid, kBlock, 0, st>>>(llr, pl.g, nblk, c->d_blocks[t], c->d_first[t], c->d_src[t], pl.seg.zc,
                                        pl.rm[0].ncb, pl.rm[0].filler_begin, pl.rm[0].filler_end, c->nb, total,
-                                       c->d_in);
+                                       c->d_acc, t == 0, c->d_in);
   CUDA_TRY_LAUNCH("derm_kernel");
   if (ldpc_gpu_decode(c->dec, c->d_in, (int)nblocks, c->cols, c->d_bits, c->d_res, st)) return -1;
   CUDA_TRY(cudaMemcpyAsync(c->h_bits, c->d_bits, nblocks * (size_t)c->kb, cudaMemcpyDeviceToHost, st));
@@ -227,16 +256,24 @@ int gpu_coded_decode(const gpu_link &g, gpu_coded *c, const float *llr, cudaStre
   return 0;
 }
 
-void gpu_coded_judge(const gpu_link &g, gpu_coded *c, frame_coded *out) {
+void gpu_coded_judge(const gpu_link &g, gpu_coded *c, frame_coded *out, int t) {
   const int nblk = c->plan.seg.c;
   const size_t a = (size_t)c->plan.seg.a;
   for (uint64_t f = 0; f < g.frames; f++) {
+    if (t > 0 && !out[f].harq_error) continue; /* delivered before: nothing more was sent */
     const size_t b0 = (size_t)f * (size_t)nblk;
     int iterations = 0;
     for (int r = 0; r < nblk; r++) iterations += c->h_res[b0 + (size_t)r].iterations;
     tb_outcome o;
     tb_judge(&c->plan, c->h_bits + b0 * (size_t)c->kb, (size_t)c->kb, iterations, c->h_info + (size_t)f * a, &o,
              c->scratch);
+    if (t > 0) {
+      out[f].harq_error = (uint32_t)o.tb_error;
+      out[f].transmissions = (uint32_t)t + 1;
+      continue;
+    }
+    out[f].harq_error = (uint32_t)o.tb_error;
+    out[f].transmissions = 1;
     out[f].tb_error = (uint32_t)o.tb_error;
     out[f].cbs = (uint32_t)nblk;
     out[f].cb_errors = (uint32_t)o.cb_errors;

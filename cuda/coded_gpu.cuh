@@ -13,7 +13,17 @@
  * the host (ratematch_gather_table: the CPU's additions in the CPU's order,
  * so the same floats), the GPU decoder (cuda/ldpc_gpu.h) decodes every block
  * of the batch in one launch, and only its decisions and results come back;
- * the CB and TB CRCs and the counts are tb_judge's, on the host. */
+ * the CB and TB CRCs and the counts are tb_judge's, on the host.
+ *
+ * HARQ (code.harq_transmissions > 1): the backend's run sends the batch
+ * again while a TB is lost (backend_cuda.cu), transmission t's coded bits
+ * the same information bits at rv tb_harq_rv(t) (encoded on the host); the
+ * de-rate-matching kernel then ADDS its LLRs into the batch's combining
+ * buffers on the device (d_acc: each block's circular buffer, kept across
+ * the transmissions, in ratematch_accumulate's order through transmission
+ * t's tables) and decodes every block from them; the host judges the frames
+ * still lost (those delivered are decoded too, and ignored: exact and
+ * simpler than compacting). */
 #ifndef OFDMSIM_CUDA_CODED_GPU_CUH
 #define OFDMSIM_CUDA_CODED_GPU_CUH
 
@@ -37,6 +47,9 @@ struct gpu_rm_block {
 struct gpu_coded {
   int on;
   tb_plan plan;
+  int harq;                 /* transmissions at most (1: no HARQ) */
+  tb_plan rplan[LINK_HARQ_MAX]; /* HARQ: transmission t's plan (rv tb_harq_rv(t)); [0] unused */
+  float *d_acc;             /* HARQ: frames x C x Ncb, the combining buffers */
   ldpc_gpu_decoder *dec;
   int cols;                 /* decoder columns that may carry LLRs */
   int nb, kb;               /* Nb Z and K bits of a block's input and decisions */
@@ -49,8 +62,8 @@ struct gpu_coded {
   uint8_t *h_bits;          /* pinned, frames x C x K: the decisions */
   ldpc_decode_result *h_res; /* pinned, frames x C */
   uint8_t *d_coded;
-  gpu_rm_block *d_blocks;
-  int32_t *d_first, *d_src;
+  gpu_rm_block *d_blocks[LINK_HARQ_MAX]; /* per transmission: [0] the first's (plan's) */
+  int32_t *d_first[LINK_HARQ_MAX], *d_src[LINK_HARQ_MAX];
   float *d_in;              /* frames x C x Nb Z: the decoder's inputs */
   uint8_t *d_bits;
   ldpc_decode_result *d_res;
@@ -66,10 +79,11 @@ int gpu_coded_init(const link_params *p, uint64_t frames, gpu_coded *c, cudaStre
                    size_t errlen);
 void gpu_coded_free(gpu_coded *c);
 
-/* Host: the batch's TBs drawn and encoded (frames split over the encoding
- * threads: each frame's bits depend on its index alone); then their upload
- * on st. */
-int gpu_coded_encode(const gpu_link &g, gpu_coded *c, cudaStream_t st);
+/* Host: the batch's TBs drawn (t = 0, frames g.first_frame + f; HARQ's
+ * t > 0 reuses them) and encoded for transmission t (frames split over the
+ * encoding threads: each frame's bits depend on its index alone); then
+ * their upload on st. */
+int gpu_coded_encode(const gpu_link &g, gpu_coded *c, cudaStream_t st, int t = 0);
 
 /* After the staged draw stage: the coded labels and their symbols on the data
  * REs (labels [tx][R], x [tx][R], the staged stacks). */
@@ -78,9 +92,11 @@ int gpu_launch_coded_labels(const gpu_link &g, const gpu_coded *c, uint8_t *labe
 /* The batch's LLRs (llr[f G + ...], batch_result.llr's layout, on the
  * device) de-rate-matched and decoded, the decisions and results copied to
  * the pinned host buffers, all on st (the caller synchronises). */
-int gpu_coded_decode(const gpu_link &g, gpu_coded *c, const float *llr, cudaStream_t st);
+int gpu_coded_decode(const gpu_link &g, gpu_coded *c, const float *llr, cudaStream_t st, int t = 0);
 
-/* Host, after the stream is synchronised: each frame's outcome. */
-void gpu_coded_judge(const gpu_link &g, gpu_coded *c, frame_coded *out);
+/* Host, after the stream is synchronised: each frame's outcome (t = 0), or
+ * HARQ transmission t's for the frames whose TB is still lost
+ * (out[f].harq_error). */
+void gpu_coded_judge(const gpu_link &g, gpu_coded *c, frame_coded *out, int t = 0);
 
 #endif

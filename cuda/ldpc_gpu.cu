@@ -8,7 +8,8 @@
  * makes them visible to the next row, as the CPU's layered schedule does.
  * Within a row the lanes touch disjoint LLRs (each entry a different column,
  * the lanes of an entry a permutation of it), so a row needs no barrier
- * inside.
+ * inside. Two kernels share this scheme: the row kernel (a barrier after
+ * every row) and the grouped one (the default; see ldpc_grouped_kernel).
  *
  * Messages are compressed per row and lane (12 bytes instead of 4 deg):
  * v1 and v2, the message magnitudes for "min1" and "min2" already scaled (or
@@ -65,6 +66,7 @@ struct kargs {
   int rows_max;          /* scols - info_cols: the most rows a block can use */
   int max_iterations;
   int full_iterations;   /* ldpc_decoder_config's: no early termination */
+  unsigned long long sync_after; /* grouped kernel: bit r, a barrier after row r */
 };
 
 /* The shared-memory index of the LLR that lane `lane` reads for an entry. */
@@ -213,6 +215,150 @@ __global__ void __launch_bounds__(LDPC_Z_MAX) ldpc_layered_kernel(const kargs a)
   }
 }
 
+
+/* The grouped kernel's row: the same arithmetic as ldpc_layered_kernel's row
+ * body, with the degree a compile-time constant (no predicated edges past
+ * deg). Up to kCacheDeg edges, each edge's shared-memory slot is computed
+ * once, in the first pass, and kept in a register for the second; the
+ * denser rows (BG1's first four, degree 19) recompute it, as the row kernel
+ * does, since caching it there too took the kernel past 56 registers, the
+ * most that lets three 384-thread blocks share an SM (79 without the cap,
+ * two blocks; 48 bytes of spills with it). */
+constexpr int kCacheDeg = 12;
+
+template <bool OFFSET, int DEG>
+__device__ __forceinline__ void grouped_row(float *app, const uint32_t *ent, int lane, int z, float o1, float o2,
+                                            uint32_t ow, float alpha, float beta, uint32_t *mr, int zp) {
+  const int oidx = (int)(ow >> kIdxShift);
+  float m1 = LDPC_MAG_INIT, m2 = LDPC_MAG_INIT;
+  uint32_t sg = ldpc_sign_start(DEG);
+  int idx = 0;
+  float q[DEG];
+  int at[DEG <= kCacheDeg ? DEG : 1];
+#pragma unroll
+  for (int k = 0; k < DEG; k++) {
+    const int sk = slot(ent[k], lane, z);
+    if (DEG <= kCacheDeg) at[k] = sk;
+    const float x = app[sk] - message(o1, o2, ow, oidx, k);
+    const float mag = fabsf(x);
+    q[k] = x;
+    idx = mag < m1 ? k : idx;
+    m2 = ldpc_ms_min2(m1, m2, mag);
+    m1 = ldpc_ms_min1(m1, mag);
+    sg ^= ldpc_sign_bit(x);
+  }
+  const float v1 = magnitude<OFFSET>(m1, alpha, beta), v2 = magnitude<OFFSET>(m2, alpha, beta);
+  uint32_t nw = (uint32_t)idx << kIdxShift;
+#pragma unroll
+  for (int k = 0; k < DEG; k++) {
+    const float x = q[k];
+    const uint32_t s = sg ^ ldpc_sign_bit(x);
+    nw |= (s >> 31) << k;
+    app[DEG <= kCacheDeg ? at[k] : slot(ent[k], lane, z)] = x + ldpc_with_sign(k == idx ? v2 : v1, s);
+  }
+  mr[0] = __float_as_uint(v1);
+  mr[zp] = __float_as_uint(v2);
+  mr[2 * zp] = nw;
+}
+
+/* The grouped kernel: ldpc_layered_kernel's schedule and arithmetic, bit for
+ * bit, with two changes that only remove work.
+ *  - A row's degree selects a specialised grouped_row (3 .. 19; the row
+ *    kernel unrolls every row to 19 edges and predicates the rest away, and
+ *    computes each slot twice).
+ *  - No barrier between consecutive rows that share no column (a.sync_after,
+ *    from the host): the second row reads and writes no LLR the first one
+ *    touches, so without the barrier every lane still reads exactly the
+ *    values the row kernel's lanes read (BG1 rows 16-17, 20-21, 22-23, ...
+ *    and every pair past row 23; BG2 likewise). */
+template <bool OFFSET>
+__global__ void __launch_bounds__(LDPC_Z_MAX, 3) ldpc_grouped_kernel(const kargs a) {
+  extern __shared__ float smem[];
+  const int z = a.z, zp = a.zp, lane = threadIdx.x, nthreads = blockDim.x;
+  const int blk = blockIdx.x;
+  const bool active = lane < z;
+  const size_t msg_words = 3 * (size_t)a.rows_max * zp;
+  float *app = smem;
+  uint32_t *after_app = reinterpret_cast<uint32_t *>(smem + (size_t)a.scols * z);
+  uint32_t *msg = a.gmsg ? a.gmsg + (size_t)blk * msg_words : after_app;
+  uint32_t *tab = a.gmsg ? after_app : after_app + msg_words;
+  int *s_last = reinterpret_cast<int *>(tab + kTabWords);
+
+  const int ntab = a.rows + 1 + a.nnz;
+  for (int j = lane; j < ntab; j += nthreads) tab[j] = a.tab[j];
+  if (lane == 0) *s_last = -1;
+  __syncthreads();
+
+  const float *llr = a.llr + (size_t)blk * a.nb * z;
+  const int n_app = a.scols * z, scan_from = (a.info_cols + 4) * z;
+  int last = -1;
+  for (int j = lane; j < n_app; j += nthreads) {
+    const float v = llr[j];
+    app[j] = v;
+    if (j >= scan_from && v != 0.0f) last = j;
+  }
+  if (last >= 0) atomicMax(s_last, last / z);
+  __syncthreads();
+  const int rows_used = *s_last < 0 ? 4 : *s_last - a.info_cols + 1;
+
+  const uint32_t *row_start = tab, *ent = tab + a.rows + 1;
+  int it = 0, ok = 0;
+  while (it < a.max_iterations && !(ok && !a.full_iterations)) {
+    float p1 = 0.0f, p2 = 0.0f;
+    uint32_t pw = 0;
+    if (it > 0 && active) {
+      p1 = __uint_as_float(msg[lane]);
+      p2 = __uint_as_float(msg[zp + lane]);
+      pw = msg[2 * zp + lane];
+    }
+    for (int r = 0; r < rows_used; r++) {
+      if (active) {
+        const int e0 = (int)row_start[r], deg = (int)row_start[r + 1] - e0;
+        uint32_t *mr = msg + (size_t)r * 3 * zp + lane;
+        const float o1 = p1, o2 = p2;
+        const uint32_t ow = pw;
+        if (it > 0 && r + 1 < rows_used) {
+          p1 = __uint_as_float(mr[3 * zp]);
+          p2 = __uint_as_float(mr[4 * zp]);
+          pw = mr[5 * zp];
+        }
+        const uint32_t *re = ent + e0;
+#define LDPC_ROW_CASE(D) \
+  case D: grouped_row<OFFSET, D>(app, re, lane, z, o1, o2, ow, a.alpha, a.beta, mr, zp); break;
+        switch (deg) {
+          LDPC_ROW_CASE(3) LDPC_ROW_CASE(4) LDPC_ROW_CASE(5) LDPC_ROW_CASE(6) LDPC_ROW_CASE(7) LDPC_ROW_CASE(8)
+          LDPC_ROW_CASE(9) LDPC_ROW_CASE(10) LDPC_ROW_CASE(11) LDPC_ROW_CASE(12) LDPC_ROW_CASE(13)
+          LDPC_ROW_CASE(14) LDPC_ROW_CASE(15) LDPC_ROW_CASE(16) LDPC_ROW_CASE(17) LDPC_ROW_CASE(18)
+          LDPC_ROW_CASE(19)
+          default: break; /* never: ldpc_gpu_create refuses other degrees */
+        }
+#undef LDPC_ROW_CASE
+      }
+      /* rows_used and the mask are the same for every thread of the block. */
+      if (r + 1 == rows_used || ((a.sync_after >> r) & 1ull)) __syncthreads();
+    }
+    it++;
+    int bad = 0;
+    if (active) {
+      for (int r = 0; r < rows_used && !bad; r++) {
+        uint32_t par = 0;
+        for (int e = (int)row_start[r]; e < (int)row_start[r + 1]; e++) par ^= ldpc_hard_bit(app[slot(ent[e], lane, z)]);
+        bad = (int)par;
+      }
+    }
+    ok = !__syncthreads_or(bad);
+  }
+
+  const int k_sys = a.info_cols * z;
+  uint8_t *out = a.bits + (size_t)blk * k_sys;
+  for (int j = lane; j < k_sys; j += nthreads) out[j] = ldpc_hard_bit(app[j]);
+  if (lane == 0) {
+    a.res[blk].iterations = it;
+    a.res[blk].syndrome_ok = ok;
+    a.res[blk].rows_used = rows_used;
+  }
+}
+
 }  // namespace
 
 struct ldpc_gpu_decoder {
@@ -224,20 +370,44 @@ struct ldpc_gpu_decoder {
   uint32_t *tab;          /* device: kTabWords */
   uint32_t *scratch;      /* device: global messages */
   size_t scratch_bytes;
+  ldpc_gpu_kernel kernel;
+  unsigned long long sync_after; /* bit r: row r+1 shares a column with a row since the last barrier */
 };
 
 extern "C" {
 
-static int set_attributes(size_t smem_max) {
-  CUDA_TRY(cudaFuncSetAttribute(ldpc_layered_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_max));
-  CUDA_TRY(cudaFuncSetAttribute(ldpc_layered_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_max));
+static int set_kernel_attributes(const void *kernel, size_t smem_max) {
+  CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_max));
   /* As much of the L1/shared split as shared memory as the kernels can use:
    * the LLRs of several blocks per SM. */
-  CUDA_TRY(cudaFuncSetAttribute(ldpc_layered_kernel<false>, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                (int)cudaSharedmemCarveoutMaxShared));
-  CUDA_TRY(cudaFuncSetAttribute(ldpc_layered_kernel<true>, cudaFuncAttributePreferredSharedMemoryCarveout,
+  CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                 (int)cudaSharedmemCarveoutMaxShared));
   return 0;
+}
+
+static int set_attributes(size_t smem_max) {
+  const void *kernels[4] = {(const void *)ldpc_layered_kernel<false>, (const void *)ldpc_layered_kernel<true>,
+                            (const void *)ldpc_grouped_kernel<false>, (const void *)ldpc_grouped_kernel<true>};
+  for (int k = 0; k < 4; k++)
+    if (set_kernel_attributes(kernels[k], smem_max) != 0) return -1;
+  return 0;
+}
+
+/* Bit r set: a barrier after row r, because row r+1 shares a column with
+ * row r or with a row after the last barrier before it. */
+static unsigned long long row_barriers(const ldpc_base_graph *g) {
+  static_assert(LDPC_ROWS_MAX <= 64, "one mask bit a row");
+  unsigned long long mask = 0, since = 0; /* since: columns touched after the last barrier */
+  for (int r = 0; r < g->rows; r++) {
+    unsigned long long cols = 0;
+    for (int e = g->row_start[r]; e < g->row_start[r + 1]; e++) cols |= 1ull << g->col[e];
+    if (r > 0 && (cols & since)) {
+      mask |= 1ull << (r - 1);
+      since = 0;
+    }
+    since |= cols;
+  }
+  return mask | 1ull << (g->rows - 1);
 }
 
 ldpc_gpu_decoder *ldpc_gpu_create(int bg, int z, const ldpc_decoder_config *cfg, ldpc_gpu_msg_place place,
@@ -278,6 +448,8 @@ ldpc_gpu_decoder *ldpc_gpu_create(int bg, int z, const ldpc_decoder_config *cfg,
   d->place = place;
   d->zp = zp;
   d->smem_max = (size_t)optin;
+  d->kernel = LDPC_GPU_KERNEL_GROUPED;
+  d->sync_after = row_barriers(g);
   uint32_t host_tab[kTabWords];
   for (int r = 0; r <= g->rows; r++) host_tab[r] = g->row_start[r];
   for (int e = 0; e < g->nnz; e++)
@@ -316,7 +488,7 @@ int ldpc_gpu_placement(const ldpc_gpu_decoder *d, int cols) {
   switch (d->place) {
     case LDPC_GPU_MSG_SHARED: return fits_shared ? LDPC_GPU_MSG_SHARED : -1;
     case LDPC_GPU_MSG_GLOBAL: return fits_global ? LDPC_GPU_MSG_GLOBAL : -1;
-    default: return fits_shared ? LDPC_GPU_MSG_SHARED : fits_global ? LDPC_GPU_MSG_GLOBAL : -1;
+    default: return fits_global ? LDPC_GPU_MSG_GLOBAL : -1;
   }
 }
 
@@ -354,6 +526,7 @@ int ldpc_gpu_decode(ldpc_gpu_decoder *d, const float *llr, int nblocks, int cols
   a.rows_max = rows_max;
   a.max_iterations = d->cfg.max_iterations;
   a.full_iterations = d->cfg.full_iterations;
+  a.sync_after = d->sync_after;
   if (place == LDPC_GPU_MSG_GLOBAL) {
     const size_t need = sizeof(uint32_t) * 3 * (size_t)rows_max * zp * (size_t)nblocks;
     if (need > d->scratch_bytes) {
@@ -368,13 +541,27 @@ int ldpc_gpu_decode(ldpc_gpu_decoder *d, const float *llr, int nblocks, int cols
   }
   const size_t smem = shared_bytes(scols, z, zp, rows_max, place == LDPC_GPU_MSG_SHARED);
   cudaStream_t s = (cudaStream_t)stream;
-  if (d->cfg.algorithm == LDPC_LAYERED_OMS) {
+  if (d->kernel == LDPC_GPU_KERNEL_GROUPED) {
+    if (d->cfg.algorithm == LDPC_LAYERED_OMS) {
+      ldpc_grouped_kernel<true><<<nblocks, zp, smem, s>>>(a);
+      CUDA_TRY_LAUNCH("ldpc_grouped_kernel<offset>");
+    } else {
+      ldpc_grouped_kernel<false><<<nblocks, zp, smem, s>>>(a);
+      CUDA_TRY_LAUNCH("ldpc_grouped_kernel<normalised>");
+    }
+  } else if (d->cfg.algorithm == LDPC_LAYERED_OMS) {
     ldpc_layered_kernel<true><<<nblocks, zp, smem, s>>>(a);
     CUDA_TRY_LAUNCH("ldpc_layered_kernel<offset>");
   } else {
     ldpc_layered_kernel<false><<<nblocks, zp, smem, s>>>(a);
     CUDA_TRY_LAUNCH("ldpc_layered_kernel<normalised>");
   }
+  return 0;
+}
+
+int ldpc_gpu_set_kernel(ldpc_gpu_decoder *d, ldpc_gpu_kernel kernel) {
+  if (!d || (kernel != LDPC_GPU_KERNEL_GROUPED && kernel != LDPC_GPU_KERNEL_ROW)) return -1;
+  d->kernel = kernel;
   return 0;
 }
 

@@ -33,7 +33,9 @@ extern "C" {
  * the row is rebuilt exactly. SHARED keeps them beside the a posteriori LLRs
  * in the thread block's shared memory (one code block per SM at BG1 Z 384
  * R 1/2: 181 KB); GLOBAL keeps them in device memory (mostly L2), leaving
- * room for more thread blocks per SM. AUTO: SHARED where it fits. */
+ * room for more thread blocks per SM, and measured faster on an H200 at
+ * both BG1 Z 384 and BG2 Z 56 (BENCHMARKS.md: 3.88 against 2.68 Gbit/s at
+ * BG1 R 1/2, 10 iterations). AUTO: GLOBAL (it fits wherever SHARED does). */
 typedef enum ldpc_gpu_msg_place {
   LDPC_GPU_MSG_AUTO = 0,
   LDPC_GPU_MSG_SHARED = 1,
@@ -41,6 +43,18 @@ typedef enum ldpc_gpu_msg_place {
 } ldpc_gpu_msg_place;
 
 typedef struct ldpc_gpu_decoder ldpc_gpu_decoder;
+
+/* Which kernel a decoder launches; both give the same bits (GPU equals
+ * CPU). ROW: the first kernel, one barrier after every base-graph row, each
+ * row's edge loop unrolled to the largest degree (19) and predicated.
+ * GROUPED (the default): a loop specialised for each row degree, the LLR
+ * slots of a row's edges computed once for both passes, and no barrier
+ * between consecutive rows that share no column. ROW stays selectable so
+ * the two can be timed side by side on a device (tests/cuda/ldpc_gpu_speed.cu). */
+typedef enum ldpc_gpu_kernel {
+  LDPC_GPU_KERNEL_GROUPED = 0,
+  LDPC_GPU_KERNEL_ROW = 1,
+} ldpc_gpu_kernel;
 
 /* A decoder for base graph bg (1, 2), lifting size z and cfg (algorithm
  * LDPC_LAYERED_NMS or LDPC_LAYERED_OMS; flooding BP is CPU only) on the
@@ -74,6 +88,9 @@ int ldpc_gpu_decode(ldpc_gpu_decoder *d, const float *llr, int nblocks, int cols
 /* The placement the launches of cols columns use (SHARED or GLOBAL), or -1
  * when such a block does not fit. */
 int ldpc_gpu_placement(const ldpc_gpu_decoder *d, int cols);
+
+/* Selects the kernel of later launches; -1 on a bad value. */
+int ldpc_gpu_set_kernel(ldpc_gpu_decoder *d, ldpc_gpu_kernel kernel);
 
 /* An upper bound on the columns a block rate matched with p can carry
  * nonzero LLRs in: the codeword columns up to the last circular buffer

@@ -84,17 +84,6 @@ _Static_assert(1 << DET_ML_BITS == LINK_MAX_ML_CANDIDATES, "DET_ML_BITS");
 /* ------------------------------------------------------------------------ */
 /* The shared arithmetic. */
 
-/* a*b rounded on its own, never fused into a later addition: __fmul_rn on the
- * device (nvcc fuses a plain product into an add under -fmad), an fmaf with a
- * -0 addend (exact, signed zeros kept) on the host, whatever the dialect's
- * contraction rule. */
-MAT_HD float det_mul_(float a, float b) {
-#ifdef __CUDA_ARCH__
-  return __fmul_rn(a, b);
-#else
-  return fmaf(a, b, -0.0f);
-#endif
-}
 
 /* acc - r x, complex, the products fused as written (cf_fma_exact). */
 MAT_HD cf32 det_csub_(cf32 acc, cf32 r, cf32 x) { return cf_fma_exact(acc, cf_make(-r.re, -r.im), x); }
@@ -110,7 +99,7 @@ MAT_HD float det_abs2_acc_(float acc, cf32 a) { return fmaf(a.re, a.re, fmaf(a.i
 /* One dimension of a layer increment: (b - r a)^2, r = r_ii. */
 MAT_HD float det_sq_(float b, float r, float a) {
   const float e = fmaf(-r, a, b);
-  return det_mul_(e, e);
+  return mul_rn(e, e);
 }
 
 /* A layer's increment |b - r s|^2 = sq_I + sq_Q: the per-dimension squares

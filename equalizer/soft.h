@@ -56,7 +56,7 @@
  * run-time value; llr[] is written at constant indices too.
  *
  * One arithmetic on both backends.  The max-log LLRs take +, -, *, / and min
- * only, every product rounded on its own (soft_mul_), so nvcc's -fmad cannot
+ * only, every product rounded on its own (mul_rn), so nvcc's -fmad cannot
  * fuse them differently from the host: the CPU and the GPU compute the same
  * values bit for bit from the same z and var.  Exact LLRs also call expf and
  * logf, whose last bits may differ between libm and CUDA's (a few 1e-7
@@ -114,16 +114,6 @@ static_assert(SOFT_LOSS_Q_MAX_BITS <= (1 << (32 - SOFT_LOSS_SHIFT)), "a bit's qu
 _Static_assert(SOFT_LOSS_Q_MAX_BITS <= (1 << (32 - SOFT_LOSS_SHIFT)), "a bit's quantised loss must fit uint32");
 #endif
 
-/* a*b rounded on its own, never fused into a later addition: __fmul_rn on the
- * device (nvcc fuses a plain product into an add under -fmad), an fmaf with a
- * -0 addend (exact, signed zeros kept) on the host in any dialect. */
-OFDM_HD float soft_mul_(float a, float b) {
-#ifdef __CUDA_ARCH__
-  return __fmul_rn(a, b);
-#else
-  return fmaf(a, b, -0.0f);
-#endif
-}
 
 /* One PAM dimension: v (already clamped), the decided level d (qam_demap's),
  * `levels` = L in {2, 4, 8, 16}, half-spacing s, ivar = 1/var (0: erasure).
@@ -133,14 +123,14 @@ OFDM_HD void soft_pam_(float v, int d, int levels, float s, float ivar, int exac
   const int top = levels - 1;
   const uint32_t gd = qam_gray_encode((uint32_t)d);
   /* amplitude of level k: (2k - (L-1)) s, as qam_map computes it */
-  const float ad = soft_mul_((float)(2 * d - top), s);
+  const float ad = mul_rn((float)(2 * d - top), s);
   const float two_v = 2.0f * v; /* exact */
   float e[SOFT_MAX_LEVELS];
   OFDM_UNROLL
   for (int k = 0; k < SOFT_MAX_LEVELS; k++) {
-    const float ak = soft_mul_((float)(2 * k - top), s);
+    const float ak = mul_rn((float)(2 * k - top), s);
     /* E_k = (a_k - a_d)(a_k + a_d - 2v) / var; 0 for levels past L (unused) */
-    e[k] = k < levels ? soft_mul_(soft_mul_(ak - ad, (ak + ad) - two_v), ivar) : 0.0f;
+    e[k] = k < levels ? mul_rn(mul_rn(ak - ad, (ak + ad) - two_v), ivar) : 0.0f;
   }
   OFDM_UNROLL
   for (int j = 0; j < SOFT_DIM_BITS; j++) {
@@ -319,14 +309,6 @@ OFDM_HD uint64_t soft_label_loss(int bps, const float *llr, uint32_t label) {
  * sum fits uint64 up to 2^30 bits a frame. */
 #define SOFT_GRID_TAIL 36.0
 
-/* a*b in double rounded on its own (soft_mul_'s rule, in double). */
-OFDM_HD double soft_dmul_(double a, double b) {
-#ifdef __CUDA_ARCH__
-  return __dmul_rn(a, b);
-#else
-  return fma(a, b, -0.0);
-#endif
-}
 
 /* e^-y for 0 <= y < 0.36: Taylor to degree 12 (Horner, fma). */
 OFDM_HD double soft_exp_small_(double y) {
@@ -349,7 +331,7 @@ OFDM_HD double soft_exp_small_(double y) {
 /* log1p(u) for u in [0, 1]: 2 atanh(u / (2 + u)), the series to t^23. */
 OFDM_HD double soft_log1p_unit_(double u) {
   const double t = u / (2.0 + u);
-  const double t2 = soft_dmul_(t, t);
+  const double t2 = mul_rn_d(t, t);
   double p = 4.34782608695652174e-02;     /* 1/23 */
   p = fma(p, t2, 4.76190476190476190e-02); /* 1/21 */
   p = fma(p, t2, 5.26315789473684211e-02); /* 1/19 */
@@ -362,7 +344,7 @@ OFDM_HD double soft_log1p_unit_(double u) {
   p = fma(p, t2, 2.0e-01);                 /* 1/5 */
   p = fma(p, t2, 3.33333333333333333e-01); /* 1/3 */
   p = fma(p, t2, 1.0);
-  return soft_dmul_(t + t, p);
+  return mul_rn_d(t + t, p);
 }
 
 /* One bit's loss at every grid scaling but s = 1, in quanta, added to
@@ -379,16 +361,16 @@ OFDM_HD void soft_grid_bit_(float llr, uint32_t bit, double *acc) {
   /* The chains: u = e^-(s a) and s itself (gmi_grid_s(k), exactly: doubling
    * is exact) on the even and the odd half-octaves, from k = 0 and 1. */
   double s_even = 0.00390625, s_odd = 0.00390625 * 1.4142135623730951; /* 2^-8, sqrt2 2^-8 */
-  double u_even = soft_exp_small_(soft_dmul_(s_even, a)), u_odd = soft_exp_small_(soft_dmul_(s_odd, a));
+  double u_even = soft_exp_small_(mul_rn_d(s_even, a)), u_odd = soft_exp_small_(mul_rn_d(s_odd, a));
   double u[GMI_GRID], y[GMI_GRID];
   OFDM_UNROLL
   for (int k = 0; k < GMI_GRID; k++) {
     const int odd = (k - GMI_GRID_S1) & 1; /* a constant once unrolled */
-    y[k] = soft_dmul_(odd ? s_odd : s_even, a);
+    y[k] = mul_rn_d(odd ? s_odd : s_even, a);
     u[k] = odd ? u_odd : u_even;
     if (k + 2 >= GMI_GRID) continue; /* no square past the last (it would underflow) */
-    if (odd) u_odd = soft_dmul_(u_odd, u_odd), s_odd = s_odd * 2.0;
-    else u_even = soft_dmul_(u_even, u_even), s_even = s_even * 2.0;
+    if (odd) u_odd = mul_rn_d(u_odd, u_odd), s_odd = s_odd * 2.0;
+    else u_even = mul_rn_d(u_even, u_even), s_even = s_even * 2.0;
   }
   OFDM_UNROLL
   for (int k = 0; k < GMI_GRID; k++) {
@@ -397,10 +379,10 @@ OFDM_HD void soft_grid_bit_(float llr, uint32_t bit, double *acc) {
      * quantum by the 1.5 2^52 shift (ties to even; a loss is below 2^34
      * quanta): gcc vectorises this loop, which a select feeding a division
      * or a floor() keeps it from. */
-    const double uk = soft_dmul_(u[k], y[k] < SOFT_GRID_TAIL ? 1.0 : 0.0);
-    const double nats = soft_dmul_(wrong, y[k]) + soft_log1p_unit_(uk);
-    const double q = (soft_dmul_(nats, per_nat) + 6755399441055744.0) - 6755399441055744.0;
-    acc[k] += soft_dmul_(q, k == GMI_GRID_S1 ? 0.0 : 1.0);
+    const double uk = mul_rn_d(u[k], y[k] < SOFT_GRID_TAIL ? 1.0 : 0.0);
+    const double nats = mul_rn_d(wrong, y[k]) + soft_log1p_unit_(uk);
+    const double q = (mul_rn_d(nats, per_nat) + 6755399441055744.0) - 6755399441055744.0;
+    acc[k] += mul_rn_d(q, k == GMI_GRID_S1 ? 0.0 : 1.0);
   }
 }
 

@@ -732,6 +732,9 @@ static void handle(coord *k, int from, int tag, uint8_t **bufp, size_t bytes) {
     st->idle = b.t.idle;
     st->tail = b.t.tail;
     st->wall = b.t.wall;
+    st->to_mpi = b.t.to_mpi;
+    st->to_gpu = b.t.to_gpu;
+    st->to_ready = b.t.to_ready;
     r->bye = 1;
     break;
   }
@@ -852,6 +855,9 @@ static void stop_workers(coord *k) {
     st->idle = t.idle;
     st->tail = t.tail;
     st->wall = t.wall;
+    st->to_mpi = t.to_mpi;
+    st->to_gpu = t.to_gpu;
+    st->to_ready = t.to_ready;
   }
   for (;;) {
     while (serve(k)) {
@@ -867,10 +873,10 @@ static void print_ranks(const coord *k) {
   for (int rank = 0; rank < k->j->size; rank++) {
     const rank_stat *st = &k->stats[rank];
     printf("# rank %d on %s (%s): %llu units, %.4g bits in %.2f s, %.2f Mbit/s; wall %.2f s: start-up %.2f, "
-           "busy %.2f, set-up %.2f, idle %.2f, tail %.2f s",
+           "busy %.2f, set-up %.2f, idle %.2f, tail %.2f s (start-up: MPI %.2f, GPU %.2f, ready %.2f s)",
            rank, st->host, st->backend, (unsigned long long)st->units, (double)st->bits, st->seconds,
            st->seconds > 0 ? (double)st->bits / st->seconds / 1e6 : 0.0, st->wall, st->startup, st->seconds,
-           st->setup, st->idle, st->tail);
+           st->setup, st->idle, st->tail, st->to_mpi, st->to_gpu, st->to_ready);
     if (rank == 0)
       printf("; coordinator %.3f s CPU for %llu messages (%.0f us each)", st->coordinator,
              (unsigned long long)st->messages, st->messages ? st->coordinator / (double)st->messages * 1e6 : 0.0);

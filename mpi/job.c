@@ -18,6 +18,27 @@ int mpi_job_launched(void) {
   return 0;
 }
 
+static int env_int(const char *const names[], size_t n, int *out) {
+  for (size_t i = 0; i < n; i++) {
+    const char *v = getenv(names[i]);
+    char *end;
+    if (!v || !*v) continue;
+    const long x = strtol(v, &end, 10);
+    if (*end || x < 0 || x > 1 << 24) continue;
+    *out = (int)x;
+    return 0;
+  }
+  return -1;
+}
+
+int mpi_job_shape_from_env(int *rank, int *local_rank, int *local_size) {
+  static const char *const r[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
+  static const char *const lr[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"};
+  static const char *const ls[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"};
+  if (env_int(r, 4, rank) || env_int(lr, 3, local_rank) || env_int(ls, 3, local_size)) return -1;
+  return *local_rank < *local_size ? 0 : -1;
+}
+
 /* When this process started, on clock_seconds()'s clock: its start time in
  * /proc/self/stat (clock ticks since boot) against CLOCK_BOOTTIME, so that a
  * rank's start-up counts the launcher's exec and the libraries' loading
@@ -62,6 +83,7 @@ int mpi_job_start(mpi_job *j, int *argc, char ***argv) {
   MPI_Comm_rank(node, &j->local_rank);
   MPI_Comm_free(&node);
   if (gethostname(j->host, sizeof j->host - 1)) snprintf(j->host, sizeof j->host, "unknown");
+  j->t_mpi = clock_seconds();
   return 0;
 }
 

@@ -159,6 +159,10 @@ static void *lane_main(void *arg) {
   l->t.tail = started ? end - last_end : 0;
   if (!started) l->t.startup = end - l->j->t_start;
   l->t.wall = end - l->j->t_start;
+  const mpi_job *j = l->j;
+  l->t.to_mpi = j->t_mpi > 0 ? j->t_mpi - j->t_start : 0;
+  l->t.to_gpu = j->t_gpu > 0 ? j->t_gpu - j->t_start : 0;
+  l->t.to_ready = j->t_ready > 0 ? j->t_ready - j->t_start : 0;
   pthread_mutex_unlock(&l->mu);
   return NULL;
 }

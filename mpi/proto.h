@@ -61,6 +61,9 @@ typedef struct lane_times {
   double idle;    /* waiting for a unit between its first and its last */
   double tail;    /* from the end of its last unit to the stop */
   double wall;    /* process start to the stop */
+  /* The start-up's steps, each from process start (mpi_job's t_mpi, t_gpu,
+   * t_ready): MPI_Init done, the GPU taken, the config and backend ready. */
+  double to_mpi, to_gpu, to_ready;
 } lane_times;
 
 /* The bye of a worker: its exit code and its times. */

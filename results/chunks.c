@@ -37,6 +37,10 @@ void tally_coded_add(tally_coded *a, const tally_coded *b) {
   a->iterations += b->iterations;
   a->cb_sq += b->cb_sq;
   a->info_sq += b->info_sq;
+  a->harq_errors += b->harq_errors;
+  a->transmissions += b->transmissions;
+  a->transmissions_sq += b->transmissions_sq;
+  a->delivered_transmissions += b->delivered_transmissions;
 }
 
 void tally_coded_frame(tally_coded *c, const frame_coded *f, uint64_t info_bits) {
@@ -49,6 +53,12 @@ void tally_coded_frame(tally_coded *c, const frame_coded *f, uint64_t info_bits)
   c->iterations += f->iterations;
   c->cb_sq += (double)f->cb_errors * (double)f->cb_errors;
   c->info_sq += (double)f->info_errors * (double)f->info_errors;
+  const uint64_t n = f->transmissions ? f->transmissions : 1;
+  const int lost = f->transmissions ? f->harq_error != 0 : f->tb_error != 0;
+  c->harq_errors += (uint64_t)lost;
+  c->transmissions += n;
+  c->transmissions_sq += n * n;
+  if (!lost) c->delivered_transmissions += n;
 }
 
 /* Frames are the independent units of every coded count: each has its own
@@ -73,6 +83,73 @@ void tally_cbler_interval(const sim_point *pt, const tally *t, double conf, doub
 }
 void tally_coded_ber_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi) {
   coded_interval(pt, t, t->coded.info_bits, t->coded.info_errors, t->coded.info_sq, conf, lo, hi);
+}
+
+void tally_residual_bler_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi) {
+  coded_interval(pt, t, t->coded.blocks, t->coded.harq_errors, (double)t->coded.harq_errors, conf, lo, hi);
+}
+
+void tally_transmissions_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi) {
+  if (!link_coded(&pt->p)) {
+    *lo = *hi = NAN;
+    return;
+  }
+  const tally_coded *c = &t->coded;
+  mean_interval((double)c->transmissions, (double)c->transmissions_sq, c->blocks, conf, lo, hi);
+  /* every TB took the same transmissions (all at once, or none retried):
+   * no spread to estimate, and none a frame can show */
+  if (c->blocks && c->transmissions_sq * c->blocks == c->transmissions * c->transmissions && isnan(*lo))
+    *lo = *hi = (double)c->transmissions / (double)c->blocks;
+}
+
+/* Throughput after HARQ, R = D / T over the frames: D the information bits
+ * delivered (A d_f, d_f = 1 when frame f's TB got through), T the REs of
+ * every transmission (f T_f). The delta method's variance of a ratio of
+ * means, sum (D_f - R T_f)^2 / (n (n-1) mean(T)^2), from the sums the tally
+ * keeps: sum d_f^2 = sum d_f, sum d_f T_f = delivered_transmissions. A t
+ * interval with n - 1 degrees of freedom, clipped at 0. */
+void harq_throughput_interval(const tally_coded *c, double tbs, double res, double conf, double *lo, double *hi) {
+  const double n = (double)c->blocks, T = (double)c->transmissions;
+  if (c->blocks < 2 || !(T > 0.0) || !(res > 0.0)) {
+    *lo = *hi = NAN;
+    return;
+  }
+  const double delivered = n - (double)c->harq_errors; /* sum d_f = sum d_f^2 */
+  const double r = delivered / T;                        /* TBs per transmission */
+  double ss = delivered - 2.0 * r * (double)c->delivered_transmissions + r * r * (double)c->transmissions_sq;
+  if (ss < 0.0) ss = 0.0;
+  const double mean_t = T / n, se = sqrt(ss / (n * (n - 1.0))) / mean_t;
+  const double q = t_quantile(0.5 + conf / 2.0, n - 1.0), scale = tbs / res;
+  *lo = fmax(0.0, r - q * se) * scale;
+  *hi = (r + q * se) * scale;
+  /* where the frames show no spread (every TB lost, or every one delivered
+   * at once) the delta method has no variance: at least the residual BLER's
+   * interval over the mean transmissions, which has one for those counts */
+  double blo, bhi;
+  const ber_sample b = {c->blocks, c->harq_errors, c->blocks, (double)c->harq_errors, c->blocks};
+  ber_interval(&b, conf, &blo, &bhi);
+  *lo = fmin(*lo, (1.0 - bhi) / mean_t * scale);
+  *hi = fmax(*hi, (1.0 - blo) / mean_t * scale);
+}
+
+void tally_harq_throughput_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi) {
+  if (!link_coded(&pt->p)) {
+    *lo = *hi = NAN;
+    return;
+  }
+  harq_throughput_interval(&t->coded, (double)pt->p.code.tbs, (double)link_res_per_frame(&pt->p), conf, lo, hi);
+}
+
+double tally_harq_throughput_per_re(const sim_point *pt, const tally *t) {
+  if (!link_coded(&pt->p) || !t->coded.transmissions) return NAN;
+  return (double)(t->coded.blocks - t->coded.harq_errors) * (double)pt->p.code.tbs /
+         ((double)t->coded.transmissions * (double)link_res_per_frame(&pt->p));
+}
+
+double tally_harq_throughput_bps(const sim_point *pt, const tally *t) {
+  if (!link_coded(&pt->p) || !t->coded.transmissions) return NAN;
+  return (double)(t->coded.blocks - t->coded.harq_errors) * (double)pt->p.code.tbs /
+         ((double)t->coded.transmissions * link_frame_seconds(&pt->p));
 }
 
 /* Information bits of the TBs delivered without error. */

@@ -30,6 +30,13 @@ typedef struct tally_coded {
   uint64_t iterations;            /* decoder iterations, summed over the code blocks */
   double cb_sq, info_sq;          /* sums over the frames of the squared per-frame
                                      CB and information-bit errors (intervals) */
+  /* HARQ (code.harq_transmissions; without it: harq_errors = block_errors,
+   * transmissions = transmissions_sq = blocks, delivered_transmissions =
+   * blocks - block_errors) */
+  uint64_t harq_errors;           /* TBs lost after their last transmission */
+  uint64_t transmissions;         /* transmissions sent, summed over the TBs */
+  uint64_t transmissions_sq;      /* ... of each TB squared (the mean's interval) */
+  uint64_t delivered_transmissions; /* ... of the TBs delivered (the throughput's) */
 } tally_coded;
 
 /* Counts of consecutive frames of one point. */
@@ -69,6 +76,21 @@ void tally_coded_frame(tally_coded *c, const frame_coded *f, uint64_t info_bits)
 void tally_bler_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi);
 void tally_cbler_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi);
 void tally_coded_ber_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi);
+/* HARQ's: the residual BLER (TBs lost after their last transmission; the
+ * BLER's method), and the mean transmissions per TB (a t interval over the
+ * frames). NAN when uncoded. */
+void tally_residual_bler_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi);
+void tally_transmissions_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi);
+/* Throughput after HARQ: information bits of the TBs delivered after any
+ * transmission over the air time of every transmission sent, per RE (pilots
+ * included) and per second; its interval (per RE) by the delta method of a
+ * ratio of sums over the frames. NAN when uncoded or without frames. */
+double tally_harq_throughput_per_re(const sim_point *pt, const tally *t);
+double tally_harq_throughput_bps(const sim_point *pt, const tally *t);
+void tally_harq_throughput_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi);
+/* The same from the sums alone (A information bits a TB, f REs a frame):
+ * for the merge, which has no point. */
+void harq_throughput_interval(const tally_coded *c, double tbs, double res, double conf, double *lo, double *hi);
 /* Delivered information bits (those of TBs without error) per RE of the
  * frames (pilots included) and per second of air time (link_frame_seconds);
  * NAN when uncoded or without frames. */

@@ -30,7 +30,15 @@
   X(THROUGHPUT, "throughput") X(THROUGHPUT_CI95_LOW, "throughput_ci95_low")                             \
   X(THROUGHPUT_CI95_HIGH, "throughput_ci95_high") X(THROUGHPUT_BPS, "throughput_bps")                    \
   X(FRAME_CB_ERRORS_SQ, "frame_cb_errors_sq") X(FRAME_INFO_ERRORS_SQ, "frame_info_errors_sq")          \
-  X(GMI_S, "gmi_s") X(GMI_S1, "gmi_s1") X(GMI_LOSS_S, "gmi_loss_s") X(FRAME_GMI_LOSS_S_SQ, "frame_gmi_loss_s_sq")
+  X(GMI_S, "gmi_s") X(GMI_S1, "gmi_s1") X(GMI_LOSS_S, "gmi_loss_s") X(FRAME_GMI_LOSS_S_SQ, "frame_gmi_loss_s_sq") \
+  X(HARQ_ERRORS, "harq_errors") X(RESIDUAL_BLER, "residual_bler")                                      \
+  X(RESIDUAL_BLER_CI95_LOW, "residual_bler_ci95_low") X(RESIDUAL_BLER_CI95_HIGH, "residual_bler_ci95_high") \
+  X(TRANSMISSIONS, "transmissions") X(MEAN_TRANSMISSIONS, "mean_transmissions")                        \
+  X(MEAN_TRANSMISSIONS_CI95_LOW, "mean_transmissions_ci95_low")                                        \
+  X(MEAN_TRANSMISSIONS_CI95_HIGH, "mean_transmissions_ci95_high") X(HARQ_THROUGHPUT, "harq_throughput") \
+  X(HARQ_THROUGHPUT_CI95_LOW, "harq_throughput_ci95_low")                                              \
+  X(HARQ_THROUGHPUT_CI95_HIGH, "harq_throughput_ci95_high") X(HARQ_THROUGHPUT_BPS, "harq_throughput_bps") \
+  X(FRAME_TRANSMISSIONS_SQ, "frame_transmissions_sq") X(DELIVERED_TRANSMISSIONS, "delivered_transmissions")
 
 typedef enum result_column {
 #define RESULT_COLUMN_ID(id, name) COL_##id,

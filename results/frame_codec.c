@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/gmi_grid.h"
+#include "core/params.h"
 
 size_t frame_encoded_max(uint64_t n, int tx) {
   /* a zero run (10 bytes at most) and a frame of tx + 1 counts (5 each) and
@@ -97,7 +98,7 @@ int frame_decode(const uint8_t *in, size_t len, uint64_t n, int tx, uint32_t *er
   return at == len ? 0 : -1;
 }
 
-size_t coded_encoded_max(uint64_t n) { return (size_t)n * 5 * 5; }
+size_t coded_encoded_max(uint64_t n) { return (size_t)n * 7 * 5; }
 
 size_t coded_encode(const frame_coded *c, uint64_t n, uint8_t *out) {
   size_t k = 0;
@@ -107,6 +108,8 @@ size_t coded_encode(const frame_coded *c, uint64_t n, uint8_t *out) {
     k += put(out + k, c[i].cb_errors);
     k += put(out + k, c[i].info_errors);
     k += put(out + k, c[i].iterations);
+    k += put(out + k, c[i].harq_error);
+    k += put(out + k, c[i].transmissions);
   }
   return k;
 }
@@ -114,11 +117,14 @@ size_t coded_encode(const frame_coded *c, uint64_t n, uint8_t *out) {
 long long coded_decode(const uint8_t *in, size_t len, uint64_t n, frame_coded *c) {
   size_t at = 0;
   for (uint64_t i = 0; i < n; i++) {
-    uint64_t v[5];
-    for (int j = 0; j < 5; j++)
+    uint64_t v[7];
+    for (int j = 0; j < 7; j++)
       if (get(in, len, &at, 32, &v[j])) return -1;
-    if (v[0] > 1 || v[2] > v[1]) return -1; /* a TB is lost or not; no more CB errors than CBs */
-    c[i] = (frame_coded){(uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2], (uint32_t)v[3], (uint32_t)v[4]};
+    /* a TB is lost or not; no more CB errors than CBs; HARQ: lost or not,
+     * at most LINK_HARQ_MAX transmissions */
+    if (v[0] > 1 || v[2] > v[1] || v[5] > 1 || v[6] > LINK_HARQ_MAX) return -1;
+    c[i] = (frame_coded){(uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2], (uint32_t)v[3], (uint32_t)v[4],
+                         (uint32_t)v[5], (uint32_t)v[6]};
   }
   return (long long)at;
 }

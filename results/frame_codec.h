@@ -34,8 +34,8 @@ int frame_decode(const uint8_t *in, size_t len, uint64_t n, int tx, uint32_t *er
                  uint64_t *loss, uint64_t *loss_s);
 
 /* The coded link's per-frame counts (frame_coded: TB error, code blocks,
- * CB errors, information-bit errors, decoder iterations), five varints a
- * frame with no zero runs (every coded frame has code blocks and
+ * CB errors, information-bit errors, decoder iterations, HARQ's TB error
+ * and transmissions), seven varints a frame with no zero runs (every coded frame has code blocks and
  * iterations). A unit's chunk carries them ahead of its frame_encode'd
  * bytes; the decoder reads exactly n frames and says how many bytes they
  * took, so the rest is frame_decode's. */

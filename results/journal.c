@@ -79,6 +79,13 @@ int journal_format(const journal_record *r, char *buf, size_t n) {
                      (unsigned long long)c->cbs, (unsigned long long)c->cb_errors,
                      (unsigned long long)c->info_bits, (unsigned long long)c->info_errors,
                      (unsigned long long)c->iterations, c->cb_sq, c->info_sq);
+  /* HARQ's four counts, only where a TB was sent more than once (a line
+   * without them reads as one transmission a TB: tally_coded's defaults;
+   * transmissions 0, a tally made without HARQ, reads so too) */
+  if (c->blocks && c->transmissions && c->transmissions != c->blocks && more >= 0 && (size_t)(len + more) < n)
+    more += snprintf(buf + len + more, n - (size_t)(len + more), ";%llu;%llu;%llu;%llu",
+                     (unsigned long long)c->harq_errors, (unsigned long long)c->transmissions,
+                     (unsigned long long)c->transmissions_sq, (unsigned long long)c->delivered_transmissions);
   if (more < 0 || (size_t)(len + more) + 11 >= n) return -1;
   return len + more + snprintf(buf + len + more, n - (size_t)(len + more), " %08x\n",
                                check_of(buf, (size_t)(len + more)));
@@ -110,11 +117,28 @@ static int parse_coded(char *word, tally_coded *c) {
   char *save = NULL, *e = strtok_r(word + 6, ";", &save);
   for (size_t i = 0; i < sizeof u / sizeof *u; i++, e = strtok_r(NULL, ";", &save))
     if (!e || parse_u64(e, 10, u[i])) return -1;
-  if (!e || parse_double(e, &c->cb_sq) || !(e = strtok_r(NULL, ";", &save)) || parse_double(e, &c->info_sq) ||
-      strtok_r(NULL, ";", &save))
+  if (!e || parse_double(e, &c->cb_sq) || !(e = strtok_r(NULL, ";", &save)) || parse_double(e, &c->info_sq))
     return -1;
   if (c->block_errors > c->blocks || c->cb_errors > c->cbs || c->info_errors > c->info_bits || c->blocks == 0 ||
       !(c->cb_sq >= 0.0) || !(c->info_sq >= 0.0))
+    return -1;
+  /* HARQ's counts where the line has them, else one transmission a TB */
+  uint64_t *h[] = {&c->harq_errors, &c->transmissions, &c->transmissions_sq, &c->delivered_transmissions};
+  e = strtok_r(NULL, ";", &save);
+  if (!e) {
+    c->harq_errors = c->block_errors;
+    c->transmissions = c->transmissions_sq = c->blocks;
+    c->delivered_transmissions = c->blocks - c->block_errors;
+    return 0;
+  }
+  for (size_t i = 0; i < sizeof h / sizeof *h; i++, e = strtok_r(NULL, ";", &save))
+    if (!e || parse_u64(e, 10, h[i])) return -1;
+  if (e) return -1;
+  /* each TB lost or delivered after 1 .. LINK_HARQ_MAX transmissions */
+  const uint64_t b = c->blocks, t = c->transmissions;
+  if (c->harq_errors > c->block_errors || t < b || t > LINK_HARQ_MAX * b || c->transmissions_sq < t ||
+      c->transmissions_sq > LINK_HARQ_MAX * t || c->delivered_transmissions > t ||
+      c->delivered_transmissions < b - c->harq_errors)
     return -1;
   return 0;
 }
@@ -179,7 +203,7 @@ int journal_parse(const char *line, journal_record *r, char *why, size_t n) {
    * and a coded point's word, each where the line has it */
   const int extra = k - FIELDS_GMI1, coded_at = extra == 1 || extra == 3 ? k - 2 : -1, grid = extra >= 2;
   if (coded_at >= 0 && parse_coded(tok[coded_at], &t->coded))
-    return snprintf(why, n, "coded counts that are not 'coded:' and 7 counts and 2 sums that add up"), -1;
+    return snprintf(why, n, "coded counts that are not 'coded:' and 7 counts and 2 sums (and HARQ's 4 counts) that add up"), -1;
   if (k >= FIELDS_GMI1 && (strcmp(tok[22], "-") || strcmp(tok[23], "-"))) {
     e = strtok_r(tok[22], ";", &save);
     for (int s = 0; s < r->tx; s++, e = strtok_r(NULL, ";", &save))

@@ -96,20 +96,34 @@ void report_table_row(FILE *f, const sim_point *pt, const point_result *r) {
             (unsigned long long)c->blocks, pt->p.code.tbs, (double)c->cb_errors / (double)c->cbs,
             (double)c->info_errors / (double)c->info_bits, (double)c->iterations / (double)c->cbs,
             tally_throughput_per_re(pt, &r->n), tally_throughput_bps(pt, &r->n) / 1e6);
+    if (link_harq(&pt->p) > 1) {
+      double rlo, rhi;
+      tally_residual_bler_interval(pt, &r->n, 0.95, &rlo, &rhi);
+      fprintf(f,
+              "      HARQ (up to %d transmissions): residual BLER %.4e [%.3e, %.3e] (%llu TBs lost), %.3f "
+              "transmissions a TB, %.4f bit/RE, %.2f Mbit/s of air time\n",
+              link_harq(&pt->p), (double)c->harq_errors / (double)c->blocks, rlo, rhi,
+              (unsigned long long)c->harq_errors, (double)c->transmissions / (double)c->blocks,
+              tally_harq_throughput_per_re(pt, &r->n), tally_harq_throughput_bps(pt, &r->n) / 1e6);
+    }
   }
 }
 
 /* The GMI columns of the CSV: the supremum over the LLR scaling and its
  * interval, per stream (at s = 1) and the sums a merge adds up; empty
  * without soft outputs. */
+/* The GMI supremum of a point with soft outputs and frames (1); 0 with the
+ * empty fields written instead (`empty`). */
+static int gmi_sup_or_empty(FILE *f, const sim_point *pt, const point_result *r, const char *empty, gmi_sup *g) {
+  if (pt->p.llr == LLR_OFF || !r->n.frames) return fputs(empty, f), 0;
+  tally_gmi_sup(pt, &r->n, 0.95, g);
+  return 1;
+}
+
 static void csv_gmi(FILE *f, const sim_point *pt, const point_result *r) {
   const link_params *p = &pt->p;
-  if (p->llr == LLR_OFF || !r->n.frames) {
-    fputs(",,,,,,", f);
-    return;
-  }
   gmi_sup g;
-  tally_gmi_sup(pt, &r->n, 0.95, &g);
+  if (!gmi_sup_or_empty(f, pt, r, ",,,,,,", &g)) return;
   fputc(',', f);
   csv_real(f, 10, g.gmi);
   fputc(',', f);
@@ -126,12 +140,8 @@ static void csv_gmi(FILE *f, const sim_point *pt, const point_result *r) {
 /* The GMI columns after the coded link's: the optimal s, the GMI at s = 1
  * and the grid's sums; empty without soft outputs. */
 static void csv_gmi_grid(FILE *f, const sim_point *pt, const point_result *r) {
-  if (pt->p.llr == LLR_OFF || !r->n.frames) {
-    fputs(",,,,", f);
-    return;
-  }
   gmi_sup g;
-  tally_gmi_sup(pt, &r->n, 0.95, &g);
+  if (!gmi_sup_or_empty(f, pt, r, ",,,,", &g)) return;
   fputc(',', f);
   csv_real(f, 10, g.s);
   fputc(',', f);
@@ -182,6 +192,42 @@ static void csv_coded(FILE *f, const sim_point *pt, const point_result *r) {
   csv_real(f, 17, c->info_sq);
 }
 
+/* HARQ's columns (harq_errors .. delivered_transmissions), after the GMI
+ * grid's: written for every coded point (without HARQ a TB is sent once:
+ * the residual BLER is the BLER), empty for an uncoded one. */
+static void csv_harq(FILE *f, const sim_point *pt, const point_result *r) {
+  const tally_coded *c = &r->n.coded;
+  if (!link_coded(&pt->p) || !r->n.frames) {
+    fputs(",,,,,,,,,,,,,,", f); /* 14 columns */
+    return;
+  }
+  double lo, hi;
+  tally_residual_bler_interval(pt, &r->n, 0.95, &lo, &hi);
+  fprintf(f, ",%llu,", (unsigned long long)c->harq_errors);
+  csv_real(f, 10, (double)c->harq_errors / (double)c->blocks);
+  fputc(',', f);
+  csv_real(f, 10, lo);
+  fputc(',', f);
+  csv_real(f, 10, hi);
+  fprintf(f, ",%llu,", (unsigned long long)c->transmissions);
+  tally_transmissions_interval(pt, &r->n, 0.95, &lo, &hi);
+  csv_real(f, 10, (double)c->transmissions / (double)c->blocks);
+  fputc(',', f);
+  csv_real(f, 10, lo);
+  fputc(',', f);
+  csv_real(f, 10, hi);
+  fputc(',', f);
+  tally_harq_throughput_interval(pt, &r->n, 0.95, &lo, &hi);
+  csv_real(f, 10, tally_harq_throughput_per_re(pt, &r->n));
+  fputc(',', f);
+  csv_real(f, 10, lo);
+  fputc(',', f);
+  csv_real(f, 10, hi);
+  fputc(',', f);
+  csv_real(f, 10, tally_harq_throughput_bps(pt, &r->n));
+  fprintf(f, ",%llu,%llu", (unsigned long long)c->transmissions_sq, (unsigned long long)c->delivered_transmissions);
+}
+
 /* Real-valued cells through csv_real (never read back as integers);
  * counts as integers. */
 static void csv_row(FILE *f, const sim_config *c, const sim_point *pt, const point_result *r) {
@@ -216,6 +262,7 @@ static void csv_row(FILE *f, const sim_config *c, const sim_point *pt, const poi
   csv_gmi(f, pt, r);
   csv_coded(f, pt, r);
   csv_gmi_grid(f, pt, r);
+  csv_harq(f, pt, r);
   config_columns_row(f, c, pt);
   fputc('\n', f);
 }
@@ -346,13 +393,32 @@ static json_t *gmi_json(const sim_point *pt, const point_result *r) {
                    "frame_loss_sq", sim_json_real(r->n.gmi_loss_sq), "grid", grid, "llr", llr_kind_name(p->llr));
 }
 
+/* HARQ's counts and rates of a coded point. */
+static json_t *harq_json(const sim_point *pt, const point_result *r) {
+  const tally_coded *c = &r->n.coded;
+  double rlo, rhi, tlo, thi, hlo, hhi;
+  tally_residual_bler_interval(pt, &r->n, 0.95, &rlo, &rhi);
+  tally_transmissions_interval(pt, &r->n, 0.95, &tlo, &thi);
+  tally_harq_throughput_interval(pt, &r->n, 0.95, &hlo, &hhi);
+  return json_pack("{s:i, s:I, s:o, s:[oo], s:I, s:o, s:[oo], s:o, s:[oo], s:o, s:I, s:I}", "max_transmissions",
+                   link_harq(&pt->p), "harq_errors", (json_int_t)c->harq_errors, "residual_bler",
+                   sim_json_real((double)c->harq_errors / (double)c->blocks), "residual_bler_ci95",
+                   sim_json_real(rlo), sim_json_real(rhi), "transmissions", (json_int_t)c->transmissions,
+                   "mean_transmissions", sim_json_real((double)c->transmissions / (double)c->blocks),
+                   "mean_transmissions_ci95", sim_json_real(tlo), sim_json_real(thi), "throughput",
+                   sim_json_real(tally_harq_throughput_per_re(pt, &r->n)), "throughput_ci95", sim_json_real(hlo),
+                   sim_json_real(hhi), "throughput_bps", sim_json_real(tally_harq_throughput_bps(pt, &r->n)),
+                   "frame_transmissions_sq", (json_int_t)c->transmissions_sq, "delivered_transmissions",
+                   (json_int_t)c->delivered_transmissions);
+}
+
 /* The point's coded-link counts and rates (null when uncoded). */
 static json_t *coded_json(const sim_point *pt, const point_result *r) {
   const tally_coded *c = &r->n.coded;
   if (!link_coded(&pt->p) || !c->blocks) return json_null();
   double lo, hi;
   tally_bler_interval(pt, &r->n, 0.95, &lo, &hi);
-  return json_pack("{s:I, s:I, s:o, s:[oo], s:I, s:I, s:o, s:I, s:I, s:o, s:I, s:o, s:o, s:o, s:o, s:I}",
+  return json_pack("{s:I, s:I, s:o, s:[oo], s:I, s:I, s:o, s:I, s:I, s:o, s:I, s:o, s:o, s:o, s:o, s:I, s:o}",
                    "blocks", (json_int_t)c->blocks, "block_errors", (json_int_t)c->block_errors, "bler",
                    sim_json_real((double)c->block_errors / (double)c->blocks), "bler_ci95", sim_json_real(lo),
                    sim_json_real(hi), "code_blocks", (json_int_t)c->cbs, "cb_errors", (json_int_t)c->cb_errors,
@@ -363,7 +429,7 @@ static json_t *coded_json(const sim_point *pt, const point_result *r) {
                    sim_json_real((double)c->iterations / (double)c->cbs), "throughput",
                    sim_json_real(tally_throughput_per_re(pt, &r->n)), "throughput_bps",
                    sim_json_real(tally_throughput_bps(pt, &r->n)), "frame_cb_errors_sq", sim_json_real(c->cb_sq),
-                   "tbs", (json_int_t)pt->p.code.tbs);
+                   "tbs", (json_int_t)pt->p.code.tbs, "harq", harq_json(pt, r));
 }
 
 static json_t *point_json(const sim_point *pt, const point_result *r) {
@@ -417,12 +483,15 @@ static json_t *run_json(const emit_ctx *e) {
                             "units", (json_int_t)r->units, "frames", (json_int_t)r->frames, "bits",
                             (json_int_t)r->bits, "seconds", sim_json_real(r->seconds), "mbit_per_s",
                             sim_json_real(r->seconds > 0 ? (double)r->bits / r->seconds / 1e6 : 0.0));
-    if (one && json_object_update_new(one, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:I}", "startup_s",
+    if (one && (json_object_update_new(one, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:I}", "startup_s",
                                                      sim_json_real(r->startup), "setup_s", sim_json_real(r->setup),
                                                      "idle_s", sim_json_real(r->idle), "tail_s",
                                                      sim_json_real(r->tail), "wall_s", sim_json_real(r->wall),
                                                      "coordinator_s", sim_json_real(r->coordinator), "messages",
-                                                     (json_int_t)r->messages))) {
+                                                     (json_int_t)r->messages)) ||
+               json_object_update_new(one, json_pack("{s:o, s:o, s:o}", "startup_mpi_s", sim_json_real(r->to_mpi),
+                                                     "startup_gpu_s", sim_json_real(r->to_gpu), "startup_ready_s",
+                                                     sim_json_real(r->to_ready))))) {
       json_decref(one);
       one = NULL;
     }

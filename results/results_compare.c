@@ -156,28 +156,40 @@ static int read_sides(const result_table *t, compare_side *s, char *err, size_t 
           result_table_u64(t, r, "block_errors", &x->block_errors, err, errlen))
         return 2;
       x->coded = x->blocks > 0 && x->block_errors <= x->blocks;
+      const int hc = result_table_column(t, "harq_errors");
+      x->harq_errors = x->block_errors;
+      if (hc >= 0 && *result_table_cell(t, r, hc) && result_table_u64(t, r, "harq_errors", &x->harq_errors, err, errlen))
+        return 2;
     }
   }
   return 0;
 }
 
-/* A coded pair's block errors: on the same draws within the tolerance of
- * the bit errors, else a z-test of the BLERs (one TB a frame, frames
- * independent: binomial variances). 1 when they agree (or a side is not
- * coded). */
-static int blocks_agree(const compare_pair *p, const compare_options *o, double alpha_each, int same_draws) {
+/* One count of lost TBs of a coded pair (ea of a's blocks, eb of b's): on
+ * the same draws within the tolerance of the bit errors, else a z-test of
+ * the rates (one TB a frame, frames independent: binomial variances). */
+static int lost_agree(uint64_t ea, uint64_t eb, const compare_pair *p, const compare_options *o, double alpha_each,
+                      int same_draws) {
   const compare_side *a = &p->a, *b = &p->b;
-  if (!a->coded || !b->coded) return 1;
   if (same_draws) {
-    const double d = fabs((double)b->block_errors - (double)a->block_errors);
-    const double e_max = (double)(a->block_errors > b->block_errors ? a->block_errors : b->block_errors);
+    const double d = fabs((double)eb - (double)ea);
+    const double e_max = (double)(ea > eb ? ea : eb);
     return a->blocks == b->blocks && d <= o->same_rel * e_max + o->same_abs;
   }
-  const double pa = (double)a->block_errors / (double)a->blocks, pb = (double)b->block_errors / (double)b->blocks;
-  const double pool = (double)(a->block_errors + b->block_errors) / (double)(a->blocks + b->blocks);
+  const double pa = (double)ea / (double)a->blocks, pb = (double)eb / (double)b->blocks;
+  const double pool = (double)(ea + eb) / (double)(a->blocks + b->blocks);
   const double v = pool * (1.0 - pool) * (1.0 / (double)a->blocks + 1.0 / (double)b->blocks);
   if (!(v > 0)) return pa == pb;
   return erfc(fabs(pb - pa) / sqrt(v) / sqrt(2.0)) >= alpha_each;
+}
+
+/* A coded pair's block errors, of the first transmission and after HARQ.
+ * 1 when they agree (or a side is not coded). */
+static int blocks_agree(const compare_pair *p, const compare_options *o, double alpha_each, int same_draws) {
+  const compare_side *a = &p->a, *b = &p->b;
+  if (!a->coded || !b->coded) return 1;
+  return lost_agree(a->block_errors, b->block_errors, p, o, alpha_each, same_draws) &&
+         lost_agree(a->harq_errors, b->harq_errors, p, o, alpha_each, same_draws);
 }
 
 /* The z-test and the same-draws rule of one pair with both sides run. */

@@ -53,6 +53,7 @@ typedef struct compare_side {
   double var;         /* the BER's variance (results_ber_variance) */
   int coded;          /* a coded point: its transport blocks and those lost */
   uint64_t blocks, block_errors;
+  uint64_t harq_errors;  /* TBs lost after HARQ (block_errors where the file has no HARQ columns) */
 } compare_side;
 
 typedef struct compare_pair {

@@ -168,6 +168,25 @@ static int read_coded(part *p, char *err, size_t errlen) {
                  "code_blocks, info_bit_errors <= info_bits)", t->path, t->lines[p->row]);
     return 2;
   }
+  /* HARQ's counts (a file from before them: one transmission a TB) */
+  const int hc = result_table_column(t, "harq_errors");
+  if (hc < 0 || !*result_table_cell(t, p->row, hc)) {
+    c->harq_errors = c->block_errors;
+    c->transmissions = c->transmissions_sq = c->blocks;
+    c->delivered_transmissions = c->blocks - c->block_errors;
+  } else if (result_table_u64(t, p->row, "harq_errors", &c->harq_errors, err, errlen) ||
+             result_table_u64(t, p->row, "transmissions", &c->transmissions, err, errlen) ||
+             result_table_u64(t, p->row, "frame_transmissions_sq", &c->transmissions_sq, err, errlen) ||
+             result_table_u64(t, p->row, "delivered_transmissions", &c->delivered_transmissions, err, errlen)) {
+    return 2;
+  } else if (c->harq_errors > c->block_errors || c->transmissions < c->blocks ||
+             c->transmissions > LINK_HARQ_MAX * c->blocks || c->transmissions_sq < c->transmissions ||
+             c->delivered_transmissions > c->transmissions) {
+    results_fail(err, errlen, "%s:%zu: HARQ counts that do not add up (harq_errors <= block_errors, blocks <= "
+                 "transmissions <= %d blocks, transmissions <= frame_transmissions_sq, delivered_transmissions <= "
+                 "transmissions)", t->path, t->lines[p->row], LINK_HARQ_MAX);
+    return 2;
+  }
   p->coded = 1;
   return 0;
 }
@@ -445,6 +464,33 @@ static int merge_coded(const group *g, part **data, size_t n, char **cells, char
       set_cell(t, cells, "throughput_bps", real(10, delivered / ((double)frames * frame_s))) ||
       set_cell(t, cells, "frame_cb_errors_sq", real(17, c.cb_sq)) ||
       set_cell(t, cells, "frame_info_errors_sq", real(17, c.info_sq))) {
+    results_fail(err, errlen, "out of memory");
+    return 2;
+  }
+  /* HARQ's: the residual BLER as the BLER, the mean transmissions' t
+   * interval and the throughput's delta method (chunks.h) from the sums */
+  const ber_sample hb = {c.blocks, c.harq_errors, frames, (double)c.harq_errors, frames};
+  ber_interval(&hb, 0.95, &lo, &hi);
+  double tlo, thi, hlo, hhi;
+  mean_interval((double)c.transmissions, (double)c.transmissions_sq, c.blocks, 0.95, &tlo, &thi);
+  if (c.transmissions_sq * c.blocks == c.transmissions * c.transmissions && isnan(tlo))
+    tlo = thi = (double)c.transmissions / (double)c.blocks;
+  harq_throughput_interval(&c, tbs, k * sym, 0.95, &hlo, &hhi);
+  const double harq_delivered = (double)(c.blocks - c.harq_errors) * tbs;
+  if (set_cell(t, cells, "harq_errors", format("%llu", (unsigned long long)c.harq_errors)) ||
+      set_cell(t, cells, "residual_bler", real(10, (double)c.harq_errors / (double)c.blocks)) ||
+      set_cell(t, cells, "residual_bler_ci95_low", real(10, lo)) ||
+      set_cell(t, cells, "residual_bler_ci95_high", real(10, hi)) ||
+      set_cell(t, cells, "transmissions", format("%llu", (unsigned long long)c.transmissions)) ||
+      set_cell(t, cells, "mean_transmissions", real(10, (double)c.transmissions / (double)c.blocks)) ||
+      set_cell(t, cells, "mean_transmissions_ci95_low", real(10, tlo)) ||
+      set_cell(t, cells, "mean_transmissions_ci95_high", real(10, thi)) ||
+      set_cell(t, cells, "harq_throughput", real(10, harq_delivered / ((double)c.transmissions * k * sym))) ||
+      set_cell(t, cells, "harq_throughput_ci95_low", real(10, hlo)) ||
+      set_cell(t, cells, "harq_throughput_ci95_high", real(10, hhi)) ||
+      set_cell(t, cells, "harq_throughput_bps", real(10, harq_delivered / ((double)c.transmissions * frame_s))) ||
+      set_cell(t, cells, "frame_transmissions_sq", format("%llu", (unsigned long long)c.transmissions_sq)) ||
+      set_cell(t, cells, "delivered_transmissions", format("%llu", (unsigned long long)c.delivered_transmissions))) {
     results_fail(err, errlen, "out of memory");
     return 2;
   }

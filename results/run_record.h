@@ -57,6 +57,9 @@ typedef struct rank_stat {
    * start to the end; on rank 0 also the coordinator's own CPU time and the
    * messages it handled. */
   double startup, setup, idle, tail, wall, coordinator;
+  /* the start-up's steps, each from process start: MPI_Init done, its GPU
+   * taken, config and backend ready (its first batch is `startup`) */
+  double to_mpi, to_gpu, to_ready;
   uint64_t messages;
 } rank_stat;
 

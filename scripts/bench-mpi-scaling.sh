@@ -159,7 +159,7 @@ def side(name):
     except Exception: return None
 title = {"a": "a: default.cfg, 16 points at max_bits", "b": "b: mpi_mixed.cfg, 36 mixed points",
          "c": "c: weak scaling, N x the bits of a on N ranks (against a's plain run)"}
-print("| sweep | ranks | wall s | speed-up | efficiency | bits kept | computed | per-rank busy s | per-rank idle s (of it tail) | per-rank start-up s | coordinator | counts = plain |")
+print("| sweep | ranks | wall s | speed-up | efficiency | bits kept | computed | per-rank busy s | per-rank idle s (of it tail) | per-rank start-up s (MPI/GPU/ready/first batch) | coordinator | counts = plain |")
 print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- |")
 tsv = open(os.path.join(out, "summary.tsv"), "w")
 tsv.write("sweep\tranks\twall_s\tspeedup\tefficiency\tbits\tcomputed\tbusy_s\tidle_s\ttail_s\tstartup_s\tcoordinator_s\tmessages\tsame_counts\n")
@@ -176,7 +176,9 @@ for line in open(sys.argv[3]):
     computed = sum(r.get("bits", 0) for r in ranks) if ranks else bits
     busy = ", ".join(f"{r['seconds']:.2f}" for r in ranks)
     idle = ", ".join(f"{r.get('idle_s', 0) + r.get('tail_s', 0):.2f} ({r.get('tail_s', 0):.2f})" for r in ranks)
-    start = ", ".join(f"{r.get('startup_s', 0):.2f}" for r in ranks)
+    # start-up as MPI_Init / GPU taken / ready / first batch, each from process start
+    start = ", ".join(f"{r.get('startup_mpi_s', 0):.2f}/{r.get('startup_gpu_s', 0):.2f}/"
+                      f"{r.get('startup_ready_s', 0):.2f}/{r.get('startup_s', 0):.2f}" for r in ranks)
     coord = ""
     if ranks:
         r0 = ranks[0]

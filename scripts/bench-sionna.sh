@@ -10,6 +10,8 @@
 #   - on the CPU with one thread:                           sionna-cpu-1.json
 # The JSON files go to $OUT when it is set, else to the current folder.
 #   scripts/bench-sionna.sh [CASES]          # CASES default 1,2,3,4
+#   scripts/bench-sionna.sh coded            # the coded link instead (bench/sionna_coded.py,
+#                                            # on the GPU): sionna-coded.json
 # OFDMSIM (default build/ofdmsim) is the binary, SECONDS_PER_CASE (default 2)
 # the seconds per side and case, PYTHON (default python3) the interpreter,
 # SIONNA_ARGS extra arguments for the script (e.g. "--compile default"),
@@ -23,23 +25,10 @@ seconds=${SECONDS_PER_CASE:-2}
 out=${OUT:-$PWD}
 mkdir -p "$out"
 
-shopt -s nullglob
-wheels=("$root"/.deps/wheels/*.whl)
-[ ${#wheels[@]} -gt 0 ] || { echo "bench-sionna: no wheels in $root/.deps/wheels" >&2; exit 2; }
 [ -x "$ofdmsim" ] || { echo "bench-sionna: no ofdmsim binary at $ofdmsim (OFDMSIM=...)" >&2; exit 2; }
-
-site=$(mktemp -d)
-trap 'rm -rf "$site"' EXIT
-if "$python" -m pip --version >/dev/null 2>&1; then
-  "$python" -m pip install --quiet --disable-pip-version-check --no-index --no-deps \
-    --target "$site" "${wheels[@]}"
-else # no pip: a wheel of these packages is a zip of what goes on the path
-  "$python" -c 'import sys, zipfile; [zipfile.ZipFile(w).extractall(sys.argv[1]) for w in sys.argv[2:]]' \
-    "$site" "${wheels[@]}"
-fi
-export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
-# matplotlib is imported, never drawn: no display, no font cache in $HOME
-export MPLBACKEND=Agg MPLCONFIGDIR="$site/.mpl"
+source "$root/scripts/sionna-site.sh"
+sionna_site_setup "$python" || exit 2
+trap 'rm -rf "$sionna_site"' EXIT
 
 run() { # DEVICE THREADS JSON
   echo "== $1, threads $2 =="
@@ -49,6 +38,10 @@ run() { # DEVICE THREADS JSON
 }
 
 status=0
+if [ "$cases" = coded ]; then # the coded link (bench/sionna_coded.py), on the GPU
+  "$python" "$root/bench/sionna_coded.py" --ofdmsim "$ofdmsim" --seconds "$seconds" --json "$out/sionna-coded.json"
+  exit $?
+fi
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader || true
   run cuda 0 "$out/sionna-cuda.json" || status=$?

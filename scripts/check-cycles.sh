@@ -21,29 +21,33 @@ objects_checked=0
 for dir in $folders; do
   [ -d "$dir" ] || continue
   edges=$(mktemp)
-  # every module is a node, so tsort sees the folder whole
-  for f in "$dir"/*.c "$dir"/*.h "$dir"/*.cu "$dir"/*.cuh; do
-    [ -f "$f" ] || continue
-    m=$(basename "$f")
-    echo "$m $m" >>"$edges"
-    { grep -hoE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"'"$dir"'/[a-z0-9_]+\.(h|cuh)"' "$f" || true; } |
-      sed -E 's#.*"'"$dir"'/([a-z0-9_]+\.[a-z]+)".*#\1#' |
-      while read -r dep; do [ "$dep" = "$m" ] || echo "$m $dep"; done >>"$edges"
-  done
+  # every module is a node, so tsort sees the folder whole; one awk for the
+  # folder's includes, one nm for its objects' symbols (a process a file
+  # made this check most of test_layers' time)
+  files=$(ls "$dir"/*.c "$dir"/*.h "$dir"/*.cu "$dir"/*.cuh 2>/dev/null || true)
+  if [ -n "$files" ]; then
+    # shellcheck disable=SC2086
+    awk -v dir="$dir" '
+      FNR == 1 { m = FILENAME; sub(".*/", "", m); print m, m }
+      /^[ \t]*#[ \t]*include[ \t]+"/ {
+        if (match($0, "\"" dir "/[a-z0-9_]+\\.(h|cuh)\"")) {
+          dep = substr($0, RSTART + length(dir) + 2, RLENGTH - length(dir) - 3)
+          if (dep != m) print m, dep
+        }
+      }' $files >>"$edges"
+  fi
   # calls: the objects this build compiled from the folder's sources
   objs=$(find "$build/CMakeFiles" -path "*.dir/$dir/*.o" 2>/dev/null | grep -E "\.dir/$dir/[^/]+\.o$" || true)
   if [ -n "$objs" ]; then
     defs=$(mktemp)
-    for o in $objs; do
-      m=$(basename "$o" .o)
-      nm -g --defined-only "$o" 2>/dev/null | awk -v m="$m" 'NF == 3 { print $3, m }'
-    done | sort -u >"$defs"
+    # nm -A: each line starts with its object's path and a colon
+    # shellcheck disable=SC2086
+    nm -A -g --defined-only $objs 2>/dev/null | awk '{ o = $1; sub(/:.*/, "", o); sub(".*/", "", o); sub(/\.o$/, "", o); print $NF, o }' |
+      sort -u >"$defs"
     objects_checked=$((objects_checked + $(echo "$objs" | wc -l)))
-    for o in $objs; do
-      m=$(basename "$o" .o)
-      nm -u "$o" 2>/dev/null | awk '{ print $NF }' | sort -u |
-        join - "$defs" | awk -v m="$m" '$2 != m { print m, $2 }' >>"$edges"
-    done
+    # shellcheck disable=SC2086
+    nm -A -u $objs 2>/dev/null | awk '{ o = $1; sub(/:.*/, "", o); sub(".*/", "", o); sub(/\.o$/, "", o); print $NF, o }' |
+      sort -u | join - "$defs" | awk '$2 != $3 { print $2, $3 }' >>"$edges"
     rm -f "$defs"
   fi
   if ! out=$(tsort "$edges" 2>&1 >/dev/null) || [ -n "$out" ]; then

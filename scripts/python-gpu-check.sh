@@ -3,7 +3,8 @@
 # (the 2x2 and 4x4 kernel shapes the tests and the bench use), runs the
 # package's tests there (python/tests/test_gpu.py: the LLRs in device memory,
 # into PyTorch and CuPy by DLPack without a copy, against the CPU backend),
-# then the Link.batch benchmark (bench/python_link.py).
+# then the Link.batch benchmark (bench/python_link.py, beside Sionna when
+# .deps/wheels holds it: scripts/device-deps.sh --wheels).
 #
 #   bash scripts/python-gpu-check.sh [DEPS_PREFIX]
 #
@@ -37,7 +38,10 @@ else # the GPU tests need NumPy alone
   OFDMSIM_PYTHON_MODULES="numpy pytest" OFDMSIM_PYTEST_PATHS=test_gpu.py bash "$root/python/tests/run.sh" -v -rs || rc=$?
 fi
 if [ "${PYTHON_GPU_CHECK_NO_BENCH:-0}" != 1 ]; then
-  echo "==== Link.batch -> PyTorch against the CLI ===="
-  python3 "$root/bench/python_link.py" --cli "$OFDMSIM" || rc=1
+  echo "==== Link.batch -> PyTorch against the CLI (and Sionna's pipeline where .deps/wheels has it) ===="
+  sionna=()
+  source "$root/scripts/sionna-site.sh"
+  if sionna_site_setup python3 2>/dev/null; then sionna=(--sionna); trap 'rm -rf "$sionna_site"' EXIT; fi
+  python3 "$root/bench/python_link.py" --cli "$OFDMSIM" "${sionna[@]}" || rc=1
 fi
 exit "$rc"

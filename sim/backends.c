@@ -3,6 +3,7 @@
  * build has. */
 #include "sim/backends.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +21,8 @@ typedef struct backend_entry {
   void (*describe)(char *out, size_t n);
   /* the MPI engine: the device of a node-local rank (NULL: nothing to bind) */
   int (*bind_rank)(int local_rank, int local_size, char *note, size_t notelen);
+  /* before any call to the device: show the rank only its own (NULL: none) */
+  void (*pin_rank)(int local_rank, int local_size);
   /* device memory for a library caller's buffers (NULL: a host backend) */
   void *(*device_alloc)(size_t bytes, char *why, size_t whylen);
   void (*device_free)(void *p);
@@ -50,11 +53,11 @@ static int cuda_absent(char *why, size_t whylen) {
 static const backend_entry entries[] = {
 #ifdef OFDMSIM_HAVE_CUDA
     {"cuda", backend_cuda_available, backend_cuda_create, backend_cuda_describe, backend_cuda_bind_rank,
-     backend_cuda_device_alloc, backend_cuda_device_free, backend_cuda_covers},
+     backend_cuda_pin_rank, backend_cuda_device_alloc, backend_cuda_device_free, backend_cuda_covers},
 #else
-    {"cuda", cuda_absent, NULL, NULL, NULL, NULL, NULL, uncoded_only},
+    {"cuda", cuda_absent, NULL, NULL, NULL, NULL, NULL, NULL, uncoded_only},
 #endif
-    {"cpu", cpu_usable, backend_cpu_create, backend_cpu_describe, NULL, NULL, NULL, NULL},
+    {"cpu", cpu_usable, backend_cpu_create, backend_cpu_describe, NULL, NULL, NULL, NULL, NULL},
 };
 #define N_ENTRIES (sizeof entries / sizeof *entries)
 
@@ -79,11 +82,52 @@ void backends_describe(const char *name, char *out, size_t n) {
   else snprintf(out, n, "%s", name);
 }
 
-int backends_use_gpu_of_rank(int local_rank, int local_size, char *note, size_t notelen) {
+/* The warm-up of backends_warm_rank: started, and what it found. */
+static struct {
+  pthread_t thread;
+  int started, local_rank, local_size, rc;
+  char note[256];
+} g_warm;
+
+static int bind_all(int local_rank, int local_size, char *note, size_t notelen) {
   note[0] = '\0';
   for (size_t i = 0; i < N_ENTRIES; i++)
     if (entries[i].bind_rank && entries[i].bind_rank(local_rank, local_size, note, notelen)) return -1;
   return 0;
+}
+
+static void *warm_main(void *arg) {
+  (void)arg;
+  g_warm.rc = bind_all(g_warm.local_rank, g_warm.local_size, g_warm.note, sizeof g_warm.note);
+  return NULL;
+}
+
+void backends_warm_rank(int local_rank, int local_size) {
+  int any = 0;
+  for (size_t i = 0; i < N_ENTRIES; i++) any |= entries[i].bind_rank != NULL;
+  if (!any || g_warm.started) return;
+  g_warm.local_rank = local_rank;
+  g_warm.local_size = local_size;
+  g_warm.started = pthread_create(&g_warm.thread, NULL, warm_main, NULL) == 0;
+}
+
+int backends_use_gpu_of_rank(int local_rank, int local_size, char *note, size_t notelen) {
+  if (g_warm.started) {
+    pthread_join(g_warm.thread, NULL);
+    g_warm.started = 0;
+    if (g_warm.rc) {
+      snprintf(note, notelen, "%s", g_warm.note);
+      return -1;
+    }
+  }
+  /* again on this thread (a CUDA device is a thread's own; the context the
+   * warm-up made is there, so this is quick) */
+  return bind_all(local_rank, local_size, note, notelen);
+}
+
+void backends_pin_rank(int local_rank, int local_size) {
+  for (size_t i = 0; i < N_ENTRIES; i++)
+    if (entries[i].pin_rank) entries[i].pin_rank(local_rank, local_size);
 }
 
 const char *backends_resolve(const char *name, char *why, size_t whylen) {

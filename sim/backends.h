@@ -38,6 +38,19 @@ void backends_describe(const char *name, char *out, size_t n);
  * backend or device, 0 and nothing done. */
 int backends_use_gpu_of_rank(int local_rank, int local_size, char *note, size_t notelen);
 
+/* Called before anything touches a device (right after MPI_Init): shows a
+ * rank of several on its node only the GPU backends_use_gpu_of_rank will
+ * give it, so each process's driver brings up one GPU, not all of them
+ * (OFDMSIM_GPU_PIN=0 keeps every GPU shown). Nothing without CUDA. */
+void backends_pin_rank(int local_rank, int local_size);
+
+/* Takes the GPU of the rank (backends_use_gpu_of_rank's choice) on a
+ * thread of its own, so that the driver's set-up of the device (most of a
+ * GPU rank's start-up) runs while MPI_Init does; the next
+ * backends_use_gpu_of_rank waits for it and answers with its result.
+ * Nothing without CUDA. */
+void backends_warm_rank(int local_rank, int local_size);
+
 /* backends_resolve, then that backend's create with opt (its settings for
  * the other backends are ignored); a point that backend does not simulate
  * (the coded link on cuda, for now) goes to the next usable one that does,

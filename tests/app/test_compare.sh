@@ -161,6 +161,14 @@ check "coded: another seed agrees (exit $rc)" test "$(csv_cols "$tmp/c1.csv" blo
 edit "$tmp/c2.csv" "$tmp/c2none.csv" 1 block_errors "0"
 compare "$tmp/c1.csv" "$tmp/c2none.csv"
 check "coded: a BLER of 0 differs by the BLER's z-test" grep -q "BLER z-test" "$tmp/cmp.out"
+# HARQ: the TBs lost after HARQ are compared as the first transmission's
+# are: 10 more on the same draws (every other count equal) differ.
+"$OFDMSIM" "$tmp/coded.cfg" -q --set code.harq_transmissions=3 -o "$tmp/h1.csv" >/dev/null 2>&1
+edit "$tmp/h1.csv" "$tmp/h1more.csv" 1 harq_errors "v + 10"
+compare "$tmp/h1.csv" "$tmp/h1.csv"
+check "coded, HARQ: a run agrees with itself (exit $?)" test $? -eq 0
+compare "$tmp/h1.csv" "$tmp/h1more.csv"
+check "coded, HARQ: 10 more TBs lost after HARQ on the same draws differ" grep -q "same draws (blocks)" "$tmp/cmp.out"
 
 "$OFDMSIM" compare --help >"$tmp/help.out"
 check "--help exits 0" test $? -eq 0

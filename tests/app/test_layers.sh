@@ -14,26 +14,24 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 passed=0
 
-# A copy of the tree's sources with one line planted; the check must fail and
-# name the file and the rule.
+# A copy of the tree's sources (made once), with one line planted at a time;
+# the check must fail and name the file and the rule. The planted file is put
+# back after each check.
+mkdir -p "$tmp/tree"
+git -C "$src" ls-files -co --exclude-standard -- scripts core channel equalizer config results sim mpi api app |
+  while read -r f; do [ -f "$src/$f" ] && echo "$f"; done | (cd "$src" && tar -cf - -T -) | tar -xf - -C "$tmp/tree"
+git -C "$tmp/tree" init -q
+git -C "$tmp/tree" add -A
 planted_fails() { # what file line expected-message-regex [check args...]
   local what=$1 file=$2 line=$3 want=$4
   shift 4
-  rm -rf "$tmp/tree"
-  mkdir -p "$tmp/tree"
-  git -C "$src" ls-files -co --exclude-standard -- scripts core channel equalizer config results sim mpi api app |
-    while read -r f; do
-      [ -f "$src/$f" ] || continue
-      mkdir -p "$tmp/tree/$(dirname "$f")"
-      cp "$src/$f" "$tmp/tree/$f"
-    done
+  cp "$tmp/tree/$file" "$tmp/kept"
   echo "$line" >>"$tmp/tree/$file"
-  git -C "$tmp/tree" init -q
-  git -C "$tmp/tree" add -A
   local out
   if out=$(bash "$tmp/tree/scripts/$1" "${@:2}" 2>&1); then
     echo "FAIL: $what passed the check"; exit 1
   fi
+  cp "$tmp/kept" "$tmp/tree/$file"
   grep -qE "$want" <<<"$out" || { echo "FAIL: $what: unclear message: $out"; exit 1; }
   passed=$((passed + 1))
 }

@@ -31,7 +31,8 @@ b=("${common[@]}" --set 'simulation.snr_db=[4.0, 12.0]' --set simulation.target_
    --set simulation.max_bits=1e7 --set simulation.target_precision=0.04)
 
 # C: the coded link (its per-frame TBs cross between ranks): points stopped
-# by target_block_errors inside a chunk, others by max_blocks.
+# by target_block_errors inside a chunk, others by max_blocks; without HARQ
+# and with up to 3 transmissions (HARQ's outcome crosses with each frame).
 cat >"$tmp/coded.cfg" <<CFG
 simulation = { snr_db = [0.0, 1.0, 2.0, 3.0]; snr_kind = "esno"; target_block_errors = $(scaled 40 10);
                max_blocks = $(scaled 300 75);
@@ -39,15 +40,20 @@ simulation = { snr_db = [0.0, 1.0, 2.0, 3.0]; snr_kind = "esno"; target_block_er
 receiver = { llr = "maxlog"; };
 ofdm = { subcarriers = 72; symbols = 14; };
 code = { type = "ldpc"; rate = 0.5; };
+sweep = ( { key = "code.harq_transmissions"; values = [1, 3]; } );
 CFG
 coded_counts() {
   csv_counts "$1"
   csv_cols "$1" blocks block_errors bler bler_ci95_low bler_ci95_high code_blocks cb_errors cbler info_bits \
     info_bit_errors coded_ber iterations mean_iterations throughput throughput_ci95_low throughput_ci95_high \
-    frame_cb_errors_sq frame_info_errors_sq
+    frame_cb_errors_sq frame_info_errors_sq harq_errors residual_bler residual_bler_ci95_low residual_bler_ci95_high transmissions mean_transmissions \
+    mean_transmissions_ci95_low harq_throughput harq_throughput_ci95_low harq_throughput_ci95_high \
+    frame_transmissions_sq delivered_transmissions
 }
 "$OFDMSIM" "$tmp/coded.cfg" -q -o "$tmp/c.csv" >/dev/null 2>&1
 check "plain coded run C (exit $?)" test -s "$tmp/c.csv"
+check "C: some TB took more than one transmission (HARQ's outcome crosses)" \
+  test -n "$(csv_cols "$tmp/c.csv" transmissions blocks | awk -F, '$1 > $2')"
 check "C has points stopped by block errors and by max_blocks" \
   test "$(csv_cols "$tmp/c.csv" stop | sort -u | tr '\n' ' ')" = "max_blocks target_block_errors "
 
@@ -120,7 +126,7 @@ ranks_of() {
 long_point=3
 rate=$(for f in "$tmp/a.csv" "$tmp/a1.csv"; do csv_cols "$f" mbit_per_s | sed -n "$((long_point + 1))p"; done |
   sort -g | tail -1)
-errors=$(awk -v r="$rate" 'BEGIN { e = int(r * 250); print (e < 8000 ? 8000 : e > 80000 ? 80000 : e) }')
+errors=$(awk -v r="$rate" -v least="$(scaled 8000)" 'BEGIN { e = int(r * 250); print (e < least ? least : e > 80000 ? 80000 : e) }')
 l=("${a[@]}" --set simulation.target_errors="$errors" --set simulation.max_bits=2.4e10)
 "$OFDMSIM" configs/default.cfg "${l[@]}" -o "$tmp/l.csv" >/dev/null 2>&1
 check "the long run's long point has over 90% of its bits ($errors errors)" \

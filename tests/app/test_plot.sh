@@ -287,7 +287,9 @@ check "--y gmi: one curve per equalizer" test "$(legends "$tmp/gmi.gp")" = "ZF;M
 refused "--y gmi without LLRs" "plot_equalizers.csv:2: --y gmi: expected a row with a value in column gmi, got 6 rows without \(the GMI is written for points with soft outputs: receiver.llr = maxlog or exact\)" "$tmp/x.png" "$eq" -o "$tmp/x.png" --y gmi
 refused "--y bler before ofdmsim writes a BLER" "plot_equalizers.csv:1: --y bler: expected a column 'bler', got a header without it" "$tmp/x.png" "$eq" -o "$tmp/x.png" --y bler
 refused "--y throughput before ofdmsim writes one" "--y throughput: expected a column 'throughput'" "$tmp/x.png" "$eq" -o "$tmp/x.png" --y throughput
-refused "--y of no known kind" "--y ser: expected one of ber, bler, gmi, throughput" "$tmp/x.png" "$eq" -o "$tmp/x.png" --y ser
+refused "--y residual_bler before ofdmsim writes one" "--y residual_bler: expected a column 'residual_bler'" "$tmp/x.png" "$eq" -o "$tmp/x.png" --y residual_bler
+refused "--y harq_throughput before ofdmsim writes one" "--y harq_throughput: expected a column 'harq_throughput'" "$tmp/x.png" "$eq" -o "$tmp/x.png" --y harq_throughput
+refused "--y of no known kind" "--y ser: expected one of ber, bler, gmi, throughput, residual_bler, harq_throughput" "$tmp/x.png" "$eq" -o "$tmp/x.png" --y ser
 # --x: a swept numeric key on the x axis, the SNR then tells the curves apart
 gp "$rxs" -o "$tmp/rx.png" --x mimo.rx
 check "--x mimo.rx: the x axis" grep -qx "set xlabel 'Receive antennas' noenhanced" "$tmp/rx.gp"

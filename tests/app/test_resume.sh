@@ -110,7 +110,8 @@ check "killed and resumed = uninterrupted, every count" cmp -s <(csv_counts "$tm
 check "no temporary files left" test -z "$(ls "$tmp" | grep -E '\.tmp|\.probe')"
 
 # The coded link (one LDPC transport block a frame): its block, code-block,
-# information-bit and iteration counts and its stop rules resume exactly too.
+# information-bit and iteration counts and its stop rules resume exactly too,
+# and HARQ's (up to 3 transmissions: the journal's HARQ counts).
 # Tiny frames (256 coded bits, a TB of 128), so that the chunks are many.
 cblocks=$(scaled 12000 1200)
 cat > "$tmp/c.cfg" <<CFG
@@ -120,12 +121,18 @@ mimo = { tx = 2; rx = 2; };
 receiver = { llr = "maxlog"; };
 ofdm = { subcarriers = 64; symbols = 2; };
 code = { type = "ldpc"; rate = 0.5; };
+sweep = ( { key = "code.harq_transmissions"; values = [1, 3]; } );
 CFG
 coded_counts() {
   csv_cols "$1" point point_key bits bit_errors frames stop frame_errors_sq blocks block_errors bler bler_ci95_low \
-    bler_ci95_high code_blocks cb_errors info_bits info_bit_errors iterations frame_cb_errors_sq frame_info_errors_sq
+    bler_ci95_high code_blocks cb_errors info_bits info_bit_errors iterations frame_cb_errors_sq frame_info_errors_sq \
+    harq_errors residual_bler residual_bler_ci95_low residual_bler_ci95_high transmissions mean_transmissions \
+    mean_transmissions_ci95_low harq_throughput harq_throughput_ci95_low harq_throughput_ci95_high \
+    frame_transmissions_sq delivered_transmissions
 }
 "$OFDMSIM" "$tmp/c.cfg" -q -o "$tmp/cfull.csv" >/dev/null 2>>"$tmp/stderr"
+check "coded: some TB took more than one transmission (HARQ's journal counts are written)" \
+  test -n "$(csv_cols "$tmp/cfull.csv" transmissions blocks | awk -F, '$1 > $2')"
 check "coded: the uninterrupted run stops on both block rules" \
   test "$(csv_cols "$tmp/cfull.csv" stop | sort -u | tr '\n' ' ')" = "max_blocks target_block_errors "
 kill_until_done "$tmp/c.cfg" c "$(frames "$tmp/cfull.journal")" "$(tail_ms "$tmp/cfull")" "coded: "

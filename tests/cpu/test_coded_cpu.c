@@ -132,7 +132,7 @@ static int consistent(const spec *s, double esno, const char *what) {
     tb_outcome o;
     tb_decode(&plan, d, llr + (size_t)f * g, info, &o, scratch);
     const frame_coded ref = {(uint32_t)o.tb_error, (uint32_t)plan.seg.c, (uint32_t)o.cb_errors,
-                             (uint32_t)o.info_errors, (uint32_t)o.iterations};
+                             (uint32_t)o.info_errors, (uint32_t)o.iterations, (uint32_t)o.tb_error, 1};
     /* tb_judge (the GPU backend's host half) on the same decisions made
      * block by block here gives tb_decode's outcome */
     int it = 0;

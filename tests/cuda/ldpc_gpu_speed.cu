@@ -5,7 +5,12 @@
  * global memory, beside a floor measured in the same run: the time the
  * device takes to copy, device to device, the bytes an iteration must at
  * least read once (the LLRs of the decoded columns and one float message per
- * decoded edge, the same count as ldpc_speed.c), times the iterations.
+ * decoded edge, the same count as ldpc_speed.c), times the iterations; and
+ * a second floor, the device-memory traffic the global-message launches do
+ * make: the LLRs read once and the compressed messages (12 bytes a decoded
+ * row and lane, cuda/ldpc_gpu.h) read and written every iteration, a
+ * copied byte counting as one read and one write. Each line is timed with
+ * both kernels (grouped, the default, and the first, row), the same bits.
  * Exits 77 without a GPU.
  *
  *   build/tests/ldpc_gpu_speed [blocks per launch for BG1 Z 384, default 2048] */
@@ -77,9 +82,12 @@ static void run(const char *name, int bg, int z, int k_info, int cols_sent, int 
   const double floor_bytes = sizeof(float) * ((double)cols_sent * z + (double)g->row_start[rows] * z);
   static const int iters[3] = {5, 10, 20};
   static const ldpc_gpu_msg_place places[2] = {LDPC_GPU_MSG_SHARED, LDPC_GPU_MSG_GLOBAL};
+  static const char *kernel_names[2] = {"grouped", "row"};
+  const int zp = (z + 31) / 32 * 32;
   cudaEvent_t e0, e1;
   CUDA_CHECK(cudaEventCreate(&e0));
   CUDA_CHECK(cudaEventCreate(&e1));
+  for (int ki = 0; ki < 2; ki++)
   for (int pi = 0; pi < 2; pi++)
     for (int t = 0; t < 3; t++) {
       char err[300];
@@ -96,6 +104,7 @@ static void run(const char *name, int bg, int z, int k_info, int cols_sent, int 
         ldpc_gpu_destroy(d);
         break;
       }
+      if (ldpc_gpu_set_kernel(d, ki ? LDPC_GPU_KERNEL_ROW : LDPC_GPU_KERNEL_GROUPED) != 0) exit(1);
       if (ldpc_gpu_decode(d, d_llr, nblocks, cols_sent, d_bits, d_res, NULL) != 0) {
         fprintf(stderr, "%s\n", gpu_last_error());
         exit(1);
@@ -114,10 +123,12 @@ static void run(const char *name, int bg, int z, int k_info, int cols_sent, int 
       ldpc_decode_result r0;
       CUDA_CHECK(cudaMemcpy(&r0, d_res, sizeof r0, cudaMemcpyDeviceToHost));
       const double bits = (double)nblocks * k_info;
-      printf("%-22s %-6s messages %2d it (block 0: %2d): %7.2f Gbit/s info   floor %7.2f Gbit/s (%.0f KiB/iteration/block, "
-             "%d blocks)\n",
-             name, pi ? "global" : "shared", iters[t], r0.iterations, bits / (best * 1e-3) * 1e-9,
-             k_info / (floor_bytes / copy_rate * iters[t]) * 1e-9, floor_bytes / 1024.0, nblocks);
+      const double own_bytes = sizeof(float) * (double)cols_sent * z / 2 + 12.0 * rows * zp * iters[t];
+      printf("%-22s %-7s kernel %-6s messages %2d it (block 0: %2d): %7.2f Gbit/s info   floor %7.2f Gbit/s "
+             "(%.0f KiB/iteration/block), compressed-message floor %7.2f Gbit/s (%d blocks)\n",
+             name, kernel_names[ki], pi ? "global" : "shared", iters[t], r0.iterations, bits / (best * 1e-3) * 1e-9,
+             k_info / (floor_bytes / copy_rate * iters[t]) * 1e-9, floor_bytes / 1024.0,
+             k_info / (own_bytes / copy_rate) * 1e-9, nblocks);
       ldpc_gpu_destroy(d);
     }
   cudaEventDestroy(e0);

@@ -13,6 +13,15 @@
  *   tests/cuda/test_gpu_vs_cpu.cu), so the remaining frames are held to the
  *   uncoded bit errors within 0.1% + 2 and the lost TBs within 2 + 10%;
  * - limits: every TB delivered at 30 dB, every TB lost at -12 dB, on both;
+ * - HARQ (code.harq_transmissions = 4, the combining on the device): the
+ *   GPU's first transmission is its point without HARQ's, frame for frame;
+ *   a TB is retried only when lost and lost after HARQ only after 4
+ *   transmissions; fewer lost after HARQ than at first; the counts the same
+ *   in batches of 1 and 5; and against the CPU backend: every frame with
+ *   the CPU's first-transmission LLRs bit for bit and the CPU's outcome of
+ *   the first transmission, lost TBs after HARQ and transmissions within
+ *   2 + 10% (later transmissions' channels may differ in the last ulps as
+ *   the first's do);
  * for BPSK, QPSK and 16-QAM, zf, mmse and kbest, nms and oms, one code block
  * and several, pilots on and off. Exits 77 without a GPU; OFDMSIM_SMALL=1
  * (compute-sanitizer) runs the waterfall points alone. */
@@ -155,7 +164,7 @@ int compare(const spec &s, double esno, const char *what) {
     tb_outcome o;
     tb_decode(&plan, d, gpu.llr.data() + (size_t)f * g, info.data(), &o, scratch.data());
     const frame_coded ref = {(uint32_t)o.tb_error, (uint32_t)plan.seg.c, (uint32_t)o.cb_errors,
-                             (uint32_t)o.info_errors, (uint32_t)o.iterations};
+                             (uint32_t)o.info_errors, (uint32_t)o.iterations, (uint32_t)o.tb_error, 1};
     const frame_coded &c = gpu.coded[(size_t)f];
     CHECK(same(c, ref), "%s: frame %d: GPU TB %u CB %u/%u info %u it %u, library on its LLRs %u %u/%u %u %u", what,
           f, c.tb_error, c.cb_errors, c.cbs, c.info_errors, c.iterations, ref.tb_error, ref.cb_errors, ref.cbs,
@@ -184,6 +193,44 @@ int compare(const spec &s, double esno, const char *what) {
   return lost_gpu;
 }
 
+bool same_harq(const frame_coded &a, const frame_coded &b) {
+  return same(a, b) && a.harq_error == b.harq_error && a.transmissions == b.transmissions;
+}
+
+/* HARQ on the GPU against its own point without HARQ and the CPU backend. */
+void harq(const spec &s, double esno, const char *what) {
+  link_params p1 = point_of(s, esno), p4 = p1;
+  p4.code.harq = 4;
+  run_out g1, g4, g4b, c4;
+  if (run("cuda", p1, 5, &g1) || run("cuda", p4, 5, &g4) || run("cuda", p4, 1, &g4b) || run("cpu", p4, 5, &c4))
+    return;
+  const size_t g = (size_t)link_bits_per_frame(&p1);
+  int first = 0, residual = 0, residual_cpu = 0, sent = 0, sent_cpu = 0;
+  for (int f = 0; f < kFrames; f++) {
+    const frame_coded &h = g4.coded[(size_t)f], &a = g1.coded[(size_t)f];
+    CHECK(same(h, a), "%s: harq: frame %d: the first transmission differs from the point without HARQ", what, f);
+    CHECK((h.transmissions == 1) == !h.tb_error && h.transmissions >= 1 && h.transmissions <= 4,
+          "%s: harq: frame %d: %u transmissions, first TB error %u", what, f, h.transmissions, h.tb_error);
+    CHECK(!h.harq_error || (h.tb_error && h.transmissions == 4), "%s: harq: frame %d: lost after %u transmissions",
+          what, f, h.transmissions);
+    CHECK(same_harq(h, g4b.coded[(size_t)f]), "%s: harq: frame %d: batches of 1 and 5 differ", what, f);
+    if (memcmp(g4.llr.data() + (size_t)f * g, c4.llr.data() + (size_t)f * g, sizeof(float) * g) == 0)
+      CHECK(same(h, c4.coded[(size_t)f]), "%s: harq: frame %d: equal first LLRs, different first outcomes", what, f);
+    first += h.tb_error != 0;
+    residual += h.harq_error != 0;
+    residual_cpu += c4.coded[(size_t)f].harq_error != 0;
+    sent += (int)h.transmissions;
+    sent_cpu += (int)c4.coded[(size_t)f].transmissions;
+  }
+  CHECK(residual <= first && (first == 0 || residual < first), "%s: harq: %d lost at first, %d after HARQ", what,
+        first, residual);
+  CHECK(abs(residual - residual_cpu) <= 2 + residual_cpu / 10, "%s: harq: lost after HARQ GPU %d, CPU %d", what,
+        residual, residual_cpu);
+  CHECK(abs(sent - sent_cpu) <= 2 + sent_cpu / 10, "%s: harq: transmissions GPU %d, CPU %d", what, sent, sent_cpu);
+  printf("%s at %.1f dB, HARQ: %d lost at first, after HARQ GPU %d CPU %d, transmissions GPU %d CPU %d\n", what,
+         esno, first, residual, residual_cpu, sent, sent_cpu);
+}
+
 }  // namespace
 
 int main(void) {
@@ -210,6 +257,7 @@ int main(void) {
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     const spec &s = cases[i].s;
     CHECK(compare(s, cases[i].mid, cases[i].name) >= 0, "%s: the waterfall point failed", cases[i].name);
+    harq(s, cases[i].mid, cases[i].name);
     if (!limits) continue;
     CHECK(compare(s, 30.0, cases[i].name) == 0, "%s: 30 dB: a TB lost", cases[i].name);
     CHECK(compare(s, -12.0, cases[i].name) == kFrames, "%s: -12 dB: a TB delivered", cases[i].name);

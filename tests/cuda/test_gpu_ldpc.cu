@@ -9,8 +9,9 @@
  * AWGN from a fixed-seed generator at Es/N0 from 0.5 to 3.5 dB above the
  * rate's BPSK capacity limit (plus a short-block allowance), so some blocks
  * stop early and some run to the cap, then de-rate-matched with the CPU
- * functions. Each case is decoded on the GPU twice: its noisy blocks with
- * the messages wherever AUTO puts them and the columns bounded by
+ * functions. Each case is decoded on the GPU four times, by each kernel
+ * (grouped and row, cuda/ldpc_gpu.h): its noisy blocks with the messages in
+ * shared memory where they fit and the columns bounded by
  * ldpc_gpu_cols_for, and all its blocks with the messages in global memory
  * and every column, both normalised and
  * offset min-sum across the cases. Also:
@@ -106,14 +107,25 @@ static void make_block(const ldpc_code *code, const ldpc_segmentation *s, const 
   ratematch_decoder_input(p, buf.data(), llr);
 }
 
-/* Decodes nblocks of llr on the GPU with (place, cols); the decisions of all
- * K systematic bits and the results. 0, or -1 on a CUDA failure. */
+/* Decodes nblocks of llr on the GPU with (place, cols) and kernel; SHARED
+ * falls back to GLOBAL where a block does not fit. The decisions of all K
+ * systematic bits and the results. 0, or -1 on a CUDA failure. */
 static int gpu_decode(int bg, int z, const ldpc_decoder_config *cfg, ldpc_gpu_msg_place place, int cols,
-                      const float *llr, int nblocks, std::vector<uint8_t> &bits, std::vector<ldpc_decode_result> &res) {
+                      ldpc_gpu_kernel kernel, const float *llr, int nblocks, std::vector<uint8_t> &bits,
+                      std::vector<ldpc_decode_result> &res) {
   char err[300];
   ldpc_gpu_decoder *d = ldpc_gpu_create(bg, z, cfg, place, err, sizeof err);
+  if (d && ldpc_gpu_placement(d, cols) < 0) {
+    ldpc_gpu_destroy(d);
+    d = ldpc_gpu_create(bg, z, cfg, LDPC_GPU_MSG_GLOBAL, err, sizeof err);
+  }
   if (!d) {
     fprintf(stderr, "ldpc_gpu_create: %s\n", err);
+    return -1;
+  }
+  if (ldpc_gpu_set_kernel(d, kernel) != 0) {
+    fprintf(stderr, "ldpc_gpu_set_kernel refused kernel %d\n", (int)kernel);
+    ldpc_gpu_destroy(d);
     return -1;
   }
   const int k_sys = (bg == 1 ? 22 : 10) * z;
@@ -199,15 +211,17 @@ static void run_case(int ci, const test_case *tc, int small) {
   }
   ldpc_decoder_destroy(cpu);
 
-  /* Run 0: the noisy blocks (from block 1), messages where AUTO puts them,
-   * only the columns ldpc_gpu_cols_for allows (the noise-free block sends
-   * every column, so it is left out here). Run 1: every block, messages in
-   * global memory, every column. */
-  for (int v = 0; v < 2; v++) {
-    const int first = v == 0 ? 1 : 0;
+  /* Runs 0 and 2: the noisy blocks (from block 1), messages in shared
+   * memory where they fit, only the columns ldpc_gpu_cols_for allows (the
+   * noise-free block sends every column, so it is left out here). Runs 1
+   * and 3: every block, messages in global memory, every column. Runs 0 and
+   * 1 launch the grouped kernel, 2 and 3 the row kernel. */
+  for (int v = 0; v < 4; v++) {
+    const int first = (v & 1) == 0 ? 1 : 0;
     std::vector<uint8_t> gbits;
     std::vector<ldpc_decode_result> gres;
-    const int rc = gpu_decode(tc->bg, tc->z, &cfg, v == 0 ? LDPC_GPU_MSG_AUTO : LDPC_GPU_MSG_GLOBAL, v == 0 ? cols : 0,
+    const int rc = gpu_decode(tc->bg, tc->z, &cfg, (v & 1) == 0 ? LDPC_GPU_MSG_SHARED : LDPC_GPU_MSG_GLOBAL,
+                              (v & 1) == 0 ? cols : 0, v < 2 ? LDPC_GPU_KERNEL_GROUPED : LDPC_GPU_KERNEL_ROW,
                               llr.data() + (size_t)first * nb_bits, nblocks - first, gbits, gres);
     CHECK(rc == 0, "case %d run %d: GPU decode failed", ci, v);
     if (rc != 0) continue;
@@ -234,7 +248,7 @@ static void run_case(int ci, const test_case *tc, int small) {
     CHECK(bad_bits < 0, "case %d (BG%d Z %d R %.3f) run %d: block %d: GPU decisions differ from the CPU's", ci,
           tc->bg, tc->z, tc->rate, v, bad_bits);
     /* The noise-free block: one iteration, syndrome met, the bits back. */
-    if (v == 1)
+    if (v & 1)
       CHECK(res[0].iterations == 1 && res[0].syndrome_ok == 1 &&
               memcmp(&bits[0], &info[0], (size_t)s.k_prime) == 0,
           "case %d run %d: noise-free block: %d iterations, syndrome %d", ci, v, res[0].iterations,
@@ -302,6 +316,7 @@ int main(void) {
     CHECK(ldpc_gpu_decode(d, NULL, 4, 0, NULL, NULL, NULL) == -1, "null buffers accepted");
     CHECK(ldpc_gpu_decode(d, NULL, -1, 0, NULL, NULL, NULL) == -1, "negative block count accepted");
     CHECK(ldpc_gpu_decode(d, NULL, 0, 0, NULL, NULL, NULL) == 0, "zero blocks refused");
+    CHECK(ldpc_gpu_set_kernel(d, (ldpc_gpu_kernel)7) == -1, "kernel 7 accepted");
     ldpc_gpu_destroy(d);
   }
   return test_finish("test_gpu_ldpc");

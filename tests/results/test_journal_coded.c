@@ -2,7 +2,12 @@
  * counts (the `coded:` word) read back exactly, sums of squares included;
  * an uncoded point's line has no such word and reads back with zero coded
  * counts, as lines written before the coded link do; and a coded word whose
- * counts do not add up (or are not numbers) is refused. */
+ * counts do not add up (or are not numbers) is refused. HARQ: a chunk whose
+ * TBs took more than one transmission carries HARQ's four counts in the
+ * word and reads them back exactly; one without (every TB sent once) keeps
+ * the word as it was and reads back one transmission a TB; HARQ counts that
+ * cannot be (more transmissions than 4 a TB, more residual losses than first
+ * ones) are refused. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,7 +15,7 @@
 #include "results/journal.h"
 #include "testutil.h"
 
-static journal_record record(int coded) {
+static journal_record record(int coded, int harq) {
   journal_record r;
   memset(&r, 0, sizeof r);
   r.point = 3;
@@ -40,6 +45,11 @@ static journal_record record(int coded) {
     c->iterations = 555;
     c->cb_sq = 41.0;
     c->info_sq = 1.0 / 3.0; /* not a short binary fraction: hex floats keep it exact */
+    /* HARQ: 9 lost at first, 2 after; 23 TBs in 1, 4 in 2, 3 in 3, 2 in 4 */
+    c->harq_errors = harq ? 2 : 9;
+    c->transmissions = harq ? 23 + 8 + 9 + 8 : 32;
+    c->transmissions_sq = harq ? 23 + 16 + 27 + 32 : 32;
+    c->delivered_transmissions = harq ? 23 + 8 + 9 + 4 : 23;
   }
   return r;
 }
@@ -47,7 +57,9 @@ static journal_record record(int coded) {
 static int same_coded(const tally_coded *a, const tally_coded *b) {
   return a->blocks == b->blocks && a->block_errors == b->block_errors && a->cbs == b->cbs &&
          a->cb_errors == b->cb_errors && a->info_bits == b->info_bits && a->info_errors == b->info_errors &&
-         a->iterations == b->iterations && a->cb_sq == b->cb_sq && a->info_sq == b->info_sq;
+         a->iterations == b->iterations && a->cb_sq == b->cb_sq && a->info_sq == b->info_sq &&
+         a->harq_errors == b->harq_errors && a->transmissions == b->transmissions &&
+         a->transmissions_sq == b->transmissions_sq && a->delivered_transmissions == b->delivered_transmissions;
 }
 
 /* line (with its '\n') without the newline, parsed. */
@@ -58,11 +70,16 @@ static int parse(char *line, journal_record *back, char *why, size_t n) {
 
 int main(void) {
   char line[2048], why[160];
-  for (int coded = 0; coded < 2; coded++) {
-    const journal_record r = record(coded);
+  for (int coded = 0; coded < 3; coded++) {
+    const journal_record r = record(coded > 0, coded == 2);
     CHECK(journal_format(&r, line, sizeof line) > 0, "format");
-    CHECK((strstr(line, " coded:") != NULL) == coded, "coded %d: the coded word %s: %s", coded,
+    CHECK((strstr(line, " coded:") != NULL) == (coded > 0), "coded %d: the coded word %s: %s", coded,
           coded ? "missing" : "present", line);
+    /* the word's fields: 9 without HARQ (as before it), 13 with */
+    const char *w = strstr(line, " coded:");
+    int semis = 0;
+    for (w = w ? w + 1 : NULL; w && *w && *w != ' ' && *w != '\n'; w++) semis += *w == ';';
+    if (coded) CHECK(semis == (coded == 2 ? 12 : 8), "coded %d: %d fields in the coded word: %s", coded, semis + 1, line);
     journal_record back;
     const int rc = parse(line, &back, why, sizeof why);
     CHECK(rc == 0, "coded %d: parse: %s", coded, why);
@@ -76,9 +93,16 @@ int main(void) {
    * sum missing */
   static const char *const bad[] = {"coded:32;33;96;17;196608;3001;555;0x1.48p+5;0x1p-2",
                                     "coded:32;9;96;x;196608;3001;555;0x1.48p+5;0x1p-2",
-                                    "coded:32;9;96;17;196608;3001;555;0x1.48p+5"};
+                                    "coded:32;9;96;17;196608;3001;555;0x1.48p+5",
+                                    /* HARQ: more residual losses than first ones; more than 4
+                                     * transmissions a TB; fewer transmissions than TBs; three
+                                     * of the four counts */
+                                    "coded:32;9;96;17;196608;3001;555;0x1.48p+5;0x1p-2;10;48;98;44",
+                                    "coded:32;9;96;17;196608;3001;555;0x1.48p+5;0x1p-2;2;129;600;100",
+                                    "coded:32;9;96;17;196608;3001;555;0x1.48p+5;0x1p-2;2;31;98;30",
+                                    "coded:32;9;96;17;196608;3001;555;0x1.48p+5;0x1p-2;2;48;98"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-    journal_record r = record(1);
+    journal_record r = record(1, 0);
     memset(&r.n.coded, 0, sizeof r.n.coded);
     r.n.coded.blocks = 1; /* a coded word to replace */
     char good[2048];
