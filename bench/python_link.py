@@ -58,7 +58,7 @@ def cli_rate(cli, text):
 def link_rate(text, frames, batches):
     with ofdmsim.Link(text, backend="cuda", max_frames=frames) as link:
         per_batch = frames * link.data_res_per_frame * link.tx * link.bps
-        errors = torch.zeros((), dtype=torch.int64, device="cuda")
+        errors = torch.zeros((), dtype=torch.int64, device="cuda:0")
         for _ in range(3):  # warm-up: the pool's buffers, torch's kernels
             b = link.batch(frames)
             errors += ((torch.from_dlpack(b.llr) > 0).to(torch.uint8) != torch.from_dlpack(b.bits)).sum()
@@ -82,13 +82,13 @@ def sionna_rate(kw, frames, batches):
     bps = {"qpsk": 2, "16qam": 4}[kw["mod"]]
     n = frames * 1024 * 14  # the REs of the Link's batch
     # ofdmsim's default snr_kind, Eb/N0 per stream: N0 = 1 / (Eb/N0 x bps)
-    no = torch.tensor(1.0 / (10 ** (kw["snr"] / 10) * bps), device="cuda")
-    source, mapper = BinarySource(device="cuda"), Mapper("qam", bps, device="cuda")
-    channel = FlatFadingChannel(tx, rx, return_channel=True, device="cuda")
+    no = torch.tensor(1.0 / (10 ** (kw["snr"] / 10) * bps), device="cuda:0")
+    source, mapper = BinarySource(device="cuda:0"), Mapper("qam", bps, device="cuda:0")
+    channel = FlatFadingChannel(tx, rx, return_channel=True, device="cuda:0")
     det = LinearDetector("lmmse", "bit", "maxlog", constellation_type="qam", num_bits_per_symbol=bps,
-                         hard_out=False, device="cuda")
-    eye = torch.eye(rx, dtype=torch.complex64, device="cuda")
-    errors = torch.zeros((), dtype=torch.int64, device="cuda")
+                         hard_out=False, device="cuda:0")
+    eye = torch.eye(rx, dtype=torch.complex64, device="cuda:0")
+    errors = torch.zeros((), dtype=torch.int64, device="cuda:0")
 
     def batch():
         b = source([n, tx * bps])

@@ -174,8 +174,8 @@ def sionna_link(c, tb_size, n0, dev):
 
 def run_sionna(c, tb_size, n0, args):
     import torch
-    dev = "cuda" if args.device == "cuda" else "cpu"
-    sync = torch.cuda.synchronize if dev == "cuda" else (lambda: None)
+    dev = "cuda:0" if args.device == "cuda" else "cpu"  # Sionna takes "cuda:N", not "cuda"
+    sync = torch.cuda.synchronize if args.device == "cuda" else (lambda: None)
     step = sionna_link(c, tb_size, n0, dev)
     with torch.no_grad():
         B = 8
