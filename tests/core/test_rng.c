@@ -31,13 +31,20 @@ static void test_known_answers(void) {
   }
 }
 
-/* sub = purpose << 40 | frame, counter = {index, sub}, key = rng_key(seed,
- * stream key). */
+/* sub = (frame >> 40) << 48 | purpose << 40 | frame mod 2^40, counter =
+ * {index, sub}, key = rng_key(seed, stream key). The bits of the frame
+ * above 40 (HARQ's transmissions, rng_harq_frame) go above the purpose:
+ * never into it, and never onto another frame's draws. */
 static void test_packing(void) {
   CHECK(rng_subsequence(5, 7) == 0x0000050000000007ull, "%llx", (unsigned long long)rng_subsequence(5, 7));
   CHECK(rng_subsequence(0xff, 0xffffffffffull) == 0x0000ffffffffffffull, "all ones");
-  CHECK(rng_subsequence(2, (1ull << 40) + 9) == rng_subsequence(2, 9),
-        "the frame wraps at 2^40 instead of spilling into the purpose");
+  CHECK(rng_subsequence(2, (1ull << 40) + 9) == 0x0001020000000009ull,
+        "frame 2^40 + 9 above the purpose: %llx", (unsigned long long)rng_subsequence(2, (1ull << 40) + 9));
+  CHECK(rng_subsequence(2, (1ull << 40) + 9) != rng_subsequence(2, 9),
+        "a HARQ transmission's frame on its first transmission's draws");
+  CHECK(rng_subsequence(2, rng_harq_frame(9, 3)) != rng_subsequence(5, rng_harq_frame(9, 1)) &&
+            (rng_subsequence(2, rng_harq_frame(9, 3)) >> 40 & 0xffu) == 2u,
+        "the transmission leaks into the purpose");
   CHECK(rng_subsequence(0x1ff, 0) == rng_subsequence(0xff, 0), "purpose is 8 bits");
 
   const uint64_t seed = 0x0123456789abcdefull, index = 0xfedcba9876543210ull, stream = 42;
