@@ -21,10 +21,6 @@ int cdl_pdp_make(pdp_kind kind, double delay_spread, double k_factor, double max
              delay_spread);
     return -1;
   }
-  if (!t->los && !isnan(k_factor) && k_factor != 0.0) {
-    snprintf(err, errlen, "expected no K factor on CDL-%c (it has no LOS path), got %g", t->name, k_factor);
-    return -1;
-  }
   cdl_cluster c[CDL_MAX_CLUSTERS];
   const int L = cdl_clusters(t, delay_spread, c); /* delay_ns is in samples here: the spread is */
   double power[CDL_MAX_CLUSTERS], nlos = 0.0;

@@ -228,8 +228,8 @@ extern "C" {
 /* The clusters of a CDL model as a tdl profile: delays (samples) the table's
  * times delay_spread, powers the table's with unit total; k_factor (linear)
  * NAN keeps CDL-D/E's own LOS power, else sets the LOS cluster's power to K
- * times the other clusters' (7.7.6's K scaling, delays kept); on CDL-A..C it
- * must be 0 or NAN. los_power 0 (the LOS is cluster 0's ray). 0, or -1 with
+ * times the other clusters' (7.7.6's K scaling, delays kept); CDL-A..C
+ * ignore it (link_params_check refuses one). los_power 0 (the LOS is cluster 0's ray). 0, or -1 with
  * a message when the last cluster lies beyond max_delay samples. */
 int cdl_pdp_make(pdp_kind kind, double delay_spread, double k_factor, double max_delay, tdl_pdp *out, char *err,
                  size_t errlen);

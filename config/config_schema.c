@@ -498,8 +498,15 @@ void config_key_only_with_text(const config_key *key, char *out, size_t n) {
   size_t at = 0;
   const char *c = key->only_with ? key->only_with : "";
   at += (size_t)snprintf(out, n, "\"");
-  for (; *c && at + 8 < n; c++)
+  for (; *c && at + 8 < n; c++) {
+    /* the five CDL models read as one range */
+    if (!strncmp(c, CDL_ONLY, strlen(CDL_ONLY))) {
+      at += (size_t)snprintf(out + at, n - at, "cdl-a\" .. \"cdl-e");
+      c += strlen(CDL_ONLY) - 1;
+      continue;
+    }
     at += *c == '|' ? (size_t)snprintf(out + at, n - at, "\" or \"") : (size_t)snprintf(out + at, n - at, "%c", *c);
+  }
   if (at < n) snprintf(out + at, n - at, "\"");
 }
 
