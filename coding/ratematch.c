@@ -63,9 +63,12 @@ int ratematch_block_params(const ldpc_segmentation *s, int r, int rv, int qm, in
     }                                                                             \
   } while (0)
 
+/* By the closed forms (ratematch.h) the device uses too, one bit at a time:
+ * the transmitter's bits are then the GPU's by construction, and the walk
+ * below (the receiver's) is held to them by the round trip of the tests. */
 void ratematch_encode(const ratematch_block *p, const uint8_t *cw, uint8_t *f) {
   const uint8_t *d = cw + 2 * p->zc;
-  WALK_SELECTED(p, f[out] = d[buf]);
+  for (int o = 0; o < p->e; o++) f[o] = d[ratematch_selected_position(p, ratematch_interleaved_source(p, o))];
 }
 
 void ratematch_accumulate(const ratematch_block *p, const float *f_llr, float *buffer) {

@@ -195,6 +195,6 @@ ldpc_decoder_config tb_decoder_config(int decoder, double scale, double offset, 
 void tb_draw_info(uint64_t key, uint64_t frame, int a, uint8_t *info) {
   for (int i = 0; i < a; i += 128) {
     const rng_words w = rng_draw(key, RNG_TB_BITS, frame, (uint64_t)(i / 128));
-    for (int j = 0; j < 128 && i + j < a; j++) info[i + j] = (uint8_t)((w.w[j / 32] >> (j % 32)) & 1u);
+    for (int j = 0; j < 128 && i + j < a; j++) info[i + j] = tb_info_bit(w, j);
   }
 }
