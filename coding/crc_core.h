@@ -77,6 +77,37 @@ OFDM_HD uint32_t crc_remainder_of(int kind, const uint8_t *bits, size_t n) {
   return reg >> (32 - crc_kind_length(kind));
 }
 
+/* Register polynomials (degree < L, left-aligned) multiplied modulo g(D):
+ * Horner over b's coefficients from the top, each step a multiplication by
+ * D, which is a zero bit into the register. */
+OFDM_HD uint32_t crc_register_mul(uint32_t a, uint32_t b, uint32_t g, int length) {
+  uint32_t acc = 0;
+  for (int pos = 31; pos >= 32 - length; pos--) {
+    acc = crc_register_bit(acc, 0, g);
+    if ((b >> pos) & 1u) acc ^= a;
+  }
+  return acc;
+}
+
+/* D^m modulo g(D) in the register's form, by squaring. */
+OFDM_HD uint32_t crc_register_dpow(uint64_t m, uint32_t g, int length) {
+  uint32_t result = 1u << (32 - length), base = crc_register_bit(result, 0, g);
+  for (; m; m >>= 1) {
+    if (m & 1u) result = crc_register_mul(result, base, g, length);
+    base = crc_register_mul(base, base, g, length);
+  }
+  return result;
+}
+
+/* The CRC is linear: the register after a message a followed by m more bits
+ * is (the register after a) D^m plus the register after the m bits alone,
+ * so pieces of a message taken from zero registers, each times D to the
+ * bits after it, add up to the whole message's register (the device's
+ * warp-parallel CRC). */
+OFDM_HD uint32_t crc_register_shift(uint32_t reg, uint64_t m, uint32_t g, int length) {
+  return crc_register_mul(reg, crc_register_dpow(m, g, length), g, length);
+}
+
 /* Parity bit j (0 .. L-1, p_j) of a remainder: the bit written at n + j. */
 OFDM_HD uint8_t crc_parity_bit(uint32_t remainder, int length, int j) {
   return (uint8_t)((remainder >> (length - 1 - j)) & 1u);

@@ -107,13 +107,25 @@ OFDM_HD int ratematch_period(const ratematch_block *p) {
   return p->ncb - (ratematch_filler_hi(p) - ratematch_filler_lo(p));
 }
 
-/* The buffer position (0 .. Ncb-1, codeword bit 2Zc + it) of e_k. */
-OFDM_HD int ratematch_selected_position(const ratematch_block *p, int k) {
+/* The rank of e_k among the non-filler positions, (rank(k0) + k) mod P. */
+OFDM_HD int ratematch_selected_rank(const ratematch_block *p, int k) {
   const int lo = ratematch_filler_lo(p), hi = ratematch_filler_hi(p);
   const int period = p->ncb - (hi - lo);
   const int k0 = p->k0, rank0 = k0 < lo ? k0 : k0 < hi ? lo : k0 - (hi - lo);
-  const int q = (int)(((long)rank0 + (long)k) % period);
+  /* 32-bit unsigned: both terms are below 2^31, and the device divides
+   * faster than in 64 bits */
+  return (int)(((unsigned)rank0 + (unsigned)k) % (unsigned)period);
+}
+
+/* The buffer position of the non-filler position of rank q (0 .. P-1). */
+OFDM_HD int ratematch_rank_position(const ratematch_block *p, int q) {
+  const int lo = ratematch_filler_lo(p), hi = ratematch_filler_hi(p);
   return q < lo ? q : q + (hi - lo);
+}
+
+/* The buffer position (0 .. Ncb-1, codeword bit 2Zc + it) of e_k. */
+OFDM_HD int ratematch_selected_position(const ratematch_block *p, int k) {
+  return ratematch_rank_position(p, ratematch_selected_rank(p, k));
 }
 
 /* The bit selection index k of f_o: the interleaver writes e row by row into

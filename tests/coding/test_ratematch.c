@@ -229,6 +229,13 @@ int main(void) {
               fprintf(stderr, "closed form differs: A %d block %d rv %d Qm %d Ncb %d k0 %d fillers [%d, %d) E %d\n",
                       lbrm_tbs[t].a, r, rv, p.qm, p.ncb, p.k0, p.filler_begin, p.filler_end, p.e);
             closed_ok &= memcmp(f, fr, (size_t)p.e) == 0;
+            /* the device's form, one output bit on its own */
+            for (int o = 0; o < p.e; o++)
+              f[o] = cw[2 * s.zc + ratematch_selected_position(&p, ratematch_interleaved_source(&p, o))];
+            if (memcmp(f, fr, (size_t)p.e))
+              fprintf(stderr, "per-bit closed form differs: A %d block %d rv %d Qm %d Ncb %d k0 %d E %d\n",
+                      lbrm_tbs[t].a, r, rv, p.qm, p.ncb, p.k0, p.e);
+            closed_ok &= memcmp(f, fr, (size_t)p.e) == 0;
             k0_in_fillers |= p.k0 >= p.filler_begin && p.k0 < p.filler_end;
             fillers_cut |= p.filler_end > p.ncb;
             free(f);
