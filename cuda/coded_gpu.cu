@@ -150,6 +150,10 @@ int gpu_coded_init(const link_params *p, uint64_t frames, gpu_coded *c, cudaStre
       hb[r].first_off = (int)fo;
       hb[r].e = rm->e;
       hb[r].period = ratematch_gather_table(rm, hfirst + fo, hsrc + so);
+      /* the table's sources are coded-bit indices of the block; the LLRs
+       * come in the receivers' (label bit) order, and the block starts on a
+       * symbol, so each source moves within its symbol (label_order.h) */
+      for (int k = 0; k < rm->e; k++) hsrc[so + (size_t)k] = (int32_t)tb_llr_index((size_t)hsrc[so + (size_t)k], pl->qm);
       hb[r].llr_off = pl->offset[r];
       so += (size_t)rm->e;
       fo += (size_t)rm->ncb;
