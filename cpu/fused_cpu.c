@@ -21,6 +21,7 @@
 #include "equalizer/equalizer.h"
 #include "equalizer/fallback.h"
 #include "equalizer/soft.h"
+#include "equalizer/soft_block.h"
 
 int cpu_fused_covers(const link_params *p) {
   return link_detector_is_linear(p->equalizer) && !link_coded(p);
@@ -92,8 +93,10 @@ static void add_frame_losses(batch_result *out, uint64_t fl, const uint64_t *los
 }
 
 /* The soft outputs of the chunk's data REs (cpu_soft_linear's step): LLRs
- * from x_hat and each stream's variance, the GMI losses (at the grid's
- * scalings too), and the LLRs and bits where the caller asks for them. */
+ * from x_hat and each stream's variance, the GMI losses (at s = 1 per
+ * stream; at the grid's other scalings all the chunk's bits at once, in
+ * vector lanes: soft_grid_losses), and the LLRs and bits where the caller
+ * asks for them. */
 static void chunk_soft(const link_params *p, const cpu_state *s, const fused_scratch *f, const uint8_t *lab,
                        size_t ldl, uint64_t fl, uint64_t m0, size_t n, batch_result *out) {
   const size_t C = CPU_FUSED_CHUNK;
@@ -101,24 +104,27 @@ static void chunk_soft(const link_params *p, const cpu_state *s, const fused_scr
   const float n0 = (float)link_receiver_n0(p);
   const uint64_t df = link_data_res_per_frame(p);
   uint64_t loss[LINK_MAX_TX] = {0}, grid[GMI_GRID] = {0};
+  size_t nb = 0; /* the chunk's bits so far in f->llr, f->bits */
   for (size_t j = 0; j < n; j++) {
     if (pilot_antenna(&s->re.pilots, m0 + j) >= 0) continue;
-    float llr[LINK_MAX_TX * 8];
+    float *llr = f->llr + nb;
     for (int t = 0; t < tx; t++) {
       const float g = f->gdiag[(size_t)t * C + j];
       const uint32_t label = lab[(size_t)t * ldl + j];
       soft_demap(bps, f->xhat[(size_t)t * C + j], soft_post_var(mmse, n0, g), exact, llr + t * bps);
-      loss[t] += out->gmi_loss_s ? soft_label_loss_grid(bps, llr + t * bps, label, grid)
-                                 : soft_label_loss(bps, llr + t * bps, label);
+      loss[t] += soft_label_loss(bps, llr + t * bps, label);
+      for (int k = 0; k < bps; k++) f->bits[nb + (size_t)(t * bps + k)] = (uint8_t)((label >> k) & 1u);
     }
-    if (!out->llr && !out->bits) continue;
-    const size_t d = (size_t)(fl * df + pilot_data_index(&s->re.pilots, m0 + j));
-    for (int t = 0; t < tx; t++)
-      for (int k = 0; k < bps; k++) {
-        const size_t at = (d * (size_t)tx + (size_t)t) * (size_t)bps + (size_t)k;
-        if (out->llr) out->llr[at] = llr[t * bps + k];
-        if (out->bits) out->bits[at] = (uint8_t)((lab[(size_t)t * ldl + j] >> k) & 1u);
-      }
+    if (out->llr || out->bits) {
+      const size_t at = (size_t)(fl * df + pilot_data_index(&s->re.pilots, m0 + j)) * (size_t)(tx * bps);
+      if (out->llr) memcpy(out->llr + at, llr, sizeof(float) * (size_t)(tx * bps));
+      if (out->bits) memcpy(out->bits + at, f->bits + nb, (size_t)(tx * bps));
+    }
+    nb += (size_t)(tx * bps);
+  }
+  if (out->gmi_loss_s) {
+    soft_grid_losses(nb, f->llr, f->bits, grid);
+    for (int t = 0; t < tx; t++) grid[GMI_GRID_S1] += loss[t];
   }
   add_frame_losses(out, fl, loss, grid, tx);
 }

@@ -15,6 +15,8 @@ typedef struct fused_scratch {
   uint8_t *labels;
   cf32 *x, *H, *Hhat, *y, *G, *Ginv, *z, *xhat;
   float *gdiag;          /* LLRs: (G^-1)_tt of each stream [tx][C]; NULL without */
+  float *llr;            /* LLRs: the chunk's, data RE by RE [C][tx][bps] */
+  uint8_t *bits;         /* and their sent bits, the same layout */
   cf32 *taps;            /* tdl: the frame's taps [links][L] */
   cf32 *Hk;              /* tdl without Doppler: [links][K] */
   sos_term *sos;         /* tdl with Doppler: the sinusoids of the frame */

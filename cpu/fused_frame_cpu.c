@@ -10,7 +10,7 @@
 #include "cpu/fused_cpu.h"
 
 /* The arrays of one thread, in carve order: bytes of each (0: absent). */
-enum { A_LABELS, A_X, A_H, A_HHAT, A_Y, A_G, A_GINV, A_Z, A_XHAT, A_GDIAG, A_TAPS, A_HK, A_SOS,
+enum { A_LABELS, A_X, A_H, A_HHAT, A_Y, A_G, A_GINV, A_Z, A_XHAT, A_GDIAG, A_LLR, A_BITS, A_TAPS, A_HK, A_SOS,
        A_HP, A_YPIL, A_FLABELS, A_FX, A_FY, A_COUNT };
 
 static void sizes(const link_params *p, size_t *b) {
@@ -28,6 +28,8 @@ static void sizes(const link_params *p, size_t *b) {
   b[A_G] = b[A_GINV] = sizeof(cf32) * tx * tx * C;
   b[A_Z] = b[A_XHAT] = sizeof(cf32) * tx * C;
   b[A_GDIAG] = p->llr != LLR_OFF ? sizeof(float) * tx * C : 0;
+  b[A_LLR] = p->llr != LLR_OFF ? sizeof(float) * tx * (size_t)p->bps * C : 0;
+  b[A_BITS] = p->llr != LLR_OFF ? tx * (size_t)p->bps * C : 0;
   b[A_TAPS] = tdl ? sizeof(cf32) * links * TDL_MAX_TAPS : 0;
   b[A_HK] = tdl ? sizeof(cf32) * links * K : 0;
   b[A_SOS] = link_doppler_per_sample(p) > 0.0 ? sizeof(sos_term) * links * (size_t)p->pdp.taps * TDL_SOS_TERMS : 0;
@@ -65,6 +67,8 @@ fused_scratch fused_carve(const link_params *p, const cpu_state *s, unsigned cha
   f.z = ptr[A_Z];
   f.xhat = ptr[A_XHAT];
   f.gdiag = ptr[A_GDIAG];
+  f.llr = ptr[A_LLR];
+  f.bits = ptr[A_BITS];
   f.taps = ptr[A_TAPS];
   f.Hk = ptr[A_HK];
   f.sos = ptr[A_SOS];
