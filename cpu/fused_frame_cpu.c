@@ -3,6 +3,7 @@
  * frame through the OFDM modem, and with LS estimation the estimate on the
  * pilot symbols -- each the staged path's own arithmetic (draws_cpu.c,
  * modem_cpu.c, estimate_cpu.c), made once per frame and thread. */
+#include <math.h>
 #include <string.h>
 
 #include "cpu/channel_cpu.h"
@@ -11,7 +12,7 @@
 
 /* The arrays of one thread, in carve order: bytes of each (0: absent). */
 enum { A_LABELS, A_X, A_H, A_HHAT, A_Y, A_G, A_GINV, A_Z, A_XHAT, A_GDIAG, A_LLR, A_BITS, A_TAPS, A_HK, A_SOS,
-       A_HP, A_YPIL, A_FLABELS, A_FX, A_FY, A_COUNT };
+       A_HP, A_YPIL, A_PV, A_FLABELS, A_FX, A_FY, A_COUNT };
 
 static void sizes(const link_params *p, size_t *b) {
   const size_t tx = (size_t)p->tx, rx = (size_t)p->rx, links = tx * rx, C = CPU_FUSED_CHUNK;
@@ -35,6 +36,7 @@ static void sizes(const link_params *p, size_t *b) {
   b[A_SOS] = link_doppler_per_sample(p) > 0.0 ? sizeof(sos_term) * links * (size_t)p->pdp.taps * TDL_SOS_TERMS : 0;
   b[A_HP] = ls ? sizeof(cf32) * links * ps * K : 0;
   b[A_YPIL] = ls && !td ? sizeof(cf32) * rx * ps * K : 0;
+  b[A_PV] = ls ? sizeof(cf32) * (K + EST_LMMSE_TAPS) : 0;
   b[A_FLABELS] = td ? tx * rf : 0;
   b[A_FX] = td ? sizeof(cf32) * tx * rf : 0;
   b[A_FY] = td ? sizeof(cf32) * rx * rf : 0;
@@ -74,6 +76,7 @@ fused_scratch fused_carve(const link_params *p, const cpu_state *s, unsigned cha
   f.sos = ptr[A_SOS];
   f.hp = ptr[A_HP];
   f.ypil = ptr[A_YPIL];
+  f.pv = ptr[A_PV];
   f.frame_labels = ptr[A_FLABELS];
   f.frame_x = ptr[A_FX];
   f.frame_y = ptr[A_FY];
@@ -132,19 +135,40 @@ static void pilot_rows(const link_params *p, cpu_state *s, fused_scratch *f, uin
   }
 }
 
-/* LS and the frequency interpolation on each pilot symbol, per link
- * (cpu_estimate_stage's first loop): f->hp. */
+/* LS and the frequency interpolation on each pilot symbol, per link: f->hp,
+ * est_freq's sums (the same products in the same order: the weights of
+ * subcarrier k against pilots first + i, i = 0, 1, ..., wrapping across DC)
+ * taken for a block of subcarriers side by side, so that their chains of
+ * fused multiply-adds overlap instead of waiting on each other; the
+ * antenna's pilots are gathered first, once more past the last for the
+ * wrap. */
+#define EST_BLOCK 64
 static void estimate_pilots(const link_params *p, const cpu_state *s, fused_scratch *f) {
   const est_plan *e = &s->est;
   const size_t K = (size_t)p->subcarriers, rf = (size_t)link_res_per_frame(p);
-  const int tx = p->tx, links = p->rx * p->tx, P = p->pilot_spacing, ps = e->pilot_syms;
+  const int tx = p->tx, links = p->rx * p->tx, P = p->pilot_spacing, ps = e->pilot_syms, taps = e->taps;
   for (int link = 0; link < links; link++) {
-    const int r = link / tx, t = link % tx;
+    const int r = link / tx, t = link % tx, np = (int)((K - 1 - (size_t)t) / (size_t)P) + 1;
+    const int *first = e->first + (size_t)t * K;
+    const cf32 *w = e->w + (size_t)t * K * (size_t)taps;
     for (int j = 0; j < ps; j++) {
       const cf32 *row = f->ypil ? f->ypil + ((size_t)r * ps + j) * K
                                 : f->frame_y + (size_t)r * rf + (size_t)pilot_symbol_at(&e->pg, j) * K;
+      for (int i = 0; i < np + taps; i++) f->pv[i] = row[(size_t)t + (size_t)(i % np) * (size_t)P];
       cf32 *hp = f->hp + ((size_t)link * ps + j) * K;
-      for (size_t k = 0; k < K; k++) hp[k] = est_freq(e->first, e->w, e->taps, P, (int)K, t, (int)k, row, 1);
+      for (size_t k0 = 0; k0 < K; k0 += EST_BLOCK) {
+        const size_t nb = K - k0 < EST_BLOCK ? K - k0 : EST_BLOCK;
+        float ar[EST_BLOCK], ai[EST_BLOCK];
+        for (size_t q = 0; q < nb; q++) ar[q] = ai[q] = 0.0f;
+        for (int i = 0; i < taps; i++)
+          for (size_t q = 0; q < nb; q++) {
+            const cf32 wk = w[(k0 + q) * (size_t)taps + (size_t)i], y = f->pv[first[k0 + q] + i];
+            /* cf_fma_exact(acc, wk, y), component by component */
+            ar[q] = fmaf(wk.re, y.re, fmaf(-wk.im, y.im, ar[q]));
+            ai[q] = fmaf(wk.re, y.im, fmaf(wk.im, y.re, ai[q]));
+          }
+        for (size_t q = 0; q < nb; q++) hp[k0 + q] = cf_make(ar[q], ai[q]);
+      }
     }
   }
 }
