@@ -132,7 +132,8 @@ static int cpu_run(backend *b, uint64_t first_frame, uint64_t frames, batch_resu
     return backend_fail(b, "cpu backend: a batch of %llu frames, need 1..%llu",
                         (unsigned long long)frames, (unsigned long long)s->cap_frames);
   if (s->fused) {
-    cpu_fused_run(p, s, first_frame, frames, out);
+    if (cpu_fused_run(p, s, first_frame, frames, out))
+      return backend_fail(b, "cpu backend: no memory for the time-domain modem's scratch");
     return 0;
   }
   /* the coded link decodes the LLRs: the caller's, or the backend's own */
