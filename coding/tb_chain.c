@@ -81,12 +81,18 @@ void tb_plan_free(tb_plan *p) {
 
 /* Scratch: the TB with its CRC twice (B bits: decided and sent), a block
  * twice (K), a codeword (Nb Z bytes), and as floats a circular buffer and
- * the decoder's input (Nb Z each). */
+ * the decoder's input (Nb Z each), then a block's E LLRs in coded order. */
 static size_t cw_bits(const tb_plan *p) { return (size_t)ldpc_codeword_bits(&p->code); }
+
+static size_t max_e(const tb_plan *p) {
+  size_t e = 0;
+  for (int r = 0; r < p->seg.c; r++) e = (size_t)p->rm[r].e > e ? (size_t)p->rm[r].e : e;
+  return e;
+}
 
 size_t tb_scratch_bytes(const tb_plan *p) {
   const size_t b = (size_t)p->seg.b + 64, k = (size_t)p->seg.k + 64, cw = cw_bits(p);
-  return 2 * b + 2 * k + cw + sizeof(float) * (2 * cw) + 64;
+  return 2 * b + 2 * k + cw + sizeof(float) * (2 * cw + max_e(p)) + 64;
 }
 
 void tb_encode(const tb_plan *p, const uint8_t *info, uint8_t *coded, void *scratch) {
@@ -130,7 +136,7 @@ static void decode_blocks(const tb_plan *p, ldpc_decoder *d, const float *llr, f
   /* the decided TB, the sent TB, a block's decisions, the block sent */
   uint8_t *tb = scratch, *sent = tb + s->b + 64, *bits = sent + s->b + 64, *block = bits + s->k + 64;
   float *const own = (float *)(((uintptr_t)(block + s->k + 64) + 15) & ~(uintptr_t)15);
-  float *in = own + cw_bits(p);
+  float *in = own + cw_bits(p), *coded = in + cw_bits(p);
   memset(out, 0, sizeof *out);
   memcpy(sent, info, (size_t)s->a);
   crc_attach(ldpc_tb_crc_kind(s), sent, (size_t)s->a);
@@ -140,7 +146,11 @@ static void decode_blocks(const tb_plan *p, ldpc_decoder *d, const float *llr, f
     const ratematch_block *rm = &p->rm[r];
     float *buf = cbuf ? cbuf + (size_t)r * (size_t)rm->ncb : own;
     if (!cbuf) memset(buf, 0, sizeof(float) * (size_t)rm->ncb);
-    ratematch_accumulate(rm, llr + p->offset[r], buf);
+    /* block r's E bits start on a symbol (E_r is a multiple of layers x qm),
+     * so its coded order is the receivers' order permuted within symbols */
+    const float *l = llr + p->offset[r];
+    for (size_t i = 0; i < (size_t)rm->e; i++) coded[i] = l[tb_llr_index(i, p->qm)];
+    ratematch_accumulate(rm, coded, buf);
     ratematch_decoder_input(rm, buf, in);
     ldpc_decode_result res;
     ldpc_decoder_execute(d, in, s->k_prime, bits, &res);

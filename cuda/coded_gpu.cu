@@ -27,9 +27,7 @@ __global__ void __launch_bounds__(kBlock)
   const uint64_t d = pilot_data_index(&g.re.pilots, m);
   const uint8_t *cb = coded + (size_t)f * (size_t)gbits;
   for (int t = 0; t < g.tx; t++) {
-    const uint8_t *b = cb + ((size_t)d * (size_t)g.tx + (size_t)t) * (size_t)g.bps;
-    uint32_t label = 0;
-    for (int k = 0; k < g.bps; k++) label |= (uint32_t)b[k] << k;
+    const uint32_t label = tb_symbol_label(cb + ((size_t)d * (size_t)g.tx + (size_t)t) * (size_t)g.bps, g.bps);
     labels[(size_t)t * g.R + i] = (uint8_t)label;
     x[(size_t)t * g.R + i] = qam_map(g.bps, label);
   }
@@ -151,6 +149,10 @@ int gpu_coded_init(const link_params *p, uint64_t frames, gpu_coded *c, cudaStre
       hb[r].first_off = (int)fo;
       hb[r].e = rm->e;
       hb[r].period = ratematch_gather_table(rm, hfirst + fo, hsrc + so);
+      /* the table's sources are coded-bit indices of the block; the LLRs
+       * come in the receivers' (label bit) order, and the block starts on a
+       * symbol, so each source moves within its symbol (label_order.h) */
+      for (int k = 0; k < rm->e; k++) hsrc[so + (size_t)k] = (int32_t)tb_llr_index((size_t)hsrc[so + (size_t)k], pl->qm);
       hb[r].llr_off = pl->offset[r];
       so += (size_t)rm->e;
       fo += (size_t)rm->ncb;
