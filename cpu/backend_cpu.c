@@ -47,6 +47,7 @@ static void cpu_free(cpu_state *s) {
   free(s->fused);
   cpu_coded_free(s);
   est_plan_free(&s->est);
+  free(s->dmrs_seq);
   if (s->modem) ofdm_modem_destroy(s->modem);
   tdl_grid_free(&s->grid);
   free(s);
@@ -198,6 +199,16 @@ backend *backend_cpu_create(const link_params *p, const backend_options *opt, ch
   s->nthreads = omp_get_max_threads();
   if (chan_spatial_init(p, &s->spatial, err, errlen)) goto fail;
   s->re = re_ctx_of(p, &s->spatial);
+  if (p->pilot_kind == PILOT_DMRS) {
+    dmrs_grid *d = &s->re.pilots.dm;
+    s->dmrs_seq = malloc(sizeof(uint32_t) * (size_t)(d->occasions * d->len) * (size_t)d->seq_words);
+    if (!s->dmrs_seq) {
+      snprintf(err, errlen, "cpu backend: no memory for the DMRS sequence");
+      goto fail;
+    }
+    dmrs_fill_sequence(d, p->dmrs_nid, s->dmrs_seq);
+    d->seq = s->dmrs_seq;
+  }
   if (p->model == CH_TDL && tdl_grid_make(p, &s->grid, err, errlen)) goto fail;
   if (p->domain == DOMAIN_TIME && !(s->modem = ofdm_modem_create(p, &s->grid, err, errlen))) goto fail;
   const int est = p->estimation == EST_LS;
@@ -225,7 +236,7 @@ backend *backend_cpu_create(const link_params *p, const backend_options *opt, ch
   s->x = alloc_or_null(sizeof(cf32) * tx * R);
   s->H = alloc_or_null(sizeof(cf32) * rx * tx * R);
   s->Hhat = p->csi_error_var > 0 || est ? alloc_or_null(sizeof(cf32) * rx * tx * R) : s->H;
-  if (est) s->hp = alloc_or_null(sizeof(cf32) * (size_t)s->nthreads * s->est.pilot_syms * (size_t)p->subcarriers);
+  if (est) s->hp = alloc_or_null(sizeof(cf32) * (size_t)s->nthreads * est_scratch_elems(&s->est));
   s->y = alloc_or_null(sizeof(cf32) * rx * R);
   s->G = alloc_or_null(sizeof(cf32) * tx * tx * R);
   s->Ginv = alloc_or_null(sizeof(cf32) * tx * tx * R);

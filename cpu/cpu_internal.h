@@ -44,7 +44,8 @@ typedef struct cpu_state {
   tdl_grid grid;        /* tdl: the response and time-domain tables of the taps */
   ofdm_modem *modem;    /* time domain */
   est_plan est;         /* estimation from pilots: its tables */
-  cf32 *hp;             /* its scratch, per thread: [pilot symbols][K] */
+  cf32 *hp;             /* its scratch, per thread: est_scratch_elems */
+  uint32_t *dmrs_seq;   /* DMRS: the sequence re.pilots.dm.seq points at */
   uint64_t cap_frames;  /* frames the buffers hold */
   int nthreads;
   uint8_t *labels;      /* [tx][R] transmitted labels */

@@ -93,7 +93,7 @@ struct cuda_state {
 /* The buffer plan of a batch of `frames` frames: byte offsets into the pool. */
 struct layout {
   size_t consts, errors, loss, loss_s, labels, x, H, Hhat, y, G, Ginv, z, xhat, taps, sos, resp, Hk, td_delay, td_coef,
-      dtaps, est_first, est_w, est_lo, est_wl, hp, xt, yt, work, total;
+      dtaps, est_first, est_w, est_lo, est_wl, hp, est_ls, dmrs_seq, xt, yt, work, total;
 };
 
 size_t take(size_t *at, size_t bytes) {
@@ -142,6 +142,12 @@ layout plan_layout(const link_params *p, int staged, uint64_t frames, size_t wor
   l.est_lo = take(&at, est ? sizeof(int) * S : 0);
   l.est_wl = take(&at, est ? sizeof(float) * S : 0);
   l.hp = take(&at, est ? c8 * frames * links * (size_t)ep->pilot_syms * K : 0);
+  /* DMRS: the despread LS estimates [f][links][occasion][np], the sequence */
+  l.est_ls = take(&at, est ? c8 * frames * links * (size_t)ep->pilot_syms * (size_t)ep->np : 0);
+  const pilot_grid pg = link_pilot_grid(p);
+  l.dmrs_seq = take(&at, pg.kind == PILOT_DMRS
+                             ? sizeof(uint32_t) * (size_t)(pg.dm.occasions * pg.dm.len) * (size_t)pg.dm.seq_words
+                             : 0);
   l.xt = take(&at, td ? c8 * tx * R : 0);
   l.yt = take(&at, td ? c8 * rx * R : 0);
   l.work = take(&at, work_bytes);
@@ -646,7 +652,19 @@ int allocate(cuda_state *s, const link_params *p, const chan_spatial *sp, const 
     CUDA_TRY(cudaMemcpyAsync(lo, e.sym_lo, sizeof(int) * (size_t)p->symbols, cudaMemcpyHostToDevice, s->stream));
     CUDA_TRY(cudaMemcpyAsync(wl, e.sym_w, sizeof(float) * (size_t)p->symbols, cudaMemcpyHostToDevice, s->stream));
     s->est = gpu_est{first, w, lo, wl, carve<cf32>(s->pool, l.hp), e.taps, e.pilot_syms, p->pilot_spacing,
-                     (float)e.shrink};
+                     (float)e.shrink, carve<cf32>(s->pool, l.est_ls), e.np};
+  }
+  if (p->pilot_kind == PILOT_DMRS) {
+    /* the DMRS sequence in device memory, where the kernels' re ctx reads it */
+    dmrs_grid *d = &s->g.re.pilots.dm;
+    const size_t words = (size_t)(d->occasions * d->len) * (size_t)d->seq_words;
+    uint32_t *dev = carve<uint32_t>(s->pool, l.dmrs_seq), *host = (uint32_t *)malloc(sizeof(uint32_t) * words);
+    if (!host) CUDA_TRY(cudaErrorMemoryAllocation);
+    dmrs_fill_sequence(d, p->dmrs_nid, host);
+    const cudaError_t rc = cudaMemcpy(dev, host, sizeof(uint32_t) * words, cudaMemcpyHostToDevice);
+    free(host);
+    CUDA_TRY(rc);
+    d->seq = dev;
   }
   s->xt = carve<cf32>(s->pool, l.xt);
   s->yt = carve<cf32>(s->pool, l.yt);
@@ -791,7 +809,8 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
   }
   /* the joint detectors run over the staged stacks (detect_gpu.cu), and so
    * does a frame with pilots: its estimate needs the received pilots first */
-  s->staged = o.staged != 0 || !link_detector_is_linear(p->equalizer) || p->pilot_spacing > 0;
+  s->staged = o.staged != 0 || !link_detector_is_linear(p->equalizer) || p->pilot_spacing > 0 ||
+               p->pilot_kind == PILOT_DMRS;
   /* the coded link writes its labels between the staged draw and channel
    * stages, which the fused kernel does not separate */
   if (link_coded(p)) s->staged = 1;

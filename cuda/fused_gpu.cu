@@ -74,6 +74,7 @@ __global__ void __launch_bounds__(kBlock, fused_min_blocks(NT, NR))
     g.re.spatial = 0;
     g.re.csi_std = 0.0f;
     g.re.pilots.spacing = 0;
+    g.re.pilots.kind = PILOT_COMB;
   }
   /* 32-bit positions: a frame's REs and a batch's blocks fit in 32 bits */
   const uint32_t rf = (uint32_t)g.rf, span = blockDim.x * (uint32_t)per_thread;
@@ -137,7 +138,7 @@ int Fused<NT, NR>::launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk
   const int per_thread = fused_per_thread(g.rf, block);
   const uint64_t span = (uint64_t)block * per_thread;
   const uint64_t blocks = g.frames * ((g.rf + span - 1) / span);
-  const bool plain = !g.re.spatial && g.re.csi_std <= 0.0f && g.re.pilots.spacing <= 0;
+  const bool plain = !g.re.spatial && g.re.csi_std <= 0.0f && !pilot_any(&g.re.pilots);
   /* (rx < NR exists only for NR > 1: no such kernel for NR = 1) */
   constexpr bool kPadded = NR > 1;
   if ((NR == 1 || g.rx == NR) && plain)

@@ -92,6 +92,8 @@ struct gpu_est {
   cf32 *hp;
   int taps, pilot_syms, P;
   float shrink;
+  cf32 *ls;           /* DMRS: the despread LS estimates [f][links][occasion][np] */
+  int np;             /* DMRS: OCC blocks a port per occasion (0: the comb) */
 };
 
 /* The tdl buffers of a batch (device memory; NULL where the point has none). */
