@@ -7,8 +7,11 @@ source "$OFDMSIM_SOURCE_DIR/tests/support/harness.sh"
 
 # Small frames (512 bits), so every point has many chunks; four points that
 # run to target_errors (some 6e8 bits in all, about a second on two cores): at
-# the chunk cap of 2^26 bits no chunk holds more than a tenth of the run's
-# frames, so a kill costs little and each resumed run gets somewhere. On the
+# the chunk cap of 2^26 bits (2^17 frames), and past 9 x 2^17 frames at twice
+# the cap (results/chunks.h: the chunks grow past the cap), no chunk holds
+# more than a tenth of the run's frames, so a kill costs little and each
+# resumed run gets somewhere; the points that run to max_bits reach the
+# grown chunks, so the kills cross them too. On the
 # CPU, so that the kills land in the middle of the work on any machine (a GPU
 # would spend the first ones starting up, then finish at once); the GPU's
 # resume is checked by gpu-check.sh.
@@ -25,6 +28,10 @@ run() { "$OFDMSIM" "$tmp/r.cfg" -q "$@" >/dev/null 2>>"$tmp/stderr"; }
 
 run -o "$tmp/full.csv"
 check "the uninterrupted run finishes" test $? -eq 0 -a -s "$tmp/full.csv"
+if [ "${OFDMSIM_TEST_SCALE:-1}" = 1 ]; then
+  check "the journal holds chunks grown past the cap (2^18 frames)" \
+    test -n "$(awk '$1 == "chunk" && $6 == 262144' "$tmp/full.journal")"
+fi
 
 # tail_ms NAME: the ms from the last write of NAME.journal to that of NAME.csv
 # or NAME.json, at least 1: the time a finished run's results took to write.
