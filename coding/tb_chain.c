@@ -81,12 +81,18 @@ void tb_plan_free(tb_plan *p) {
 
 /* Scratch: the TB with its CRC twice (B bits: decided and sent), a block
  * twice (K), a codeword (Nb Z bytes), and as floats a circular buffer and
- * the decoder's input (Nb Z each). */
+ * the decoder's input (Nb Z each), then a block's E LLRs in coded order. */
 static size_t cw_bits(const tb_plan *p) { return (size_t)ldpc_codeword_bits(&p->code); }
+
+static size_t max_e(const tb_plan *p) {
+  size_t e = 0;
+  for (int r = 0; r < p->seg.c; r++) e = (size_t)p->rm[r].e > e ? (size_t)p->rm[r].e : e;
+  return e;
+}
 
 size_t tb_scratch_bytes(const tb_plan *p) {
   const size_t b = (size_t)p->seg.b + 64, k = (size_t)p->seg.k + 64, cw = cw_bits(p);
-  return 2 * b + 2 * k + cw + sizeof(float) * (2 * cw) + 64;
+  return 2 * b + 2 * k + cw + sizeof(float) * (2 * cw + max_e(p)) + 64;
 }
 
 void tb_encode(const tb_plan *p, const uint8_t *info, uint8_t *coded, void *scratch) {
@@ -124,38 +130,55 @@ void tb_decode_combine(const tb_plan *p, ldpc_decoder *d, const float *llr, floa
   decode_blocks(p, d, llr, cbuf, info, out, scratch);
 }
 
+/* Block r's decisions `bits` (K' of them) into the decided TB `tb`, and
+ * against the block sent (cut from `sent`, the TB with its CRC, into
+ * `block`): a block is in error when its decisions (payload and CRC) are
+ * not what was sent, whatever its CRC says. Returns 1 when its CB CRC fails. */
+static int judge_block(const ldpc_segmentation *s, int r, const uint8_t *bits, const uint8_t *sent, uint8_t *tb,
+                       uint8_t *block, tb_outcome *out) {
+  const int payload = s->k_prime - s->cb_crc;
+  memcpy(tb + (size_t)r * payload, bits, (size_t)payload);
+  ldpc_segment_block(s, sent, r, block);
+  out->cb_errors += memcmp(bits, block, (size_t)s->k_prime) != 0;
+  return s->cb_crc && !crc_check(CRC24B, bits, (size_t)s->k_prime);
+}
+
+/* The decided TB's CRC and information bits: lost when a CRC fails, or (a
+ * CRC miss) the delivered bits are wrong. */
+static void judge_tb(const ldpc_segmentation *s, const uint8_t *tb, const uint8_t *info, int crc_failed,
+                     tb_outcome *out) {
+  if (!crc_check(ldpc_tb_crc_kind(s), tb, (size_t)s->b)) crc_failed = 1;
+  for (int i = 0; i < s->a; i++) out->info_errors += tb[i] != info[i];
+  out->tb_error = crc_failed || out->info_errors > 0;
+}
+
 static void decode_blocks(const tb_plan *p, ldpc_decoder *d, const float *llr, float *cbuf, const uint8_t *info,
                           tb_outcome *out, void *scratch) {
   const ldpc_segmentation *s = &p->seg;
   /* the decided TB, the sent TB, a block's decisions, the block sent */
   uint8_t *tb = scratch, *sent = tb + s->b + 64, *bits = sent + s->b + 64, *block = bits + s->k + 64;
   float *const own = (float *)(((uintptr_t)(block + s->k + 64) + 15) & ~(uintptr_t)15);
-  float *in = own + cw_bits(p);
+  float *in = own + cw_bits(p), *coded = in + cw_bits(p);
   memset(out, 0, sizeof *out);
   memcpy(sent, info, (size_t)s->a);
   crc_attach(ldpc_tb_crc_kind(s), sent, (size_t)s->a);
-  const int payload = s->k_prime - s->cb_crc;
   int crc_failed = 0;
   for (int r = 0; r < s->c; r++) {
     const ratematch_block *rm = &p->rm[r];
     float *buf = cbuf ? cbuf + (size_t)r * (size_t)rm->ncb : own;
     if (!cbuf) memset(buf, 0, sizeof(float) * (size_t)rm->ncb);
-    ratematch_accumulate(rm, llr + p->offset[r], buf);
+    /* block r's E bits start on a symbol (E_r is a multiple of layers x qm),
+     * so its coded order is the receivers' order permuted within symbols */
+    const float *l = llr + p->offset[r];
+    for (size_t i = 0; i < (size_t)rm->e; i++) coded[i] = l[tb_llr_index(i, p->qm)];
+    ratematch_accumulate(rm, coded, buf);
     ratematch_decoder_input(rm, buf, in);
     ldpc_decode_result res;
     ldpc_decoder_execute(d, in, s->k_prime, bits, &res);
     out->iterations += res.iterations;
-    if (s->cb_crc && !crc_check(CRC24B, bits, (size_t)s->k_prime)) crc_failed = 1;
-    memcpy(tb + (size_t)r * payload, bits, (size_t)payload);
-    /* a block is in error when its decisions (payload and CRC) are not
-     * what was sent, whatever its CRC says */
-    ldpc_segment_block(s, sent, r, block);
-    out->cb_errors += memcmp(bits, block, (size_t)s->k_prime) != 0;
+    crc_failed |= judge_block(s, r, bits, sent, tb, block, out);
   }
-  if (!crc_check(ldpc_tb_crc_kind(s), tb, (size_t)s->b)) crc_failed = 1;
-  for (int i = 0; i < s->a; i++) out->info_errors += tb[i] != info[i];
-  /* lost: a CRC fails, or (a CRC miss) the delivered bits are wrong */
-  out->tb_error = crc_failed || out->info_errors > 0;
+  judge_tb(s, tb, info, crc_failed, out);
 }
 
 void tb_judge(const tb_plan *p, const uint8_t *bits, size_t stride, int iterations, const uint8_t *info,
@@ -166,18 +189,9 @@ void tb_judge(const tb_plan *p, const uint8_t *bits, size_t stride, int iteratio
   out->iterations = iterations;
   memcpy(sent, info, (size_t)s->a);
   crc_attach(ldpc_tb_crc_kind(s), sent, (size_t)s->a);
-  const int payload = s->k_prime - s->cb_crc;
   int crc_failed = 0;
-  for (int r = 0; r < s->c; r++) {
-    const uint8_t *b = bits + (size_t)r * stride;
-    if (s->cb_crc && !crc_check(CRC24B, b, (size_t)s->k_prime)) crc_failed = 1;
-    memcpy(tb + (size_t)r * payload, b, (size_t)payload);
-    ldpc_segment_block(s, sent, r, block);
-    out->cb_errors += memcmp(b, block, (size_t)s->k_prime) != 0;
-  }
-  if (!crc_check(ldpc_tb_crc_kind(s), tb, (size_t)s->b)) crc_failed = 1;
-  for (int i = 0; i < s->a; i++) out->info_errors += tb[i] != info[i];
-  out->tb_error = crc_failed || out->info_errors > 0;
+  for (int r = 0; r < s->c; r++) crc_failed |= judge_block(s, r, bits + (size_t)r * stride, sent, tb, block, out);
+  judge_tb(s, tb, info, crc_failed, out);
 }
 
 ldpc_decoder_config tb_decoder_config(int decoder, double scale, double offset, int max_iterations,
@@ -195,6 +209,6 @@ ldpc_decoder_config tb_decoder_config(int decoder, double scale, double offset, 
 void tb_draw_info(uint64_t key, uint64_t frame, int a, uint8_t *info) {
   for (int i = 0; i < a; i += 128) {
     const rng_words w = rng_draw(key, RNG_TB_BITS, frame, (uint64_t)(i / 128));
-    for (int j = 0; j < 128 && i + j < a; j++) info[i + j] = (uint8_t)((w.w[j / 32] >> (j % 32)) & 1u);
+    for (int j = 0; j < 128 && i + j < a; j++) info[i + j] = tb_info_bit(w, j);
   }
 }
