@@ -10,7 +10,7 @@
  *   - a coded point (deferred: run whole at its collect) gives backend_run's
  *     TB counts;
  *   - fetch is refused while a batch is in flight, and a third submit is.
- * The driver's exact stop with batches in flight is test_gpu_async.sh's.
+ * The driver's exact stop with batches in flight is test_gpu_async_driver.sh's.
  * Exits 77 without a usable GPU. */
 #include <cuda_runtime.h>
 #include <stdint.h>

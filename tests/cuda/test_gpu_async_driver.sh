@@ -12,7 +12,7 @@ set -u
 source "$(dirname "${BASH_SOURCE[0]}")/../support/harness.sh"
 cd "$OFDMSIM_SOURCE_DIR" || exit 1
 if ! "$OFDMSIM" configs/default.cfg -q --set simulation.backend=cuda --set simulation.max_bits=1 >/dev/null 2>&1; then
-  echo "test_gpu_async: skipped: no usable GPU"
+  echo "test_gpu_async_driver: skipped: no usable GPU"
   exit 77
 fi
 
