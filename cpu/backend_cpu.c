@@ -168,8 +168,9 @@ static int cpu_fetch(backend *b, backend_buffer which, cf32 *dst, size_t count) 
   return 0;
 }
 
-static const struct backend_ops cpu_ops = {"cpu", cpu_max_frames, cpu_run, cpu_fetch,
-                                                cpu_destroy};
+/* No submit: the shell runs each submitted batch at its collect (a CPU
+ * batch keeps this thread's cores busy anyway; nothing overlaps it). */
+static const struct backend_ops cpu_ops = {"cpu", cpu_max_frames, cpu_run, cpu_fetch, cpu_destroy, NULL, NULL, NULL};
 
 static void *alloc_or_null(size_t bytes) { return bytes ? malloc(bytes) : NULL; }
 
