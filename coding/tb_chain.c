@@ -81,12 +81,18 @@ void tb_plan_free(tb_plan *p) {
 
 /* Scratch: the TB with its CRC twice (B bits: decided and sent), a block
  * twice (K), a codeword (Nb Z bytes), and as floats a circular buffer and
- * the decoder's input (Nb Z each). */
+ * the decoder's input (Nb Z each), then a block's E LLRs in coded order. */
 static size_t cw_bits(const tb_plan *p) { return (size_t)ldpc_codeword_bits(&p->code); }
+
+static size_t max_e(const tb_plan *p) {
+  size_t e = 0;
+  for (int r = 0; r < p->seg.c; r++) e = (size_t)p->rm[r].e > e ? (size_t)p->rm[r].e : e;
+  return e;
+}
 
 size_t tb_scratch_bytes(const tb_plan *p) {
   const size_t b = (size_t)p->seg.b + 64, k = (size_t)p->seg.k + 64, cw = cw_bits(p);
-  return 2 * b + 2 * k + cw + sizeof(float) * (2 * cw) + 64;
+  return 2 * b + 2 * k + cw + sizeof(float) * (2 * cw + max_e(p)) + 64;
 }
 
 void tb_encode(const tb_plan *p, const uint8_t *info, uint8_t *coded, void *scratch) {
@@ -110,12 +116,18 @@ size_t tb_harq_buffer_floats(const tb_plan *p) { return (size_t)p->seg.c * (size
 
 /* Block r's decoder input `in` (Nb Z floats) from a transmission's g LLRs:
  * de-rate-matched into the zeroed circular buffer `own` with cbuf NULL,
- * else added into block r's part of the combining buffer cbuf, kept. */
-static void block_input(const tb_plan *p, const float *llr, float *cbuf, int r, float *own, float *in) {
+ * else added into block r's part of the combining buffer cbuf, kept;
+ * `coded` holds the block's E LLRs in the coded order meanwhile. */
+static void block_input(const tb_plan *p, const float *llr, float *cbuf, int r, float *own, float *coded,
+                        float *in) {
   const ratematch_block *rm = &p->rm[r];
   float *buf = cbuf ? cbuf + (size_t)r * (size_t)rm->ncb : own;
   if (!cbuf) memset(buf, 0, sizeof(float) * (size_t)rm->ncb);
-  ratematch_accumulate(rm, llr + p->offset[r], buf);
+  /* block r's E bits start on a symbol (E_r is a multiple of layers x qm),
+   * so its coded order is the receivers' order permuted within symbols */
+  const float *l = llr + p->offset[r];
+  for (size_t i = 0; i < (size_t)rm->e; i++) coded[i] = l[tb_llr_index(i, p->qm)];
+  ratematch_accumulate(rm, coded, buf);
   ratematch_decoder_input(rm, buf, in);
 }
 
@@ -135,38 +147,52 @@ void tb_decode_combine(const tb_plan *p, ldpc_decoder *d, const float *llr, floa
   decode_blocks(p, d, llr, cbuf, info, out, scratch);
 }
 
+/* Block r's decisions `bits` (K' of them) into the decided TB `tb`, and
+ * against the block sent (cut from `sent`, the TB with its CRC, into
+ * `block`): a block is in error when its decisions (payload and CRC) are
+ * not what was sent, whatever its CRC says. Returns 1 when its CB CRC fails. */
+static int judge_block(const ldpc_segmentation *s, int r, const uint8_t *bits, const uint8_t *sent, uint8_t *tb,
+                       uint8_t *block, tb_outcome *out) {
+  const int payload = s->k_prime - s->cb_crc;
+  memcpy(tb + (size_t)r * payload, bits, (size_t)payload);
+  ldpc_segment_block(s, sent, r, block);
+  out->cb_errors += memcmp(bits, block, (size_t)s->k_prime) != 0;
+  return s->cb_crc && !crc_check(CRC24B, bits, (size_t)s->k_prime);
+}
+
+/* The decided TB's CRC and information bits: lost when a CRC fails, or (a
+ * CRC miss) the delivered bits are wrong. */
+static void judge_tb(const ldpc_segmentation *s, const uint8_t *tb, const uint8_t *info, int crc_failed,
+                     tb_outcome *out) {
+  if (!crc_check(ldpc_tb_crc_kind(s), tb, (size_t)s->b)) crc_failed = 1;
+  for (int i = 0; i < s->a; i++) out->info_errors += tb[i] != info[i];
+  out->tb_error = crc_failed || out->info_errors > 0;
+}
+
 static void decode_blocks(const tb_plan *p, ldpc_decoder *d, const float *llr, float *cbuf, const uint8_t *info,
                           tb_outcome *out, void *scratch) {
   const ldpc_segmentation *s = &p->seg;
   /* the decided TB, the sent TB, a block's decisions, the block sent */
   uint8_t *tb = scratch, *sent = tb + s->b + 64, *bits = sent + s->b + 64, *block = bits + s->k + 64;
   float *const own = (float *)(((uintptr_t)(block + s->k + 64) + 15) & ~(uintptr_t)15);
-  float *in = own + cw_bits(p);
+  float *in = own + cw_bits(p), *coded = in + cw_bits(p);
   memset(out, 0, sizeof *out);
   memcpy(sent, info, (size_t)s->a);
   crc_attach(ldpc_tb_crc_kind(s), sent, (size_t)s->a);
-  const int payload = s->k_prime - s->cb_crc;
   int crc_failed = 0;
   for (int r = 0; r < s->c; r++) {
-    block_input(p, llr, cbuf, r, own, in);
+    block_input(p, llr, cbuf, r, own, coded, in);
     ldpc_decode_result res;
     ldpc_decoder_execute(d, in, s->k_prime, bits, &res);
     out->iterations += res.iterations;
-    if (s->cb_crc && !crc_check(CRC24B, bits, (size_t)s->k_prime)) crc_failed = 1;
-    memcpy(tb + (size_t)r * payload, bits, (size_t)payload);
-    /* a block is in error when its decisions (payload and CRC) are not
-     * what was sent, whatever its CRC says */
-    ldpc_segment_block(s, sent, r, block);
-    out->cb_errors += memcmp(bits, block, (size_t)s->k_prime) != 0;
+    crc_failed |= judge_block(s, r, bits, sent, tb, block, out);
   }
-  if (!crc_check(ldpc_tb_crc_kind(s), tb, (size_t)s->b)) crc_failed = 1;
-  for (int i = 0; i < s->a; i++) out->info_errors += tb[i] != info[i];
-  /* lost: a CRC fails, or (a CRC miss) the delivered bits are wrong */
-  out->tb_error = crc_failed || out->info_errors > 0;
+  judge_tb(s, tb, info, crc_failed, out);
 }
 
 /* Group scratch: tb_judge's (2 B + K bytes, padded), a circular buffer and
- * LDPC_BATCH decoder inputs (Nb Z floats each), and the decisions of every
+ * LDPC_BATCH decoder inputs (Nb Z floats each), a block's E LLRs, and the
+ * decisions of every
  * block of TB_GROUP TBs (K' bytes each, padded). */
 static size_t group_bits_stride(const tb_plan *p) { return ((size_t)p->seg.k_prime + 63) & ~(size_t)63; }
 static size_t group_judge_bytes(const tb_plan *p) {
@@ -174,7 +200,7 @@ static size_t group_judge_bytes(const tb_plan *p) {
 }
 
 size_t tb_group_scratch_bytes(const tb_plan *p) {
-  return group_judge_bytes(p) + sizeof(float) * (1 + LDPC_BATCH) * cw_bits(p) +
+  return group_judge_bytes(p) + sizeof(float) * ((1 + LDPC_BATCH) * cw_bits(p) + max_e(p)) +
          (size_t)TB_GROUP * (size_t)p->seg.c * group_bits_stride(p) + 64;
 }
 
@@ -185,7 +211,8 @@ void tb_decode_group(const tb_plan *p, ldpc_batch_decoder *d, int n, const float
   unsigned char *judge = scratch;
   float *const own = (float *)(((uintptr_t)(judge + group_judge_bytes(p)) + 63) & ~(uintptr_t)63);
   float *const inputs = own + cw;
-  uint8_t *const decided = (uint8_t *)(inputs + LDPC_BATCH * cw);
+  float *const coded = inputs + LDPC_BATCH * cw;
+  uint8_t *const decided = (uint8_t *)(coded + max_e(p));
   int iterations[TB_GROUP] = {0};
   /* the group's blocks in TB order, (t, r) = (j / C, j mod C), a batch of
    * LDPC_BATCH at a time, or one at a time above LDPC_BATCH_Z_MAX (where
@@ -198,7 +225,7 @@ void tb_decode_group(const tb_plan *p, ldpc_batch_decoder *d, int n, const float
     for (int b = 0; b < m; b++) {
       const int t = (j0 + b) / s->c, r = (j0 + b) % s->c;
       float *x = inputs + (size_t)b * cw;
-      block_input(p, llr[t], cbuf ? cbuf[t] : NULL, r, own, x);
+      block_input(p, llr[t], cbuf ? cbuf[t] : NULL, r, own, coded, x);
       in[b] = x;
       bits[b] = decided + (size_t)(j0 + b) * stride;
     }
@@ -218,18 +245,9 @@ void tb_judge(const tb_plan *p, const uint8_t *bits, size_t stride, int iteratio
   out->iterations = iterations;
   memcpy(sent, info, (size_t)s->a);
   crc_attach(ldpc_tb_crc_kind(s), sent, (size_t)s->a);
-  const int payload = s->k_prime - s->cb_crc;
   int crc_failed = 0;
-  for (int r = 0; r < s->c; r++) {
-    const uint8_t *b = bits + (size_t)r * stride;
-    if (s->cb_crc && !crc_check(CRC24B, b, (size_t)s->k_prime)) crc_failed = 1;
-    memcpy(tb + (size_t)r * payload, b, (size_t)payload);
-    ldpc_segment_block(s, sent, r, block);
-    out->cb_errors += memcmp(b, block, (size_t)s->k_prime) != 0;
-  }
-  if (!crc_check(ldpc_tb_crc_kind(s), tb, (size_t)s->b)) crc_failed = 1;
-  for (int i = 0; i < s->a; i++) out->info_errors += tb[i] != info[i];
-  out->tb_error = crc_failed || out->info_errors > 0;
+  for (int r = 0; r < s->c; r++) crc_failed |= judge_block(s, r, bits + (size_t)r * stride, sent, tb, block, out);
+  judge_tb(s, tb, info, crc_failed, out);
 }
 
 ldpc_decoder_config tb_decoder_config(int decoder, double scale, double offset, int max_iterations,
@@ -247,6 +265,6 @@ ldpc_decoder_config tb_decoder_config(int decoder, double scale, double offset, 
 void tb_draw_info(uint64_t key, uint64_t frame, int a, uint8_t *info) {
   for (int i = 0; i < a; i += 128) {
     const rng_words w = rng_draw(key, RNG_TB_BITS, frame, (uint64_t)(i / 128));
-    for (int j = 0; j < 128 && i + j < a; j++) info[i + j] = (uint8_t)((w.w[j / 32] >> (j % 32)) & 1u);
+    for (int j = 0; j < 128 && i + j < a; j++) info[i + j] = tb_info_bit(w, j);
   }
 }

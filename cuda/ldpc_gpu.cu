@@ -97,8 +97,73 @@ size_t shared_bytes(int scols, int z, int zp, int rows_max, int msg_shared) {
          sizeof(uint32_t) * (kTabWords + 1);
 }
 
-template <bool OFFSET>
-__global__ void __launch_bounds__(LDPC_Z_MAX) ldpc_layered_kernel(const kargs a) {
+/* One row (layer) of the layered min-sum, for one lane: the old messages
+ * (o1, o2, ow) of row r out of the LLRs, the new ones back in, the row's
+ * compressed messages to mr. N edges are unrolled; PRED: the row's degree
+ * deg is only known at run time, edges k >= deg are predicated away (the
+ * row kernel: N is the largest degree); without PRED the degree is N (the
+ * grouped kernel's rows, specialised per degree). Up to kCacheDeg edges,
+ * each edge's shared-memory slot is computed once, in the first pass, and
+ * kept in a register for the second; the denser rows (BG1's first four,
+ * degree 19) recompute it, since caching it there too took the grouped
+ * kernel past 56 registers, the most that lets three 384-thread blocks share
+ * an SM (79 without the cap, two blocks; 48 bytes of spills with it). The
+ * loops are fully unrolled so that q[] and at[] are registers (indexed by
+ * constants), not local memory. */
+constexpr int kCacheDeg = 12;
+
+template <bool OFFSET, int N, bool PRED>
+__device__ __forceinline__ void layer_row(float *app, const uint32_t *ent, int deg, int lane, int z, float o1,
+                                          float o2, uint32_t ow, float alpha, float beta, uint32_t *mr, int zp) {
+  constexpr bool cache = N <= kCacheDeg;
+  const int oidx = (int)(ow >> kIdxShift);
+  float m1 = LDPC_MAG_INIT, m2 = LDPC_MAG_INIT;
+  uint32_t sg = ldpc_sign_start(PRED ? deg : N);
+  int idx = 0;
+  float q[N];
+  int at[cache ? N : 1];
+#pragma unroll
+  for (int k = 0; k < N; k++) {
+    if (!PRED || k < deg) {
+      const int sk = slot(ent[k], lane, z);
+      if (cache) at[k] = sk;
+      const float x = app[sk] - message(o1, o2, ow, oidx, k);
+      const float mag = fabsf(x);
+      q[k] = x;
+      idx = mag < m1 ? k : idx; /* where ldpc_ms_min1 takes a new minimum */
+      m2 = ldpc_ms_min2(m1, m2, mag);
+      m1 = ldpc_ms_min1(m1, mag);
+      sg ^= ldpc_sign_bit(x);
+    }
+  }
+  const float v1 = magnitude<OFFSET>(m1, alpha, beta), v2 = magnitude<OFFSET>(m2, alpha, beta);
+  uint32_t nw = (uint32_t)idx << kIdxShift;
+#pragma unroll
+  for (int k = 0; k < N; k++) {
+    if (!PRED || k < deg) {
+      const float x = q[k];
+      const uint32_t s = sg ^ ldpc_sign_bit(x);
+      nw |= (s >> 31) << k;
+      app[cache ? at[k] : slot(ent[k], lane, z)] = x + ldpc_with_sign(k == idx ? v2 : v1, s);
+    }
+  }
+  mr[0] = __float_as_uint(v1);
+  mr[zp] = __float_as_uint(v2);
+  mr[2 * zp] = nw;
+}
+
+/* One code block per thread block, one lane per row of the lifted layer
+ * (Z lanes). GROUPED selects the grouped kernel's two changes, which only
+ * remove work and keep the row kernel's schedule and arithmetic bit for bit:
+ *  - a row's degree selects a specialised layer_row (3 .. 19; the row kernel
+ *    unrolls every row to 19 edges and predicates the rest away);
+ *  - no barrier between consecutive rows that share no column (a.sync_after,
+ *    from the host): the second row reads and writes no LLR the first one
+ *    touches, so without the barrier every lane still reads exactly the
+ *    values the row kernel's lanes read (BG1 rows 16-17, 20-21, 22-23, ...
+ *    and every pair past row 23; BG2 likewise). */
+template <bool OFFSET, bool GROUPED>
+__device__ __forceinline__ void decode_block(const kargs &a) {
   extern __shared__ float smem[];
   const int z = a.z, zp = a.zp, lane = threadIdx.x, nthreads = blockDim.x;
   const int blk = blockIdx.x;
@@ -155,41 +220,24 @@ __global__ void __launch_bounds__(LDPC_Z_MAX) ldpc_layered_kernel(const kargs a)
           p2 = __uint_as_float(mr[4 * zp]);
           pw = mr[5 * zp];
         }
-        const int oidx = (int)(ow >> kIdxShift);
-        float m1 = LDPC_MAG_INIT, m2 = LDPC_MAG_INIT;
-        uint32_t sg = ldpc_sign_start(deg);
-        int idx = 0;
-        /* The loops run to the largest degree, fully unrolled, so q[] is
-         * registers (indexed by constants), not local memory. */
-        float q[LDPC_ROW_DEGREE_MAX];
-#pragma unroll
-        for (int k = 0; k < LDPC_ROW_DEGREE_MAX; k++) {
-          if (k < deg) {
-            const float x = app[slot(ent[e0 + k], lane, z)] - message(o1, o2, ow, oidx, k);
-            const float mag = fabsf(x);
-            q[k] = x;
-            idx = mag < m1 ? k : idx; /* where ldpc_ms_min1 takes a new minimum */
-            m2 = ldpc_ms_min2(m1, m2, mag);
-            m1 = ldpc_ms_min1(m1, mag);
-            sg ^= ldpc_sign_bit(x);
+        const uint32_t *re = ent + e0;
+        if (!GROUPED) {
+          layer_row<OFFSET, LDPC_ROW_DEGREE_MAX, true>(app, re, deg, lane, z, o1, o2, ow, a.alpha, a.beta, mr, zp);
+        } else {
+#define LDPC_ROW_CASE(D) \
+  case D: layer_row<OFFSET, D, false>(app, re, D, lane, z, o1, o2, ow, a.alpha, a.beta, mr, zp); break;
+          switch (deg) {
+            LDPC_ROW_CASE(3) LDPC_ROW_CASE(4) LDPC_ROW_CASE(5) LDPC_ROW_CASE(6) LDPC_ROW_CASE(7) LDPC_ROW_CASE(8)
+            LDPC_ROW_CASE(9) LDPC_ROW_CASE(10) LDPC_ROW_CASE(11) LDPC_ROW_CASE(12) LDPC_ROW_CASE(13)
+            LDPC_ROW_CASE(14) LDPC_ROW_CASE(15) LDPC_ROW_CASE(16) LDPC_ROW_CASE(17) LDPC_ROW_CASE(18)
+            LDPC_ROW_CASE(19)
+            default: break; /* never: ldpc_gpu_create refuses other degrees */
           }
+#undef LDPC_ROW_CASE
         }
-        const float v1 = magnitude<OFFSET>(m1, a.alpha, a.beta), v2 = magnitude<OFFSET>(m2, a.alpha, a.beta);
-        uint32_t nw = (uint32_t)idx << kIdxShift;
-#pragma unroll
-        for (int k = 0; k < LDPC_ROW_DEGREE_MAX; k++) {
-          if (k < deg) {
-            const float x = q[k];
-            const uint32_t s = sg ^ ldpc_sign_bit(x);
-            nw |= (s >> 31) << k;
-            app[slot(ent[e0 + k], lane, z)] = x + ldpc_with_sign(k == idx ? v2 : v1, s);
-          }
-        }
-        mr[0] = __float_as_uint(v1);
-        mr[zp] = __float_as_uint(v2);
-        mr[2 * zp] = nw;
       }
-      __syncthreads();
+      /* rows_used and the mask are the same for every thread of the block. */
+      if (!GROUPED || r + 1 == rows_used || ((a.sync_after >> r) & 1ull)) __syncthreads();
     }
     it++;
     /* The syndrome of the hard decisions over the decoded rows; the reduction
@@ -215,148 +263,17 @@ __global__ void __launch_bounds__(LDPC_Z_MAX) ldpc_layered_kernel(const kargs a)
   }
 }
 
-
-/* The grouped kernel's row: the same arithmetic as ldpc_layered_kernel's row
- * body, with the degree a compile-time constant (no predicated edges past
- * deg). Up to kCacheDeg edges, each edge's shared-memory slot is computed
- * once, in the first pass, and kept in a register for the second; the
- * denser rows (BG1's first four, degree 19) recompute it, as the row kernel
- * does, since caching it there too took the kernel past 56 registers, the
- * most that lets three 384-thread blocks share an SM (79 without the cap,
- * two blocks; 48 bytes of spills with it). */
-constexpr int kCacheDeg = 12;
-
-template <bool OFFSET, int DEG>
-__device__ __forceinline__ void grouped_row(float *app, const uint32_t *ent, int lane, int z, float o1, float o2,
-                                            uint32_t ow, float alpha, float beta, uint32_t *mr, int zp) {
-  const int oidx = (int)(ow >> kIdxShift);
-  float m1 = LDPC_MAG_INIT, m2 = LDPC_MAG_INIT;
-  uint32_t sg = ldpc_sign_start(DEG);
-  int idx = 0;
-  float q[DEG];
-  int at[DEG <= kCacheDeg ? DEG : 1];
-#pragma unroll
-  for (int k = 0; k < DEG; k++) {
-    const int sk = slot(ent[k], lane, z);
-    if (DEG <= kCacheDeg) at[k] = sk;
-    const float x = app[sk] - message(o1, o2, ow, oidx, k);
-    const float mag = fabsf(x);
-    q[k] = x;
-    idx = mag < m1 ? k : idx;
-    m2 = ldpc_ms_min2(m1, m2, mag);
-    m1 = ldpc_ms_min1(m1, mag);
-    sg ^= ldpc_sign_bit(x);
-  }
-  const float v1 = magnitude<OFFSET>(m1, alpha, beta), v2 = magnitude<OFFSET>(m2, alpha, beta);
-  uint32_t nw = (uint32_t)idx << kIdxShift;
-#pragma unroll
-  for (int k = 0; k < DEG; k++) {
-    const float x = q[k];
-    const uint32_t s = sg ^ ldpc_sign_bit(x);
-    nw |= (s >> 31) << k;
-    app[DEG <= kCacheDeg ? at[k] : slot(ent[k], lane, z)] = x + ldpc_with_sign(k == idx ? v2 : v1, s);
-  }
-  mr[0] = __float_as_uint(v1);
-  mr[zp] = __float_as_uint(v2);
-  mr[2 * zp] = nw;
+/* The row kernel: every row unrolled to the largest degree, a barrier after
+ * every row. */
+template <bool OFFSET>
+__global__ void __launch_bounds__(LDPC_Z_MAX) ldpc_layered_kernel(const kargs a) {
+  decode_block<OFFSET, false>(a);
 }
 
-/* The grouped kernel: ldpc_layered_kernel's schedule and arithmetic, bit for
- * bit, with two changes that only remove work.
- *  - A row's degree selects a specialised grouped_row (3 .. 19; the row
- *    kernel unrolls every row to 19 edges and predicates the rest away, and
- *    computes each slot twice).
- *  - No barrier between consecutive rows that share no column (a.sync_after,
- *    from the host): the second row reads and writes no LLR the first one
- *    touches, so without the barrier every lane still reads exactly the
- *    values the row kernel's lanes read (BG1 rows 16-17, 20-21, 22-23, ...
- *    and every pair past row 23; BG2 likewise). */
+/* The grouped kernel (the default): three blocks an SM (see layer_row). */
 template <bool OFFSET>
 __global__ void __launch_bounds__(LDPC_Z_MAX, 3) ldpc_grouped_kernel(const kargs a) {
-  extern __shared__ float smem[];
-  const int z = a.z, zp = a.zp, lane = threadIdx.x, nthreads = blockDim.x;
-  const int blk = blockIdx.x;
-  const bool active = lane < z;
-  const size_t msg_words = 3 * (size_t)a.rows_max * zp;
-  float *app = smem;
-  uint32_t *after_app = reinterpret_cast<uint32_t *>(smem + (size_t)a.scols * z);
-  uint32_t *msg = a.gmsg ? a.gmsg + (size_t)blk * msg_words : after_app;
-  uint32_t *tab = a.gmsg ? after_app : after_app + msg_words;
-  int *s_last = reinterpret_cast<int *>(tab + kTabWords);
-
-  const int ntab = a.rows + 1 + a.nnz;
-  for (int j = lane; j < ntab; j += nthreads) tab[j] = a.tab[j];
-  if (lane == 0) *s_last = -1;
-  __syncthreads();
-
-  const float *llr = a.llr + (size_t)blk * a.nb * z;
-  const int n_app = a.scols * z, scan_from = (a.info_cols + 4) * z;
-  int last = -1;
-  for (int j = lane; j < n_app; j += nthreads) {
-    const float v = llr[j];
-    app[j] = v;
-    if (j >= scan_from && v != 0.0f) last = j;
-  }
-  if (last >= 0) atomicMax(s_last, last / z);
-  __syncthreads();
-  const int rows_used = *s_last < 0 ? 4 : *s_last - a.info_cols + 1;
-
-  const uint32_t *row_start = tab, *ent = tab + a.rows + 1;
-  int it = 0, ok = 0;
-  while (it < a.max_iterations && !(ok && !a.full_iterations)) {
-    float p1 = 0.0f, p2 = 0.0f;
-    uint32_t pw = 0;
-    if (it > 0 && active) {
-      p1 = __uint_as_float(msg[lane]);
-      p2 = __uint_as_float(msg[zp + lane]);
-      pw = msg[2 * zp + lane];
-    }
-    for (int r = 0; r < rows_used; r++) {
-      if (active) {
-        const int e0 = (int)row_start[r], deg = (int)row_start[r + 1] - e0;
-        uint32_t *mr = msg + (size_t)r * 3 * zp + lane;
-        const float o1 = p1, o2 = p2;
-        const uint32_t ow = pw;
-        if (it > 0 && r + 1 < rows_used) {
-          p1 = __uint_as_float(mr[3 * zp]);
-          p2 = __uint_as_float(mr[4 * zp]);
-          pw = mr[5 * zp];
-        }
-        const uint32_t *re = ent + e0;
-#define LDPC_ROW_CASE(D) \
-  case D: grouped_row<OFFSET, D>(app, re, lane, z, o1, o2, ow, a.alpha, a.beta, mr, zp); break;
-        switch (deg) {
-          LDPC_ROW_CASE(3) LDPC_ROW_CASE(4) LDPC_ROW_CASE(5) LDPC_ROW_CASE(6) LDPC_ROW_CASE(7) LDPC_ROW_CASE(8)
-          LDPC_ROW_CASE(9) LDPC_ROW_CASE(10) LDPC_ROW_CASE(11) LDPC_ROW_CASE(12) LDPC_ROW_CASE(13)
-          LDPC_ROW_CASE(14) LDPC_ROW_CASE(15) LDPC_ROW_CASE(16) LDPC_ROW_CASE(17) LDPC_ROW_CASE(18)
-          LDPC_ROW_CASE(19)
-          default: break; /* never: ldpc_gpu_create refuses other degrees */
-        }
-#undef LDPC_ROW_CASE
-      }
-      /* rows_used and the mask are the same for every thread of the block. */
-      if (r + 1 == rows_used || ((a.sync_after >> r) & 1ull)) __syncthreads();
-    }
-    it++;
-    int bad = 0;
-    if (active) {
-      for (int r = 0; r < rows_used && !bad; r++) {
-        uint32_t par = 0;
-        for (int e = (int)row_start[r]; e < (int)row_start[r + 1]; e++) par ^= ldpc_hard_bit(app[slot(ent[e], lane, z)]);
-        bad = (int)par;
-      }
-    }
-    ok = !__syncthreads_or(bad);
-  }
-
-  const int k_sys = a.info_cols * z;
-  uint8_t *out = a.bits + (size_t)blk * k_sys;
-  for (int j = lane; j < k_sys; j += nthreads) out[j] = ldpc_hard_bit(app[j]);
-  if (lane == 0) {
-    a.res[blk].iterations = it;
-    a.res[blk].syndrome_ok = ok;
-    a.res[blk].rows_used = rows_used;
-  }
+  decode_block<OFFSET, true>(a);
 }
 
 }  // namespace

@@ -152,7 +152,8 @@ static void compare_tbs(int tbs, double rate, int qm, long g, double esn0, ldpc_
       for (long k = 0; k < g; k++) {
         double re, im;
         test_rng_cnormal(&re, &im);
-        (tx ? llr2 : llr)[t][k] = (float)(2.0 * ((coded[k] ? 1.0 : -1.0) + sqrt(2.0 * sigma2) * re) / sigma2);
+        /* coded bit k goes where the receivers put it (tb_llr_index) */
+        (tx ? llr2 : llr)[t][tb_llr_index((size_t)k, qm)] = (float)(2.0 * ((coded[k] ? 1.0 : -1.0) + sqrt(2.0 * sigma2) * re) / sigma2);
       }
     }
   }

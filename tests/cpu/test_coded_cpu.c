@@ -122,13 +122,17 @@ static int consistent(const spec *s, double esno, const char *what) {
   ldpc_decoder *d = ldpc_decoder_create(plan.seg.bg, plan.seg.zc, &cfg, err, sizeof err);
   void *scratch = malloc(tb_scratch_bytes(&plan));
   const size_t nbits = (size_t)ldpc_codeword_bits(&plan.code);
-  float *jbuf = malloc(sizeof(float) * nbits), *jin = malloc(sizeof(float) * nbits);
+  float *jbuf = malloc(sizeof(float) * nbits), *jin = malloc(sizeof(float) * nbits), *jcoded = malloc(sizeof(float) * g);
   uint8_t *jbits = malloc((size_t)plan.seg.c * (size_t)plan.seg.k);
-  CHECK(d && scratch && jbuf && jin && jbits, "%s: decoder: %s", what, err);
-  for (int f = 0; d && scratch && jbuf && jin && jbits && f < FRAMES; f++) {
+  CHECK(d && scratch && jbuf && jin && jcoded && jbits, "%s: decoder: %s", what, err);
+  for (int f = 0; d && scratch && jbuf && jin && jcoded && jbits && f < FRAMES; f++) {
     tb_draw_info(rng_key(p.seed, p.stream_key), (uint64_t)f, p.code.tbs, info);
     tb_encode(&plan, info, enc, scratch);
-    CHECK(memcmp(enc, bits + (size_t)f * g, g) == 0, "%s: frame %d: the sent bits are not the TB's coding", what, f);
+    /* the backend's bits come symbol by symbol in label bit order: coded
+     * bit i is bit tb_llr_index(i) (38.211's order, label_order.h) */
+    int moved = 0;
+    for (size_t i = 0; i < g; i++) moved += enc[i] != bits[(size_t)f * g + tb_llr_index(i, p.bps)];
+    CHECK(moved == 0, "%s: frame %d: %d sent bits are not the TB's coding in 38.211's order", what, f, moved);
     tb_outcome o;
     tb_decode(&plan, d, llr + (size_t)f * g, info, &o, scratch);
     const frame_coded ref = {(uint32_t)o.tb_error, (uint32_t)plan.seg.c, (uint32_t)o.cb_errors,
@@ -139,7 +143,8 @@ static int consistent(const spec *s, double esno, const char *what) {
     for (int r = 0; r < plan.seg.c; r++) {
       const ratematch_block *rm = &plan.rm[r];
       memset(jbuf, 0, sizeof(float) * (size_t)rm->ncb);
-      ratematch_accumulate(rm, llr + (size_t)f * g + plan.offset[r], jbuf);
+      for (int i = 0; i < rm->e; i++) jcoded[i] = llr[(size_t)f * g + (size_t)plan.offset[r] + tb_llr_index((size_t)i, p.bps)];
+      ratematch_accumulate(rm, jcoded, jbuf);
       ratematch_decoder_input(rm, jbuf, jin);
       ldpc_decode_result res;
       ldpc_decoder_execute(d, jin, plan.seg.k_prime, jbits + (size_t)r * (size_t)plan.seg.k, &res);
@@ -161,6 +166,7 @@ static int consistent(const spec *s, double esno, const char *what) {
   free(scratch);
   free(jbuf);
   free(jin);
+  free(jcoded);
   free(jbits);
   tb_plan_free(&plan);
 done:

@@ -24,7 +24,8 @@
  *   the first's do);
  * for BPSK, QPSK and 16-QAM, zf, mmse and kbest, nms and oms, one code block
  * and several, pilots on and off. Exits 77 without a GPU; OFDMSIM_SMALL=1
- * (compute-sanitizer) runs the waterfall points alone. */
+ * (compute-sanitizer) runs the waterfall points alone, and HARQ on the first
+ * case only. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,8 +158,12 @@ int compare(const spec &s, double esno, const char *what) {
   for (int f = 0; d && f < kFrames; f++) {
     tb_draw_info(rng_key(p.seed, p.stream_key), (uint64_t)f, p.code.tbs, info.data());
     tb_encode(&plan, info.data(), enc.data(), scratch.data());
-    CHECK(memcmp(enc.data(), gpu.bits.data() + (size_t)f * g, g) == 0,
-          "%s: frame %d: the GPU's sent bits are not the TB's coding", what, f);
+    /* the sent bits come symbol by symbol in label bit order: coded bit i
+     * is bit tb_llr_index(i) (38.211's order, label_order.h) */
+    int moved = 0;
+    for (size_t i = 0; i < g; i++) moved += enc[i] != gpu.bits[(size_t)f * g + tb_llr_index(i, p.bps)];
+    CHECK(moved == 0, "%s: frame %d: %d of the GPU's sent bits are not the TB's coding in 38.211's order", what, f,
+          moved);
     CHECK(memcmp(gpu.bits.data() + (size_t)f * g, cpu.bits.data() + (size_t)f * g, g) == 0,
           "%s: frame %d: the GPU and CPU backends sent different bits", what, f);
     tb_outcome o;
@@ -257,7 +262,9 @@ int main(void) {
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     const spec &s = cases[i].s;
     CHECK(compare(s, cases[i].mid, cases[i].name) >= 0, "%s: the waterfall point failed", cases[i].name);
-    harq(s, cases[i].mid, cases[i].name);
+    /* small (the sanitizers' run): HARQ on the first case only. Racecheck
+     * replays every decoder launch, and HARQ decodes four times over. */
+    if (limits || i == 0) harq(s, cases[i].mid, cases[i].name);
     if (!limits) continue;
     CHECK(compare(s, 30.0, cases[i].name) == 0, "%s: 30 dB: a TB lost", cases[i].name);
     CHECK(compare(s, -12.0, cases[i].name) == kFrames, "%s: -12 dB: a TB delivered", cases[i].name);
