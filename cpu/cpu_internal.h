@@ -31,7 +31,8 @@ typedef struct cpu_coded {
   tb_plan rplan[LINK_HARQ_MAX]; /* HARQ: transmission t's plan (rv tb_harq_rv(t)); [0] unused */
   float *cbuf;              /* HARQ: [frame][C Ncb] the TBs' combining buffers */
   uint32_t *errors;         /* HARQ: a retransmission's bit errors (not counted) */
-  ldpc_decoder **dec;       /* one per thread */
+  long *lost;               /* HARQ: [frame] the frames a retransmission decodes */
+  ldpc_batch_decoder **dec; /* one per thread */
   unsigned char *scratch;   /* per thread: tb_chain's scratch, then the G coded bits */
   size_t scratch_stride;
   uint8_t *info;            /* [frame][A] the batch's information bits */
