@@ -15,8 +15,8 @@
 
 NAME_TABLE(equalizer_names, ("zf", "mmse", "mmse-sic", "kbest", "ml"), (EQ_ZF, EQ_MMSE, EQ_MMSE_SIC, EQ_KBEST, EQ_ML));
 NAME_TABLE(channel_model_names, ("awgn", "rayleigh", "tdl"), (CH_AWGN, CH_RAYLEIGH, CH_TDL));
-NAME_TABLE(pdp_kind_names, ("exp", "tdl-a", "tdl-b", "tdl-c", "tdl-d", "tdl-e"),
-           (PDP_EXP, PDP_TDL_A, PDP_TDL_B, PDP_TDL_C, PDP_TDL_D, PDP_TDL_E));
+NAME_TABLE(pdp_kind_names, ("exp", "tdl-a", "tdl-b", "tdl-c", "tdl-d", "tdl-e", "custom"),
+           (PDP_EXP, PDP_TDL_A, PDP_TDL_B, PDP_TDL_C, PDP_TDL_D, PDP_TDL_E, PDP_CUSTOM));
 NAME_TABLE(delay_grid_names, ("continuous", "sample"), (DELAYS_CONTINUOUS, DELAYS_SAMPLE));
 NAME_TABLE(ofdm_domain_names, ("frequency", "time"), (DOMAIN_FREQUENCY, DOMAIN_TIME));
 NAME_TABLE(snr_kind_names, ("ebno", "esno", "snr"), (SNR_EBNO, SNR_ESNO, SNR_SNR));

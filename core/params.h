@@ -28,7 +28,8 @@ typedef enum { LLR_OFF = 0, LLR_MAXLOG = 1, LLR_EXACT = 2 } llr_kind;
 #define LINK_MAX_KBEST 256
 #define LINK_MAX_ML_CANDIDATES 65536
 typedef enum { CH_AWGN = 0, CH_RAYLEIGH = 1, CH_TDL = 2 } channel_model;
-typedef enum { PDP_EXP = 0, PDP_TDL_A = 1, PDP_TDL_B = 2, PDP_TDL_C = 3, PDP_TDL_D = 4, PDP_TDL_E = 5 } pdp_kind;
+typedef enum { PDP_EXP = 0, PDP_TDL_A = 1, PDP_TDL_B = 2, PDP_TDL_C = 3, PDP_TDL_D = 4, PDP_TDL_E = 5,
+               PDP_CUSTOM = 6 /* taps the config gives (tdl_pdp_custom) */ } pdp_kind;
 /* Where tdl delays sit: where the profile puts them (continuous), or rounded
  * to whole samples with the taps that meet merged (sample, the older model). */
 typedef enum { DELAYS_CONTINUOUS = 0, DELAYS_SAMPLE = 1 } delay_grid;
