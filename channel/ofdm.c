@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "channel/cdl_channel.h"
 #include "channel/fft_plan.h"
 #include "channel/ofdm.h"
 #include "channel/tdl.h"
@@ -15,6 +16,7 @@ struct ofdm_modem {
   channel_model model;
   const tdl_grid *grid; /* tdl: the discrete taps and the window rotation */
   tdl_fade fade;        /* tdl with Doppler: taps that fade per sample */
+  int cdl;              /* a cdl point: the fading buffer holds ray terms */
   chan_spatial spatial;
   float amp[TDL_MAX_TAPS];
   uint64_t key; /* the point's Philox key */
@@ -55,6 +57,7 @@ ofdm_modem *ofdm_modem_create(const link_params *p, const tdl_grid *grid, char *
   m->cp = p->cp_length;
   m->frame_samples = (size_t)p->symbols * (size_t)(p->subcarriers + p->cp_length);
   m->model = p->model;
+  m->cdl = link_is_cdl(p);
   m->grid = p->model == CH_TDL ? grid : NULL;
   if (p->model == CH_TDL) {
     m->fade = tdl_fade_of(p);
@@ -100,7 +103,7 @@ static void add_delayed(size_t N, cf32 h, int d, const cf32 *s, cf32 *z) {
 
 /* With Doppler: sample n of receive antenna r gets sum_l sum_t h_rt,l(n)
  * sum_i c_l,i s_t(n - first_l - i), the taps evaluated at n
- * (tdl_fading_taps) and each tap's interpolator of the grid; tap by tap,
+ * (tdl_fading_taps, or a cdl point's cdl_taps_at) and each tap's interpolator of the grid; tap by tap,
  * streams inside, as the GPU's modem. */
 static void fading_channel(const ofdm_modem *m, const sos_term *sos, size_t N, const cf32 *sent, cf32 *got) {
   const tdl_grid *g = m->grid;
@@ -108,7 +111,8 @@ static void fading_channel(const ofdm_modem *m, const sos_term *sos, size_t N, c
   cf32 h[LINK_MAX_RX * LINK_MAX_TX];
   for (size_t n = 0; n < N; n++) {
     for (int l = 0; l < g->L; l++) {
-      tdl_fading_taps(m->fade, &m->spatial, sos, l, m->amp[l], (double)n, 0, h);
+      if (m->cdl) cdl_taps_at((const float *)sos, g->L, tx * rx, l, (double)n, 0, h);
+      else tdl_fading_taps(m->fade, &m->spatial, sos, l, m->amp[l], (double)n, 0, h);
       for (int t = 0; t < tx; t++) {
         /* the stream t delayed by tap l's interpolator */
         cf32 u = cf_make(0.0f, 0.0f);

@@ -1,11 +1,46 @@
 /* The random taps of a tdl frame (tdl.h). */
 #include <math.h>
 
+#include <stdlib.h>
+
+#include "channel/cdl_channel.h"
 #include "channel/tdl.h"
 #include "channel/tdl_fading.h"
 #include "core/rng.h"
 
+size_t tdl_fade_terms(const link_params *p) {
+  const int links = p->rx * p->tx, L = p->pdp.taps;
+  if (link_is_cdl(p)) return (cdl_terms_floats(L, links) * sizeof(float) + sizeof(sos_term) - 1) / sizeof(sos_term);
+  return (size_t)links * (size_t)L * TDL_SOS_TERMS;
+}
+
+/* The point's cdl geometry; a point that passed link_params_check has one. */
+static void geom_of(const link_params *p, cdl_geom *g) {
+  char err[160];
+  if (cdl_geom_make(p, g, err, sizeof err)) abort();
+}
+
+/* cdl: every link's clusters at time t (window as cdl_taps_at). */
+static void cdl_taps(const link_params *p, const float *terms, double t, int window, cf32 *taps) {
+  const int L = p->pdp.taps, links = p->rx * p->tx;
+  cf32 h[LINK_MAX_RX * LINK_MAX_TX];
+  for (int l = 0; l < L; l++) {
+    cdl_taps_at(terms, L, links, l, t, window, h);
+    for (int e = 0; e < links; e++) taps[e * L + l] = h[e];
+  }
+}
+
 void tdl_draw_taps(const link_params *p, const chan_spatial *s, uint64_t frame, cf32 *taps) {
+  if (link_is_cdl(p)) {
+    cdl_geom g;
+    geom_of(p, &g);
+    float *terms = malloc(sizeof(float) * cdl_terms_floats(p->pdp.taps, p->rx * p->tx));
+    if (!terms) abort(); /* some 100 KB: no way on without them */
+    cdl_draw_terms(p, &g, frame, terms);
+    cdl_taps(p, terms, 0.0, 0, taps);
+    free(terms);
+    return;
+  }
   const int L = p->pdp.taps, links = p->rx * p->tx, total = links * L;
   const uint64_t key = rng_key(p->seed, p->stream_key);
   float amp[TDL_MAX_TAPS];
@@ -29,6 +64,12 @@ void tdl_draw_taps(const link_params *p, const chan_spatial *s, uint64_t frame, 
 }
 
 void tdl_draw_sos(const link_params *p, uint64_t frame, sos_term *sos) {
+  if (link_is_cdl(p)) {
+    cdl_geom g;
+    geom_of(p, &g);
+    cdl_draw_terms(p, &g, frame, (float *)sos);
+    return;
+  }
   const re_ctx c = re_ctx_of(p, NULL);
   const double nu = link_doppler_per_sample(p);
   const int total = p->rx * p->tx * p->pdp.taps;
@@ -47,6 +88,10 @@ tdl_fade tdl_fade_of(const link_params *p) {
 void tdl_symbol_taps(const link_params *p, const chan_spatial *s, const sos_term *sos, int sym, cf32 *taps) {
   const tdl_fade fd = tdl_fade_of(p);
   const double t = tdl_symbol_centre(sym, p->subcarriers, p->cp_length);
+  if (link_is_cdl(p)) {
+    cdl_taps(p, (const float *)sos, t, p->subcarriers, taps);
+    return;
+  }
   cf32 h[LINK_MAX_RX * LINK_MAX_TX];
   for (int l = 0; l < fd.L; l++) {
     tdl_fading_taps(fd, s, sos, l, sqrtf(p->pdp.power[l]), t, p->subcarriers, h);

@@ -60,8 +60,14 @@ void tdl_draw_taps(const link_params *p, const chan_spatial *s, uint64_t frame, 
 
 /* Doppler (link_doppler_per_sample(p) > 0, channel/tdl_fading.h): the
  * sinusoids of every tap of `frame`, sos[q*TDL_SOS_TERMS + m] for
- * q = (r*tx + t)*L + l, from RNG_DOPPLER. */
+ * q = (r*tx + t)*L + l, from RNG_DOPPLER. A cdl point's buffer holds the
+ * frame's ray terms instead (cdl_draw_terms, channel/cdl_channel.h; the
+ * same for tdl_draw_taps, whose taps are then the rays' sums at t = 0, and
+ * tdl_symbol_taps). */
 void tdl_draw_sos(const link_params *p, uint64_t frame, sos_term *sos);
+
+/* The size of one frame's buffer of tdl_draw_sos, in sos_terms. */
+size_t tdl_fade_terms(const link_params *p);
 
 /* The fading parameters of p. */
 tdl_fade tdl_fade_of(const link_params *p);

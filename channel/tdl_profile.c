@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "channel/cdl_channel.h"
 #include "channel/tdl.h"
 #include "core/names.h"
 
@@ -117,6 +118,7 @@ static const tdl_table *table_of(pdp_kind kind) {
 }
 
 int tdl_pdp_has_los(pdp_kind kind) {
+  if (kind == PDP_CDL_D || kind == PDP_CDL_E) return 1;
   const tdl_table *t = table_of(kind);
   return t && t->los_db != NO_LOS;
 }
@@ -169,6 +171,8 @@ int tdl_pdp_make(pdp_kind kind, double delay_spread, double k_factor, delay_grid
     snprintf(err, errlen, "tdl_pdp_make: NULL output");
     return -1;
   }
+  /* a CDL model's clusters, at their own delays (its rays: cdl_channel.h) */
+  if (pdp_is_cdl(kind)) return cdl_pdp_make(kind, delay_spread, k_factor, max_delay, out, err, errlen);
   if (kind != PDP_EXP && !table_of(kind)) {
     snprintf(err, errlen, "unknown power-delay profile %d", (int)kind);
     return -1;

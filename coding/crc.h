@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum crc_kind { CRC24A, CRC24B, CRC24C, CRC16, CRC11, CRC6, CRC_KINDS } crc_kind;
+#include "coding/crc_core.h" /* crc_kind and the register arithmetic */
 
 /* L, the number of parity bits of a kind (24, 16, 11 or 6). */
 int crc_length(crc_kind kind);

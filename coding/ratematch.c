@@ -63,9 +63,21 @@ int ratematch_block_params(const ldpc_segmentation *s, int r, int rv, int qm, in
     }                                                                             \
   } while (0)
 
+/* By the closed forms (ratematch.h) the device uses too: row i of the
+ * interleaver, f_{i + j Qm} = e_{i E/Qm + j}, starts at the rank of
+ * e_{i E/Qm} and steps one rank a bit (no division in the loop); the
+ * transmitter's bits are then the GPU's by construction, and the walk below
+ * (the receiver's) is held to them by the tests. */
 void ratematch_encode(const ratematch_block *p, const uint8_t *cw, uint8_t *f) {
   const uint8_t *d = cw + 2 * p->zc;
-  WALK_SELECTED(p, f[out] = d[buf]);
+  const int rows = p->qm, cols = p->e / p->qm, period = ratematch_period(p);
+  for (int i = 0; i < rows; i++) {
+    int q = ratematch_selected_rank(p, i * cols);
+    for (int j = 0; j < cols; j++) {
+      f[i + j * rows] = d[ratematch_rank_position(p, q)];
+      q = q + 1 == period ? 0 : q + 1;
+    }
+  }
 }
 
 void ratematch_accumulate(const ratematch_block *p, const float *f_llr, float *buffer) {

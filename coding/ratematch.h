@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "coding/segment.h"
+#include "core/cplx.h"
 
 /* The LLR a filler bit gets: a known 0, far beyond any channel LLR. */
 #define LDPC_LLR_FILLER (-1.0e4f)
@@ -79,5 +80,58 @@ int ratematch_gather_table(const ratematch_block *p, int32_t *first, int32_t *sr
 #ifdef __cplusplus
 }
 #endif
+
+/* Bit selection and interleaving as closed forms of one index, for gcc and
+ * nvcc alike (OFDM_HD): ratematch_encode on the host and the GPU backend's
+ * transmitter (cuda/tb_encode_gpu.cu, one thread a bit) read f_o from the
+ * same buffer position, so the two cannot drift; the receiver's walk
+ * (ratematch_accumulate) visits the same positions one after another, and
+ * the rate-matching tests hold the two forms to each other.
+ *
+ * The fillers inside the buffer are [fb, fe) = [filler_begin, filler_end)
+ * clipped to [0, Ncb); the walk from k0 around the buffer skips them, so
+ * selected bit k sits at the non-filler position of rank (rank(k0) + k) mod
+ * P, P = Ncb - (fe - fb) the non-filler positions, where rank(pos) counts
+ * the non-filler positions before pos (a k0 inside the fillers has the rank
+ * of the first position after them, where the walk goes on). */
+OFDM_HD int ratematch_filler_lo(const ratematch_block *p) {
+  return p->filler_begin < 0 ? 0 : p->filler_begin > p->ncb ? p->ncb : p->filler_begin;
+}
+OFDM_HD int ratematch_filler_hi(const ratematch_block *p) {
+  const int lo = ratematch_filler_lo(p);
+  return p->filler_end < lo ? lo : p->filler_end > p->ncb ? p->ncb : p->filler_end;
+}
+
+/* P: the non-filler positions of the buffer, the walk's period. */
+OFDM_HD int ratematch_period(const ratematch_block *p) {
+  return p->ncb - (ratematch_filler_hi(p) - ratematch_filler_lo(p));
+}
+
+/* The rank of e_k among the non-filler positions, (rank(k0) + k) mod P. */
+OFDM_HD int ratematch_selected_rank(const ratematch_block *p, int k) {
+  const int lo = ratematch_filler_lo(p), hi = ratematch_filler_hi(p);
+  const int period = p->ncb - (hi - lo);
+  const int k0 = p->k0, rank0 = k0 < lo ? k0 : k0 < hi ? lo : k0 - (hi - lo);
+  /* 32-bit unsigned: both terms are below 2^31, and the device divides
+   * faster than in 64 bits */
+  return (int)(((unsigned)rank0 + (unsigned)k) % (unsigned)period);
+}
+
+/* The buffer position of the non-filler position of rank q (0 .. P-1). */
+OFDM_HD int ratematch_rank_position(const ratematch_block *p, int q) {
+  const int lo = ratematch_filler_lo(p), hi = ratematch_filler_hi(p);
+  return q < lo ? q : q + (hi - lo);
+}
+
+/* The buffer position (0 .. Ncb-1, codeword bit 2Zc + it) of e_k. */
+OFDM_HD int ratematch_selected_position(const ratematch_block *p, int k) {
+  return ratematch_rank_position(p, ratematch_selected_rank(p, k));
+}
+
+/* The bit selection index k of f_o: the interleaver writes e row by row into
+ * Qm rows of E/Qm and reads column by column, f_{i + j Qm} = e_{i E/Qm + j}. */
+OFDM_HD int ratematch_interleaved_source(const ratematch_block *p, int o) {
+  return (o % p->qm) * (p->e / p->qm) + o / p->qm;
+}
 
 #endif

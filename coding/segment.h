@@ -33,7 +33,20 @@ int ldpc_segment(int tbs, int bg, ldpc_segmentation *s);
  * F zero fillers: K bits into block[]. */
 void ldpc_segment_block(const ldpc_segmentation *s, const uint8_t *tb_with_crc, int r, uint8_t *block);
 
+/* Bit j (0 .. K-1) of block r as ldpc_segment_block writes it, one bit at a
+ * time for the device's encoder (cuda/tb_encode_gpu.cu; OFDM_HD, one
+ * definition for gcc and nvcc): its share of the TB with its CRC below the
+ * payload K' - L, then the block's CRC24B parity bits (cb_crc, the
+ * remainder of its payload, when C > 1), then the fillers, 0. */
+OFDM_HD uint8_t ldpc_segment_block_bit(const ldpc_segmentation *s, const uint8_t *tb_with_crc, int r,
+                                       uint32_t cb_crc, int j) {
+  const int payload = s->k_prime - s->cb_crc;
+  if (j < payload) return tb_with_crc[(size_t)r * (size_t)payload + (size_t)j];
+  if (j < s->k_prime) return crc_parity_bit(cb_crc, s->cb_crc, j - payload);
+  return 0;
+}
+
 /* The kind of CRC on the TB. */
-static inline crc_kind ldpc_tb_crc_kind(const ldpc_segmentation *s) { return s->tb_crc == 24 ? CRC24A : CRC16; }
+OFDM_HD crc_kind ldpc_tb_crc_kind(const ldpc_segmentation *s) { return s->tb_crc == 24 ? CRC24A : CRC16; }
 
 #endif

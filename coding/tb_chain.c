@@ -130,6 +130,28 @@ void tb_decode_combine(const tb_plan *p, ldpc_decoder *d, const float *llr, floa
   decode_blocks(p, d, llr, cbuf, info, out, scratch);
 }
 
+/* Block r's decisions `bits` (K' of them) into the decided TB `tb`, and
+ * against the block sent (cut from `sent`, the TB with its CRC, into
+ * `block`): a block is in error when its decisions (payload and CRC) are
+ * not what was sent, whatever its CRC says. Returns 1 when its CB CRC fails. */
+static int judge_block(const ldpc_segmentation *s, int r, const uint8_t *bits, const uint8_t *sent, uint8_t *tb,
+                       uint8_t *block, tb_outcome *out) {
+  const int payload = s->k_prime - s->cb_crc;
+  memcpy(tb + (size_t)r * payload, bits, (size_t)payload);
+  ldpc_segment_block(s, sent, r, block);
+  out->cb_errors += memcmp(bits, block, (size_t)s->k_prime) != 0;
+  return s->cb_crc && !crc_check(CRC24B, bits, (size_t)s->k_prime);
+}
+
+/* The decided TB's CRC and information bits: lost when a CRC fails, or (a
+ * CRC miss) the delivered bits are wrong. */
+static void judge_tb(const ldpc_segmentation *s, const uint8_t *tb, const uint8_t *info, int crc_failed,
+                     tb_outcome *out) {
+  if (!crc_check(ldpc_tb_crc_kind(s), tb, (size_t)s->b)) crc_failed = 1;
+  for (int i = 0; i < s->a; i++) out->info_errors += tb[i] != info[i];
+  out->tb_error = crc_failed || out->info_errors > 0;
+}
+
 static void decode_blocks(const tb_plan *p, ldpc_decoder *d, const float *llr, float *cbuf, const uint8_t *info,
                           tb_outcome *out, void *scratch) {
   const ldpc_segmentation *s = &p->seg;
@@ -140,7 +162,6 @@ static void decode_blocks(const tb_plan *p, ldpc_decoder *d, const float *llr, f
   memset(out, 0, sizeof *out);
   memcpy(sent, info, (size_t)s->a);
   crc_attach(ldpc_tb_crc_kind(s), sent, (size_t)s->a);
-  const int payload = s->k_prime - s->cb_crc;
   int crc_failed = 0;
   for (int r = 0; r < s->c; r++) {
     const ratematch_block *rm = &p->rm[r];
@@ -155,17 +176,9 @@ static void decode_blocks(const tb_plan *p, ldpc_decoder *d, const float *llr, f
     ldpc_decode_result res;
     ldpc_decoder_execute(d, in, s->k_prime, bits, &res);
     out->iterations += res.iterations;
-    if (s->cb_crc && !crc_check(CRC24B, bits, (size_t)s->k_prime)) crc_failed = 1;
-    memcpy(tb + (size_t)r * payload, bits, (size_t)payload);
-    /* a block is in error when its decisions (payload and CRC) are not
-     * what was sent, whatever its CRC says */
-    ldpc_segment_block(s, sent, r, block);
-    out->cb_errors += memcmp(bits, block, (size_t)s->k_prime) != 0;
+    crc_failed |= judge_block(s, r, bits, sent, tb, block, out);
   }
-  if (!crc_check(ldpc_tb_crc_kind(s), tb, (size_t)s->b)) crc_failed = 1;
-  for (int i = 0; i < s->a; i++) out->info_errors += tb[i] != info[i];
-  /* lost: a CRC fails, or (a CRC miss) the delivered bits are wrong */
-  out->tb_error = crc_failed || out->info_errors > 0;
+  judge_tb(s, tb, info, crc_failed, out);
 }
 
 void tb_judge(const tb_plan *p, const uint8_t *bits, size_t stride, int iterations, const uint8_t *info,
@@ -176,18 +189,9 @@ void tb_judge(const tb_plan *p, const uint8_t *bits, size_t stride, int iteratio
   out->iterations = iterations;
   memcpy(sent, info, (size_t)s->a);
   crc_attach(ldpc_tb_crc_kind(s), sent, (size_t)s->a);
-  const int payload = s->k_prime - s->cb_crc;
   int crc_failed = 0;
-  for (int r = 0; r < s->c; r++) {
-    const uint8_t *b = bits + (size_t)r * stride;
-    if (s->cb_crc && !crc_check(CRC24B, b, (size_t)s->k_prime)) crc_failed = 1;
-    memcpy(tb + (size_t)r * payload, b, (size_t)payload);
-    ldpc_segment_block(s, sent, r, block);
-    out->cb_errors += memcmp(b, block, (size_t)s->k_prime) != 0;
-  }
-  if (!crc_check(ldpc_tb_crc_kind(s), tb, (size_t)s->b)) crc_failed = 1;
-  for (int i = 0; i < s->a; i++) out->info_errors += tb[i] != info[i];
-  out->tb_error = crc_failed || out->info_errors > 0;
+  for (int r = 0; r < s->c; r++) crc_failed |= judge_block(s, r, bits + (size_t)r * stride, sent, tb, block, out);
+  judge_tb(s, tb, info, crc_failed, out);
 }
 
 ldpc_decoder_config tb_decoder_config(int decoder, double scale, double offset, int max_iterations,
@@ -205,6 +209,6 @@ ldpc_decoder_config tb_decoder_config(int decoder, double scale, double offset, 
 void tb_draw_info(uint64_t key, uint64_t frame, int a, uint8_t *info) {
   for (int i = 0; i < a; i += 128) {
     const rng_words w = rng_draw(key, RNG_TB_BITS, frame, (uint64_t)(i / 128));
-    for (int j = 0; j < 128 && i + j < a; j++) info[i + j] = (uint8_t)((w.w[j / 32] >> (j % 32)) & 1u);
+    for (int j = 0; j < 128 && i + j < a; j++) info[i + j] = tb_info_bit(w, j);
   }
 }

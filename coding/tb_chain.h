@@ -15,6 +15,7 @@
 #include "coding/ldpc_graph.h"
 #include "coding/ratematch.h"
 #include "coding/segment.h"
+#include "core/draws.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -94,16 +95,6 @@ void tb_judge(const tb_plan *p, const uint8_t *bits, size_t stride, int iteratio
  * them so, so their TBs are the same. */
 void tb_draw_info(uint64_t key, uint64_t frame, int a, uint8_t *info);
 
-/* The label (QAM symbol index) of stream t on a frame's data RE d: the
- * coded bits fill the data REs in frame order, and on each RE the tx layers
- * in turn (TS 38.211 7.3.1.3: symbol i of the codeword goes to layer i mod
- * v), so symbol d tx + t takes coded bits ((d tx + t) bps + k), k < bps,
- * bit k onto label bit tb_label_bit(k, bps) (label_order.h: 38.211 7.3.1.2's
- * order). The receivers' LLRs come back in that symbol order. */
-static inline uint32_t tb_label(const uint8_t *coded, uint64_t d, int tx, int t, int bps) {
-  return tb_symbol_label(coded + ((size_t)d * (size_t)tx + (size_t)t) * (size_t)bps, bps);
-}
-
 /* The decoder configuration of the simulator's decoder names (0 nms, 1 oms,
  * 2 bp). */
 ldpc_decoder_config tb_decoder_config(int decoder, double scale, double offset, int max_iterations,
@@ -112,5 +103,24 @@ ldpc_decoder_config tb_decoder_config(int decoder, double scale, double offset, 
 #ifdef __cplusplus
 }
 #endif
+
+/* The per-bit steps of the transmitter that the GPU backend's encoder
+ * (cuda/tb_encode_gpu.cu) runs on the device, written once for gcc and nvcc
+ * (OFDM_HD) so that the two sides cannot drift. */
+
+/* Information bit j (0 .. 127) of draw w of RNG_TB_BITS: bit i of a TB is
+ * bit i mod 128 of its draw i/128, bit (i mod 32) of word (i/32) mod 4. */
+OFDM_HD uint8_t tb_info_bit(rng_words w, int j) { return (uint8_t)((w.w[j >> 5] >> (j & 31)) & 1u); }
+
+/* The label (QAM symbol index) of stream t on a frame's data RE d: the
+ * coded bits fill the data REs in frame order, and on each RE the tx layers
+ * in turn (TS 38.211 7.3.1.3: symbol i of the codeword goes to layer i mod
+ * v), so symbol d tx + t takes coded bits ((d tx + t) bps + k), k < bps,
+ * bit k onto label bit tb_label_bit(k, bps) (label_order.h: 38.211 7.3.1.2's
+ * order). The receivers' LLRs come back in that symbol order. The CPU
+ * backend and the GPU's labels kernel both call it. */
+OFDM_HD uint32_t tb_label(const uint8_t *coded, uint64_t d, int tx, int t, int bps) {
+  return tb_symbol_label(coded + ((size_t)d * (size_t)tx + (size_t)t) * (size_t)bps, bps);
+}
 
 #endif

@@ -18,7 +18,9 @@ static void list_text(const double *x, int count, char *buf, size_t n) {
  * printed to round-trip (%.17g), so equal text means equal value. */
 static void value_text(const sim_config *c, const sim_point *pt, config_key_id k, char *buf, size_t n) {
   const link_params *p = &pt->p;
-  const int tdl = p->model == CH_TDL, custom = tdl && p->profile == PDP_CUSTOM;
+  const int tdl = p->model == CH_TDL, cdl = link_is_cdl(p),
+            custom = tdl && p->profile == PDP_CUSTOM;
+  const link_panel *pn = k >= KEY_RX_ROWS ? &p->cdl.rx : &p->cdl.tx;
   buf[0] = '\0';
   switch (k) {
   case KEY_BACKEND: snprintf(buf, n, "%s", c->backend); break;
@@ -38,8 +40,8 @@ static void value_text(const sim_config *c, const sim_point *pt, config_key_id k
   case KEY_RX: snprintf(buf, n, "%d", p->rx); break;
   case KEY_MODULATION: snprintf(buf, n, "%s", modulation_name_of_bps(p->bps)); break;
   case KEY_EQUALIZER: snprintf(buf, n, "%s", equalizer_name(p->equalizer)); break;
-  case KEY_MODEL: snprintf(buf, n, "%s", channel_model_name(p->model)); break;
-  case KEY_PROFILE: if (tdl) snprintf(buf, n, "%s", pdp_kind_name(p->profile)); break;
+  case KEY_MODEL: snprintf(buf, n, "%s", cdl ? pdp_kind_name(p->profile) : channel_model_name(p->model)); break;
+  case KEY_PROFILE: if (tdl && !cdl) snprintf(buf, n, "%s", pdp_kind_name(p->profile)); break;
   case KEY_DELAY_SPREAD: if (tdl && !custom) snprintf(buf, n, "%.17g", p->delay_spread); break;
   case KEY_RHO_TX: snprintf(buf, n, "%.17g", p->rho_tx); break;
   case KEY_RHO_RX: snprintf(buf, n, "%.17g", p->rho_rx); break;
@@ -54,7 +56,7 @@ static void value_text(const sim_config *c, const sim_point *pt, config_key_id k
   case KEY_LLR_CLIP: if (p->equalizer == EQ_KBEST) snprintf(buf, n, "%.17g", p->llr_clip); break;
   case KEY_SUBCARRIER_SPACING: snprintf(buf, n, "%.17g", p->subcarrier_spacing); break;
   case KEY_DELAY_SPREAD_NS: if (tdl && !custom) snprintf(buf, n, "%.17g", p->delay_spread / link_sample_rate(p) * 1e9); break;
-  case KEY_DELAYS: if (tdl) snprintf(buf, n, "%s", delay_grid_name(p->delays)); break;
+  case KEY_DELAYS: if (tdl && !cdl) snprintf(buf, n, "%s", delay_grid_name(p->delays)); break;
   case KEY_DOPPLER_HZ: if (tdl || link_flat_doppler_per_sample(p) > 0.0) snprintf(buf, n, "%.17g", p->doppler_hz); break;
   case KEY_FADING: if (p->model == CH_RAYLEIGH) snprintf(buf, n, "%s", fading_kind_name(p->fading)); break;
   case KEY_DROP_FRAMES: if (p->model == CH_RAYLEIGH) snprintf(buf, n, "%d", p->drop_frames > 1 ? p->drop_frames : 1); break;
@@ -84,6 +86,22 @@ static void value_text(const sim_config *c, const sim_point *pt, config_key_id k
   case KEY_CODE_OFFSET: if (link_coded(p) && p->code.decoder == CODE_DEC_OMS) snprintf(buf, n, "%.17g", p->code.offset); break;
   case KEY_CODE_MAX_ITERATIONS: if (link_coded(p)) snprintf(buf, n, "%d", p->code.max_iterations); break;
   case KEY_CODE_EARLY_TERMINATION: if (link_coded(p)) snprintf(buf, n, "%d", p->code.early_termination); break;
+  case KEY_ASD_DEG: if (cdl) snprintf(buf, n, "%.17g", p->cdl.asd); break;
+  case KEY_ASA_DEG: if (cdl) snprintf(buf, n, "%.17g", p->cdl.asa); break;
+  case KEY_ZSD_DEG: if (cdl) snprintf(buf, n, "%.17g", p->cdl.zsd); break;
+  case KEY_ZSA_DEG: if (cdl) snprintf(buf, n, "%.17g", p->cdl.zsa); break;
+  case KEY_TRAVEL_AZIMUTH: if (cdl) snprintf(buf, n, "%.17g", p->cdl.travel_azimuth_deg); break;
+  case KEY_TRAVEL_ZENITH: if (cdl) snprintf(buf, n, "%.17g", p->cdl.travel_zenith_deg); break;
+  case KEY_TX_ROWS: case KEY_RX_ROWS: if (cdl) snprintf(buf, n, "%d", pn->rows); break;
+  case KEY_TX_COLUMNS: case KEY_RX_COLUMNS: if (cdl) snprintf(buf, n, "%d", pn->columns); break;
+  case KEY_TX_SPACING_V: case KEY_RX_SPACING_V: if (cdl) snprintf(buf, n, "%.17g", pn->spacing_v); break;
+  case KEY_TX_SPACING_H: case KEY_RX_SPACING_H: if (cdl) snprintf(buf, n, "%.17g", pn->spacing_h); break;
+  case KEY_TX_POL: case KEY_RX_POL: if (cdl) snprintf(buf, n, "%s", value_to_name(&panel_pol_names, (int)pn->pol)); break;
+  case KEY_TX_PATTERN: case KEY_RX_PATTERN:
+    if (cdl) snprintf(buf, n, "%s", value_to_name(&panel_pattern_names, (int)pn->pattern));
+    break;
+  case KEY_TX_BEARING: case KEY_RX_BEARING: if (cdl) snprintf(buf, n, "%.17g", pn->bearing_deg); break;
+  case KEY_TX_DOWNTILT: case KEY_RX_DOWNTILT: if (cdl) snprintf(buf, n, "%.17g", pn->downtilt_deg); break;
   case KEY_TAP_DELAYS_NS: if (custom) list_text(pt->tap_delay_ns, pt->custom_taps, buf, n); break;
   case KEY_TAP_POWERS_DB: if (custom) list_text(pt->tap_power_db, pt->custom_taps, buf, n); break;
   /* a speed is shown as the Doppler shift it makes (doppler_hz) */
@@ -158,9 +176,11 @@ uint64_t config_point_key(const sim_config *c, const sim_point *pt) {
     if (k == KEY_CODE_HARQ && pt->p.code.harq <= 1) continue;
     /* and fading after them: where it is not the per-RE draw */
     if (k == KEY_FADING && pt->p.fading == FADING_INDEPENDENT) continue;
-    /* and drops last: where they hold more than one frame */
+    /* and drops: where they hold more than one frame */
     if (k == KEY_DROP_FRAMES && pt->p.drop_frames <= 1) continue;
-    /* and custom taps after them: where the profile is custom */
+    /* the cdl keys came later: they count on cdl points alone */
+    if (k >= KEY_CDL_FIRST && k <= KEY_CDL_LAST && !link_is_cdl(&pt->p)) continue;
+    /* and custom taps last: where the profile is custom */
     if ((k == KEY_TAP_DELAYS_NS || k == KEY_TAP_POWERS_DB) && !v[0]) continue;
     for (const char *s = config_keys[k].path; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
     h = (h ^ '=') * 1099511628211ULL;

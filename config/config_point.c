@@ -36,6 +36,33 @@ static void sweep_point(const char *label, char *at, size_t n) {
   else at[0] = '\0';
 }
 
+/* One end's panel; columns by default fill the antennas given the rows. */
+static void fill_panel(const point_view *v, int first, int antennas, link_panel *a) {
+  a->rows = (int)int_of(v, first + (KEY_TX_ROWS - KEY_TX_ROWS));
+  a->spacing_v = number_of(v, first + (KEY_TX_SPACING_V - KEY_TX_ROWS));
+  a->spacing_h = number_of(v, first + (KEY_TX_SPACING_H - KEY_TX_ROWS));
+  a->pol = (panel_pol)choice_of(v, first + (KEY_TX_POL - KEY_TX_ROWS));
+  a->pattern = (panel_pattern)choice_of(v, first + (KEY_TX_PATTERN - KEY_TX_ROWS));
+  a->bearing_deg = number_of(v, first + (KEY_TX_BEARING - KEY_TX_ROWS));
+  a->downtilt_deg = number_of(v, first + (KEY_TX_DOWNTILT - KEY_TX_ROWS));
+  const int per = a->rows * (a->pol == PANEL_POL_V ? 1 : 2);
+  const int cols = first + (KEY_TX_COLUMNS - KEY_TX_ROWS);
+  /* a count that does not divide is left to link_params_check to refuse */
+  a->columns = v->set[cols] ? (int)int_of(v, cols) : antennas % per ? antennas / per + 1 : antennas / per;
+}
+
+static void fill_cdl(const point_view *v, link_params *p) {
+  link_cdl *c = &p->cdl;
+  fill_panel(v, KEY_TX_ROWS, p->tx, &c->tx);
+  fill_panel(v, KEY_RX_ROWS, p->rx, &c->rx);
+  c->asd = v->set[KEY_ASD_DEG] ? number_of(v, KEY_ASD_DEG) : 0.0;
+  c->asa = v->set[KEY_ASA_DEG] ? number_of(v, KEY_ASA_DEG) : 0.0;
+  c->zsd = v->set[KEY_ZSD_DEG] ? number_of(v, KEY_ZSD_DEG) : 0.0;
+  c->zsa = v->set[KEY_ZSA_DEG] ? number_of(v, KEY_ZSA_DEG) : 0.0;
+  c->travel_azimuth_deg = number_of(v, KEY_TRAVEL_AZIMUTH);
+  c->travel_zenith_deg = number_of(v, KEY_TRAVEL_ZENITH);
+}
+
 static void fill(const point_view *v, const char *label, sim_point *pt) {
   memset(pt, 0, sizeof *pt);
   link_params *p = &pt->p;
@@ -43,8 +70,11 @@ static void fill(const point_view *v, const char *label, sim_point *pt) {
   p->rx = (int)int_of(v, KEY_RX);
   p->bps = choice_of(v, KEY_MODULATION);
   p->equalizer = (eq_kind)choice_of(v, KEY_EQUALIZER);
-  p->model = (channel_model)choice_of(v, KEY_MODEL);
-  p->profile = (pdp_kind)choice_of(v, KEY_PROFILE);
+  const int model = choice_of(v, KEY_MODEL);
+  /* cdl-a..cdl-e: a tdl point whose profile is the CDL model */
+  p->model = model >= CHANNEL_CHOICE_CDL ? CH_TDL : (channel_model)model;
+  p->profile = model >= CHANNEL_CHOICE_CDL ? (pdp_kind)(PDP_CDL_A + model - CHANNEL_CHOICE_CDL)
+                                           : (pdp_kind)choice_of(v, KEY_PROFILE);
   p->delays = (delay_grid)choice_of(v, KEY_DELAYS);
   p->fading = (fading_kind)choice_of(v, KEY_FADING);
   p->drop_frames = (int)int_of(v, KEY_DROP_FRAMES);
@@ -55,6 +85,7 @@ static void fill(const point_view *v, const char *label, sim_point *pt) {
                     ? NAN
                     : number_of(v, KEY_K_FACTOR);
   p->csi_error_var = number_of(v, KEY_CSI_ERROR_VAR);
+  if (link_is_cdl(p)) fill_cdl(v, p);
   p->llr = (llr_kind)choice_of(v, KEY_LLR);
   p->kbest_k = (int)int_of(v, KEY_KBEST_K);
   p->llr_clip = number_of(v, KEY_LLR_CLIP);
@@ -338,8 +369,8 @@ static const struct {
   int named;
   int at[5];
 } link_keys[LP_COUNT] = {
-    [LP_TX] = {1, {KEY_TX, -1}},
-    [LP_RX] = {1, {KEY_RX, -1}},
+    [LP_TX] = {1, {KEY_TX, KEY_TX_COLUMNS, KEY_TX_ROWS, KEY_TX_POL, -1}},
+    [LP_RX] = {1, {KEY_RX, KEY_RX_COLUMNS, KEY_RX_ROWS, KEY_RX_POL, -1}},
     [LP_BPS] = {0, {KEY_MODULATION, -1}},
     [LP_SUBCARRIERS] = {1, {KEY_SUBCARRIERS, -1}},
     [LP_SYMBOLS] = {1, {KEY_SYMBOLS, KEY_SUBCARRIERS, -1}},
@@ -364,6 +395,8 @@ static const struct {
     [LP_PILOT_EVERY] = {1, {KEY_PILOT_EVERY, KEY_SYMBOLS, -1}},
     [LP_ESTIMATION] = {1, {KEY_ESTIMATION, KEY_PILOT_SPACING, KEY_MODEL, KEY_CSI_ERROR_VAR, -1}},
     [LP_CODE] = {1, {KEY_CODE_TYPE, KEY_LLR, KEY_EQUALIZER, -1}},
+    [LP_ARRAY_TX] = {0, {KEY_TX_ROWS, KEY_TX_COLUMNS, KEY_TX_POL, KEY_MODEL, -1}},
+    [LP_ARRAY_RX] = {0, {KEY_RX_ROWS, KEY_RX_COLUMNS, KEY_RX_POL, KEY_MODEL, -1}},
 };
 
 int point_check(const point_view *v, sim_point *pt, const char *file, char *err, size_t errlen) {

@@ -18,6 +18,45 @@ static const char *const backend_n[] = {"auto", "cpu", "cuda"};
 static const int backend_v[] = {0, 1, 2};
 static const name_table backend_names = {3, backend_n, backend_v};
 
+static const char *const channel_choice_n[] = {"awgn", "rayleigh", "tdl", "cdl-a", "cdl-b", "cdl-c", "cdl-d", "cdl-e"};
+static const int channel_choice_v[] = {CH_AWGN, CH_RAYLEIGH, CH_TDL, CHANNEL_CHOICE_CDL, CHANNEL_CHOICE_CDL + 1,
+                                       CHANNEL_CHOICE_CDL + 2, CHANNEL_CHOICE_CDL + 3, CHANNEL_CHOICE_CDL + 4};
+const name_table channel_choice_names = {8, channel_choice_n, channel_choice_v};
+
+#define CDL_ONLY "cdl-a|cdl-b|cdl-c|cdl-d|cdl-e"
+#define TAPS_ONLY "tdl|" CDL_ONLY
+/* The keys of one end's array (tx_array.*, rx_array.*). */
+#define ARRAY_KEYS(end, END, what, mimo)                                                                                   \
+  [KEY_##END##_ROWS] = {.path = end "_array.rows", .type = KT_INT, .default_text = "1", .imin = 1, .imax = 16,     \
+                        .follows = KEY_MODEL, .only_with = CDL_ONLY,                                                \
+                        .help = "cdl: rows of the " what " panel (vertical, spacing_v apart)"},                       \
+  [KEY_##END##_COLUMNS] = {.path = end "_array.columns", .type = KT_INT,                                          \
+                           .default_note = mimo " / rows (/ 2 dual-polarised)", .imin = 1, .imax = 16,      \
+                           .follows = KEY_MODEL, .only_with = CDL_ONLY,                                             \
+                           .help = "cdl: columns of the " what " panel (horizontal, spacing_h apart); rows x "     \
+                                   "columns (x 2 dual-polarised) must equal " mimo},                          \
+  [KEY_##END##_SPACING_V] = {.path = end "_array.spacing_v", .type = KT_NUMBER, .default_text = "0.5", .lo = 0,    \
+                             .lo_open = 1, .hi = 1e3, .follows = KEY_MODEL, .only_with = CDL_ONLY,                  \
+                             .help = "cdl: distance between rows, wavelengths"},                                   \
+  [KEY_##END##_SPACING_H] = {.path = end "_array.spacing_h", .type = KT_NUMBER, .default_text = "0.5", .lo = 0,    \
+                             .lo_open = 1, .hi = 1e3, .follows = KEY_MODEL, .only_with = CDL_ONLY,                  \
+                             .help = "cdl: distance between columns, wavelengths"},                                \
+  [KEY_##END##_POL] = {.path = end "_array.polarisation", .type = KT_CHOICE, .default_text = "\"v\"",            \
+                       .choices = &panel_pol_names, .follows = KEY_MODEL, .only_with = CDL_ONLY,                    \
+                       .help = "cdl: v (one vertically polarised element a position), x (two, slanted +45 and "     \
+                               "-45 degrees) or vh (two, 0 and 90 degrees)"},                                     \
+  [KEY_##END##_PATTERN] = {.path = end "_array.pattern", .type = KT_CHOICE, .default_text = "\"isotropic\"",     \
+                           .choices = &panel_pattern_names, .follows = KEY_MODEL, .only_with = CDL_ONLY,            \
+                           .help = "cdl: the element's power pattern: isotropic (0 dBi), or TR 38.901 Table 7.3-1 " \
+                                   "(65 degree beamwidths, 30 dB front-to-back, 8 dBi; its gain is not "            \
+                                   "normalised away)"},                                                            \
+  [KEY_##END##_BEARING] = {.path = end "_array.bearing_deg", .type = KT_NUMBER, .default_text = "0.0",             \
+                           .lo = -360, .hi = 360, .follows = KEY_MODEL, .only_with = CDL_ONLY,                      \
+                           .help = "cdl: the panel turned about the vertical, degrees (0: facing +x)"},             \
+  [KEY_##END##_DOWNTILT] = {.path = end "_array.downtilt_deg", .type = KT_NUMBER, .default_text = "0.0",           \
+                            .lo = -90, .hi = 90, .follows = KEY_MODEL, .only_with = CDL_ONLY,                       \
+                            .help = "cdl: the panel tilted down, degrees"}
+
 #define INT_KEY(p, def, lo, hi, run, h) \
   {.path = p, .type = KT_INT, .default_text = def, .imin = lo, .imax = hi, .per_run = run, .follows = -1, .help = h}
 #define NUM_KEY(p, def, l, lopen, h_, hopen, h) \
@@ -68,17 +107,20 @@ const config_key config_keys[KEY_COUNT] = {
                                "the detector: zero forcing; MMSE with bias correction; ordered MMSE-SIC "
                                "(hard cancellation); K-best tree search on the sorted QR; exhaustive "
                                "maximum likelihood (M^tx <= 65536); zf, kbest and ml need rx >= tx"),
-  [KEY_MODEL] = CHOICE_KEY("channel.model", "\"rayleigh\"", channel_model_names, 0,
-                           "awgn: H = I (needs rx = tx); rayleigh: i.i.d. CN(0,1) per RE; tdl: multipath taps per frame"),
+  [KEY_MODEL] = CHOICE_KEY("channel.model", "\"rayleigh\"", channel_choice_names, 0,
+                           "awgn: H = I (needs rx = tx); rayleigh: i.i.d. CN(0,1) per RE; tdl: multipath taps per "
+                           "frame; cdl-a..cdl-e: TR 38.901 7.7.1 clusters of 20 rays between the arrays "
+                           "tx_array and rx_array (random ray coupling, XPR, initial phases per frame; Doppler "
+                           "from each ray's arrival angle)"),
   [KEY_PROFILE] = {.path = "channel.profile", .type = KT_CHOICE, .default_text = "\"exp\"",
-                   .choices = &pdp_kind_names,
+                   .choices = &tdl_profile_names,
                    .follows = KEY_MODEL, .only_with = "tdl",
                    .help = "power-delay profile: exponential (on the sample grid), 3GPP TR 38.901 "
                            "TDL-A..E (D and E with their line-of-sight path), or custom (the taps of "
                            "tap_delays_ns and tap_powers_db)"},
   [KEY_DELAY_SPREAD] = {.path = "channel.delay_spread", .type = KT_NUMBER, .default_text = "4.0",
                         .lo = 0, .lo_open = 1, .hi = INFINITY, .follows = KEY_MODEL,
-                        .only_with = "tdl",
+                        .only_with = TAPS_ONLY,
                         .help = "RMS delay spread in samples (or delay_spread_ns); the longest tap must stay "
                                 "below subcarriers"},
   [KEY_RHO_TX] = NUM_KEY("channel.rho_tx", "0.0", 0, 0, 1, 1,
@@ -88,7 +130,8 @@ const config_key config_keys[KEY_COUNT] = {
   [KEY_K_FACTOR] = {.path = "channel.k_factor", .type = KT_NUMBER, .default_text = "0.0", .lo = 0,
                     .hi = INFINITY, .follows = -1,
                     .help = "Rician K factor, linear, 0 is none (not with awgn): rayleigh, of every element; "
-                            "tdl, of the whole channel (LOS power over all NLOS power, the LOS on tap 0)"},
+                            "tdl, of the whole channel (LOS power over all NLOS power, the LOS on tap 0); "
+                            "cdl-d/e: the LOS cluster's power over the rest (default: the table's)"},
   [KEY_CSI_ERROR_VAR] = NUM_KEY("channel.csi_error_var", "0.0", 0, 0, INFINITY, 0,
                                 "variance of the channel estimation error E: the equalizer sees H + E"),
   [KEY_SUBCARRIERS] = INT_KEY("ofdm.subcarriers", "1024", 1, 65536, 0,
@@ -113,22 +156,22 @@ const config_key config_keys[KEY_COUNT] = {
                                      "subcarrier spacing in Hz: the sample rate is subcarriers x spacing "
                                      "(turns delay_spread_ns and Doppler into samples)"),
   [KEY_DELAY_SPREAD_NS] = {.path = "channel.delay_spread_ns", .type = KT_NUMBER, .default_note = "none",
-                           .lo = 0, .lo_open = 1, .hi = 1e9, .follows = KEY_MODEL, .only_with = "tdl",
+                           .lo = 0, .lo_open = 1, .hi = 1e9, .follows = KEY_MODEL, .only_with = TAPS_ONLY,
                            .help = "RMS delay spread in ns, instead of delay_spread (never both)"},
   [KEY_DELAYS] = {.path = "channel.delays", .type = KT_CHOICE, .default_text = "\"continuous\"",
                   .choices = &delay_grid_names, .follows = KEY_MODEL, .only_with = "tdl",
                   .help = "tap delays where the profile puts them (exact phase per subcarrier; windowed-sinc "
                           "interpolation in the time domain), or rounded to whole samples"},
   [KEY_DOPPLER_HZ] = {.path = "channel.doppler_hz", .type = KT_NUMBER, .default_text = "0.0", .lo = 0,
-                      .hi = 1e7, .follows = KEY_MODEL, .only_with = "tdl|rayleigh",
+                      .hi = 1e7, .follows = KEY_MODEL, .only_with = TAPS_ONLY "|rayleigh",
                       .help = "maximum Doppler shift in Hz: every tap (tdl) or link (rayleigh with fading = block "
                               "or flat_block) fades with the Jakes spectrum, within the frame or the drop "
                               "(0: fixed per frame)"},
   [KEY_SPEED_KMH] = {.path = "channel.speed_kmh", .type = KT_NUMBER, .default_note = "none", .lo = 0,
-                     .hi = 1e5, .follows = KEY_MODEL, .only_with = "tdl|rayleigh",
+                     .hi = 1e5, .follows = KEY_MODEL, .only_with = TAPS_ONLY "|rayleigh",
                      .help = "terminal speed in km/h, instead of doppler_hz: f_d = speed / c x carrier_ghz"},
   [KEY_CARRIER_GHZ] = {.path = "channel.carrier_ghz", .type = KT_NUMBER, .default_text = "3.5", .lo = 0,
-                       .lo_open = 1, .hi = 1000, .follows = KEY_MODEL, .only_with = "tdl|rayleigh",
+                       .lo_open = 1, .hi = 1000, .follows = KEY_MODEL, .only_with = TAPS_ONLY "|rayleigh",
                        .help = "carrier frequency in GHz, with speed_kmh"},
   [KEY_PILOT_SPACING] = INT_KEY("pilots.spacing", "0", 0, 65536, 0,
                                 "comb spacing P in subcarriers (0: no pilots): on a pilot symbol, antenna t "
@@ -229,6 +272,29 @@ const config_key config_keys[KEY_COUNT] = {
                                       "block errors, instead of target_errors, after min_frames frames"),
   [KEY_MAX_BLOCKS] = INT_KEY("simulation.max_blocks", "0", 0, INT64_MAX, 0,
                              "coded points: ... or after this many transport blocks (0 = no cap but max_bits)"),
+  [KEY_ASD_DEG] = {.path = "channel.asd_deg", .type = KT_NUMBER, .default_note = "the table's", .lo = 0,
+                   .lo_open = 1, .hi = 180, .follows = KEY_MODEL, .only_with = CDL_ONLY,
+                   .help = "cdl: rms azimuth spread of departure, degrees: the model's angles scaled about their "
+                           "mean to it (TR 38.901 7.7.5.1); the same for asa_deg, zsd_deg, zsa_deg"},
+  [KEY_ASA_DEG] = {.path = "channel.asa_deg", .type = KT_NUMBER, .default_note = "the table's", .lo = 0,
+                   .lo_open = 1, .hi = 180, .follows = KEY_MODEL, .only_with = CDL_ONLY,
+                   .help = "cdl: rms azimuth spread of arrival, degrees (7.7.5.1)"},
+  [KEY_ZSD_DEG] = {.path = "channel.zsd_deg", .type = KT_NUMBER, .default_note = "the table's", .lo = 0,
+                   .lo_open = 1, .hi = 180, .follows = KEY_MODEL, .only_with = CDL_ONLY,
+                   .help = "cdl: rms zenith spread of departure, degrees (7.7.5.1)"},
+  [KEY_ZSA_DEG] = {.path = "channel.zsa_deg", .type = KT_NUMBER, .default_note = "the table's", .lo = 0,
+                   .lo_open = 1, .hi = 180, .follows = KEY_MODEL, .only_with = CDL_ONLY,
+                   .help = "cdl: rms zenith spread of arrival, degrees (7.7.5.1)"},
+  [KEY_TRAVEL_AZIMUTH] = {.path = "channel.travel_azimuth_deg", .type = KT_NUMBER, .default_text = "0.0",
+                          .lo = -360, .hi = 360, .follows = KEY_MODEL, .only_with = CDL_ONLY,
+                          .help = "cdl: azimuth of the terminal's (the receiver's) direction of travel, degrees; "
+                                  "a ray's Doppler shift is f_d times the cosine between it and the ray's "
+                                  "arrival direction"},
+  [KEY_TRAVEL_ZENITH] = {.path = "channel.travel_zenith_deg", .type = KT_NUMBER, .default_text = "90.0",
+                         .lo = 0, .hi = 180, .follows = KEY_MODEL, .only_with = CDL_ONLY,
+                         .help = "cdl: zenith of the direction of travel, degrees (90: horizontal)"},
+  ARRAY_KEYS("tx", TX, "transmit (base station)", "mimo.tx"),
+  ARRAY_KEYS("rx", RX, "receive (terminal)", "mimo.rx"),
 };
 
 int config_key_find(const char *path) {
@@ -467,8 +533,15 @@ void config_key_only_with_text(const config_key *key, char *out, size_t n) {
   size_t at = 0;
   const char *c = key->only_with ? key->only_with : "";
   at += (size_t)snprintf(out, n, "\"");
-  for (; *c && at + 8 < n; c++)
+  for (; *c && at + 8 < n; c++) {
+    /* the five CDL models read as one range */
+    if (!strncmp(c, CDL_ONLY, strlen(CDL_ONLY))) {
+      at += (size_t)snprintf(out + at, n - at, "cdl-a\" .. \"cdl-e");
+      c += strlen(CDL_ONLY) - 1;
+      continue;
+    }
     at += *c == '|' ? (size_t)snprintf(out + at, n - at, "\" or \"") : (size_t)snprintf(out + at, n - at, "%c", *c);
+  }
   if (at < n) snprintf(out + at, n - at, "\"");
 }
 

@@ -72,10 +72,42 @@ typedef enum config_key_id {
   KEY_CODE_EARLY_TERMINATION,
   KEY_FADING,
   KEY_DROP_FRAMES,
+  /* cdl (channel.model = "cdl-a".."cdl-e"): angle scaling, direction of
+   * travel, and the arrays at both ends; KEY_CDL_FIRST..KEY_CDL_LAST */
+  KEY_ASD_DEG,
+  KEY_ASA_DEG,
+  KEY_ZSD_DEG,
+  KEY_ZSA_DEG,
+  KEY_TRAVEL_AZIMUTH,
+  KEY_TRAVEL_ZENITH,
+  KEY_TX_ROWS,
+  KEY_TX_COLUMNS,
+  KEY_TX_SPACING_V,
+  KEY_TX_SPACING_H,
+  KEY_TX_POL,
+  KEY_TX_PATTERN,
+  KEY_TX_BEARING,
+  KEY_TX_DOWNTILT,
+  KEY_RX_ROWS,
+  KEY_RX_COLUMNS,
+  KEY_RX_SPACING_V,
+  KEY_RX_SPACING_H,
+  KEY_RX_POL,
+  KEY_RX_PATTERN,
+  KEY_RX_BEARING,
+  KEY_RX_DOWNTILT,
+  /* channel.profile = "custom": its taps */
   KEY_TAP_DELAYS_NS,
   KEY_TAP_POWERS_DB,
   KEY_COUNT
 } config_key_id;
+
+#define KEY_CDL_FIRST KEY_ASD_DEG
+#define KEY_CDL_LAST KEY_RX_DOWNTILT
+/* The config's channel.model choices: channel_model's, and the CDL models,
+ * which the point resolves to a tdl point with a CDL profile. */
+#define CHANNEL_CHOICE_CDL 3 /* cdl-a; cdl-b .. cdl-e follow */
+extern const name_table channel_choice_names;
 
 typedef enum key_type {
   KT_INT,      /* a libconfig integer (int or int64) in [imin, imax] */

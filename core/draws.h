@@ -46,6 +46,9 @@
  *   RNG_FADING   frame = the drop, index = (b*links + e)*6 + j (rayleigh with
  *                Doppler): the sum of sinusoids of link e of process b
  *                (core/flat_fading.h)
+ *   RNG_CDL      index = n*35 + j, n the cluster (cdl): draws 0..14 the
+ *                random couplings of its rays, 15 + m the four initial
+ *                phases of ray m (channel/cdl_channel.h)
  */
 #ifndef OFDMSIM_DRAWS_H
 #define OFDMSIM_DRAWS_H
@@ -66,7 +69,8 @@ enum rng_purpose {
   RNG_TDNOISE = 5,
   RNG_DOPPLER = 6,
   RNG_TB_BITS = 7,
-  RNG_FADING = 8
+  RNG_FADING = 8,
+  RNG_CDL = 9
 };
 
 #define RNG_FRAME_BITS 40

@@ -22,7 +22,7 @@ double link_noise_variance(snr_def kind, double snr_db, int tx, int bps) {
 /* FNV-1a over the canonical text of the fields, then mixed for avalanche.
  * Text, with doubles in %.17g, so the key follows values and not layouts. */
 uint64_t link_stream_key(const link_params *p) {
-  char text[512];
+  char text[1024];
   int n = snprintf(text, sizeof text, "tx=%d;rx=%d;bps=%d;model=%s;domain=%s;K=%d;S=%d;n0=%.17g",
                    p->tx, p->rx, p->bps, channel_model_name(p->model), ofdm_domain_name(p->domain),
                    p->subcarriers, p->symbols, p->n0);
@@ -60,6 +60,17 @@ uint64_t link_stream_key(const link_params *p) {
     n += snprintf(text + n, sizeof text - (size_t)n, ";drop=%d", p->drop_frames);
   if (p->domain == DOMAIN_TIME && link_doppler_per_sample(p) == 0.0 && n > 0 && (size_t)n < sizeof text)
     n += snprintf(text + n, sizeof text - (size_t)n, ";cp=%d", p->cp_length);
+  /* a cdl point's arrays, angle scaling and direction of travel */
+  if (link_is_cdl(p) && n > 0 && (size_t)n < sizeof text) {
+    const link_panel *a[2] = {&p->cdl.tx, &p->cdl.rx};
+    for (int i = 0; i < 2 && n > 0 && (size_t)n < sizeof text; i++)
+      n += snprintf(text + n, sizeof text - (size_t)n, ";panel%d=%dx%d/%.17g/%.17g/%d/%d/%.17g/%.17g", i, a[i]->rows,
+                    a[i]->columns, a[i]->spacing_v, a[i]->spacing_h, (int)a[i]->pol, (int)a[i]->pattern,
+                    a[i]->bearing_deg, a[i]->downtilt_deg);
+    if (n > 0 && (size_t)n < sizeof text)
+      n += snprintf(text + n, sizeof text - (size_t)n, ";as=%.17g/%.17g/%.17g/%.17g;travel=%.17g/%.17g", p->cdl.asd,
+                    p->cdl.asa, p->cdl.zsd, p->cdl.zsa, p->cdl.travel_azimuth_deg, p->cdl.travel_zenith_deg);
+  }
   /* pilots replace data symbols (the receiver's estimation is left out) */
   if (p->pilot_spacing > 0 && n > 0 && (size_t)n < sizeof text)
     n += snprintf(text + n, sizeof text - (size_t)n, ";pilots=%d/%d/%d", p->pilot_spacing, p->pilot_first,
@@ -86,7 +97,8 @@ static const char *const plain_names[LP_COUNT] = {
     [LP_SUBCARRIER_SPACING] = "subcarrier spacing", [LP_DOPPLER] = "Doppler shift",
     [LP_PILOTS] = "pilot pattern", [LP_PILOT_FIRST] = "first pilot symbol",
     [LP_PILOT_EVERY] = "pilot symbol spacing", [LP_ESTIMATION] = "channel estimation",
-    [LP_CODE] = "channel code", [LP_DROP] = "frames per drop"};
+    [LP_CODE] = "channel code", [LP_DROP] = "frames per drop",
+    [LP_ARRAY_TX] = "transmit array", [LP_ARRAY_RX] = "receive array"};
 
 typedef struct verdict {
   const char *const *names;
@@ -130,7 +142,9 @@ static int spatial_ok(const verdict *v, const link_params *p) {
     return fail(v, LP_RHO_RX, "expected a number strictly between -1 and 1, got %g", p->rho_rx);
   if (p->k_factor >= 0.0 && isfinite(p->k_factor)) return 0;
   /* NAN: tdl-d/e's own line of sight (channel/tdl.h) */
-  if (isnan(p->k_factor) && p->model == CH_TDL && (p->profile == PDP_TDL_D || p->profile == PDP_TDL_E)) return 0;
+  if (isnan(p->k_factor) && p->model == CH_TDL &&
+      (p->profile == PDP_TDL_D || p->profile == PDP_TDL_E || p->profile == PDP_CDL_D || p->profile == PDP_CDL_E))
+    return 0;
   return fail(v, LP_K_FACTOR, "expected a finite number >= 0 (linear), got %g", p->k_factor);
 }
 
@@ -317,6 +331,46 @@ static int code_ok(const verdict *v, const link_params *p) {
   return 0;
 }
 
+/* One end of a cdl link: a panel whose elements are the link's antennas. */
+static int panel_ok(const verdict *v, link_param lp, const link_panel *a, int want, link_param count) {
+  if (a->rows < 1 || a->columns < 1 || a->rows > LINK_MAX_RX || a->columns > LINK_MAX_RX)
+    return fail(v, lp, "expected 1 to %d rows and columns, got %d x %d", LINK_MAX_RX, a->rows, a->columns);
+  if (!(a->spacing_v > 0.0 && a->spacing_h > 0.0 && a->spacing_v < 1e6 && a->spacing_h < 1e6))
+    return fail(v, lp, "expected element spacings > 0 wavelengths, got %g and %g", a->spacing_v, a->spacing_h);
+  if ((int)a->pol < PANEL_POL_V || (int)a->pol > PANEL_POL_VH || (int)a->pattern < PANEL_ISOTROPIC ||
+      (int)a->pattern > PANEL_38901)
+    return fail(v, lp, "expected a polarisation v, x or vh and a pattern isotropic or 38.901");
+  if (!(fabs(a->bearing_deg) <= 360.0 && fabs(a->downtilt_deg) <= 90.0))
+    return fail(v, lp, "expected a bearing in [-360, 360] and a downtilt in [-90, 90] degrees, got %g and %g",
+                a->bearing_deg, a->downtilt_deg);
+  const int n = link_panel_elements(a);
+  if (n != want)
+    return fail(v, count, "expected %d, the elements of the %d x %d %s array (%s), got %d", n, a->rows, a->columns,
+                a->pol == PANEL_POL_V ? "single-polarised" : "dual-polarised", name_of(v, lp), want);
+  return 0;
+}
+
+/* A cdl point: arrays at both ends that match the antenna counts, the
+ * correlation theirs alone, a K factor only where the model has a LOS path. */
+static int cdl_ok(const verdict *v, const link_params *p) {
+  if (!link_is_cdl(p)) return 0;
+  if (panel_ok(v, LP_ARRAY_TX, &p->cdl.tx, p->tx, LP_TX) || panel_ok(v, LP_ARRAY_RX, &p->cdl.rx, p->rx, LP_RX))
+    return -1;
+  if (p->rho_tx != 0.0) return fail(v, LP_RHO_TX, "expected 0 with a cdl model (its arrays make the correlation), got %g", p->rho_tx);
+  if (p->rho_rx != 0.0) return fail(v, LP_RHO_RX, "expected 0 with a cdl model (its arrays make the correlation), got %g", p->rho_rx);
+  if (p->profile != PDP_CDL_D && p->profile != PDP_CDL_E && p->k_factor != 0.0)
+    return fail(v, LP_K_FACTOR, "expected 0 on %s (no LOS path; cdl-d and cdl-e have one), got %g",
+                pdp_kind_name(p->profile), p->k_factor);
+  const double s[4] = {p->cdl.asd, p->cdl.asa, p->cdl.zsd, p->cdl.zsa};
+  for (int i = 0; i < 4; i++)
+    if (!(s[i] >= 0.0 && s[i] <= 180.0))
+      return fail(v, LP_PDP, "expected angle spreads in [0, 180] degrees (0: the table's), got %g", s[i]);
+  if (!(fabs(p->cdl.travel_azimuth_deg) <= 360.0 && p->cdl.travel_zenith_deg >= 0.0 && p->cdl.travel_zenith_deg <= 180.0))
+    return fail(v, LP_DOPPLER, "expected a direction of travel with azimuth in [-360, 360] and zenith in [0, 180] "
+                "degrees, got %g and %g", p->cdl.travel_azimuth_deg, p->cdl.travel_zenith_deg);
+  return 0;
+}
+
 int link_params_diagnose(const link_params *p, const char *const *names, link_param *blame, char *err,
                          size_t errlen) {
   const verdict v = {names, blame, err, errlen};
@@ -327,6 +381,7 @@ int link_params_diagnose(const link_params *p, const char *const *names, link_pa
   if (spatial_ok(&v, p)) return -1;
   if (units_ok(&v, p)) return -1;
   if (p->model == CH_TDL && pdp_ok(&v, p)) return -1;
+  if (cdl_ok(&v, p)) return -1;
   if (receiver_ok(&v, p)) return -1;
   if (pilots_ok(&v, p)) return -1;
   if (fading_ok(&v, p)) return -1;

@@ -28,8 +28,45 @@ typedef enum { LLR_OFF = 0, LLR_MAXLOG = 1, LLR_EXACT = 2 } llr_kind;
 #define LINK_MAX_KBEST 256
 #define LINK_MAX_ML_CANDIDATES 65536
 typedef enum { CH_AWGN = 0, CH_RAYLEIGH = 1, CH_TDL = 2 } channel_model;
-typedef enum { PDP_EXP = 0, PDP_TDL_A = 1, PDP_TDL_B = 2, PDP_TDL_C = 3, PDP_TDL_D = 4, PDP_TDL_E = 5,
-               PDP_CUSTOM = 6 /* taps the config gives (tdl_pdp_custom) */ } pdp_kind;
+/* The tdl profiles, and the CDL models of TR 38.901 7.7.1 (channel.model =
+ * "cdl-a".."cdl-e"): a cdl point is a tdl point whose taps are its clusters,
+ * each a sum of rays through the arrays at both ends (channel/cdl_channel.h),
+ * so every chain of the taps (response, time domain, estimation) is shared. */
+typedef enum {
+  PDP_EXP = 0, PDP_TDL_A = 1, PDP_TDL_B = 2, PDP_TDL_C = 3, PDP_TDL_D = 4, PDP_TDL_E = 5,
+  PDP_CDL_A = 6, PDP_CDL_B = 7, PDP_CDL_C = 8, PDP_CDL_D = 9, PDP_CDL_E = 10,
+  PDP_CUSTOM = 11 /* a tdl profile of taps the config gives (tdl_pdp_custom) */
+} pdp_kind;
+static inline int pdp_is_cdl(pdp_kind k) { return k >= PDP_CDL_A && k <= PDP_CDL_E; }
+
+/* An antenna panel of TR 38.901 7.3 at one end of a cdl link: rows x columns
+ * positions in the panel's y-z plane (spacing in wavelengths), one element
+ * (slant 0: vertical) or two (dual: +45/-45, or 0/90) at each; the Table
+ * 7.3-1 element pattern or an isotropic one; turned by a bearing (about z)
+ * and a downtilt (about y). Element k of a dual panel is polarisation k % 2
+ * at position k / 2; positions run along a row first. */
+typedef enum { PANEL_POL_V = 0, PANEL_POL_X = 1, PANEL_POL_VH = 2 } panel_pol;
+typedef enum { PANEL_ISOTROPIC = 0, PANEL_38901 = 1 } panel_pattern;
+typedef struct link_panel {
+  int rows, columns;
+  double spacing_v, spacing_h; /* wavelengths, between rows / between columns */
+  panel_pol pol;
+  panel_pattern pattern;
+  double bearing_deg, downtilt_deg;
+} link_panel;
+static inline int link_panel_elements(const link_panel *a) {
+  return a->rows * a->columns * (a->pol == PANEL_POL_V ? 1 : 2);
+}
+/* A cdl point's geometry: the transmitter is the base station (the tables'
+ * departure angles), the receiver the terminal (arrival angles), which
+ * moves towards (travel_zenith, travel_azimuth) at the point's Doppler
+ * (doppler_hz = speed / wavelength). Angle spreads > 0 scale the table's
+ * angles to those rms spreads (7.7.5.1); 0 keeps the table's. */
+typedef struct link_cdl {
+  link_panel tx, rx;
+  double asd, asa, zsd, zsa;               /* degrees; 0: the table's */
+  double travel_azimuth_deg, travel_zenith_deg;
+} link_cdl;
 /* Where tdl delays sit: where the profile puts them (continuous), or rounded
  * to whole samples with the taps that meet merged (sample, the older model). */
 typedef enum { DELAYS_CONTINUOUS = 0, DELAYS_SAMPLE = 1 } delay_grid;
@@ -91,7 +128,9 @@ typedef struct link_params {
   pdp_kind profile;        /* tdl only */
   double delay_spread;     /* tdl: RMS delay spread in samples */
   delay_grid delays;       /* tdl: continuous delays or rounded to samples */
-  tdl_pdp pdp;             /* tdl: the resolved profile (tdl_pdp_make) */
+  tdl_pdp pdp;             /* tdl: the resolved profile (tdl_pdp_make); cdl:
+                              the clusters' delays and powers (cdl_pdp_make) */
+  link_cdl cdl;            /* cdl: arrays, angle scaling, direction of travel */
   fading_kind fading;      /* rayleigh: per RE, per subcarrier or per frame */
   double rho_tx, rho_rx;   /* exponential spatial correlation (Kronecker) */
   double k_factor;         /* Rician K, linear (0: none). rayleigh: of every
@@ -128,6 +167,9 @@ typedef struct link_params {
   uint64_t stream_key;     /* names the point's random streams: link_stream_key(),
                               set once every other field is (core/draws.h) */
 } link_params;
+
+/* A cdl point (a tdl point whose profile is a CDL model). */
+static inline int link_is_cdl(const link_params *p) { return p->model == CH_TDL && pdp_is_cdl(p->profile); }
 
 /* REs of one frame, pilots included. */
 static inline uint64_t link_res_per_frame(const link_params *p) {
@@ -264,7 +306,8 @@ int link_params_check(const link_params *p, char *err, size_t errlen);
 typedef enum link_param {
   LP_TX, LP_RX, LP_BPS, LP_SUBCARRIERS, LP_SYMBOLS, LP_N0, LP_CSI_ERROR_VAR, LP_PDP, LP_MODEL,
   LP_DOMAIN, LP_CP_LENGTH, LP_RHO_TX, LP_RHO_RX, LP_K_FACTOR, LP_EQUALIZER, LP_LLR, LP_KBEST_K,
-  LP_LLR_CLIP, LP_SUBCARRIER_SPACING, LP_DOPPLER, LP_PILOTS, LP_PILOT_FIRST, LP_PILOT_EVERY, LP_ESTIMATION, LP_CODE, LP_DROP, LP_COUNT
+  LP_LLR_CLIP, LP_SUBCARRIER_SPACING, LP_DOPPLER, LP_PILOTS, LP_PILOT_FIRST, LP_PILOT_EVERY, LP_ESTIMATION, LP_CODE, LP_DROP,
+  LP_ARRAY_TX, LP_ARRAY_RX, LP_COUNT
 } link_param;
 
 /* link_params_check for a caller that spells the parameters its own way (the

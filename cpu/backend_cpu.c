@@ -233,7 +233,7 @@ backend *backend_cpu_create(const link_params *p, const backend_options *opt, ch
   s->taps = alloc_or_null(sizeof(cf32) * (size_t)frames * rx * tx * TDL_MAX_TAPS);
   s->Hk = alloc_or_null(sizeof(cf32) * (size_t)s->nthreads * rx * tx * (size_t)p->subcarriers);
   const int fading = link_doppler_per_sample(p) > 0.0;
-  if (fading) s->sos = alloc_or_null(sizeof(sos_term) * (size_t)frames * rx * tx * p->pdp.taps * TDL_SOS_TERMS);
+  if (fading) s->sos = alloc_or_null(sizeof(sos_term) * (size_t)frames * tdl_fade_terms(p));
   if (!s->labels || !s->x || !s->H || !s->Hhat || !s->y || !s->G || !s->Ginv || !s->z || !s->xhat ||
       !s->taps || !s->Hk || (fading && !s->sos) || (est && !s->hp)) {
     snprintf(err, errlen, "cpu backend: cannot allocate %.0f MB for a batch of %llu frames",

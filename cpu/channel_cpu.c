@@ -27,8 +27,8 @@ void chan_fill_fading(const link_params *p, const chan_spatial *s, const tdl_gri
 /* With Doppler: the frame's sinusoids, then chan_fill_fading. */
 static void fill_fading(const link_params *p, const chan_spatial *s, const tdl_grid *g, uint64_t frame,
                         uint64_t m0, size_t n, cf32 *H, size_t ldh) {
-  sos_term *sos = malloc(sizeof *sos * (size_t)(p->rx * p->tx) * p->pdp.taps * TDL_SOS_TERMS);
-  if (!sos) abort(); /* a few KB: no way on without them */
+  sos_term *sos = malloc(sizeof *sos * tdl_fade_terms(p));
+  if (!sos) abort(); /* some KB: no way on without them */
   tdl_draw_sos(p, frame, sos);
   chan_fill_fading(p, s, g, sos, m0, n, H, ldh);
   free(sos);

@@ -49,7 +49,7 @@ void cpu_draw_stage(const link_params *p, cpu_state *s, uint64_t first_frame, ui
     for (long f = 0; f < (long)frames; f++) {
       const int th = omp_get_thread_num();
       const size_t q = (size_t)f * links * p->pdp.taps;
-      fill_tdl_frame(p, s, first_frame + (uint64_t)f, s->taps + q, s->sos ? s->sos + q * TDL_SOS_TERMS : NULL,
+      fill_tdl_frame(p, s, first_frame + (uint64_t)f, s->taps + q, s->sos ? s->sos + (size_t)f * tdl_fade_terms(p) : NULL,
                      s->Hk + (size_t)th * links * p->subcarriers, s->H + (size_t)f * rf, R);
     }
   }

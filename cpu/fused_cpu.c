@@ -38,7 +38,7 @@ size_t cpu_fused_scratch_bytes(const link_params *p) {
   if (p->csi_error_var > 0) per_re += sizeof(cf32) * links;
   size_t b = per_re * CPU_FUSED_CHUNK;
   if (p->model == CH_TDL) b += sizeof(cf32) * links * (size_t)p->subcarriers;
-  if (link_doppler_per_sample(p) > 0.0) b += sizeof(sos_term) * links * (size_t)p->pdp.taps * TDL_SOS_TERMS;
+  if (link_doppler_per_sample(p) > 0.0) b += sizeof(sos_term) * tdl_fade_terms(p);
   return b + 64 * 11; /* alignment of each array */
 }
 
@@ -58,7 +58,7 @@ static fused_scratch carve(const link_params *p, unsigned char *block) {
   f.z = TAKE(sizeof(cf32) * tx * C);
   f.xhat = TAKE(sizeof(cf32) * tx * C);
   f.Hk = p->model == CH_TDL ? TAKE(sizeof(cf32) * links * (size_t)p->subcarriers) : NULL;
-  f.sos = link_doppler_per_sample(p) > 0.0 ? TAKE(sizeof(sos_term) * links * (size_t)p->pdp.taps * TDL_SOS_TERMS)
+  f.sos = link_doppler_per_sample(p) > 0.0 ? TAKE(sizeof(sos_term) * tdl_fade_terms(p))
                                            : NULL;
 #undef TAKE
   f.frame = UINT64_MAX;

@@ -13,7 +13,7 @@ int cpu_modem_stage(const link_params *p, cpu_state *s, uint64_t first_frame, ui
     /* The modem convolves with the very taps H was made of. */
     const size_t q = (size_t)f * links * p->pdp.taps;
     const cf32 *taps = p->model == CH_TDL ? s->taps + q : NULL;
-    const sos_term *sos = s->sos ? s->sos + q * TDL_SOS_TERMS : NULL;
+    const sos_term *sos = s->sos ? s->sos + (size_t)f * tdl_fade_terms(p) : NULL;
     rc |= ofdm_modem_frame(s->modem, first_frame + (uint64_t)f, s->x + (size_t)f * rf, R, taps, sos,
                            s->re.noise_std, s->y + (size_t)f * rf, R);
   }

@@ -129,7 +129,7 @@ layout plan_layout(const link_params *p, int staged, uint64_t frames, size_t wor
   const int fading = link_doppler_per_sample(p) > 0.0;
   const size_t L = tdl ? (size_t)p->pdp.taps : 0, span = fading ? rf : (size_t)p->subcarriers;
   l.taps = take(&at, c8 * frames * links * L * (fading ? (size_t)p->symbols : 1));
-  l.sos = take(&at, fading ? sizeof(sos_term) * frames * links * L * TDL_SOS_TERMS : 0);
+  l.sos = take(&at, fading || link_is_cdl(p) ? sizeof(sos_term) * frames * tdl_fade_terms(p) : 0);
   l.resp = take(&at, c8 * L * (size_t)p->subcarriers);
   l.Hk = take(&at, tdl ? c8 * frames * links * span : 0);
   const size_t D = td && tdl && !fading ? (size_t)td_taps : 0;
@@ -491,6 +491,8 @@ gpu_link make_link(const link_params *p, const chan_spatial *sp, const tdl_grid 
   if (p->model == CH_TDL) {
     g.fade = tdl_fade_of(p);
     g.fading = g.fade.nu > 0.0;
+    g.cdl = link_is_cdl(p);
+    g.fade_terms = tdl_fade_terms(p);
     g.cp_frame = p->cp_length;
     g.hk_span = g.fading ? g.rf : (uint64_t)p->subcarriers;
     if (p->domain == DOMAIN_TIME) {
@@ -663,6 +665,9 @@ int allocate(cuda_state *s, const link_params *p, const chan_spatial *sp, const 
       hc.tap_count[i] = grid->tap_count[i];
       for (int j = 0; j < grid->tap_count[i]; j++) hc.tap_coef[i][j] = grid->tap_coef[i][j];
     }
+    /* a cdl point's geometry (link_params_check vouched for its arrays) */
+    char why[160];
+    if (link_is_cdl(p) && cdl_geom_make(p, &hc.cdl, why, sizeof why)) return -1;
     CUDA_TRY(cudaMemcpyAsync(resp, grid->resp, sizeof(cf32) * (size_t)L * grid->K, cudaMemcpyHostToDevice,
                              s->stream));
     if (td_delay) {

@@ -27,7 +27,7 @@ __global__ void __launch_bounds__(kBlock)
   const uint64_t d = pilot_data_index(&g.re.pilots, m);
   const uint8_t *cb = coded + (size_t)f * (size_t)gbits;
   for (int t = 0; t < g.tx; t++) {
-    const uint32_t label = tb_symbol_label(cb + ((size_t)d * (size_t)g.tx + (size_t)t) * (size_t)g.bps, g.bps);
+    const uint32_t label = tb_label(cb, d, g.tx, t, g.bps);
     labels[(size_t)t * g.R + i] = (uint8_t)label;
     x[(size_t)t * g.R + i] = qam_map(g.bps, label);
   }
@@ -68,8 +68,9 @@ __global__ void __launch_bounds__(kBlock)
 }  // namespace
 
 size_t gpu_coded_bytes_per_frame(const link_params *p) {
-  /* the coded bits (pinned and device), the information bits, and per block
-   * its decoder input (floats) and decisions (device and pinned) */
+  /* the coded bits (device), the information bits (pinned), the encoder's
+   * TBs and block CRCs, and per block its decoder input (floats) and
+   * decisions (device and pinned) */
   const long g = (long)link_bits_per_frame(p);
   tb_plan pl;
   char err[256];
@@ -79,8 +80,9 @@ size_t gpu_coded_bytes_per_frame(const link_params *p) {
   const size_t c = (size_t)pl.seg.c;
   /* HARQ: the combining buffers, Ncb floats a block */
   const size_t acc = link_harq(p) > 1 ? sizeof(float) * tb_harq_buffer_floats(&pl) : 0;
+  const size_t enc = gpu_tb_encoder_bytes_per_frame(&pl);
   tb_plan_free(&pl);
-  return 2 * (size_t)g + (size_t)p->code.tbs + acc +
+  return (size_t)g + (size_t)p->code.tbs + enc + acc +
          c * (sizeof(float) * nb + 2 * kb + 2 * sizeof(ldpc_decode_result));
 }
 
@@ -120,15 +122,14 @@ int gpu_coded_init(const link_params *p, uint64_t frames, gpu_coded *c, cudaStre
   gpu_rm_block *hb = (gpu_rm_block *)calloc((size_t)s->c, sizeof *hb);
   int32_t *hfirst = (int32_t *)malloc(sizeof(int32_t) * nfirst), *hsrc = (int32_t *)malloc(sizeof(int32_t) * nsrc);
   const size_t nblocks = (size_t)frames * (size_t)s->c;
-  c->h_info = (uint8_t *)malloc((size_t)frames * (size_t)s->a);
   const unsigned hw = std::thread::hardware_concurrency();
   c->threads = hw < 1 ? 1 : hw > 16 ? 16 : (int)hw;
   c->scratch_stride = (tb_scratch_bytes(&c->plan) + 63) & ~(size_t)63;
-  c->scratch = (unsigned char *)aligned_alloc(64, c->scratch_stride * (size_t)c->threads);
-  const int bad = !hb || !hfirst || !hsrc || !c->h_info || !c->scratch;
+  c->scratch = (unsigned char *)malloc(c->scratch_stride * (size_t)c->threads);
+  const int bad = !hb || !hfirst || !hsrc || !c->scratch;
   cudaError_t e = cudaSuccess;
   if (!bad) {
-    e = cudaMallocHost(&c->h_coded, (size_t)frames * (size_t)g);
+    e = cudaMallocHost(&c->h_info, (size_t)frames * (size_t)s->a);
     if (e == cudaSuccess) e = cudaMallocHost(&c->h_bits, nblocks * (size_t)c->kb);
     if (e == cudaSuccess) e = cudaMallocHost(&c->h_res, nblocks * sizeof(ldpc_decode_result));
     if (e == cudaSuccess) e = cudaMalloc(&c->d_coded, (size_t)frames * (size_t)g);
@@ -176,12 +177,16 @@ int gpu_coded_init(const link_params *p, uint64_t frames, gpu_coded *c, cudaStre
     cudaGetLastError();
     return -1;
   }
-  return 0;
+  /* the transmitter: every transmission's plan (rv by transmission) */
+  const tb_plan *plans[LINK_HARQ_MAX];
+  for (int t = 0; t < c->harq; t++) plans[t] = t ? &c->rplan[t] : &c->plan;
+  return gpu_tb_encoder_init(&c->enc, plans, c->harq, frames, st, err, errlen);
 }
 
 void gpu_coded_free(gpu_coded *c) {
   if (c->dec) ldpc_gpu_destroy(c->dec);
-  if (c->h_coded) cudaFreeHost(c->h_coded);
+  gpu_tb_encoder_free(&c->enc);
+  if (c->h_info) cudaFreeHost(c->h_info);
   if (c->h_bits) cudaFreeHost(c->h_bits);
   if (c->h_res) cudaFreeHost(c->h_res);
   if (c->d_coded) cudaFree(c->d_coded);
@@ -195,7 +200,6 @@ void gpu_coded_free(gpu_coded *c) {
   if (c->d_bits) cudaFree(c->d_bits);
   if (c->d_res) cudaFree(c->d_res);
   cudaGetLastError(); /* teardown failures have no one left to report to */
-  free(c->h_info);
   free(c->scratch);
   tb_plan_free(&c->plan);
   for (int t = 1; t < LINK_HARQ_MAX; t++) tb_plan_free(&c->rplan[t]);
@@ -203,34 +207,8 @@ void gpu_coded_free(gpu_coded *c) {
 }
 
 int gpu_coded_encode(const gpu_link &g, gpu_coded *c, cudaStream_t st, int t) {
-  const size_t gb = (size_t)c->plan.g, a = (size_t)c->plan.seg.a;
-  auto encode = [&](int th, int nth) {
-    unsigned char *scratch = c->scratch + c->scratch_stride * (size_t)th;
-    for (uint64_t f = (uint64_t)th; f < g.frames; f += (uint64_t)nth) {
-      uint8_t *info = c->h_info + (size_t)f * a;
-      if (t == 0) tb_draw_info(g.re.key, g.first_frame + f, (int)a, info);
-      tb_encode(t ? &c->rplan[t] : &c->plan, info, c->h_coded + (size_t)f * gb, scratch);
-    }
-  };
-  /* a thread per 8 frames at least: small batches stay on this one */
-  uint64_t nth = g.frames / 8;
-  if (nth > (uint64_t)c->threads) nth = (uint64_t)c->threads;
-  if (nth <= 1) {
-    encode(0, 1);
-  } else {
-    std::vector<std::thread> pool;
-    int started = 1;
-    try {
-      for (; started < (int)nth; started++) pool.emplace_back(encode, started, (int)nth);
-    } catch (...) {
-      /* no more threads: this one takes the shares not started */
-    }
-    for (int th = started; th < (int)nth; th++) encode(th, (int)nth);
-    encode(0, (int)nth);
-    for (auto &t : pool) t.join();
-  }
-  CUDA_TRY(cudaMemcpyAsync(c->d_coded, c->h_coded, (size_t)g.frames * gb, cudaMemcpyHostToDevice, st));
-  return 0;
+  if (gpu_tb_encode(&c->enc, t, g.re.key, g.first_frame, g.frames, t == 0, c->d_coded, NULL, st)) return -1;
+  return t == 0 ? gpu_tb_copy_info(&c->enc, g.frames, c->h_info, st) : 0;
 }
 
 int gpu_launch_coded_labels(const gpu_link &g, const gpu_coded *c, uint8_t *labels, cf32 *x, cudaStream_t st) {
@@ -261,25 +239,47 @@ int gpu_coded_decode(const gpu_link &g, gpu_coded *c, const float *llr, cudaStre
 void gpu_coded_judge(const gpu_link &g, gpu_coded *c, frame_coded *out, int t) {
   const int nblk = c->plan.seg.c;
   const size_t a = (size_t)c->plan.seg.a;
-  for (uint64_t f = 0; f < g.frames; f++) {
-    if (t > 0 && !out[f].harq_error) continue; /* delivered before: nothing more was sent */
-    const size_t b0 = (size_t)f * (size_t)nblk;
-    int iterations = 0;
-    for (int r = 0; r < nblk; r++) iterations += c->h_res[b0 + (size_t)r].iterations;
-    tb_outcome o;
-    tb_judge(&c->plan, c->h_bits + b0 * (size_t)c->kb, (size_t)c->kb, iterations, c->h_info + (size_t)f * a, &o,
-             c->scratch);
-    if (t > 0) {
+  /* each frame's outcome depends on its own bits alone: frames split over
+   * the host threads, each with its own scratch */
+  auto judge = [&](int th, int nth) {
+    unsigned char *scratch = c->scratch + c->scratch_stride * (size_t)th;
+    for (uint64_t f = (uint64_t)th; f < g.frames; f += (uint64_t)nth) {
+      if (t > 0 && !out[f].harq_error) continue; /* delivered before: nothing more was sent */
+      const size_t b0 = (size_t)f * (size_t)nblk;
+      int iterations = 0;
+      for (int r = 0; r < nblk; r++) iterations += c->h_res[b0 + (size_t)r].iterations;
+      tb_outcome o;
+      tb_judge(&c->plan, c->h_bits + b0 * (size_t)c->kb, (size_t)c->kb, iterations, c->h_info + (size_t)f * a, &o,
+               scratch);
+      if (t > 0) {
+        out[f].harq_error = (uint32_t)o.tb_error;
+        out[f].transmissions = (uint32_t)t + 1;
+        continue;
+      }
       out[f].harq_error = (uint32_t)o.tb_error;
-      out[f].transmissions = (uint32_t)t + 1;
-      continue;
+      out[f].transmissions = 1;
+      out[f].tb_error = (uint32_t)o.tb_error;
+      out[f].cbs = (uint32_t)nblk;
+      out[f].cb_errors = (uint32_t)o.cb_errors;
+      out[f].info_errors = (uint32_t)o.info_errors;
+      out[f].iterations = (uint32_t)o.iterations;
     }
-    out[f].harq_error = (uint32_t)o.tb_error;
-    out[f].transmissions = 1;
-    out[f].tb_error = (uint32_t)o.tb_error;
-    out[f].cbs = (uint32_t)nblk;
-    out[f].cb_errors = (uint32_t)o.cb_errors;
-    out[f].info_errors = (uint32_t)o.info_errors;
-    out[f].iterations = (uint32_t)o.iterations;
+  };
+  /* a thread per 8 frames at least: small batches stay on this one */
+  uint64_t nth = g.frames / 8;
+  if (nth > (uint64_t)c->threads) nth = (uint64_t)c->threads;
+  if (nth <= 1) {
+    judge(0, 1);
+    return;
   }
+  std::vector<std::thread> pool;
+  int started = 1;
+  try {
+    for (; started < (int)nth; started++) pool.emplace_back(judge, started, (int)nth);
+  } catch (...) {
+    /* no more threads: this one takes the shares not started */
+  }
+  for (int th = started; th < (int)nth; th++) judge(th, (int)nth);
+  judge(0, (int)nth);
+  for (auto &th : pool) th.join();
 }

@@ -1,23 +1,28 @@
 /* The CUDA backend's coded link (p.code.type ldpc), private to
  * cuda/backend_cuda.cu and cuda/coded_gpu.cu.
  *
- * Transmitter: the TBs' information bits are the CPU's (tb_draw_info, the
- * same counter-based draws) and are ENCODED ON THE HOST (tb_encode: CRC,
- * segmentation, LDPC, rate matching), a batch's coded bits uploaded once; a
- * kernel after the staged draw stage writes them as the labels and symbols of
- * the data REs (tb_label's mapping: frame order, the layers in turn on each
- * RE, pilots left out), so every later stage sees the CPU's transmit frame.
+ * Transmitter: on the device (cuda/tb_encode_gpu.cuh): the TBs' information
+ * bits drawn from the CPU's counter-based words (tb_draw_info's), the CRCs,
+ * segmentation, LDPC encoding and rate matching by kernels sharing the
+ * host's per-bit algebra, so the coded bits are tb_encode's bit for bit and
+ * never cross the bus; a kernel after the staged draw stage writes them as
+ * the labels and symbols of the data REs (tb_label: frame order, the layers
+ * in turn on each RE, pilots left out), so every later stage sees the CPU's
+ * transmit frame. Only the information bits come back (A bytes a frame),
+ * for the host's judgement.
  *
  * Receiver: the detector's LLRs stay on the device; a de-rate-matching kernel
  * gathers each code block's decoder input through per-block tables made on
  * the host (ratematch_gather_table: the CPU's additions in the CPU's order,
  * so the same floats), the GPU decoder (cuda/ldpc_gpu.h) decodes every block
  * of the batch in one launch, and only its decisions and results come back;
- * the CB and TB CRCs and the counts are tb_judge's, on the host.
+ * the CB and TB CRCs and the counts are tb_judge's, on the host (frames
+ * split over up to 16 threads).
  *
  * HARQ (code.harq_transmissions > 1): the backend's run sends the batch
  * again while a TB is lost (backend_cuda.cu), transmission t's coded bits
- * the same information bits at rv tb_harq_rv(t) (encoded on the host); the
+ * the same information bits at rv tb_harq_rv(t) (encoded again on the
+ * device from the TBs kept there); the
  * de-rate-matching kernel then ADDS its LLRs into the batch's combining
  * buffers on the device (d_acc: each block's circular buffer, kept across
  * the transmissions, in ratematch_accumulate's order through transmission
@@ -35,6 +40,7 @@
 #include "core/backend.h"
 #include "cuda/gpu_internal.cuh"
 #include "cuda/ldpc_gpu.h"
+#include "cuda/tb_encode_gpu.cuh"
 
 /* A block's gather parameters on the device. */
 struct gpu_rm_block {
@@ -54,11 +60,11 @@ struct gpu_coded {
   int cols;                 /* decoder columns that may carry LLRs */
   int nb, kb;               /* Nb Z and K bits of a block's input and decisions */
   uint64_t frames;          /* the batch capacity these buffers hold */
-  uint8_t *h_coded;         /* pinned, frames x G: the batch's coded bits */
-  uint8_t *h_info;          /* frames x A: the information bits sent */
-  int threads;              /* host threads that encode a batch's TBs */
+  gpu_tb_encoder enc;       /* the transmitter's kernels and the batch's TBs */
+  uint8_t *h_info;          /* pinned, frames x A: the information bits sent (copied back) */
+  int threads;              /* host threads that judge a batch's TBs */
   size_t scratch_stride;
-  unsigned char *scratch;   /* tb_chain's scratch, one per thread */
+  unsigned char *scratch;   /* tb_judge's scratch, one per thread */
   uint8_t *h_bits;          /* pinned, frames x C x K: the decisions */
   ldpc_decode_result *h_res; /* pinned, frames x C */
   uint8_t *d_coded;
@@ -79,10 +85,10 @@ int gpu_coded_init(const link_params *p, uint64_t frames, gpu_coded *c, cudaStre
                    size_t errlen);
 void gpu_coded_free(gpu_coded *c);
 
-/* Host: the batch's TBs drawn (t = 0, frames g.first_frame + f; HARQ's
- * t > 0 reuses them) and encoded for transmission t (frames split over the
- * encoding threads: each frame's bits depend on its index alone); then
- * their upload on st. */
+/* On st: the batch's TBs drawn (t = 0, frames g.first_frame + f; HARQ's
+ * t > 0 reuses them) and encoded for transmission t on the device; at
+ * t = 0 the information bits' copy to h_info (read after the caller
+ * synchronises). */
 int gpu_coded_encode(const gpu_link &g, gpu_coded *c, cudaStream_t st, int t = 0);
 
 /* After the staged draw stage: the coded labels and their symbols on the data

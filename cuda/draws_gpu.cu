@@ -150,8 +150,38 @@ __global__ void __launch_bounds__(kBlock)
   const uint64_t fs = j / g.L, f = fs / g.S;
   const int l = (int)(j - fs * g.L), sym = (int)(fs - f * g.S);
   cf32 h[LINK_MAX_RX * LINK_MAX_TX];
-  tdl_fading_taps(g.fade, &c->spatial, sos + f * (uint64_t)g.links * g.L * TDL_SOS_TERMS, l, c->amp[l],
+  tdl_fading_taps(g.fade, &c->spatial, sos + f * g.fade_terms, l, c->amp[l],
                   tdl_symbol_centre(sym, g.K, g.cp_frame), g.K, h);
+  cf32 *out = taps + fs * (uint64_t)g.links * g.L;
+  for (int e = 0; e < g.links; e++) out[e * g.L + l] = h[e];
+}
+
+/* cdl: ray n*CDL_RAYS + m of every frame's terms, as cdl_draw_terms. One
+ * thread a (frame, cluster, ray). */
+__global__ void __launch_bounds__(kBlock)
+    cdl_terms_kernel(gpu_link g, const gpu_consts *__restrict__ c, sos_term *__restrict__ sos) {
+  const uint64_t per = (uint64_t)g.L * CDL_RAYS;
+  const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= g.frames * per) return;
+  const uint64_t f = j / per, nm = j - f * per;
+  float *terms = (float *)(sos + f * g.fade_terms);
+  cdl_ray_terms(&c->cdl, g.re, g.first_frame + f, (int)(nm / CDL_RAYS), (int)(nm % CDL_RAYS), terms + nm,
+                cdl_terms_amp(terms, g.L) + nm, per);
+}
+
+/* cdl: every link's clusters at t = 0 (no Doppler: the frame's taps), or
+ * averaged over each symbol's FFT window, taps[((f*S' + s)*links + e)*L + l]
+ * as tdl_symbol_taps. One thread a (frame, symbol, cluster). */
+__global__ void __launch_bounds__(kBlock)
+    cdl_taps_kernel(gpu_link g, const sos_term *__restrict__ sos, cf32 *__restrict__ taps) {
+  const int S = g.fading ? g.S : 1;
+  const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= g.frames * (uint64_t)S * g.L) return;
+  const uint64_t fs = j / g.L, f = fs / S;
+  const int l = (int)(j - fs * g.L), sym = (int)(fs - f * S);
+  cf32 h[LINK_MAX_RX * LINK_MAX_TX];
+  const double t = g.fading ? tdl_symbol_centre(sym, g.K, g.cp_frame) : 0.0;
+  cdl_taps_at((const float *)(sos + f * g.fade_terms), g.L, g.links, l, t, g.fading ? g.K : 0, h);
   cf32 *out = taps + fs * (uint64_t)g.links * g.L;
   for (int e = 0; e < g.links; e++) out[e * g.L + l] = h[e];
 }
@@ -202,7 +232,13 @@ int gpu_launch_channel_stage(const gpu_link &g, const cf32 *H, const cf32 *x, cf
 }
 
 int gpu_launch_taps(const gpu_link &g, const gpu_consts *c, const gpu_tdl &t, cudaStream_t s) {
-  if (g.fading) {
+  if (g.cdl) {
+    cdl_terms_kernel<<<gpu_blocks(g.frames * (uint64_t)g.L * CDL_RAYS, kBlock), kBlock, 0, s>>>(g, c, t.sos);
+    CUDA_TRY_LAUNCH("cdl_terms_kernel");
+    const uint64_t S = g.fading ? (uint64_t)g.S : 1;
+    cdl_taps_kernel<<<gpu_blocks(g.frames * S * g.L, kBlock), kBlock, 0, s>>>(g, t.sos, t.taps);
+    CUDA_TRY_LAUNCH("cdl_taps_kernel");
+  } else if (g.fading) {
     const uint64_t n = g.frames * (uint64_t)g.links * g.L;
     sos_kernel<<<gpu_blocks(n, kBlock), kBlock, 0, s>>>(g, t.sos);
     CUDA_TRY_LAUNCH("sos_kernel");

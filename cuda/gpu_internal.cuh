@@ -24,6 +24,7 @@
 #include "cuda/check.h"
 #include "cuda_shapes.h" /* generated from OFDMSIM_CUDA_SHAPES (CMakeLists.txt) */
 
+#include "channel/cdl_channel.h"
 #include "channel/tdl_fading.h"
 #include "channel/estimate.h"
 #include "channel/tdl_grid.h"
@@ -60,6 +61,8 @@ struct gpu_link {
   float td_scale;           /* 1/sqrt(K): both modem transforms unitary */
   /* tdl */
   int fading;               /* Doppler: taps that change within the frame */
+  int cdl;                  /* a cdl point: the sos buffer holds its ray terms */
+  uint64_t fade_terms;      /* sos_terms of one frame's buffer (tdl_fade_terms) */
   int cp_frame;             /* the CP in the symbol timing of Doppler (either domain) */
   tdl_fade fade;
   uint64_t hk_span;         /* Hk row length: K, or R_f with Doppler */
@@ -75,6 +78,7 @@ struct gpu_consts {
   /* time domain with Doppler: each tap's interpolator (tdl_grid's) */
   int tap_first[TDL_MAX_TAPS], tap_count[TDL_MAX_TAPS];
   float tap_coef[TDL_MAX_TAPS][2 * TDL_INTERP_HALF];
+  cdl_geom cdl;             /* a cdl point's geometry (cdl_geom_make) */
 };
 
 /* Channel estimation from the pilots (device memory; hp NULL without it):
@@ -93,7 +97,8 @@ struct gpu_est {
 /* The tdl buffers of a batch (device memory; NULL where the point has none). */
 struct gpu_tdl {
   cf32 *taps;         /* [f][links][L]; with Doppler [f][S][links][L], window averages */
-  sos_term *sos;      /* Doppler: [f][links][L][TDL_SOS_TERMS] */
+  sos_term *sos;      /* Doppler: [f][links][L][TDL_SOS_TERMS]; cdl (with Doppler
+                         or not): [f][fade_terms], the frame's ray terms */
   const cf32 *resp;   /* [L][K], tdl_grid's */
   cf32 *Hk;           /* [f][links][hk_span] */
   const int *td_delay;   /* time domain without Doppler: [td_taps] */

@@ -70,7 +70,8 @@ __device__ __forceinline__ void fading_sample(const gpu_link &g, const gpu_const
                                               const cf32 *xt_frame, uint64_t n, int r0, cf32 *z) {
   cf32 h[LINK_MAX_RX * LINK_MAX_TX];
   for (int l = 0; l < g.L; l++) {
-    tdl_fading_taps(g.fade, &c->spatial, sos, l, c->amp[l], (double)n, 0, h);
+    if (g.cdl) cdl_taps_at((const float *)sos, g.L, g.links, l, (double)n, 0, h);
+    else tdl_fading_taps(g.fade, &c->spatial, sos, l, c->amp[l], (double)n, 0, h);
     for (int t = 0; t < g.tx; t++) {
       cf32 u = cf_make(0.0f, 0.0f);
       for (int i = 0; i < c->tap_count[l]; i++) {
@@ -105,7 +106,7 @@ __global__ void __launch_bounds__(kBlock)
     for (int r = 2 * p; r < 2 * p + 2 && r < g.rx; r++)
       if (r < g.tx) z[r - 2 * p] = sent_sample(g, xt_frame, r, n);
   } else if (g.fading) {
-    fading_sample(g, c, t.sos + f * (uint64_t)g.links * g.L * TDL_SOS_TERMS, xt_frame, n, 2 * p, z);
+    fading_sample(g, c, t.sos + f * g.fade_terms, xt_frame, n, 2 * p, z);
   } else {
     /* ofdm.c's order: the sum over streams, within each over the discrete taps. */
     for (int r = 2 * p; r < 2 * p + 2 && r < g.rx; r++) {

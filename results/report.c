@@ -234,7 +234,9 @@ static void csv_row(FILE *f, const sim_config *c, const sim_point *pt, const poi
   const link_params *p = &pt->p;
   double lo, hi;
   tally_interval(pt, &r->n, 0.95, &lo, &hi);
-  fprintf(f, "%zu,%d,%d,%s,%s,%s,", pt->index, p->tx, p->rx, channel_model_name(p->model),
+  /* a cdl point is a tdl point whose profile names the CDL model */
+  fprintf(f, "%zu,%d,%d,%s,%s,%s,", pt->index, p->tx, p->rx,
+          link_is_cdl(p) ? pdp_kind_name(p->profile) : channel_model_name(p->model),
           ofdm_domain_name(p->domain), snr_kind_name(p->snr_kind));
   csv_real(f, 17, p->snr_db);
   fputc(',', f);

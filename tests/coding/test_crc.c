@@ -1,6 +1,7 @@
 /* The CRCs against a plain bit-serial polynomial division written here from
  * the generator polynomials of 38.212 5.1 (as lists of exponents), and their
  * detection of every single-bit error and every burst up to L bits. */
+#include <stdio.h>
 #include <string.h>
 
 #include "coding/crc.h"
@@ -86,5 +87,41 @@ int main(void) {
     for (int j = 0; j <= l; j++) msg[100 + j] ^= g[j];
     CHECK(crc_check((crc_kind)kind, msg, (size_t)(n + l)), "kind %d: an error equal to g(D) is caught", kind);
   }
+  /* The pieces form the device's warp-parallel CRC adds (crc_core.h): a
+   * message cut into 32 pieces of any lengths (empty ones too), each
+   * piece's register from zero shifted by the bits after it, XORed, is the
+   * whole message's register, for every kind and lengths around the cuts. */
+  int pieces_ok = 1;
+  for (int kind = 0; kind < CRC_KINDS; kind++)
+    for (int n = 0; n <= 4096; n += n < 70 ? 1 : 397) {
+      for (int i = 0; i < n; i++) msg[i] = (uint8_t)(test_rng_u64() & 1);
+      const int l = crc_kind_length(kind);
+      const uint32_t g = crc_register_polynomial(kind);
+      const int len = (n + 31) / 32;
+      uint32_t reg = 0;
+      for (int lane = 0; lane < 32; lane++) {
+        const int lo = lane * len < n ? lane * len : n, hi = lo + len < n ? lo + len : n;
+        uint32_t part = 0;
+        for (int i = lo; i < hi; i++) part = crc_register_bit(part, msg[i], g);
+        reg ^= crc_register_shift(part, (uint64_t)(n - hi), g, l);
+      }
+      if ((reg >> (32 - l)) != crc_remainder((crc_kind)kind, msg, (size_t)n)) {
+        pieces_ok = 0;
+        fprintf(stderr, "kind %d, %d bits: the pieces' sum differs\n", kind, n);
+      }
+    }
+  CHECK(pieces_ok, "a CRC from shifted pieces differs from the whole message's");
+  /* D^m mod g against m zero bits into the register */
+  int pow_ok = 1;
+  for (int kind = 0; kind < CRC_KINDS; kind++) {
+    const int l = crc_kind_length(kind);
+    const uint32_t g = crc_register_polynomial(kind);
+    uint32_t reg = 1u << (32 - l);
+    for (int m = 0; m < 3000; m++) {
+      pow_ok &= crc_register_dpow((uint64_t)m, g, l) == reg;
+      reg = crc_register_bit(reg, 0, g);
+    }
+  }
+  CHECK(pow_ok, "D^m mod g(D) differs from m shifts of the register");
   return test_finish("test_crc");
 }

@@ -2,6 +2,7 @@
  * E split, bit selection, interleaving), and the receiver's inverse:
  * de-interleaving and accumulation give back every kept bit, as many times
  * as it was sent (repetition, retransmissions). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,6 +188,67 @@ int main(void) {
     gather_ok &= gather_matches(&s, tbs[t].g_per_qm, &gather_rep);
   }
   CHECK(gather_ok, "the gather table's decoder input differs from ratematch_accumulate's");
+  /* The closed forms ratematch_encode uses (and the device with it) against
+   * the reference walk where they are least obvious: limited buffers (Ncb
+   * below N, down into and below the fillers), so that k0 falls inside the
+   * fillers or the fillers run past Ncb, every rv and Qm, several blocks. */
+  static const struct {
+    int a, bg;
+  } lbrm_tbs[] = {{100, 2}, {400, 2}, {1000, 2}, {3000, 1}, {8424, 1}, {9984, 2}, {25344, 1}};
+  int closed_ok = 1, k0_in_fillers = 0, fillers_cut = 0;
+  for (size_t t = 0; t < sizeof lbrm_tbs / sizeof lbrm_tbs[0]; t++) {
+    ldpc_segmentation s;
+    if (ldpc_segment(lbrm_tbs[t].a, lbrm_tbs[t].bg, &s)) {
+      closed_ok = 0;
+      continue;
+    }
+    ldpc_code code;
+    ldpc_code_init(&code, s.bg, s.zc);
+    const int nbits = ldpc_codeword_bits(&code);
+    uint8_t *info = calloc((size_t)s.k, 1), *cw = malloc((size_t)nbits);
+    for (int j = 0; j < s.k_prime; j++) info[j] = (uint8_t)(test_rng_u64() & 1);
+    ldpc_encode(&code, info, cw);
+    int *sent = malloc(sizeof(int) * s.n);
+    /* TBS_LBRM from the full buffer down: Nref = 3 TBS_LBRM / (2 C) */
+    for (int step = 0; step <= 12; step++) {
+      const long ncb_want = (long)s.n - (long)step * s.n / 14;
+      const long lbrm = step == 0 ? 0 : (2L * s.c * ncb_want) / 3;
+      for (int qi = 0; qi < 5; qi++)
+        for (int rv = 0; rv < 4; rv++)
+          for (int r = 0; r < s.c; r++) {
+            const long g = (long)s.c * 700 * qms[qi];
+            if (ratematch_block_params(&s, r, rv, qms[qi], 1, g, lbrm, &p)) {
+              closed_ok = 0;
+              continue;
+            }
+            uint8_t *f = malloc((size_t)p.e), *fr = malloc((size_t)p.e);
+            ratematch_encode(&p, cw, f);
+            memset(sent, 0, sizeof(int) * s.n);
+            reference_rm(cw + 2 * s.zc, p.ncb, p.k0, p.e, p.qm, p.filler_begin, p.filler_end, fr, sent);
+            if (memcmp(f, fr, (size_t)p.e))
+              fprintf(stderr, "closed form differs: A %d block %d rv %d Qm %d Ncb %d k0 %d fillers [%d, %d) E %d\n",
+                      lbrm_tbs[t].a, r, rv, p.qm, p.ncb, p.k0, p.filler_begin, p.filler_end, p.e);
+            closed_ok &= memcmp(f, fr, (size_t)p.e) == 0;
+            /* the device's form, one output bit on its own */
+            for (int o = 0; o < p.e; o++)
+              f[o] = cw[2 * s.zc + ratematch_selected_position(&p, ratematch_interleaved_source(&p, o))];
+            if (memcmp(f, fr, (size_t)p.e))
+              fprintf(stderr, "per-bit closed form differs: A %d block %d rv %d Qm %d Ncb %d k0 %d E %d\n",
+                      lbrm_tbs[t].a, r, rv, p.qm, p.ncb, p.k0, p.e);
+            closed_ok &= memcmp(f, fr, (size_t)p.e) == 0;
+            k0_in_fillers |= p.k0 >= p.filler_begin && p.k0 < p.filler_end;
+            fillers_cut |= p.filler_end > p.ncb;
+            free(f);
+            free(fr);
+          }
+    }
+    free(info);
+    free(cw);
+    free(sent);
+  }
+  CHECK(closed_ok, "the closed forms of bit selection differ from the reference walk");
+  CHECK(k0_in_fillers, "no closed-form case started inside the fillers");
+  CHECK(fillers_cut, "no closed-form case had fillers past Ncb");
   CHECK(gather_rep, "no gather case repeated a bit (E > P)");
   return test_finish("test_ratematch");
 }

@@ -62,6 +62,9 @@ int main(void) {
       memset(blk, 7, (size_t)s.k);
       ldpc_segment_block(&s, tb, r, blk);
       if (s.c > 1) ok &= crc_check(CRC24B, blk, (size_t)s.k_prime);
+      /* the one-bit-at-a-time form the device encoder reads blocks by */
+      const uint32_t rem = s.cb_crc ? crc_remainder(CRC24B, tb + (size_t)r * payload, (size_t)payload) : 0;
+      for (int j = 0; j < s.k; j++) ok &= ldpc_segment_block_bit(&s, tb, r, rem, j) == blk[j];
       for (int j = s.k_prime; j < s.k; j++) ok &= blk[j] == 0;
       memcpy(back + (size_t)r * payload, blk, (size_t)payload);
     }

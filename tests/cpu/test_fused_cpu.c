@@ -28,7 +28,9 @@ typedef struct spec {
   int K; /* subcarriers (0: 600) */
 } spec;
 
-static link_params point_of(const spec *s) {
+/* cdl: 0 for tdl's TDL-A, or a CDL model between cross-polarised rows of
+ * elements (channel/cdl_channel.h). */
+static link_params point_of(const spec *s, int cdl) {
   link_params p = tp_point(s->tx, s->rx, s->bps, s->model, s->K ? s->K : 600, 2, 75);
   p.equalizer = s->eq;
   p.snr_kind = SNR_EBNO;
@@ -48,7 +50,18 @@ static link_params point_of(const spec *s) {
   }
   if (p.model == CH_TDL) {
     char err[256];
-    p.profile = PDP_TDL_A;
+    p.profile = cdl ? (pdp_kind)cdl : PDP_TDL_A;
+    if (cdl) {
+      link_panel a = {1, 1, 0.5, 0.5, PANEL_POL_X, PANEL_38901, 0.0, 6.0};
+      a.columns = s->tx / 2;
+      p.cdl.tx = a;
+      a.columns = s->rx / 2;
+      a.pattern = PANEL_ISOTROPIC;
+      a.downtilt_deg = 0.0;
+      p.cdl.rx = a;
+      p.cdl.travel_zenith_deg = 90.0;
+      if (cdl == PDP_CDL_D || cdl == PDP_CDL_E) p.k_factor = NAN;
+    }
     p.delay_spread = 2.3;
     p.delays = DELAYS_CONTINUOUS;
     CHECK(tdl_pdp_make(p.profile, p.delay_spread, p.k_factor, p.delays, p.subcarriers - 1, &p.pdp, err, sizeof err) ==
@@ -96,8 +109,8 @@ static int run(const link_params *p, int staged, int threads, uint64_t batch, ui
 
 static uint64_t total_fallbacks;
 
-static void check_spec(const spec *s) {
-  const link_params p = point_of(s);
+static void check_spec(const spec *s, int cdl) {
+  const link_params p = point_of(s, cdl);
   char what[128];
   snprintf(what, sizeof what, "%dx%d bps %d %s model %d ebno %g rho %g K %g csi %g fd %g pilots %d", s->tx, s->rx,
            s->bps, s->eq == EQ_ZF ? "zf" : "mmse", (int)s->model, s->ebno, s->rho, s->k, s->csi, s->doppler, s->pilots);
@@ -131,7 +144,7 @@ static void check_spec(const spec *s) {
  * their buffers even when asked for fused. */
 static void check_staged_only(void) {
   spec s = {2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 10, 0, 0, 0, 0, 0, 0};
-  link_params p = point_of(&s);
+  link_params p = point_of(&s, 0);
   uint32_t e[FRAMES * 2], f[FRAMES];
   p.llr = LLR_MAXLOG;
   CHECK(run(&p, 0, 2, FRAMES, e, f) == 1, "LLRs ran fused");
@@ -167,9 +180,15 @@ int main(void) {
       {4, 4, 4, EQ_MMSE, CH_RAYLEIGH, 16, 0, 0, 0, 0, 0, 613},
       {2, 2, 2, EQ_ZF, CH_RAYLEIGH, 12, 0.3, 0, 0.02, 0, 0, 613},
   };
-  for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) check_spec(&specs[i]);
+  for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) check_spec(&specs[i], 0);
+  /* CDL: the frame's rays summed once per frame, and with Doppler per
+   * symbol from the ray terms each thread keeps */
+  static const spec cdl_c = {4, 4, 4, EQ_MMSE, CH_TDL, 18, 0, 0, 0, 0, 1, 0};
+  static const spec cdl_d = {2, 4, 2, EQ_ZF, CH_TDL, -8, 0, 0, 0.01, 700, 0, 0}; /* 8 dBi elements, a LOS path */
+  check_spec(&cdl_c, PDP_CDL_C);
+  check_spec(&cdl_d, PDP_CDL_D);
   CHECK(total_fallbacks > 0, "no RE was repaired in double: the repair went untested");
-  fprintf(stderr, "fused = staged on %zu points; %llu REs repaired in double\n", sizeof specs / sizeof *specs,
+  fprintf(stderr, "fused = staged on %zu points; %llu REs repaired in double\n", sizeof specs / sizeof *specs + 2,
           (unsigned long long)total_fallbacks);
   check_staged_only();
   return test_finish("test_fused_cpu");

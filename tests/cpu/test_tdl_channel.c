@@ -137,7 +137,8 @@ static void test_errors(void) {
   CHECK(tdl_pdp_make(PDP_TDL_C, 3.0, 0.0, DELAYS_SAMPLE, 25, &pdp, err, sizeof err) == -1, "tdl-c ds 3 in 25");
   CHECK(tdl_pdp_make(PDP_EXP, -1.0, 0.0, DELAYS_SAMPLE, 100, &pdp, err, sizeof err) == -1, "negative spread");
   CHECK(tdl_pdp_make(PDP_EXP, NAN, 0.0, DELAYS_SAMPLE, 100, &pdp, err, sizeof err) == -1, "NaN spread");
-  CHECK(tdl_pdp_make((pdp_kind)9, 1.0, 0.0, DELAYS_SAMPLE, 100, &pdp, err, sizeof err) == -1, "unknown kind");
+  /* 6..10 are the CDL models now: 99 is no profile */
+  CHECK(tdl_pdp_make((pdp_kind)99, 1.0, 0.0, DELAYS_SAMPLE, 100, &pdp, err, sizeof err) == -1, "unknown kind");
   CHECK(strcmp(pdp_kind_name(PDP_TDL_B), "tdl-b") == 0 && strcmp(pdp_kind_name(PDP_EXP), "exp") == 0,
         "names");
   CHECK(tdl_pdp_make(PDP_TDL_A, 1.0, NAN, DELAYS_CONTINUOUS, 100, &pdp, err, sizeof err) == -1 &&

@@ -20,30 +20,9 @@
 
 /* H of frames [0, frames) of p, one staged CPU batch. */
 static cf32 *fetch_h(const link_params *p, uint64_t frames) {
-  char err[512] = "";
-  backend_options opt;
-  memset(&opt, 0, sizeof opt);
-  backend_options_set(&opt, "cpu", "staged", 1);
-  opt.max_batch_frames = frames;
-  backend *b = backends_create("cpu", p, &opt, err, sizeof err);
-  if (!b) {
-    fprintf(stderr, "create: %s\n", err);
-    return NULL;
-  }
-  const size_t R = (size_t)(frames * link_res_per_frame(p)), n = R * (size_t)p->tx * p->rx;
-  uint32_t *errors = calloc(frames * (size_t)p->tx, sizeof *errors);
-  cf32 *H = malloc(sizeof(cf32) * n);
-  batch_result r;
-  memset(&r, 0, sizeof r);
-  r.errors = errors;
-  if (!errors || !H || backend_run(b, 0, frames, &r) || backend_fetch(b, BUF_H, H, n)) {
-    fprintf(stderr, "run: %s\n", backend_error(b));
-    free(H);
-    H = NULL;
-  }
-  free(errors);
-  backend_destroy(b);
-  return H;
+  const backend_buffer which = BUF_H;
+  cf32 *H = NULL;
+  return lt_fetch(p, frames, 1, &which, &H) ? NULL : H;
 }
 
 static int same(cf32 a, cf32 b) { return a.re == b.re && a.im == b.im; }

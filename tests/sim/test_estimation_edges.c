@@ -28,27 +28,12 @@ static int cmp_double(const void *a, const void *b) {
 /* Per-subcarrier mean |Hbar / shrink - H|^2 over the data REs of `frames`
  * frames of p (one CPU batch, staged so that the buffers can be fetched). */
 static int profile(const link_params *p, uint64_t frames, double *mse) {
-  char err[512] = "";
-  backend_options opt;
-  memset(&opt, 0, sizeof opt);
-  backend_options_set(&opt, "cpu", "staged", 1);
-  opt.max_batch_frames = frames;
-  backend *b = backends_create("cpu", p, &opt, err, sizeof err);
-  if (!b) {
-    fprintf(stderr, "create: %s\n", err);
-    return -1;
-  }
+  const backend_buffer which[2] = {BUF_H, BUF_HHAT};
+  cf32 *bufs[2];
+  const int rc = lt_fetch(p, frames, 2, which, bufs);
+  cf32 *H = bufs[0], *Hhat = bufs[1];
   const uint64_t rf = link_res_per_frame(p);
   const size_t R = (size_t)(frames * rf), K = (size_t)p->subcarriers;
-  cf32 *H = malloc(sizeof(cf32) * R), *Hhat = malloc(sizeof(cf32) * R);
-  uint32_t *errors = calloc(frames * (size_t)p->tx, sizeof *errors);
-  batch_result r;
-  memset(&r, 0, sizeof r);
-  r.errors = errors;
-  int rc = !H || !Hhat || !errors || b->ops->max_frames(b) < frames || backend_run(b, 0, frames, &r) ||
-                   backend_fetch(b, BUF_H, H, R) || backend_fetch(b, BUF_HHAT, Hhat, R)
-               ? -1
-               : 0;
   const pilot_grid g = link_pilot_grid(p);
   uint64_t *n = calloc(K, sizeof *n);
   for (size_t k = 0; k < K; k++) mse[k] = 0.0;
@@ -62,8 +47,6 @@ static int profile(const link_params *p, uint64_t frames, double *mse) {
   free(n);
   free(H);
   free(Hhat);
-  free(errors);
-  backend_destroy(b);
   return rc;
 }
 
