@@ -97,6 +97,24 @@ static void test_swept(void) {
           "second taps at %g and %g samples", a->p.pdp.delay[1], b->p.pdp.delay[1]);
     CHECK(a->point_key != b->point_key && a->p.stream_key != b->p.stream_key, "two profiles, two points");
     CHECK(a->custom_taps == 2 && a->tap_delay_ns[1] == 30.0 && b->tap_delay_ns[1] == 60.0, "the given taps kept");
+    /* the echo reads back to the same points */
+    char path[160];
+    snprintf(path, sizeof path, "%s/echo.cfg", dir);
+    FILE *f = fopen(path, "w");
+    if (f) {
+      sim_config_print(&c, f, "");
+      fclose(f);
+      sim_config e;
+      char err[1024] = "";
+      const int rc = sim_config_load(&e, path, NULL, 0, err, sizeof err);
+      CHECK(rc == 0, "the echo loads: %s", err);
+      if (!rc) {
+        CHECK(e.n_points == 2 && e.points[0].point_key == a->point_key && e.points[1].point_key == b->point_key &&
+                  e.points[1].p.stream_key == b->p.stream_key,
+              "the echo's points are the config's");
+        sim_config_free(&e);
+      }
+    }
   }
   sim_config_free(&c);
 }
