@@ -201,6 +201,7 @@ static const struct {
     {"zipped_sweep.cfg", "2x2 and 4x4 by ZF and MMSE (a zipped sweep)"},
     {"correlated_rician.cfg", "correlated Rician 4x4 with imperfect CSI"},
     {"estimation.cfg", "pilots, LS estimation and interpolation against perfect CSI"},
+    {"dmrs.cfg", "NR DMRS: OCC despreading, LS interpolated three ways against perfect CSI, 3 and 120 km/h"},
     {"tdl_time.cfg", "TDL-C through the time-domain chain, cyclic prefix swept"},
     {"custom_pdp.cfg", "power-delay profiles of one's own: taps in ns and dB, with and without LOS"},
     {"mobility.cfg", "a 500 km/h train on TDL-C: frequency against time domain"},

@@ -35,6 +35,18 @@
  *    profile, and the time interpolation's under Doppler, exactly for the
  *    chain's model (estimate.c, time_weights). Every detector and the LLRs
  *    count tx est_error_var as noise (core/params.h, link_receiver_n0).
+ * With NR DMRS (core/dmrs.h) step 1 is the receiver's despreading: port
+ * t's LS estimate at OCC block i of occasion j (its 2 subcarriers by len
+ * symbols, L = 2 len REs) is sum conj(a_t) y / (L beta^2), which holds the
+ * port's channel averaged over the block, the other ports of its CDM group
+ * cancelled exactly where their channels are constant over it, and noise
+ * N0 / (L beta^2). These "virtual pilots" sit at the block's centre, in NR
+ * order (band bottom to top: never across the band edge); steps 2-4 run on
+ * them as on the comb's pilots, with occasions for pilot symbols (their
+ * time the block's centre), the correlations averaged over the blocks' REs,
+ * and the other ports' residue where the channel varies over a block (its
+ * power from the same model) added to the noise. Time interpolation may
+ * hold the nearest pilot symbol's estimate instead (time_interpolation).
  * The ICI of a time-domain chain under Doppler is outside the chain's model:
  * a documented estimate of its power on the pilots joins their noise
  * (estimate.c, pilot_noise: tx (1 - rho(0)), the power the symbols'
@@ -43,6 +55,7 @@
 #define OFDMSIM_ESTIMATE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/params.h"
 
@@ -53,7 +66,7 @@ extern "C" {
 #define EST_LMMSE_TAPS 16 /* pilots an LMMSE estimate of a subcarrier uses: the nearest */
 
 typedef struct est_plan {
-  pilot_grid pg;
+  pilot_grid pg;    /* with DMRS its dm.seq is seq below */
   int K, tx, taps;  /* weights per (antenna, subcarrier) */
   int pilot_syms;   /* pilot symbols of a frame */
   int *first;       /* [tx][K]: antenna t's pilot (index i of k_i) the weights start at */
@@ -62,7 +75,16 @@ typedef struct est_plan {
   float *sym_w;     /* [S]: its weight; 1 - sym_w goes to pilot symbol sym_lo + 1 */
   double error_var; /* as link_params.est_error_var */
   double shrink;    /* as link_params.est_shrink */
+  int np;           /* DMRS: OCC blocks (virtual pilots) of a port per occasion */
+  uint32_t *seq;    /* DMRS: the sequence table (core/dmrs.h) */
 } est_plan;
+
+/* A backend's scratch of one (frame, link), complex elements: the pilot
+ * symbols' estimates [pilot_syms][K], then with DMRS the LS estimates
+ * [pilot_syms][np]. */
+static inline size_t est_scratch_elems(const est_plan *e) {
+  return (size_t)e->pilot_syms * ((size_t)e->K + (size_t)e->np);
+}
 
 /* The tables of p (estimation ls; p->pdp resolved). 0, or -1 with a message
  * (not ls, no memory); *e is zeroed first and owns its arrays. */
@@ -91,6 +113,33 @@ OFDM_HD cf32 est_freq(const int *first, const cf32 *w, int taps, int P, int K, i
     const size_t kp = (size_t)(t + ip * P);
     acc = cf_fma_exact(acc, wk[i], y_row[kp * ystride]);
   }
+  return acc;
+}
+
+/* DMRS step 1: port t's LS estimate at OCC block i of occasion j, from
+ * antenna r's received frame yf ([S][K], g's sequence readable there). */
+OFDM_HD cf32 est_dmrs_ls(const pilot_grid *g, int t, int j, int i, const cf32 *yf) {
+  const dmrs_grid *d = &g->dm;
+  const int delta = dmrs_port_delta(d->type, t);
+  cf32 acc = cf_make(0.0f, 0.0f);
+  for (int lp = 0; lp < d->len; lp++) {
+    const int s = d->occ[j] + lp;
+    for (int kp = 0; kp < 2; kp++) {
+      const int knr = d->type == 1 ? 4 * i + 2 * kp + delta : 6 * i + kp + delta;
+      const cf32 a = dmrs_value(d, t, j * d->len + lp, knr);
+      acc = cf_fma_exact(acc, cf_conj(a), yf[(size_t)s * (size_t)g->K + (size_t)dmrs_re_of_nr(g->K, knr)]);
+    }
+  }
+  return cf_scale(acc, 1.0f / (2.0f * (float)d->len * d->beta * d->beta));
+}
+
+/* DMRS step 2 on subcarrier k for port t: the weights over the LS
+ * estimates ls[0 .. np) of one occasion (a window never wraps). */
+OFDM_HD cf32 est_freq_dmrs(const int *first, const cf32 *w, int taps, int K, int t, int k, const cf32 *ls) {
+  const size_t at = (size_t)t * (size_t)K + (size_t)k;
+  const cf32 *wk = w + at * (size_t)taps, *l = ls + first[at];
+  cf32 acc = cf_make(0.0f, 0.0f);
+  for (int i = 0; i < taps; i++) acc = cf_fma_exact(acc, wk[i], l[i]);
   return acc;
 }
 

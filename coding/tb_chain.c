@@ -114,6 +114,23 @@ int tb_harq_rv(int t) {
 
 size_t tb_harq_buffer_floats(const tb_plan *p) { return (size_t)p->seg.c * (size_t)p->rm[0].ncb; }
 
+/* Block r's decoder input `in` (Nb Z floats) from a transmission's g LLRs:
+ * de-rate-matched into the zeroed circular buffer `own` with cbuf NULL,
+ * else added into block r's part of the combining buffer cbuf, kept;
+ * `coded` holds the block's E LLRs in the coded order meanwhile. */
+static void block_input(const tb_plan *p, const float *llr, float *cbuf, int r, float *own, float *coded,
+                        float *in) {
+  const ratematch_block *rm = &p->rm[r];
+  float *buf = cbuf ? cbuf + (size_t)r * (size_t)rm->ncb : own;
+  if (!cbuf) memset(buf, 0, sizeof(float) * (size_t)rm->ncb);
+  /* block r's E bits start on a symbol (E_r is a multiple of layers x qm),
+   * so its coded order is the receivers' order permuted within symbols */
+  const float *l = llr + p->offset[r];
+  for (size_t i = 0; i < (size_t)rm->e; i++) coded[i] = l[tb_llr_index(i, p->qm)];
+  ratematch_accumulate(rm, coded, buf);
+  ratematch_decoder_input(rm, buf, in);
+}
+
 /* The receiver's body: with cbuf NULL every block's circular buffer is the
  * scratch's, zeroed (one transmission); else block r's is cbuf + r Ncb, kept
  * (combining). */
@@ -164,21 +181,60 @@ static void decode_blocks(const tb_plan *p, ldpc_decoder *d, const float *llr, f
   crc_attach(ldpc_tb_crc_kind(s), sent, (size_t)s->a);
   int crc_failed = 0;
   for (int r = 0; r < s->c; r++) {
-    const ratematch_block *rm = &p->rm[r];
-    float *buf = cbuf ? cbuf + (size_t)r * (size_t)rm->ncb : own;
-    if (!cbuf) memset(buf, 0, sizeof(float) * (size_t)rm->ncb);
-    /* block r's E bits start on a symbol (E_r is a multiple of layers x qm),
-     * so its coded order is the receivers' order permuted within symbols */
-    const float *l = llr + p->offset[r];
-    for (size_t i = 0; i < (size_t)rm->e; i++) coded[i] = l[tb_llr_index(i, p->qm)];
-    ratematch_accumulate(rm, coded, buf);
-    ratematch_decoder_input(rm, buf, in);
+    block_input(p, llr, cbuf, r, own, coded, in);
     ldpc_decode_result res;
     ldpc_decoder_execute(d, in, s->k_prime, bits, &res);
     out->iterations += res.iterations;
     crc_failed |= judge_block(s, r, bits, sent, tb, block, out);
   }
   judge_tb(s, tb, info, crc_failed, out);
+}
+
+/* Group scratch: tb_judge's (2 B + K bytes, padded), a circular buffer and
+ * LDPC_BATCH decoder inputs (Nb Z floats each), a block's E LLRs, and the
+ * decisions of every
+ * block of TB_GROUP TBs (K' bytes each, padded). */
+static size_t group_bits_stride(const tb_plan *p) { return ((size_t)p->seg.k_prime + 63) & ~(size_t)63; }
+static size_t group_judge_bytes(const tb_plan *p) {
+  return (2 * ((size_t)p->seg.b + 64) + (size_t)p->seg.k + 64 + 63) & ~(size_t)63;
+}
+
+size_t tb_group_scratch_bytes(const tb_plan *p) {
+  return group_judge_bytes(p) + sizeof(float) * ((1 + LDPC_BATCH) * cw_bits(p) + max_e(p)) +
+         (size_t)TB_GROUP * (size_t)p->seg.c * group_bits_stride(p) + 64;
+}
+
+void tb_decode_group(const tb_plan *p, ldpc_batch_decoder *d, int n, const float *const *llr, float *const *cbuf,
+                     const uint8_t *const *info, tb_outcome *out, void *scratch) {
+  const ldpc_segmentation *s = &p->seg;
+  const size_t cw = cw_bits(p), stride = group_bits_stride(p);
+  unsigned char *judge = scratch;
+  float *const own = (float *)(((uintptr_t)(judge + group_judge_bytes(p)) + 63) & ~(uintptr_t)63);
+  float *const inputs = own + cw;
+  float *const coded = inputs + LDPC_BATCH * cw;
+  uint8_t *const decided = (uint8_t *)(coded + max_e(p));
+  int iterations[TB_GROUP] = {0};
+  /* the group's blocks in TB order, (t, r) = (j / C, j mod C), a batch of
+   * LDPC_BATCH at a time, or one at a time above LDPC_BATCH_Z_MAX (where
+   * the batch is the slower) */
+  const int blocks = n * s->c, per = s->zc <= LDPC_BATCH_Z_MAX ? LDPC_BATCH : 1;
+  for (int j0 = 0; j0 < blocks; j0 += per) {
+    const int m = blocks - j0 < per ? blocks - j0 : per;
+    const float *in[LDPC_BATCH];
+    uint8_t *bits[LDPC_BATCH];
+    for (int b = 0; b < m; b++) {
+      const int t = (j0 + b) / s->c, r = (j0 + b) % s->c;
+      float *x = inputs + (size_t)b * cw;
+      block_input(p, llr[t], cbuf ? cbuf[t] : NULL, r, own, coded, x);
+      in[b] = x;
+      bits[b] = decided + (size_t)(j0 + b) * stride;
+    }
+    ldpc_decode_result res[LDPC_BATCH];
+    ldpc_batch_execute(d, m, in, s->k_prime, bits, res);
+    for (int b = 0; b < m; b++) iterations[(j0 + b) / s->c] += res[b].iterations;
+  }
+  for (int t = 0; t < n; t++)
+    tb_judge(p, decided + (size_t)t * s->c * stride, stride, iterations[t], info[t], &out[t], judge);
 }
 
 void tb_judge(const tb_plan *p, const uint8_t *bits, size_t stride, int iterations, const uint8_t *info,

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "coding/ldpc_batch.h"
 #include "coding/ldpc_decode.h"
 #include "coding/label_order.h"
 #include "coding/ldpc_graph.h"
@@ -81,6 +82,19 @@ size_t tb_harq_buffer_floats(const tb_plan *p);
  * its buffer. With cbuf zeroed, the outcome is tb_decode's, bit for bit. */
 void tb_decode_combine(const tb_plan *p, ldpc_decoder *d, const float *llr, float *cbuf, const uint8_t *info,
                        tb_outcome *out, void *scratch);
+
+/* Up to TB_GROUP TBs of one plan decoded together, their code blocks
+ * LDPC_BATCH at a time through batch decoder d (made for the plan's graph
+ * and Z; one block a call above LDPC_BATCH_Z_MAX): TB t's g LLRs are
+ * llr[t], its information bits info[t], its outcome goes to out[t]. With cbuf NULL, each outcome is tb_decode's; with
+ * cbuf, TB t's LLRs are added into its combining buffer cbuf[t] first, and
+ * each outcome is tb_decode_combine's. The batch decoder equals the one-block
+ * one lane by lane, so an outcome never depends on the other TBs of the
+ * group. `scratch` holds tb_group_scratch_bytes. */
+#define TB_GROUP LDPC_BATCH
+size_t tb_group_scratch_bytes(const tb_plan *p);
+void tb_decode_group(const tb_plan *p, ldpc_batch_decoder *d, int n, const float *const *llr, float *const *cbuf,
+                     const uint8_t *const *info, tb_outcome *out, void *scratch);
 
 /* tb_decode's judgement, for decisions made elsewhere (the GPU backend's
  * decoder): block r's decisions are bits[r * stride ...] (its first K' are

@@ -21,6 +21,7 @@ static void value_text(const sim_config *c, const sim_point *pt, config_key_id k
   const int tdl = p->model == CH_TDL, cdl = link_is_cdl(p),
             custom = tdl && p->profile == PDP_CUSTOM;
   const link_panel *pn = k >= KEY_RX_ROWS ? &p->cdl.rx : &p->cdl.tx;
+  const int dmrs = p->pilot_kind == PILOT_DMRS;
   buf[0] = '\0';
   switch (k) {
   case KEY_BACKEND: snprintf(buf, n, "%s", c->backend); break;
@@ -64,6 +65,17 @@ static void value_text(const sim_config *c, const sim_point *pt, config_key_id k
   case KEY_PILOT_FIRST: if (p->pilot_spacing) snprintf(buf, n, "%d", p->pilot_first); break;
   case KEY_PILOT_EVERY: if (p->pilot_spacing) snprintf(buf, n, "%d", p->pilot_every); break;
   case KEY_ESTIMATION: snprintf(buf, n, "%s", est_kind_name(p->estimation)); break;
+  case KEY_PILOT_TYPE: snprintf(buf, n, "%s", value_to_name(&pilot_kind_names, p->pilot_kind)); break;
+  case KEY_DMRS_TYPE: if (dmrs) snprintf(buf, n, "%d", p->dmrs_type); break;
+  case KEY_DMRS_LENGTH: if (dmrs) snprintf(buf, n, "%d", p->dmrs_length); break;
+  case KEY_DMRS_ADD_POS: if (dmrs) snprintf(buf, n, "%d", p->dmrs_add_pos); break;
+  case KEY_DMRS_L0: if (dmrs) snprintf(buf, n, "%d", p->dmrs_l0); break;
+  case KEY_DMRS_NODATA: if (dmrs) snprintf(buf, n, "%d", p->dmrs_nodata); break;
+  case KEY_DMRS_BOOST: if (dmrs) snprintf(buf, n, "%d", p->dmrs_boost); break;
+  case KEY_DMRS_NID: if (dmrs) snprintf(buf, n, "%d", p->dmrs_nid); break;
+  case KEY_TIME_INTERPOLATION:
+    if (p->estimation == EST_LS) snprintf(buf, n, "%s", value_to_name(&time_interp_names, p->time_interpolation));
+    break;
   case KEY_EBNO_OVERHEAD:
     if (p->snr_kind == SNR_EBNO) snprintf(buf, n, "%s", p->ebno_charged ? "charged" : "excluded");
     break;
@@ -169,6 +181,9 @@ uint64_t config_point_key(const sim_config *c, const sim_point *pt) {
     /* pilots and estimation came later still: they count where they act */
     if ((k == KEY_PILOT_SPACING || k == KEY_PILOT_FIRST || k == KEY_PILOT_EVERY) && !pt->p.pilot_spacing) continue;
     if ((k == KEY_ESTIMATION || k == KEY_INTERPOLATION) && pt->p.estimation == EST_PERFECT) continue;
+    /* DMRS and the time interpolation came after them: where they act */
+    if (k >= KEY_PILOT_TYPE && k <= KEY_DMRS_NID && pt->p.pilot_kind != PILOT_DMRS) continue;
+    if (k == KEY_TIME_INTERPOLATION && (pt->p.estimation == EST_PERFECT || pt->p.time_interpolation == 0)) continue;
     if (k == KEY_EBNO_OVERHEAD && !pt->p.ebno_charged) continue;
     /* the code came last: uncoded points keep their keys */
     if (k >= KEY_CODE_TYPE && k <= KEY_CODE_EARLY_TERMINATION && !link_coded(&pt->p)) continue;

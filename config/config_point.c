@@ -103,6 +103,15 @@ static void fill(const point_view *v, const char *label, sim_point *pt) {
   p->pilot_spacing = (int)int_of(v, KEY_PILOT_SPACING);
   p->pilot_first = (int)int_of(v, KEY_PILOT_FIRST);
   p->pilot_every = (int)int_of(v, KEY_PILOT_EVERY);
+  p->pilot_kind = (int)choice_of(v, KEY_PILOT_TYPE);
+  p->dmrs_type = (int)int_of(v, KEY_DMRS_TYPE);
+  p->dmrs_length = (int)int_of(v, KEY_DMRS_LENGTH);
+  p->dmrs_add_pos = (int)int_of(v, KEY_DMRS_ADD_POS);
+  p->dmrs_l0 = (int)int_of(v, KEY_DMRS_L0);
+  p->dmrs_nodata = (int)int_of(v, KEY_DMRS_NODATA);
+  p->dmrs_boost = (int)int_of(v, KEY_DMRS_BOOST);
+  p->dmrs_nid = (int)int_of(v, KEY_DMRS_NID);
+  p->time_interpolation = (int)choice_of(v, KEY_TIME_INTERPOLATION);
   p->estimation = (est_kind)choice_of(v, KEY_ESTIMATION);
   p->interpolation = (interp_kind)choice_of(v, KEY_INTERPOLATION);
   p->est_shrink = 1.0;
@@ -367,7 +376,7 @@ int point_resolve(const point_view *v, const char *label, const char *file, sim_
  * where it is one (n0 and the profile have no key of their own). */
 static const struct {
   int named;
-  int at[5];
+  int at[8];
 } link_keys[LP_COUNT] = {
     [LP_TX] = {1, {KEY_TX, KEY_TX_COLUMNS, KEY_TX_ROWS, KEY_TX_POL, -1}},
     [LP_RX] = {1, {KEY_RX, KEY_RX_COLUMNS, KEY_RX_ROWS, KEY_RX_POL, -1}},
@@ -393,10 +402,12 @@ static const struct {
     [LP_PILOTS] = {1, {KEY_PILOT_SPACING, KEY_PILOT_FIRST, KEY_PILOT_EVERY, KEY_TX, -1}},
     [LP_PILOT_FIRST] = {1, {KEY_PILOT_FIRST, KEY_SYMBOLS, -1}},
     [LP_PILOT_EVERY] = {1, {KEY_PILOT_EVERY, KEY_SYMBOLS, -1}},
-    [LP_ESTIMATION] = {1, {KEY_ESTIMATION, KEY_PILOT_SPACING, KEY_MODEL, KEY_CSI_ERROR_VAR, -1}},
+    [LP_ESTIMATION] = {1, {KEY_ESTIMATION, KEY_PILOT_SPACING, KEY_PILOT_TYPE, KEY_MODEL, KEY_CSI_ERROR_VAR, -1}},
     [LP_CODE] = {1, {KEY_CODE_TYPE, KEY_LLR, KEY_EQUALIZER, -1}},
     [LP_ARRAY_TX] = {0, {KEY_TX_ROWS, KEY_TX_COLUMNS, KEY_TX_POL, KEY_MODEL, -1}},
     [LP_ARRAY_RX] = {0, {KEY_RX_ROWS, KEY_RX_COLUMNS, KEY_RX_POL, KEY_MODEL, -1}},
+    [LP_DMRS] = {0, {KEY_DMRS_TYPE, KEY_DMRS_LENGTH, KEY_DMRS_ADD_POS, KEY_DMRS_L0, KEY_DMRS_NODATA, KEY_PILOT_TYPE,
+                     -1}},
 };
 
 int point_check(const point_view *v, sim_point *pt, const char *file, char *err, size_t errlen) {

@@ -204,6 +204,40 @@ const config_key config_keys[KEY_COUNT] = {
                        .help = "frames per drop: consecutive frames share one channel realisation, the block "
                                "draw held or the Doppler fading running on across them (time origin: the "
                                "drop's first frame); drops independent (needs fading = block or flat_block)"},
+  [KEY_PILOT_TYPE] = CHOICE_KEY("pilots.type", "\"comb\"", pilot_kind_names, 0,
+                                 "the pilots: the comb of pilots.spacing, or NR PDSCH DMRS (38.211 7.4.1.1, "
+                                 "mapping type A, the frame one slot of whole resource blocks: stream t is port "
+                                 "1000 + t; the dmrs.* keys)"),
+  [KEY_DMRS_TYPE] = {.path = "dmrs.config_type", .type = KT_INT, .default_text = "1", .imin = 1, .imax = 2,
+                     .follows = KEY_PILOT_TYPE, .only_with = "dmrs",
+                     .help = "DMRS configuration type: 1 (comb of 2, 2 CDM groups, 4 ports a symbol) or 2 "
+                             "(pairs in 6, 3 CDM groups, 6 ports a symbol)"},
+  [KEY_DMRS_LENGTH] = {.path = "dmrs.length", .type = KT_INT, .default_text = "1", .imin = 1, .imax = 2,
+                       .follows = KEY_PILOT_TYPE, .only_with = "dmrs",
+                       .help = "DMRS symbols an occasion: 1 single, 2 double (time OCC: twice the ports)"},
+  [KEY_DMRS_ADD_POS] = {.path = "dmrs.additional_positions", .type = KT_INT, .default_text = "0", .imin = 0,
+                        .imax = 3, .follows = KEY_PILOT_TYPE, .only_with = "dmrs",
+                        .help = "dmrs-AdditionalPosition: occasions after the first (Tables 7.4.1.1.2-3/-4 at "
+                                "the frame's symbols; 0..3 single, 0..1 double symbol)"},
+  [KEY_DMRS_L0] = {.path = "dmrs.l0", .type = KT_INT, .default_text = "2", .imin = 2, .imax = 3,
+                   .follows = KEY_PILOT_TYPE, .only_with = "dmrs",
+                   .help = "the first DMRS symbol (dmrs-TypeA-Position pos2 or pos3)"},
+  [KEY_DMRS_NODATA] = {.path = "dmrs.cdm_groups_without_data", .type = KT_INT, .default_text = "0", .imin = 0,
+                       .imax = 3, .follows = KEY_PILOT_TYPE, .only_with = "dmrs",
+                       .help = "CDM groups whose REs carry no data on DMRS symbols (0: those the streams' "
+                               "ports use); the rest carry data"},
+  [KEY_DMRS_BOOST] = {.path = "dmrs.power_boosting", .type = KT_INT, .default_text = "1", .imin = 0, .imax = 1,
+                      .follows = KEY_PILOT_TYPE, .only_with = "dmrs",
+                      .help = "1: the DMRS amplitude is sqrt(CDM groups without data) (38.214 Table 4.1-1: "
+                              "0, 3, 4.77 dB above the data), 0: unit"},
+  [KEY_DMRS_NID] = {.path = "dmrs.scrambling_id", .type = KT_INT, .default_text = "0", .imin = 0, .imax = 65535,
+                    .follows = KEY_PILOT_TYPE, .only_with = "dmrs",
+                    .help = "N_ID of the Gold sequence's c_init (slot 0, n_SCID 0)"},
+  [KEY_TIME_INTERPOLATION] = {.path = "receiver.time_interpolation", .type = KT_CHOICE,
+                              .default_text = "\"linear\"", .choices = &time_interp_names,
+                              .follows = KEY_ESTIMATION, .only_with = "ls",
+                              .help = "across symbols: linear between pilot symbols (DMRS occasions), or hold "
+                                      "the nearest one's estimate"},
   [KEY_TAP_DELAYS_NS] = {.path = "channel.tap_delays_ns", .type = KT_VECTOR, .default_note = "none",
                          .imax = TDL_MAX_TAPS, .lo = 0, .hi = 1e9, .follows = KEY_PROFILE, .only_with = "custom",
                          .help = "the custom profile's tap delays in ns, one per tap (any order; the sample rate "

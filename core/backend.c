@@ -46,27 +46,75 @@ backend *backend_alloc(const struct backend_ops *ops, const link_params *p,
   return b;
 }
 
-int backend_run(backend *b, uint64_t first_frame, uint64_t frames, batch_result *out) {
+/* Zeroes what a batch of `frames` frames writes into out. */
+static void clear_result(const backend *b, uint64_t frames, batch_result *out) {
   memset(&out->t, 0, sizeof out->t);
   out->inversions = 0;
   memset(out->errors, 0, sizeof(uint32_t) * frames * (size_t)b->p.tx);
   if (out->fallbacks) memset(out->fallbacks, 0, sizeof(uint32_t) * frames);
   if (out->gmi_loss) memset(out->gmi_loss, 0, sizeof(uint64_t) * frames * (size_t)b->p.tx);
   if (out->gmi_loss_s) memset(out->gmi_loss_s, 0, sizeof(uint64_t) * frames * GMI_GRID);
-  if ((out->llr || out->bits || out->gmi_loss || out->gmi_loss_s) && b->p.llr == LLR_OFF)
+}
+
+/* The soft outputs asked of a point without them. */
+static int soft_misfit(backend *b, const batch_result *r) {
+  if ((r->llr || r->bits || r->gmi_loss || r->gmi_loss_s) && b->p.llr == LLR_OFF)
     return backend_fail(b, "%s backend: soft outputs of a point with receiver.llr = \"off\"", b->ops->name);
+  return 0;
+}
+
+int backend_run(backend *b, uint64_t first_frame, uint64_t frames, batch_result *out) {
+  clear_result(b, frames, out);
+  if (soft_misfit(b, out)) return -1;
+  if (b->n_pending) return backend_fail(b, "%s backend: a batch run while %d are in flight", b->ops->name, b->n_pending);
   b->error[0] = '\0';
   const int rc = b->ops->run(b, first_frame, frames, out);
   if (rc == 0) b->last_frames = frames;
   return rc;
 }
 
+int backend_submit(backend *b, uint64_t first_frame, uint64_t frames, const batch_result *want) {
+  if (soft_misfit(b, want)) return -1;
+  if (want->llr || want->bits) return backend_fail(b, "%s backend: LLRs or bits asked of a submitted batch", b->ops->name);
+  if (b->n_pending >= BACKEND_IN_FLIGHT)
+    return backend_fail(b, "%s backend: a batch submitted while %d are in flight", b->ops->name, b->n_pending);
+  b->error[0] = '\0';
+  if (b->ops->submit && b->ops->submit(b, first_frame, frames, want)) return -1;
+  b->pending[b->n_pending++] = (backend_pending){first_frame, frames, want->gmi_loss != NULL,
+                                                 want->gmi_loss_s != NULL, want->coded != NULL};
+  return 0;
+}
+
+int backend_collect(backend *b, batch_result *out) {
+  if (!b->n_pending) return backend_fail(b, "%s backend: nothing submitted to collect", b->ops->name);
+  const backend_pending q = b->pending[0];
+  if (q.gmi_loss != (out->gmi_loss != NULL) || q.gmi_loss_s != (out->gmi_loss_s != NULL) ||
+      q.coded != (out->coded != NULL) || out->llr || out->bits)
+    return backend_fail(b, "%s backend: a batch collected into other outputs than it was submitted for", b->ops->name);
+  b->n_pending--;
+  memmove(b->pending, b->pending + 1, sizeof *b->pending * (size_t)b->n_pending);
+  clear_result(b, q.frames, out);
+  b->error[0] = '\0';
+  const int rc = b->ops->collect ? b->ops->collect(b, out) : b->ops->run(b, q.first_frame, q.frames, out);
+  if (rc == 0) b->last_frames = q.frames;
+  return rc;
+}
+
+void backend_discard(backend *b) {
+  if (b->n_pending && b->ops->discard) b->ops->discard(b);
+  b->n_pending = 0;
+}
+
 int backend_fetch(backend *b, backend_buffer which, cf32 *dst, size_t count) {
+  if (b->n_pending)
+    return backend_fail(b, "%s backend: a fetch while %d batches are in flight", b->ops->name, b->n_pending);
   return b->ops->fetch(b, which, dst, count);
 }
 
 void backend_destroy(backend *b) {
-  if (b) b->ops->destroy(b);
+  if (!b) return;
+  backend_discard(b);
+  b->ops->destroy(b);
 }
 
 const char *backend_name(const backend *b) { return b->ops->name; }

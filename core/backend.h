@@ -177,12 +177,33 @@ struct backend_ops {
   int (*run)(backend *b, uint64_t first_frame, uint64_t frames, batch_result *out);
   int (*fetch)(backend *b, backend_buffer which, cf32 *dst, size_t count);
   void (*destroy)(backend *b);
+  /* Optional (NULL: the shell runs each submitted batch with `run` when it
+   * is collected): a batch in two halves, so that the next batch is under
+   * way while the caller folds this one's counts. submit starts the batch
+   * (want: which outputs, by which pointers are set; nothing is written to
+   * them), collect waits for the oldest one submitted and writes its counts
+   * into out, discard drops every batch submitted and not collected. The
+   * shell keeps at most BACKEND_IN_FLIGHT submitted, in order. */
+  int (*submit)(backend *b, uint64_t first_frame, uint64_t frames, const batch_result *want);
+  int (*collect)(backend *b, batch_result *out);
+  void (*discard)(backend *b);
 };
+
+/* Batches a caller may have submitted and not yet collected. */
+#define BACKEND_IN_FLIGHT 2
+
+/* A batch submitted and not collected (the shell's queue). */
+typedef struct backend_pending {
+  uint64_t first_frame, frames;
+  int gmi_loss, gmi_loss_s, coded; /* the outputs submit was asked for */
+} backend_pending;
 
 struct backend {
   const struct backend_ops *ops;
   link_params p;
-  uint64_t last_frames;  /* frames in the last batch run */
+  uint64_t last_frames;  /* frames in the last batch run or collected */
+  backend_pending pending[BACKEND_IN_FLIGHT]; /* oldest first */
+  int n_pending;
   char error[512];       /* why the last run or fetch returned -1 */
   const char *td_path;   /* time domain: how the convolution is computed
                             ("sample by sample", "CP-aligned transform");
@@ -196,7 +217,20 @@ backend *backend_alloc(const struct backend_ops *ops, const link_params *p,
                                  const backend_options *opt, size_t impl_size, char *err,
                                  size_t errlen);
 
+/* One batch, start to end (no batch may be in flight). */
 int backend_run(backend *b, uint64_t first_frame, uint64_t frames, batch_result *out);
+/* The same batch in two halves (backend_ops.submit): backend_submit starts
+ * it, at most BACKEND_IN_FLIGHT at once; backend_collect gives the oldest
+ * one's counts, in out, which must ask for the outputs `want` asked for
+ * (gmi_loss, gmi_loss_s, coded; llr and bits are backend_run's only). Any
+ * backend takes these; one without submit computes the batch in
+ * backend_collect, so one that is discarded costs it nothing.
+ * backend_discard drops the batches in flight: a caller that stopped (a rule
+ * fired in the batch it collected) never reads the one it started after it. */
+int backend_submit(backend *b, uint64_t first_frame, uint64_t frames, const batch_result *want);
+int backend_collect(backend *b, batch_result *out);
+void backend_discard(backend *b);
+/* Fails while a batch is in flight (its buffers are not the last batch's). */
 int backend_fetch(backend *b, backend_buffer which, cf32 *dst, size_t count);
 void backend_destroy(backend *b);
 const char *backend_name(const backend *b);

@@ -75,6 +75,13 @@ uint64_t link_stream_key(const link_params *p) {
   if (p->pilot_spacing > 0 && n > 0 && (size_t)n < sizeof text)
     n += snprintf(text + n, sizeof text - (size_t)n, ";pilots=%d/%d/%d", p->pilot_spacing, p->pilot_first,
              p->pilot_every);
+  /* DMRS came later: named where it is the pattern (with its resolved
+   * groups without data and amplitude) */
+  if (p->pilot_kind == PILOT_DMRS && n > 0 && (size_t)n < sizeof text) {
+    const pilot_grid g = link_pilot_grid(p);
+    n += snprintf(text + n, sizeof text - (size_t)n, ";dmrs=%d/%d/%d/%d/%d/%.9g/%d", p->dmrs_type, p->dmrs_length,
+                  p->dmrs_add_pos, p->dmrs_l0, g.dm.nodata, (double)g.dm.beta, p->dmrs_nid);
+  }
   /* the coded link sends a transport block's coded bits (its decoder is
    * the receiver's and stays out); uncoded points keep their keys */
   if (link_coded(p) && n > 0 && (size_t)n < sizeof text)
@@ -98,7 +105,7 @@ static const char *const plain_names[LP_COUNT] = {
     [LP_PILOTS] = "pilot pattern", [LP_PILOT_FIRST] = "first pilot symbol",
     [LP_PILOT_EVERY] = "pilot symbol spacing", [LP_ESTIMATION] = "channel estimation",
     [LP_CODE] = "channel code", [LP_DROP] = "frames per drop",
-    [LP_ARRAY_TX] = "transmit array", [LP_ARRAY_RX] = "receive array"};
+    [LP_ARRAY_TX] = "transmit array", [LP_ARRAY_RX] = "receive array", [LP_DMRS] = "DMRS"};
 
 typedef struct verdict {
   const char *const *names;
@@ -270,8 +277,10 @@ static int receiver_ok(const verdict *v, const link_params *p) {
 /* The pilot comb gives each antenna its own offset (spacing >= tx), its
  * symbols lie in the frame, some data is left, and an estimated channel
  * needs pilots and a channel they can follow. */
+static int dmrs_ok(const verdict *v, const link_params *p);
 static int pilots_ok(const verdict *v, const link_params *p) {
-  if (p->pilot_spacing != 0) {
+  if (p->pilot_kind == PILOT_DMRS && dmrs_ok(v, p)) return -1;
+  if (p->pilot_kind != PILOT_DMRS && p->pilot_spacing != 0) {
     if (p->pilot_spacing > 0 && p->pilot_spacing < p->tx)
       return fail(v, LP_PILOTS, "expected a spacing of at least tx = %d (each antenna its own offset in the comb), got %d",
                   p->tx, p->pilot_spacing);
@@ -288,7 +297,10 @@ static int pilots_ok(const verdict *v, const link_params *p) {
   if (p->estimation != EST_LS) return fail(v, LP_ESTIMATION, "expected perfect or ls, got %d", (int)p->estimation);
   if (p->interpolation < INTERP_NEAREST || p->interpolation > INTERP_LMMSE)
     return fail(v, LP_ESTIMATION, "expected nearest, linear or lmmse interpolation, got %d", (int)p->interpolation);
-  if (p->pilot_spacing == 0) return fail(v, LP_ESTIMATION, "\"ls\" needs pilots (a pilot spacing above 0), got none");
+  if (p->pilot_spacing == 0 && p->pilot_kind != PILOT_DMRS)
+    return fail(v, LP_ESTIMATION, "\"ls\" needs pilots (a pilot spacing above 0, or DMRS), got none");
+  if (p->time_interpolation < 0 || p->time_interpolation > 1)
+    return fail(v, LP_ESTIMATION, "expected linear or hold time interpolation, got %d", p->time_interpolation);
   if (p->model == CH_RAYLEIGH && p->fading == FADING_INDEPENDENT)
     return fail(v, LP_ESTIMATION,
                 "\"ls\" needs a channel pilots can follow (tdl, awgn or block-faded rayleigh), got \"rayleigh\" "
@@ -301,6 +313,57 @@ static int pilots_ok(const verdict *v, const link_params *p) {
   if (p->csi_error_var > 0.0)
     return fail(v, LP_ESTIMATION, "\"ls\" estimates the channel itself, expected csi_error_var = 0, got %g",
                 p->csi_error_var);
+  return 0;
+}
+
+/* NR DMRS (core/dmrs.h): a slot of whole resource blocks whose length has
+ * the occasions asked for, at most the configuration's ports, and the CDM
+ * groups without data between those the ports use and all. */
+static int dmrs_ok(const verdict *v, const link_params *p) {
+  if (p->pilot_kind != PILOT_DMRS) return fail(v, LP_DMRS, "expected pilots.type comb or dmrs, got %d", p->pilot_kind);
+  if (p->pilot_spacing != 0)
+    return fail(v, LP_DMRS, "pilots.spacing places the comb: expected 0 with pilots.type = \"dmrs\", got %d",
+                p->pilot_spacing);
+  if (p->dmrs_type != 1 && p->dmrs_type != 2)
+    return fail(v, LP_DMRS, "dmrs.config_type: expected 1 or 2, got %d", p->dmrs_type);
+  if (p->dmrs_length != 1 && p->dmrs_length != 2)
+    return fail(v, LP_DMRS, "dmrs.length: expected 1 (single) or 2 (double symbol), got %d", p->dmrs_length);
+  if (p->dmrs_l0 != 2 && p->dmrs_l0 != 3) return fail(v, LP_DMRS, "dmrs.l0: expected 2 or 3, got %d", p->dmrs_l0);
+  if (p->dmrs_add_pos < 0 || p->dmrs_add_pos > (p->dmrs_length == 1 ? 3 : 1))
+    return fail(v, LP_DMRS, "dmrs.additional_positions: expected 0..%d with %s-symbol DMRS, got %d",
+                p->dmrs_length == 1 ? 3 : 1, p->dmrs_length == 1 ? "single" : "double", p->dmrs_add_pos);
+  if (p->dmrs_add_pos == 3 && p->dmrs_l0 != 2)
+    return fail(v, LP_DMRS, "dmrs.additional_positions = 3 is defined only with dmrs.l0 = 2 (38.211 7.4.1.1.2), got l0 = %d",
+                p->dmrs_l0);
+  if (p->symbols > DMRS_MAX_SYMBOLS || p->symbols < p->dmrs_l0 + p->dmrs_length)
+    return fail(v, LP_DMRS,
+                "a DMRS frame is one slot of mapping type A: expected ofdm.symbols in [%d, %d] (l0 = %d, length %d), "
+                "got %d",
+                p->dmrs_l0 + p->dmrs_length, DMRS_MAX_SYMBOLS, p->dmrs_l0, p->dmrs_length, p->symbols);
+  if (p->subcarriers % 12)
+    return fail(v, LP_DMRS, "DMRS needs whole resource blocks: expected ofdm.subcarriers a multiple of 12, got %d",
+                p->subcarriers);
+  const int ports = dmrs_max_ports(p->dmrs_type, p->dmrs_length);
+  if (p->tx > ports)
+    return fail(v, LP_DMRS,
+                "one DMRS port a stream: configuration type %d with %s-symbol DMRS has %d ports, got mimo.tx = %d "
+                "(dmrs.length = 2 or dmrs.config_type = 2 give more)",
+                p->dmrs_type, p->dmrs_length == 1 ? "single" : "double", ports, p->tx);
+  const pilot_grid g = link_pilot_grid(p);
+  int used = 0;
+  for (int t = 0; t < p->tx; t++)
+    if (dmrs_port_group(p->dmrs_type, t) + 1 > used) used = dmrs_port_group(p->dmrs_type, t) + 1;
+  if (p->dmrs_nodata != 0 && (p->dmrs_nodata < used || p->dmrs_nodata > dmrs_groups(p->dmrs_type)))
+    return fail(v, LP_DMRS,
+                "dmrs.cdm_groups_without_data: expected %d..%d (the %d streams' ports use %d CDM group%s of type %d's "
+                "%d), got %d",
+                used, dmrs_groups(p->dmrs_type), p->tx, used, used == 1 ? "" : "s", p->dmrs_type,
+                dmrs_groups(p->dmrs_type), p->dmrs_nodata);
+  if (g.dm.occasions == 0)
+    return fail(v, LP_DMRS, "no DMRS position of 38.211 Table 7.4.1.1.2-%d for %d symbols with l0 = %d",
+                p->dmrs_length == 1 ? 3 : 4, p->symbols, p->dmrs_l0);
+  if (p->dmrs_nid < 0 || p->dmrs_nid > 65535)
+    return fail(v, LP_DMRS, "dmrs.scrambling_id: expected 0..65535, got %d", p->dmrs_nid);
   return 0;
 }
 

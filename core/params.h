@@ -3,6 +3,7 @@
 #ifndef OFDMSIM_PARAMS_H
 #define OFDMSIM_PARAMS_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -146,6 +147,15 @@ typedef struct link_params {
   int pilot_spacing;       /* comb spacing P in subcarriers (core/pilots.h); 0: no pilots */
   int pilot_first;         /* the first pilot symbol */
   int pilot_every;         /* symbols between pilot symbols; 0: one pilot symbol */
+  int pilot_kind;          /* pilot_kind: the comb above, or NR DMRS (core/dmrs.h) */
+  int dmrs_type;           /* dmrs: configuration type 1 or 2 */
+  int dmrs_length;         /* dmrs: 1 single, 2 double symbol */
+  int dmrs_add_pos;        /* dmrs: dmrs-AdditionalPosition 0..3 */
+  int dmrs_l0;             /* dmrs: the first DMRS symbol, 2 or 3 */
+  int dmrs_nodata;         /* dmrs: CDM groups without data; 0: those the ports use */
+  int dmrs_boost;          /* dmrs: 1 scales the DMRS by sqrt(nodata) (38.214 Table 4.1-1) */
+  int dmrs_nid;            /* dmrs: the scrambling identity N_ID of c_init */
+  int time_interpolation;  /* ls: between pilot symbols, 0 linear, 1 hold (the nearest) */
   est_kind estimation;     /* perfect CSI, or estimated from the pilots */
   interp_kind interpolation; /* ls: frequency interpolation */
   double est_error_var;    /* ls: the error variance per link of the receiver's
@@ -184,6 +194,20 @@ static inline pilot_grid link_pilot_grid(const link_params *p) {
   g.K = p->subcarriers;
   g.S = p->symbols;
   g.tx = p->tx;
+  g.kind = p->pilot_kind;
+  dmrs_grid d = {0};
+  if (p->pilot_kind == PILOT_DMRS) {
+    d.type = p->dmrs_type;
+    d.len = p->dmrs_length;
+    d.K = p->subcarriers;
+    d.occasions = dmrs_occasions(p->symbols, p->dmrs_l0, p->dmrs_add_pos, p->dmrs_length, d.occ);
+    d.nodata = p->dmrs_nodata;
+    for (int t = 0; t < p->tx && !p->dmrs_nodata; t++)
+      if (dmrs_port_group(d.type, t) + 1 > d.nodata) d.nodata = dmrs_port_group(d.type, t) + 1;
+    d.beta = p->dmrs_boost ? (float)sqrt((double)d.nodata) : 1.0f;
+    d.seq_words = dmrs_seq_words(p->subcarriers);
+  }
+  g.dm = d;
   return g;
 }
 /* REs of one frame that carry data: the bits' and the GMI's REs. */
@@ -307,7 +331,7 @@ typedef enum link_param {
   LP_TX, LP_RX, LP_BPS, LP_SUBCARRIERS, LP_SYMBOLS, LP_N0, LP_CSI_ERROR_VAR, LP_PDP, LP_MODEL,
   LP_DOMAIN, LP_CP_LENGTH, LP_RHO_TX, LP_RHO_RX, LP_K_FACTOR, LP_EQUALIZER, LP_LLR, LP_KBEST_K,
   LP_LLR_CLIP, LP_SUBCARRIER_SPACING, LP_DOPPLER, LP_PILOTS, LP_PILOT_FIRST, LP_PILOT_EVERY, LP_ESTIMATION, LP_CODE, LP_DROP,
-  LP_ARRAY_TX, LP_ARRAY_RX, LP_COUNT
+  LP_ARRAY_TX, LP_ARRAY_RX, LP_DMRS, LP_COUNT
 } link_param;
 
 /* link_params_check for a caller that spells the parameters its own way (the

@@ -27,7 +27,9 @@
 #include "core/spatial.h"
 
 /* What the per-RE steps need of a point, small enough to pass by value (a
- * kernel argument) and free of pointers. */
+ * kernel argument) and free of pointers but one: with DMRS, the sequence
+ * table pilots.dm.seq, which each backend points at its own copy (host or
+ * device memory; re_ctx_of leaves it NULL). */
 typedef struct re_ctx {
   uint64_t key;     /* the point's Philox key, rng_key(seed, stream key) */
   uint64_t rf;      /* REs per frame: the stride of the draw layouts */
@@ -166,7 +168,7 @@ OFDM_HD void re_csi(re_ctx c, uint64_t frame, uint64_t m, int n, cf32 *h) {
 OFDM_HD void re_symbols(re_ctx c, uint64_t m, int nt, const uint32_t *lab, cf32 *x) {
   const int a = pilot_antenna(&c.pilots, m);
   OFDM_UNROLL
-  for (int t = 0; t < nt; t++) x[t] = a < 0 ? qam_map_q(&c.qam, lab[t]) : pilot_value(a, t);
+  for (int t = 0; t < nt; t++) x[t] = a < 0 ? qam_map_q(&c.qam, lab[t]) : pilot_stream_value(&c.pilots, m, a, t);
 }
 
 /* The set bits of a label difference: the bit errors of a decision. */

@@ -47,6 +47,7 @@ static void cpu_free(cpu_state *s) {
   free(s->fused);
   cpu_coded_free(s);
   est_plan_free(&s->est);
+  free(s->dmrs_seq);
   if (s->modem) ofdm_modem_destroy(s->modem);
   tdl_grid_free(&s->grid);
   free(s);
@@ -132,7 +133,8 @@ static int cpu_run(backend *b, uint64_t first_frame, uint64_t frames, batch_resu
     return backend_fail(b, "cpu backend: a batch of %llu frames, need 1..%llu",
                         (unsigned long long)frames, (unsigned long long)s->cap_frames);
   if (s->fused) {
-    cpu_fused_run(p, s, first_frame, frames, out);
+    if (cpu_fused_run(p, s, first_frame, frames, out))
+      return backend_fail(b, "cpu backend: no memory for the time-domain modem's scratch");
     return 0;
   }
   /* the coded link decodes the LLRs: the caller's, or the backend's own */
@@ -166,8 +168,9 @@ static int cpu_fetch(backend *b, backend_buffer which, cf32 *dst, size_t count) 
   return 0;
 }
 
-static const struct backend_ops cpu_ops = {"cpu", cpu_max_frames, cpu_run, cpu_fetch,
-                                                cpu_destroy};
+/* No submit: the shell runs each submitted batch at its collect (a CPU
+ * batch keeps this thread's cores busy anyway; nothing overlaps it). */
+static const struct backend_ops cpu_ops = {"cpu", cpu_max_frames, cpu_run, cpu_fetch, cpu_destroy, NULL, NULL, NULL};
 
 static void *alloc_or_null(size_t bytes) { return bytes ? malloc(bytes) : NULL; }
 
@@ -197,6 +200,16 @@ backend *backend_cpu_create(const link_params *p, const backend_options *opt, ch
   s->nthreads = omp_get_max_threads();
   if (chan_spatial_init(p, &s->spatial, err, errlen)) goto fail;
   s->re = re_ctx_of(p, &s->spatial);
+  if (p->pilot_kind == PILOT_DMRS) {
+    dmrs_grid *d = &s->re.pilots.dm;
+    s->dmrs_seq = malloc(sizeof(uint32_t) * (size_t)(d->occasions * d->len) * (size_t)d->seq_words);
+    if (!s->dmrs_seq) {
+      snprintf(err, errlen, "cpu backend: no memory for the DMRS sequence");
+      goto fail;
+    }
+    dmrs_fill_sequence(d, p->dmrs_nid, s->dmrs_seq);
+    d->seq = s->dmrs_seq;
+  }
   if (p->model == CH_TDL && tdl_grid_make(p, &s->grid, err, errlen)) goto fail;
   if (p->domain == DOMAIN_TIME && !(s->modem = ofdm_modem_create(p, &s->grid, err, errlen))) goto fail;
   const int est = p->estimation == EST_LS;
@@ -224,7 +237,7 @@ backend *backend_cpu_create(const link_params *p, const backend_options *opt, ch
   s->x = alloc_or_null(sizeof(cf32) * tx * R);
   s->H = alloc_or_null(sizeof(cf32) * rx * tx * R);
   s->Hhat = p->csi_error_var > 0 || est ? alloc_or_null(sizeof(cf32) * rx * tx * R) : s->H;
-  if (est) s->hp = alloc_or_null(sizeof(cf32) * (size_t)s->nthreads * s->est.pilot_syms * (size_t)p->subcarriers);
+  if (est) s->hp = alloc_or_null(sizeof(cf32) * (size_t)s->nthreads * est_scratch_elems(&s->est));
   s->y = alloc_or_null(sizeof(cf32) * rx * R);
   s->G = alloc_or_null(sizeof(cf32) * tx * tx * R);
   s->Ginv = alloc_or_null(sizeof(cf32) * tx * tx * R);

@@ -31,7 +31,8 @@ typedef struct cpu_coded {
   tb_plan rplan[LINK_HARQ_MAX]; /* HARQ: transmission t's plan (rv tb_harq_rv(t)); [0] unused */
   float *cbuf;              /* HARQ: [frame][C Ncb] the TBs' combining buffers */
   uint32_t *errors;         /* HARQ: a retransmission's bit errors (not counted) */
-  ldpc_decoder **dec;       /* one per thread */
+  long *lost;               /* HARQ: [frame] the frames a retransmission decodes */
+  ldpc_batch_decoder **dec; /* one per thread */
   unsigned char *scratch;   /* per thread: tb_chain's scratch, then the G coded bits */
   size_t scratch_stride;
   uint8_t *info;            /* [frame][A] the batch's information bits */
@@ -44,7 +45,8 @@ typedef struct cpu_state {
   tdl_grid grid;        /* tdl: the response and time-domain tables of the taps */
   ofdm_modem *modem;    /* time domain */
   est_plan est;         /* estimation from pilots: its tables */
-  cf32 *hp;             /* its scratch, per thread: [pilot symbols][K] */
+  cf32 *hp;             /* its scratch, per thread: est_scratch_elems */
+  uint32_t *dmrs_seq;   /* DMRS: the sequence re.pilots.dm.seq points at */
   uint64_t cap_frames;  /* frames the buffers hold */
   int nthreads;
   uint8_t *labels;      /* [tx][R] transmitted labels */
@@ -112,13 +114,15 @@ void cpu_count_errors(const link_params *p, const cpu_state *s, uint64_t frames,
  * [m0, m0+n) of a frame, data REs only (pilots are not counted). */
 uint32_t cpu_chunk_bit_errors(const link_params *p, const pilot_grid *pilots, uint64_t m0, size_t n, const cf32 *xh,
                               const uint8_t *lab);
-/* fused_cpu.c: whether the fused path covers p (frequency domain, zf or
- * mmse, hard decisions, the receiver's channel known or CSI error), the
- * bytes of one thread's scratch, and a batch on it (errors and fallbacks
- * added to out's, which backend_run zeroed). */
+/* fused_cpu.c: whether the fused path covers p (zf or mmse, hard decisions
+ * or LLRs with the GMI and their export, the receiver's channel known, with
+ * CSI error or LS-estimated from the pilots, either domain; not the coded
+ * link), and a batch on it (errors, fallbacks and losses added to out's,
+ * which backend_run zeroed): 0, or -1 when the time-domain modem's scratch
+ * cannot be had. Its scratch: fused_cpu.h. */
 int cpu_fused_covers(const link_params *p);
 size_t cpu_fused_scratch_bytes(const link_params *p);
-void cpu_fused_run(const link_params *p, cpu_state *s, uint64_t first_frame, uint64_t frames, batch_result *out);
+int cpu_fused_run(const link_params *p, cpu_state *s, uint64_t first_frame, uint64_t frames, batch_result *out);
 /* detect_cpu.c: the joint detectors (mmse-sic, kbest, ml) of a batch, per RE
  * from Hhat and y: their decisions as symbols in xhat (cpu_count_errors
  * counts them), REs with a stage solved in double in out->fallbacks, and with

@@ -217,11 +217,11 @@ void block_symbols(const re_ctx *c, uint64_t frame, uint64_t m0, size_t n, uint8
   }
   /* pilot REs send their antenna's pilot instead (their labels are drawn
    * all the same, and never counted) */
-  if (c->pilots.spacing > 0)
+  if (pilot_any(&c->pilots))
     for (size_t i = 0; i < n; i++) {
       const int a = pilot_antenna(&c->pilots, m0 + i);
       if (a >= 0)
-        for (int t = 0; t < c->tx; t++) x[(size_t)t * ld + i] = pilot_value(a, t);
+        for (int t = 0; t < c->tx; t++) x[(size_t)t * ld + i] = pilot_stream_value(&c->pilots, m0 + i, a, t);
     }
 }
 

@@ -1,7 +1,8 @@
 /* The CPU backend's channel estimation from the pilots: per frame and link
- * (r, t), LS and frequency interpolation on each pilot symbol into the
- * thread's scratch, then time interpolation and the receiver's scaling into
- * Hhat for every RE of the frame (channel/estimate.h's steps). */
+ * (r, t), LS and frequency interpolation on each pilot symbol (with DMRS:
+ * the despread LS estimates of each occasion first) into the thread's
+ * scratch, then time interpolation and the receiver's scaling into Hhat for
+ * every RE of the frame (channel/estimate.h's steps). */
 #include <omp.h>
 
 #include "cpu/cpu_internal.h"
@@ -17,9 +18,14 @@ void cpu_estimate_stage(const link_params *p, cpu_state *s, uint64_t frames) {
   for (long it = 0; it < items; it++) {
     const size_t f = (size_t)(it / links);
     const int link = (int)(it % links), r = link / tx, t = link % tx;
-    cf32 *hp = s->hp + (size_t)omp_get_thread_num() * (size_t)e->pilot_syms * K;
+    cf32 *hp = s->hp + (size_t)omp_get_thread_num() * est_scratch_elems(e);
     const cf32 *yf = s->y + (size_t)r * R + f * rf;
-    for (int j = 0; j < e->pilot_syms; j++) {
+    for (int j = 0; j < e->pilot_syms && e->np; j++) {
+      cf32 *ls = hp + (size_t)e->pilot_syms * K + (size_t)j * (size_t)e->np;
+      for (int i = 0; i < e->np; i++) ls[i] = est_dmrs_ls(&e->pg, t, j, i, yf);
+      for (size_t k = 0; k < K; k++) hp[(size_t)j * K + k] = est_freq_dmrs(e->first, e->w, e->taps, (int)K, t, (int)k, ls);
+    }
+    for (int j = 0; j < e->pilot_syms && !e->np; j++) {
       const cf32 *row = yf + (size_t)pilot_symbol_at(&e->pg, j) * K;
       for (size_t k = 0; k < K; k++) hp[(size_t)j * K + k] = est_freq(e->first, e->w, e->taps, P, (int)K, t, (int)k, row, 1);
     }

@@ -1,104 +1,42 @@
 /* The CPU backend's fused path: each chunk of CPU_FUSED_CHUNK REs of a frame
- * goes through the whole link (draws, y = Hx + n, CSI error, Gram, inverse,
- * equalisation, the double-precision repair of flagged REs, and the bit
- * errors) in its thread's scratch, which stays in cache; one parallel region
- * a batch. Every step is the staged path's own function on a shorter
+ * goes through the whole link (draws, y = Hx + n, the receiver's channel,
+ * Gram, inverse, equalisation, the double-precision repair of flagged REs,
+ * the bit errors, and with soft outputs the LLRs, their GMI losses and the
+ * LLR export) in its thread's scratch, which stays in cache. What must see
+ * a whole frame first is made once per frame and thread (fused_frame_cpu.c):
+ * the LS estimate from the pilots, and in the time domain the frame through
+ * the OFDM modem. Every step is the staged path's own function on a shorter
  * stride, but for the equaliser of 2x2 and 4x4, which runs in one pass
- * (eq_solve_direct) with the three passes' bits; so the counts are the
- * staged path's bit for bit (tests/cpu/test_fused_cpu.c). What it leaves to
- * the staged path: cpu_fused_covers. */
+ * (eq_solve_direct_diag) with the three passes' bits; so the counts and the
+ * losses are the staged path's bit for bit (tests/cpu/test_fused_cpu.c).
+ * What it leaves to the staged path: cpu_fused_covers. */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/clock.h"
-#include "cpu/channel_cpu.h"
 #include "cpu/cpu_internal.h"
 #include "cpu/draws_block.h"
+#include "cpu/fused_cpu.h"
 #include "equalizer/equalizer.h"
 #include "equalizer/fallback.h"
+#include "equalizer/soft.h"
+#include "equalizer/soft_block.h"
 
 int cpu_fused_covers(const link_params *p) {
-  return p->domain == DOMAIN_FREQUENCY && link_detector_is_linear(p->equalizer) &&
-         p->llr == LLR_OFF && p->estimation == EST_PERFECT;
+  return link_detector_is_linear(p->equalizer) && !link_coded(p);
 }
 
-/* Scratch of one thread, every array [elements][CPU_FUSED_CHUNK]. */
-typedef struct fused_scratch {
-  uint8_t *labels;
-  cf32 *x, *H, *Hhat, *y, *G, *Ginv, *z, *xhat;
-  cf32 *Hk;          /* tdl without Doppler: [links][K] of frame `frame` */
-  sos_term *sos;     /* tdl with Doppler: the sinusoids of frame `frame` */
-  uint64_t frame;    /* the frame Hk or sos holds (UINT64_MAX: none) */
-} fused_scratch;
-
-size_t cpu_fused_scratch_bytes(const link_params *p) {
-  const size_t tx = (size_t)p->tx, rx = (size_t)p->rx, links = tx * rx;
-  size_t per_re = tx + sizeof(cf32) * (tx + links + rx + 2 * tx * tx + 2 * tx);
-  if (p->csi_error_var > 0) per_re += sizeof(cf32) * links;
-  size_t b = per_re * CPU_FUSED_CHUNK;
-  if (p->model == CH_TDL) b += sizeof(cf32) * links * (size_t)p->subcarriers;
-  if (link_doppler_per_sample(p) > 0.0) b += sizeof(sos_term) * tdl_fade_terms(p);
-  return b + 64 * 11; /* alignment of each array */
+/* The frame-level work a point needs before its chunks: the time domain's
+ * modem or the LS estimate. Such points are run a frame an item. */
+static int frame_level(const link_params *p) {
+  return p->domain == DOMAIN_TIME || p->estimation == EST_LS;
 }
 
-/* Carves one thread's arrays out of its block (64-byte aligned). */
-static fused_scratch carve(const link_params *p, unsigned char *block) {
-  const size_t tx = (size_t)p->tx, rx = (size_t)p->rx, links = tx * rx, C = CPU_FUSED_CHUNK;
-  size_t at = 0;
-#define TAKE(bytes) (at = (at + 63) & ~(size_t)63, at += (bytes), (void *)(block + at - (bytes)))
-  fused_scratch f;
-  f.labels = TAKE(tx * C);
-  f.x = TAKE(sizeof(cf32) * tx * C);
-  f.H = TAKE(sizeof(cf32) * links * C);
-  f.Hhat = p->csi_error_var > 0 ? TAKE(sizeof(cf32) * links * C) : f.H;
-  f.y = TAKE(sizeof(cf32) * rx * C);
-  f.G = TAKE(sizeof(cf32) * tx * tx * C);
-  f.Ginv = TAKE(sizeof(cf32) * tx * tx * C);
-  f.z = TAKE(sizeof(cf32) * tx * C);
-  f.xhat = TAKE(sizeof(cf32) * tx * C);
-  f.Hk = p->model == CH_TDL ? TAKE(sizeof(cf32) * links * (size_t)p->subcarriers) : NULL;
-  f.sos = link_doppler_per_sample(p) > 0.0 ? TAKE(sizeof(sos_term) * tdl_fade_terms(p))
-                                           : NULL;
-#undef TAKE
-  f.frame = UINT64_MAX;
-  return f;
-}
-
-/* H of the chunk: drawn per RE, or the frame's per-subcarrier response, or
- * with Doppler each symbol's from the frame's sinusoids (the response or the
- * sinusoids kept per thread across the frame's chunks) -- as the draw stage
- * makes it. */
-static void chunk_channel(const link_params *p, cpu_state *s, fused_scratch *f, uint64_t frame, uint64_t m0,
-                          size_t n) {
-  const size_t C = CPU_FUSED_CHUNK;
-  if (p->model != CH_TDL) {
-    block_channel(&s->re, &s->spatial, frame, m0, n, f->H, C);
-    return;
-  }
-  if (f->sos) {
-    if (f->frame != frame) tdl_draw_sos(p, frame, f->sos);
-    f->frame = frame;
-    chan_fill_fading(p, &s->spatial, &s->grid, f->sos, m0, n, f->H, C);
-    return;
-  }
-  const int links = p->rx * p->tx, K = p->subcarriers;
-  if (f->frame != frame) {
-    cf32 taps[LINK_MAX_RX * LINK_MAX_TX * TDL_MAX_TAPS];
-    tdl_draw_taps(p, &s->spatial, frame, taps);
-    tdl_response(&s->grid, links, taps, 0, K, f->Hk, (size_t)K);
-    f->frame = frame;
-  }
-  for (int e = 0; e < links; e++)
-    for (size_t j = 0; j < n;) { /* runs of consecutive subcarriers */
-      const size_t k = (size_t)((m0 + j) % (uint64_t)K), run = (size_t)K - k < n - j ? (size_t)K - k : n - j;
-      memcpy(f->H + (size_t)e * C + j, f->Hk + (size_t)e * K + k, sizeof(cf32) * run);
-      j += run;
-    }
-}
-
-/* The flagged REs of the chunk in double (cpu_repair_flagged's step). */
-static uint32_t chunk_repair(const link_params *p, fused_scratch *f, size_t n, float diag) {
+/* The flagged REs of the chunk in double (cpu_repair_flagged's step, the
+ * inverse's diagonal from double too when the LLRs need it). */
+static uint32_t chunk_repair(const link_params *p, const fused_scratch *f, const cf32 *yc, size_t ldy, size_t n,
+                             float diag) {
   const size_t C = CPU_FUSED_CHUNK;
   const int tx = p->tx, rx = p->rx;
   uint32_t solved = 0;
@@ -112,54 +50,158 @@ static uint32_t chunk_repair(const link_params *p, fused_scratch *f, size_t n, f
     for (size_t i = i0; i < end; i++) {
       if (!eq_flagged(f->xhat[i])) continue;
       cf32 h[LINK_MAX_RX * LINK_MAX_TX], y[LINK_MAX_RX], x[LINK_MAX_TX];
+      float gd[LINK_MAX_TX];
       for (int e = 0; e < rx * tx; e++) h[e] = f->Hhat[(size_t)e * C + i];
-      for (int r = 0; r < rx; r++) y[r] = f->y[(size_t)r * C + i];
-      solved += (uint32_t)eq_solve_double(rx, tx, h, y, diag, x, NULL);
+      for (int r = 0; r < rx; r++) y[r] = yc[(size_t)r * ldy + i];
+      solved += (uint32_t)eq_solve_double(rx, tx, h, y, diag, x, f->gdiag ? gd : NULL);
       for (int k = 0; k < tx; k++) f->xhat[(size_t)k * C + i] = x[k];
+      if (f->gdiag)
+        for (int k = 0; k < tx; k++) f->gdiag[(size_t)k * C + i] = gd[k];
     }
   }
   return solved;
 }
 
-void cpu_fused_run(const link_params *p, cpu_state *s, uint64_t first_frame, uint64_t frames, batch_result *out) {
+/* Equalises the chunk: the one-pass kernel where it has one, the three
+ * passes on the rest (their inverse's diagonal kept for the LLRs). */
+static void chunk_equalize(const link_params *p, fused_scratch *f, const cf32 *yc, size_t ldy, size_t n,
+                           float diag) {
+  const size_t C = CPU_FUSED_CHUNK;
+  const int tx = p->tx;
+  const size_t d = eq_solve_direct_diag(p->rx, tx, f->Hhat, C, yc, ldy, diag, diag, f->xhat, C, f->gdiag, C, n);
+  if (d == n) return;
+  eq_gram(p->rx, tx, f->Hhat + d, C, yc + d, ldy, diag, f->G, C, f->z, C, n - d);
+  eq_invert(tx, f->G, C, f->Ginv, C, n - d);
+  eq_apply(tx, f->Ginv, C, f->z, C, diag, f->xhat + d, C, n - d);
+  if (f->gdiag)
+    for (int t = 0; t < tx; t++)
+      for (size_t i = 0; i < n - d; i++) f->gdiag[(size_t)t * C + d + i] = f->Ginv[(size_t)(t * tx + t) * C + i].re;
+}
+
+/* Adds a chunk's per-stream and grid sums to frame fl's. */
+static void add_frame_losses(batch_result *out, uint64_t fl, const uint64_t *loss, const uint64_t *grid, int tx) {
+  if (out->gmi_loss)
+    for (int t = 0; t < tx; t++) {
+#pragma omp atomic
+      out->gmi_loss[fl * (uint64_t)tx + (uint64_t)t] += loss[t];
+    }
+  if (out->gmi_loss_s)
+    for (int k = 0; k < GMI_GRID; k++) {
+#pragma omp atomic
+      out->gmi_loss_s[fl * GMI_GRID + (uint64_t)k] += grid[k];
+    }
+}
+
+/* The soft outputs of the chunk's data REs (cpu_soft_linear's step): LLRs
+ * from x_hat and each stream's variance, the GMI losses (at s = 1 per
+ * stream; at the grid's other scalings all the chunk's bits at once, in
+ * vector lanes: soft_grid_losses), and the LLRs and bits where the caller
+ * asks for them. */
+static void chunk_soft(const link_params *p, const cpu_state *s, const fused_scratch *f, const uint8_t *lab,
+                       size_t ldl, uint64_t fl, uint64_t m0, size_t n, batch_result *out) {
+  const size_t C = CPU_FUSED_CHUNK;
+  const int tx = p->tx, bps = p->bps, mmse = p->equalizer == EQ_MMSE, exact = p->llr == LLR_EXACT;
+  const float n0 = (float)link_receiver_n0(p);
+  const uint64_t df = link_data_res_per_frame(p);
+  uint64_t loss[LINK_MAX_TX] = {0}, grid[GMI_GRID] = {0};
+  size_t nb = 0; /* the chunk's bits so far in f->llr, f->bits */
+  for (size_t j = 0; j < n; j++) {
+    if (pilot_antenna(&s->re.pilots, m0 + j) >= 0) continue;
+    float *llr = f->llr + nb;
+    for (int t = 0; t < tx; t++) {
+      const float g = f->gdiag[(size_t)t * C + j];
+      const uint32_t label = lab[(size_t)t * ldl + j];
+      soft_demap(bps, f->xhat[(size_t)t * C + j], soft_post_var(mmse, n0, g), exact, llr + t * bps);
+      loss[t] += soft_label_loss(bps, llr + t * bps, label);
+      for (int k = 0; k < bps; k++) f->bits[nb + (size_t)(t * bps + k)] = (uint8_t)((label >> k) & 1u);
+    }
+    if (out->llr || out->bits) {
+      const size_t at = (size_t)(fl * df + pilot_data_index(&s->re.pilots, m0 + j)) * (size_t)(tx * bps);
+      if (out->llr) memcpy(out->llr + at, llr, sizeof(float) * (size_t)(tx * bps));
+      if (out->bits) memcpy(out->bits + at, f->bits + nb, (size_t)(tx * bps));
+    }
+    nb += (size_t)(tx * bps);
+  }
+  if (out->gmi_loss_s) {
+    soft_grid_losses(nb, f->llr, f->bits, grid);
+    for (int t = 0; t < tx; t++) grid[GMI_GRID_S1] += loss[t];
+  }
+  add_frame_losses(out, fl, loss, grid, tx);
+}
+
+/* One chunk, frame-local REs [m0, m0 + n) of frame first_frame + fl, through
+ * the receiver. Its labels and y come from the frame's arrays where a frame
+ * pass made them (the time domain), else they are drawn here. */
+static void fused_chunk(const link_params *p, cpu_state *s, fused_scratch *f, uint64_t first_frame, uint64_t fl,
+                        uint64_t m0, size_t n, batch_result *out) {
+  const size_t C = CPU_FUSED_CHUNK;
+  const uint64_t frame = first_frame + fl;
+  const int tx = p->tx;
+  const float diag = link_mmse_diagonal(p);
+  const uint8_t *lab = f->labels;
+  const cf32 *yc = f->y;
+  size_t ldl = C, ldy = C;
+  if (p->domain == DOMAIN_TIME) {
+    /* the frame pass made the labels and y; H only where the receiver
+     * knows it */
+    lab = f->frame_labels + m0;
+    yc = f->frame_y + m0;
+    ldl = ldy = (size_t)link_res_per_frame(p);
+    if (p->estimation != EST_LS) fused_chunk_channel(p, s, f, frame, m0, n);
+  } else {
+    block_symbols(&s->re, frame, m0, n, f->labels, f->x, C);
+    fused_chunk_channel(p, s, f, frame, m0, n);
+    block_apply(&s->re, frame, m0, n, f->H, C, f->x, C, f->y, C);
+  }
+  if (p->estimation == EST_LS) fused_chunk_estimate(p, s, f, m0, n);
+  else if (f->Hhat != f->H) block_csi(&s->re, frame, m0, n, f->H, C, f->Hhat, C);
+  chunk_equalize(p, f, yc, ldy, n, diag);
+  const uint32_t solved = chunk_repair(p, f, yc, ldy, n, diag);
+  if (solved && out->fallbacks) {
+#pragma omp atomic
+    out->fallbacks[fl] += solved;
+  }
+  for (int t = 0; t < tx; t++) {
+    const uint32_t e =
+        cpu_chunk_bit_errors(p, &s->re.pilots, m0, n, f->xhat + (size_t)t * C, lab + (size_t)t * ldl);
+#pragma omp atomic
+    out->errors[fl * (uint64_t)tx + (uint64_t)t] += e;
+  }
+  if (p->llr != LLR_OFF) chunk_soft(p, s, f, lab, ldl, fl, m0, n, out);
+}
+
+int cpu_fused_run(const link_params *p, cpu_state *s, uint64_t first_frame, uint64_t frames, batch_result *out) {
   const double t0 = clock_seconds();
   const uint64_t rf = link_res_per_frame(p);
   const uint64_t chunks_per_frame = (rf + CPU_FUSED_CHUNK - 1) / CPU_FUSED_CHUNK;
-  const long items = (long)(frames * chunks_per_frame);
-  const int tx = p->tx;
   const size_t C = CPU_FUSED_CHUNK;
-  const float diag = link_mmse_diagonal(p);
-  /* contiguous runs of items a thread, so that a tdl frame's response is
-   * made about once */
+  int rc = 0;
+  if (frame_level(p)) {
+    /* a frame an item: its frame pass once, then its chunks */
+#pragma omp parallel num_threads(s->nthreads) reduction(| : rc)
+    {
+      fused_scratch f = fused_carve(p, s, s->fused + (size_t)omp_get_thread_num() * s->fused_stride);
+#pragma omp for schedule(dynamic, 1)
+      for (long fl = 0; fl < (long)frames; fl++) {
+        if (fused_frame(p, s, &f, first_frame + (uint64_t)fl)) {
+          rc = 1;
+          continue;
+        }
+        for (uint64_t m0 = 0; m0 < rf; m0 += C)
+          fused_chunk(p, s, &f, first_frame, (uint64_t)fl, m0, (size_t)(rf - m0 < C ? rf - m0 : C), out);
+      }
+    }
+  } else {
+    const long items = (long)(frames * chunks_per_frame);
+    /* contiguous runs of items a thread, so that a tdl frame's response is
+     * made about once */
 #pragma omp parallel num_threads(s->nthreads)
-  {
-    fused_scratch f = carve(p, s->fused + (size_t)omp_get_thread_num() * s->fused_stride);
+    {
+      fused_scratch f = fused_carve(p, s, s->fused + (size_t)omp_get_thread_num() * s->fused_stride);
 #pragma omp for schedule(static)
-    for (long it = 0; it < items; it++) {
-      const uint64_t fl = (uint64_t)it / chunks_per_frame, frame = first_frame + fl;
-      const uint64_t m0 = ((uint64_t)it % chunks_per_frame) * C;
-      const size_t n = (size_t)(rf - m0 < C ? rf - m0 : C);
-      block_symbols(&s->re, frame, m0, n, f.labels, f.x, C);
-      chunk_channel(p, s, &f, frame, m0, n);
-      block_apply(&s->re, frame, m0, n, f.H, C, f.x, C, f.y, C);
-      if (f.Hhat != f.H) block_csi(&s->re, frame, m0, n, f.H, C, f.Hhat, C);
-      /* the one-pass kernel where it has one, the three passes on the rest */
-      const size_t d = eq_solve_direct(p->rx, tx, f.Hhat, C, f.y, C, diag, diag, f.xhat, C, n);
-      if (d < n) {
-        eq_gram(p->rx, tx, f.Hhat + d, C, f.y + d, C, diag, f.G, C, f.z, C, n - d);
-        eq_invert(tx, f.G, C, f.Ginv, C, n - d);
-        eq_apply(tx, f.Ginv, C, f.z, C, diag, f.xhat + d, C, n - d);
-      }
-      const uint32_t solved = chunk_repair(p, &f, n, diag);
-      if (solved && out->fallbacks) {
-#pragma omp atomic
-        out->fallbacks[fl] += solved;
-      }
-      for (int t = 0; t < tx; t++) {
-        const uint32_t e = cpu_chunk_bit_errors(p, &s->re.pilots, m0, n, f.xhat + (size_t)t * C,
-                                                f.labels + (size_t)t * C);
-#pragma omp atomic
-        out->errors[fl * (uint64_t)tx + (uint64_t)t] += e;
+      for (long it = 0; it < items; it++) {
+        const uint64_t fl = (uint64_t)it / chunks_per_frame, m0 = ((uint64_t)it % chunks_per_frame) * C;
+        fused_chunk(p, s, &f, first_frame, fl, m0, (size_t)(rf - m0 < C ? rf - m0 : C), out);
       }
     }
   }
@@ -167,4 +209,5 @@ void cpu_fused_run(const link_params *p, cpu_state *s, uint64_t first_frame, uin
    * fused kernel is */
   out->t.invert = clock_seconds() - t0;
   out->inversions = (uint64_t)frames * rf;
+  return rc ? -1 : 0;
 }

@@ -82,7 +82,7 @@ static inline uint32_t popcount8(uint32_t x) {
 uint32_t cpu_chunk_bit_errors(const link_params *p, const pilot_grid *pilots, uint64_t m0, size_t n, const cf32 *xh,
                               const uint8_t *lab) {
   uint32_t e = 0;
-  if (pilots->spacing > 0) {
+  if (pilot_any(pilots)) {
     for (size_t i = 0; i < n; i++)
       if (pilot_antenna(pilots, m0 + i) < 0) e += re_bit_errors(p->bps, xh[i], lab[i]);
     return e;

@@ -7,7 +7,9 @@
  *   fused:  (tdl) the taps and their response, (time domain) the modem, then
  *           one kernel from the draws to the error counters, which are all
  *           that leaves the device.
- * Only the per-frame, per-stream error counters are copied back, once a batch. */
+ * Only the per-frame, per-stream error counters are copied back, once a batch,
+ * into pinned memory of the batch's slot: a submitted batch's copy is waited
+ * for at its collect, while the next one already runs (backend_submit). */
 #include <dirent.h>
 #include <math.h>
 #include <stddef.h>
@@ -36,12 +38,14 @@ struct cuda_options {
   uint64_t memory_mb;
   int staged;
   int td_direct;
+  int sync; /* every submitted batch run whole at its collect (OFDMSIM_GPU_SYNC=1) */
 };
 
 const backend_option_spec kCudaOptionSpecs[] = {
     {"memory_mb", offsetof(cuda_options, memory_mb), BACKEND_OPT_U64, 0, INT64_MAX},
     {"staged", offsetof(cuda_options, staged), BACKEND_OPT_INT, 0, 1},
     {"td_direct", offsetof(cuda_options, td_direct), BACKEND_OPT_INT, 0, 1},
+    {"sync", offsetof(cuda_options, sync), BACKEND_OPT_INT, 0, 1},
 };
 
 /* REs a batch holds at most: beyond this a batch brings no more speed, only
@@ -58,17 +62,39 @@ constexpr double kCodedBatchBytes = 1024.0 * 1048576.0;
 constexpr double kFreeMemoryShare = 0.7;
 constexpr size_t kAlign = 256;
 
-enum { EV_START, EV_DRAW, EV_CHANNEL, EV_GRAM, EV_INVERT, EV_EQUALIZE, EV_DEMAP, EV_DECODE, EV_COUNT };
+/* The stages' events of a batch, then EV_DONE: its counters are on the host. */
+enum { EV_START, EV_DRAW, EV_CHANNEL, EV_GRAM, EV_INVERT, EV_EQUALIZE, EV_DEMAP, EV_DECODE, EV_DONE, EV_COUNT };
+
+/* Batches in flight at once: the one whose counters the host reads, and the
+ * next, already queued on the stream behind it. */
+constexpr int kSlots = BACKEND_IN_FLIGHT;
+
+/* A batch between its launch and the host's reading of its counters. The
+ * device buffers are the backend's one set: the stream runs a batch's copies
+ * to the host before the next batch's first kernel, so only the host side,
+ * the pinned copies the host reads while the next batch runs, and the
+ * events, whose times are read then, need one per batch in flight. */
+struct batch_slot {
+  uint32_t *host;                      /* pinned: errors [frames][tx], then fallbacks [frames] */
+  unsigned long long *host_loss;       /* pinned, soft outputs: [frames][tx] */
+  unsigned long long *host_loss_s;     /* ... [frames][GMI_GRID] */
+  cudaEvent_t ev[EV_COUNT];
+  int events_made;
+  gpu_link g;                          /* the batch (frames, first frame) */
+  int deferred;                        /* submitted only: run whole at its collect */
+  uint64_t first_frame, frames;        /* of a deferred one */
+};
 
 struct cuda_state {
   gpu_link g;               /* the link; the batch fields are set per run */
   int staged;
+  int sync;                 /* cuda_options.sync */
   uint64_t cap_frames;
   cudaStream_t stream;
-  cudaEvent_t ev[EV_COUNT];
-  int events_made;
+  cudaEvent_t *ev;          /* the events of the batch being launched or read */
+  batch_slot slot[kSlots];
+  int head, queued;         /* the oldest slot in flight, and how many are */
   void *pool;               /* one allocation, carved into the buffers below */
-  uint32_t *host_tail;      /* pinned: a batch's fallbacks, then its repair count */
   gpu_consts *consts;
   uint32_t *errors;         /* [frames][tx], then fallbacks [frames], then (fused)
                                the repair list: its length, then R entries */
@@ -93,7 +119,7 @@ struct cuda_state {
 /* The buffer plan of a batch of `frames` frames: byte offsets into the pool. */
 struct layout {
   size_t consts, errors, loss, loss_s, labels, x, H, Hhat, y, G, Ginv, z, xhat, taps, sos, resp, Hk, td_delay, td_coef,
-      dtaps, est_first, est_w, est_lo, est_wl, hp, xt, yt, work, total;
+      dtaps, est_first, est_w, est_lo, est_wl, hp, est_ls, dmrs_seq, xt, yt, work, total;
 };
 
 size_t take(size_t *at, size_t bytes) {
@@ -142,6 +168,12 @@ layout plan_layout(const link_params *p, int staged, uint64_t frames, size_t wor
   l.est_lo = take(&at, est ? sizeof(int) * S : 0);
   l.est_wl = take(&at, est ? sizeof(float) * S : 0);
   l.hp = take(&at, est ? c8 * frames * links * (size_t)ep->pilot_syms * K : 0);
+  /* DMRS: the despread LS estimates [f][links][occasion][np], the sequence */
+  l.est_ls = take(&at, est ? c8 * frames * links * (size_t)ep->pilot_syms * (size_t)ep->np : 0);
+  const pilot_grid pg = link_pilot_grid(p);
+  l.dmrs_seq = take(&at, pg.kind == PILOT_DMRS
+                             ? sizeof(uint32_t) * (size_t)(pg.dm.occasions * pg.dm.len) * (size_t)pg.dm.seq_words
+                             : 0);
   l.xt = take(&at, td ? c8 * tx * R : 0);
   l.yt = take(&at, td ? c8 * rx * R : 0);
   l.work = take(&at, work_bytes);
@@ -160,11 +192,17 @@ void state_free(cuda_state *s) {
     gpu_fft_set_destroy(&s->fft_tx);
     gpu_fft_set_destroy(&s->fft_rx);
   }
-  for (int i = 0; i < s->events_made; i++) cudaEventDestroy(s->ev[i]);
+  if (s->stream) cudaStreamSynchronize(s->stream); /* a discarded batch may still run */
+  for (int k = 0; k < kSlots; k++) {
+    batch_slot &sl = s->slot[k];
+    for (int i = 0; i < sl.events_made; i++) cudaEventDestroy(sl.ev[i]);
+    if (sl.host) cudaFreeHost(sl.host);
+    if (sl.host_loss) cudaFreeHost(sl.host_loss);
+    if (sl.host_loss_s) cudaFreeHost(sl.host_loss_s);
+  }
   if (s->pool) cudaFree(s->pool);
   if (s->cap_llr) cudaFree(s->cap_llr);
   if (s->cap_bits) cudaFree(s->cap_bits);
-  if (s->host_tail) cudaFreeHost(s->host_tail);
   if (s->stream) cudaStreamDestroy(s->stream);
   est_plan_free(&s->eplan);
   gpu_coded_free(&s->coded);
@@ -305,6 +343,11 @@ int run_fused(cuda_state *s, const gpu_link &g) {
   if (s->have_fft_td && run_modem(s, g)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_CHANNEL], st));
   if (gpu_launch_fused(g, s->consts, s->tdl.Hk, s->yt, s->errors, repair_of(s, g), st)) return -1;
+  /* The REs the fused kernel left undecided (flagged inverses), in double:
+   * the list's length is read on the device, so no host wait between the
+   * kernel and the batch's counters. */
+  if (gpu_launch_repair(g, s->consts, s->tdl.Hk, s->yt, repair_of(s, g), s->errors, fallbacks_of(s, g), st))
+    return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_INVERT], st));
   return 0;
 }
@@ -341,8 +384,15 @@ int run_harq(cuda_state *s, const gpu_link &g0, batch_result *out) {
   return 0;
 }
 
-int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *out) {
+/* Launches a batch into slot k: its kernels, then the copies of its
+ * counters to the slot's pinned buffers and EV_DONE, all queued on the
+ * stream; nothing waits. want names the outputs (its LLR and bit buffers,
+ * where set, are written by the stream: the caller waits for EV_DONE). The
+ * coded link's TBs are encoded on the host here, and decoded on the device
+ * by the stream; finish_batch judges them. */
+int launch_batch(backend *b, uint64_t first_frame, uint64_t frames, const batch_result *want, int k) {
   cuda_state *s = static_cast<cuda_state *>(b->impl);
+  batch_slot &sl = s->slot[k];
   char why[160];
   if (frames == 0 || frames > s->cap_frames) {
     snprintf(why, sizeof why, "batch of %llu frames, this backend takes 1..%llu",
@@ -360,52 +410,59 @@ int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *o
   g.R = frames * g.rf;
   g.hsrc = g.model == CH_TDL ? HSRC_TABLE : HSRC_DRAW; /* what the fused kernels read */
   g.ysrc = s->td_transform ? YSRC_NOISE : s->have_fft_td ? YSRC_BUFFER : YSRC_COMPUTE;
+  sl.g = g;
+  s->ev = sl.ev;
   const size_t counters = sizeof(uint32_t) * (size_t)frames * (size_t)g.tx;
   const size_t fb_bytes = sizeof(uint32_t) * (size_t)frames;
   const size_t list_len = s->staged ? 0 : sizeof(uint32_t); /* the repair list's length */
   CUDA_TRY(cudaMemsetAsync(s->errors, 0, counters + fb_bytes + list_len, s->stream));
   const int coded = s->coded.on; /* staged, with soft outputs (backend_cuda_create) */
   const int detect = coded || g.llr != LLR_OFF || !link_detector_is_linear((eq_kind)g.equalizer);
-  const int capture = out->llr || out->bits;
+  const int capture = want->llr || want->bits;
   const int keep_llr = capture || coded; /* the coded link decodes them on the device */
   /* The LLRs, the bits and fetch's buffers go by cudaMemcpyDefault: host
    * memory or, for a library caller (api/), device memory of this GPU. */
   if (keep_llr && capture_room(s, g, (size_t)g.R)) return -1;
   if (coded && gpu_coded_encode(g, &s->coded, s->stream)) return -1;
-  if (detect ? run_detect(s, g, keep_llr ? s->cap_llr : NULL, capture ? s->cap_bits : NULL, out->gmi_loss_s != NULL)
+  if (detect ? run_detect(s, g, keep_llr ? s->cap_llr : NULL, capture ? s->cap_bits : NULL, want->gmi_loss_s != NULL)
              : s->staged ? run_staged(s, g) : run_fused(s, g))
     return -1;
-  const int decode = coded && out->coded; /* NULL: the LLRs alone (an export) */
+  const int decode = coded && want->coded; /* NULL: the LLRs alone (an export) */
   if (decode && gpu_coded_decode(g, &s->coded, s->cap_llr, s->stream)) return -1;
   if (coded) CUDA_TRY(cudaEventRecord(s->ev[EV_DECODE], s->stream));
-  if (out->gmi_loss)
-    CUDA_TRY(cudaMemcpyAsync(out->gmi_loss, s->loss, sizeof(uint64_t) * frames * (size_t)g.tx,
+  /* the counters, then the fallbacks right behind them: one copy */
+  CUDA_TRY(cudaMemcpyAsync(sl.host, s->errors, counters + fb_bytes, cudaMemcpyDeviceToHost, s->stream));
+  if (want->gmi_loss)
+    CUDA_TRY(cudaMemcpyAsync(sl.host_loss, s->loss, sizeof(uint64_t) * frames * (size_t)g.tx,
                              cudaMemcpyDeviceToHost, s->stream));
-  if (out->gmi_loss_s)
-    CUDA_TRY(cudaMemcpyAsync(out->gmi_loss_s, s->loss_s, sizeof(uint64_t) * frames * GMI_GRID,
+  if (want->gmi_loss_s)
+    CUDA_TRY(cudaMemcpyAsync(sl.host_loss_s, s->loss_s, sizeof(uint64_t) * frames * GMI_GRID,
                              cudaMemcpyDeviceToHost, s->stream));
   const size_t cap_n = (size_t)(frames * g.df) * (size_t)g.tx * (size_t)g.bps; /* data REs only */
-  if (capture && out->llr)
-    CUDA_TRY(cudaMemcpyAsync(out->llr, s->cap_llr, sizeof(float) * cap_n, cudaMemcpyDefault, s->stream));
-  if (capture && out->bits)
-    CUDA_TRY(cudaMemcpyAsync(out->bits, s->cap_bits, cap_n, cudaMemcpyDefault, s->stream));
-  uint32_t repairs = 0;
-  for (int pass = 0; pass < 2; pass++) {
-    /* Two copies back: the error counters, and the fallbacks with the repair
-     * count right behind them (one transfer). */
-    CUDA_TRY(cudaMemcpyAsync(out->errors, s->errors, counters, cudaMemcpyDeviceToHost, s->stream));
-    CUDA_TRY(cudaMemcpyAsync(s->host_tail, fallbacks_of(s, g), fb_bytes + list_len,
-                             cudaMemcpyDeviceToHost, s->stream));
-    CUDA_TRY(cudaStreamSynchronize(s->stream));
-    if (out->fallbacks) memcpy(out->fallbacks, s->host_tail, fb_bytes);
-    if (pass == 0 && !s->staged && !detect) repairs = s->host_tail[frames];
-    /* The fused kernel left its flagged REs undecided: a second pass, only
-     * when there are any, decides them in double and adds their counts. */
-    if (repairs == 0 || pass == 1) break;
-    if (gpu_launch_repair(g, s->consts, s->tdl.Hk, s->yt, repair_of(s, g), repairs, s->errors,
-                          fallbacks_of(s, g), s->stream))
-      return -1;
-  }
+  if (want->llr)
+    CUDA_TRY(cudaMemcpyAsync(want->llr, s->cap_llr, sizeof(float) * cap_n, cudaMemcpyDefault, s->stream));
+  if (want->bits)
+    CUDA_TRY(cudaMemcpyAsync(want->bits, s->cap_bits, cap_n, cudaMemcpyDefault, s->stream));
+  CUDA_TRY(cudaEventRecord(sl.ev[EV_DONE], s->stream));
+  return 0;
+}
+
+/* Waits for slot k's batch and gives its counts in out (the outputs it was
+ * launched for): the counters from the pinned copies, the stage times from
+ * its events, the coded link's judgement of its TBs, then HARQ's
+ * retransmissions (synchronous: each waits for the last's decisions). */
+int finish_batch(backend *b, int k, batch_result *out) {
+  cuda_state *s = static_cast<cuda_state *>(b->impl);
+  batch_slot &sl = s->slot[k];
+  const gpu_link &g = sl.g;
+  const uint64_t frames = g.frames;
+  CUDA_TRY(cudaEventSynchronize(sl.ev[EV_DONE]));
+  s->ev = sl.ev;
+  memcpy(out->errors, sl.host, sizeof(uint32_t) * (size_t)frames * (size_t)g.tx);
+  if (out->fallbacks) memcpy(out->fallbacks, sl.host + (size_t)frames * (size_t)g.tx, sizeof(uint32_t) * frames);
+  if (out->gmi_loss) memcpy(out->gmi_loss, sl.host_loss, sizeof(uint64_t) * frames * (size_t)g.tx);
+  if (out->gmi_loss_s) memcpy(out->gmi_loss_s, sl.host_loss_s, sizeof(uint64_t) * frames * GMI_GRID);
+  const int coded = s->coded.on, decode = coded && out->coded;
   if (decode) gpu_coded_judge(g, &s->coded, out->coded);
   if (s->staged) {
     out->t.draw = elapsed_s(s, EV_START, EV_DRAW);
@@ -429,6 +486,40 @@ int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *o
   }
   out->inversions = g.R * link_inversions_per_re(&b->p);
   return 0;
+}
+
+/* One batch start to end (backend_run: nothing in flight, slot 0 free). */
+int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *out) {
+  if (launch_batch(b, first_frame, frames, out, 0)) return -1;
+  return finish_batch(b, 0, out);
+}
+
+/* Submitted batches queue in the slots, oldest at head. A coded batch (its
+ * TBs are judged and retransmitted on the host) and every batch of a
+ * backend made with the sync option are deferred: run whole at their
+ * collect, as the shell does for a backend without submit. */
+int submit_batch(backend *b, uint64_t first_frame, uint64_t frames, const batch_result *want) {
+  cuda_state *s = static_cast<cuda_state *>(b->impl);
+  if (s->queued >= kSlots) return backend_fail(b, "cuda backend: %d batches in flight already", s->queued);
+  const int k = (s->head + s->queued) % kSlots;
+  batch_slot &sl = s->slot[k];
+  sl.deferred = s->sync || s->coded.on;
+  sl.first_frame = first_frame;
+  sl.frames = frames;
+  if (!sl.deferred && launch_batch(b, first_frame, frames, want, k)) return -1;
+  s->queued++;
+  return 0;
+}
+
+int collect_batch(backend *b, batch_result *out) {
+  cuda_state *s = static_cast<cuda_state *>(b->impl);
+  if (s->queued == 0) return backend_fail(b, "cuda backend: no batch in flight to collect");
+  const int k = s->head;
+  s->head = (s->head + 1) % kSlots;
+  s->queued--;
+  batch_slot &sl = s->slot[k];
+  if (sl.deferred && launch_batch(b, sl.first_frame, sl.frames, out, k)) return -1;
+  return finish_batch(b, k, out);
 }
 
 int fetch_buffer(backend *b, backend_buffer which, cf32 *dst, size_t count) {
@@ -456,8 +547,26 @@ int cuda_fetch(backend *b, backend_buffer which, cf32 *dst, size_t count) {
   return b->error[0] ? -1 : backend_fail(b, "cuda backend: %s", gpu_last_error());
 }
 
-const struct backend_ops cuda_ops = {"cuda", cuda_max_frames, cuda_run, cuda_fetch,
-                                          cuda_destroy};
+int cuda_submit(backend *b, uint64_t first_frame, uint64_t frames, const batch_result *want) {
+  if (submit_batch(b, first_frame, frames, want) == 0) return 0;
+  return b->error[0] ? -1 : backend_fail(b, "cuda backend: %s", gpu_last_error());
+}
+
+int cuda_collect(backend *b, batch_result *out) {
+  if (collect_batch(b, out) == 0) return 0;
+  return b->error[0] ? -1 : backend_fail(b, "cuda backend: %s", gpu_last_error());
+}
+
+/* The batches in flight are dropped unread; the stream is waited for, so
+ * that the next batch's times and the next point's start are its own. */
+void cuda_discard(backend *b) {
+  cuda_state *s = static_cast<cuda_state *>(b->impl);
+  if (cudaStreamSynchronize(s->stream) != cudaSuccess) cudaGetLastError();
+  s->head = s->queued = 0;
+}
+
+const struct backend_ops cuda_ops = {"cuda",      cuda_max_frames, cuda_run,    cuda_fetch,
+                                     cuda_destroy, cuda_submit,     cuda_collect, cuda_discard};
 
 /* ---- creation ---------------------------------------------------------------- */
 
@@ -608,10 +717,18 @@ int size_batch(cuda_state *s, const link_params *p, const cuda_options &o, uint6
 int allocate(cuda_state *s, const link_params *p, const chan_spatial *sp, const tdl_grid *grid, size_t work) {
   const layout l = plan_layout(p, s->staged, s->cap_frames, work, s->g.td_taps, &s->eplan);
   CUDA_TRY(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
-  for (; s->events_made < EV_COUNT; s->events_made++)
-    CUDA_TRY(cudaEventCreate(&s->ev[s->events_made]));
+  const size_t frames = (size_t)s->cap_frames, tx = (size_t)p->tx;
+  for (int k = 0; k < kSlots; k++) {
+    batch_slot &sl = s->slot[k];
+    for (; sl.events_made < EV_COUNT; sl.events_made++) CUDA_TRY(cudaEventCreate(&sl.ev[sl.events_made]));
+    CUDA_TRY(cudaMallocHost(&sl.host, sizeof(uint32_t) * frames * (tx + 1)));
+    if (p->llr != LLR_OFF) {
+      CUDA_TRY(cudaMallocHost(&sl.host_loss, sizeof(unsigned long long) * frames * tx));
+      CUDA_TRY(cudaMallocHost(&sl.host_loss_s, sizeof(unsigned long long) * frames * GMI_GRID));
+    }
+  }
+  s->ev = s->slot[0].ev;
   CUDA_TRY(cudaMalloc(&s->pool, l.total));
-  CUDA_TRY(cudaMallocHost(&s->host_tail, sizeof(uint32_t) * (s->cap_frames + 1)));
   s->consts = carve<gpu_consts>(s->pool, l.consts);
   s->errors = carve<uint32_t>(s->pool, l.errors);
   s->loss = carve<unsigned long long>(s->pool, l.loss);
@@ -646,7 +763,19 @@ int allocate(cuda_state *s, const link_params *p, const chan_spatial *sp, const 
     CUDA_TRY(cudaMemcpyAsync(lo, e.sym_lo, sizeof(int) * (size_t)p->symbols, cudaMemcpyHostToDevice, s->stream));
     CUDA_TRY(cudaMemcpyAsync(wl, e.sym_w, sizeof(float) * (size_t)p->symbols, cudaMemcpyHostToDevice, s->stream));
     s->est = gpu_est{first, w, lo, wl, carve<cf32>(s->pool, l.hp), e.taps, e.pilot_syms, p->pilot_spacing,
-                     (float)e.shrink};
+                     (float)e.shrink, carve<cf32>(s->pool, l.est_ls), e.np};
+  }
+  if (p->pilot_kind == PILOT_DMRS) {
+    /* the DMRS sequence in device memory, where the kernels' re ctx reads it */
+    dmrs_grid *d = &s->g.re.pilots.dm;
+    const size_t words = (size_t)(d->occasions * d->len) * (size_t)d->seq_words;
+    uint32_t *dev = carve<uint32_t>(s->pool, l.dmrs_seq), *host = (uint32_t *)malloc(sizeof(uint32_t) * words);
+    if (!host) CUDA_TRY(cudaErrorMemoryAllocation);
+    dmrs_fill_sequence(d, p->dmrs_nid, host);
+    const cudaError_t rc = cudaMemcpy(dev, host, sizeof(uint32_t) * words, cudaMemcpyHostToDevice);
+    free(host);
+    CUDA_TRY(rc);
+    d->seq = dev;
   }
   s->xt = carve<cf32>(s->pool, l.xt);
   s->yt = carve<cf32>(s->pool, l.yt);
@@ -756,7 +885,10 @@ extern "C" int backend_cuda_bind_rank(int local_rank, int local_size, char *note
 
 extern "C" backend *backend_cuda_create(const link_params *p, const backend_options *opt,
                                              char *err, size_t errlen) {
-  cuda_options o = {0, 0, 0};
+  /* OFDMSIM_GPU_SYNC=1: every batch whole, one at a time (the counts are
+   * the same either way: tests compare the two) */
+  const char *sync_env = getenv("OFDMSIM_GPU_SYNC");
+  cuda_options o = {0, 0, 0, sync_env && !strcmp(sync_env, "1")};
   if (opt && backend_options_read(opt, "cuda", kCudaOptionSpecs,
                                   (int)(sizeof kCudaOptionSpecs / sizeof *kCudaOptionSpecs), &o, err, errlen))
     return NULL;
@@ -791,7 +923,9 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
   }
   /* the joint detectors run over the staged stacks (detect_gpu.cu), and so
    * does a frame with pilots: its estimate needs the received pilots first */
-  s->staged = o.staged != 0 || !link_detector_is_linear(p->equalizer) || p->pilot_spacing > 0;
+  s->staged = o.staged != 0 || !link_detector_is_linear(p->equalizer) || p->pilot_spacing > 0 ||
+               p->pilot_kind == PILOT_DMRS;
+  s->sync = o.sync;
   /* the coded link writes its labels between the staged draw and channel
    * stages, which the fused kernel does not separate */
   if (link_coded(p)) s->staged = 1;
@@ -799,7 +933,9 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
   int device = 0;
   if (gpu_cuda_failed(cudaGetDevice(&device), __FILE__, __LINE__, "cudaGetDevice(&device)", 0) ||
       gpu_cuda_failed(cudaDeviceGetAttribute(&s->g.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
-                      __FILE__, __LINE__, "cudaDeviceGetAttribute(MaxSharedMemoryPerBlockOptin)", 0)) {
+                      __FILE__, __LINE__, "cudaDeviceGetAttribute(MaxSharedMemoryPerBlockOptin)", 0) ||
+      gpu_cuda_failed(cudaDeviceGetAttribute(&s->g.sm_count, cudaDevAttrMultiProcessorCount, device), __FILE__,
+                      __LINE__, "cudaDeviceGetAttribute(MultiProcessorCount)", 0)) {
     failed(err, errlen, "cannot query the device");
     tdl_grid_free(&grid);
     cuda_destroy(b);

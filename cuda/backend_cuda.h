@@ -53,7 +53,11 @@ void backend_cuda_pin_rank(int local_rank, int local_size);
  *              (per-stage timing, fetch); 0 (default) = fused;
  *   td_direct  1 = the time domain convolves sample by sample even where the
  *              fused mode's CP-aligned transform applies (cuda/ofdm_gpu.cu;
- *              bench, tests).
+ *              bench, tests);
+ *   sync       1 = every submitted batch runs whole at its collect, one at
+ *              a time (what every batch did before submit); its default is 1
+ *              when the environment has OFDMSIM_GPU_SYNC=1 (tests compare
+ *              the two: the counts are the same).
  *
  * Sizes the batch (max_frames: what fits in 70% of the free device memory, or
  * in memory_mb when that is smaller, cuFFT work area and plans
@@ -79,7 +83,14 @@ void backend_cuda_pin_rank(int local_rank, int local_size);
  * decisions. batch_result.llr/bits are filled when asked.
  * run returns -1 after printing the failing call, file, line and the CUDA,
  * cuFFT or cuRAND message; only the per-frame counters come back to the host,
- * one copy a batch. */
+ * one copy a batch.
+ * submit (backend_submit) queues a batch's kernels and the copy of its
+ * counters to pinned host memory on the one stream and returns; collect
+ * waits for that copy alone (an event), so the batch submitted after it runs
+ * while the caller folds these counts. The fused mode's repair of flagged
+ * REs reads its list's length on the device for that. Coded batches (their
+ * TBs are judged, and HARQ retransmits, on the host) run whole at their
+ * collect. */
 backend *backend_cuda_create(const link_params *p, const backend_options *opt, char *err,
                                   size_t errlen);
 

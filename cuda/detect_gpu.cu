@@ -1,19 +1,23 @@
-/* Soft outputs and joint detection on the GPU, one thread per RE: the LLRs
- * and GMI losses of zf and mmse (x_hat and each stream's post-equalisation
- * variance, equalizer/soft.h), and the joint detectors mmse-sic, kbest and
- * ml (equalizer/sic.h, equalizer/detect.h), the same functions the CPU
- * backend runs per RE.
+/* Soft outputs and joint detection on the GPU: the LLRs and GMI losses of
+ * zf and mmse (x_hat and each stream's post-equalisation variance,
+ * equalizer/soft.h), and the joint detectors mmse-sic, kbest and ml
+ * (equalizer/sic.h, equalizer/detect.h), the same functions the CPU backend
+ * runs per RE.
  *
  * The hard zf/mmse path stays in fused_gpu.cu, lean. zf and mmse with soft
  * outputs run linear_kernel (detect_linear_gpu.cu, compiled per group of
  * shapes), in the (tx, rx) instances every per-RE kernel comes in, from the
  * draws (fused) or the staged stacks; the demapper of one stream is out of
- * line (__noinline__, detect_gpu.cuh), compiled once a file. The joint detectors
- * run joint_kernel, a single instance with run-time sizes, over the staged
- * stacks of the batch: their lists and enumeration state live in per-thread
- * local memory, and their search, not the loads, is what costs. (Called from
- * each of the 40 instances instead, ptxas compiled the detectors into every
- * one of them: minutes per instance.) */
+ * line (__noinline__, detect_gpu.cuh), compiled once a file. The joint
+ * detectors run over the staged stacks of the batch: kbest with a group of
+ * lanes per RE where kbest_gpu.cu has an instance for the shape, modulation
+ * and K; ml one thread per RE at compile-time sizes for the shapes of
+ * OFDMSIM_ML_GPU_SHAPES (its odometer and bit minima in registers); the rest
+ * (mmse-sic, and kbest and ml at other sizes) joint_kernel's single instance
+ * with run-time sizes, whose lists and enumeration state live in per-thread
+ * local memory. (Called from each of the 40 per-shape instances instead,
+ * ptxas compiled the detectors into every one of them: minutes per
+ * instance.) */
 #include <stdio.h>
 
 #include "core/backend.h"
@@ -25,6 +29,10 @@
 #include "equalizer/soft.h"
 
 static_assert(SOFT_LOSS_SHIFT == GMI_LOSS_SHIFT, "batch_result.gmi_loss is in soft_loss_q's units");
+
+/* The shapes and modulations ml runs at compile-time sizes (the others at
+ * run-time sizes, with the same results): M^nt <= LINK_MAX_ML_CANDIDATES. */
+#define OFDMSIM_ML_GPU_SHAPES(X) X(2, 2, 2) X(2, 2, 4) X(2, 2, 6) X(4, 4, 2) X(4, 4, 4)
 
 namespace {
 
@@ -46,10 +54,23 @@ __device__ __noinline__ int joint_detect(joint_args a, const cf32 *h, const cf32
   }
 }
 
+/* ml with compile-time sizes: the odometer's state, the QR and the bit
+ * minima in registers. */
+template <int NT, int NR, int BPS>
+__device__ __forceinline__ int joint_detect_sized(joint_args a, const cf32 *h, const cf32 *y, uint32_t *lab,
+                                                  float *llr) {
+  (void)a.nr;
+  det_ml(NR, NT, BPS, h, y, a.n0, SOFT_LLR_CLIP, lab, llr);
+  return 0;
+}
+
 /* The joint detectors over the staged stacks (labels, Hhat, y): decisions
  * as symbols into xhat, errors, fallbacks and GMI losses per frame (per
  * stream, and at the GMI grid's scalings when out.loss_s is given), LLRs
- * exported when asked. One instance, run-time sizes. */
+ * exported when asked. NT = 0: one instance with run-time sizes for every
+ * detector; else ml at compile-time sizes NT x NR, BPS bits (the instances
+ * in OFDMSIM_ML_GPU_SHAPES). */
+template <int NT, int NR, int BPS>
 __global__ void __launch_bounds__(kBlock)
     joint_kernel(gpu_link g, gpu_stacks st, gpu_detect_out out) {
   uint64_t f, m;
@@ -71,10 +92,13 @@ __global__ void __launch_bounds__(kBlock)
     cf32 h[MAT_MAX_RX * MAT_MAX_N], yv[MAT_MAX_RX];
     uint32_t dec[MAT_MAX_N];
     float llr[MAT_MAX_N * SOFT_MAX_BPS];
-    for (int e = 0; e < g.links; e++) h[e] = gpu_load(st.Hhat + (size_t)e * g.R + i);
-    for (int r = 0; r < g.rx; r++) yv[r] = gpu_load(st.y + (size_t)r * g.R + i);
+    const int links = NT ? NT * NR : g.links, rows = NT ? NR : g.rx;
+    for (int e = 0; e < links; e++) h[e] = gpu_load(st.Hhat + (size_t)e * g.R + i);
+    for (int r = 0; r < rows; r++) yv[r] = gpu_load(st.y + (size_t)r * g.R + i);
     const joint_args a = {g.equalizer, g.rx, tx, g.bps, g.llr, g.kbest_k, g.n0r, g.llr_clip};
-    if (joint_detect(a, h, yv, dec, soft ? llr : NULL)) atomicAdd(&out.fallbacks[f], 1u);
+    const int solved = NT ? joint_detect_sized<NT, NR, BPS>(a, h, yv, dec, soft ? llr : NULL)
+                          : joint_detect(a, h, yv, dec, soft ? llr : NULL);
+    if (solved) atomicAdd(&out.fallbacks[f], 1u);
     const size_t at = (size_t)(f * g.df + pilot_data_index(&g.re.pilots, m)) * (size_t)tx * (size_t)g.bps;
     uint64_t grid[GMI_GRID] = {};
     for (int t = 0; t < tx; t++) {
@@ -113,10 +137,24 @@ int gpu_launch_detect(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, co
                        "the joint detectors run over the staged stacks", 0);
     return -1;
   }
+  if (g.equalizer == EQ_KBEST) {
+    const int rc = gpu_launch_kbest_group(g, *stacks, out, s);
+    if (rc <= 0) return rc;
+  }
   const uint64_t warps = (g.rf + 31) / 32;
   const int block = warps >= kBlock / 32 ? kBlock : (int)(warps * 32);
   const uint64_t blocks = g.frames * ((g.rf + block - 1) / block);
-  joint_kernel<<<(unsigned)blocks, block, 0, s>>>(g, *stacks, out);
+  if (g.equalizer == EQ_ML) {
+#define OFDMSIM_ML_LAUNCH(nt, nr, b)                                         \
+  if (g.tx == nt && g.rx == nr && g.bps == b) {                              \
+    joint_kernel<nt, nr, b><<<(unsigned)blocks, block, 0, s>>>(g, *stacks, out); \
+    CUDA_TRY_LAUNCH("joint_kernel (ml)");                                     \
+    return 0;                                                                \
+  }
+    OFDMSIM_ML_GPU_SHAPES(OFDMSIM_ML_LAUNCH)
+#undef OFDMSIM_ML_LAUNCH
+  }
+  joint_kernel<0, 0, 0><<<(unsigned)blocks, block, 0, s>>>(g, *stacks, out);
   CUDA_TRY_LAUNCH("joint_kernel");
   return 0;
 }

@@ -32,4 +32,10 @@ __device__ __noinline__ unsigned long long soft_stream(int bps, cf32 z, float va
 
 }  // namespace
 
+/* kbest_gpu.cu: K-best with a group of lanes per RE over the staged stacks,
+ * for the shapes, modulations and K it instantiates (covers: 1), else 1
+ * and nothing launched; 0 launched, -1 a launch failed. */
+int gpu_kbest_group_covers(int tx, int rx, int bps, int k);
+int gpu_launch_kbest_group(const gpu_link &g, const gpu_stacks &st, const gpu_detect_out &out, cudaStream_t s);
+
 #endif

@@ -1,5 +1,7 @@
 /* The staged mode's channel estimation from the pilots: channel/estimate.h's
- * per-element steps, the CPU backend's functions, one thread per output. */
+ * per-element steps, the CPU backend's functions, one thread per output
+ * (with DMRS the despreading first, then the frequency interpolation of its
+ * estimates). */
 #include <stdio.h>
 
 #include "cuda/check.h"
@@ -23,6 +25,32 @@ __global__ void __launch_bounds__(kBlock)
   e.hp[j] = est_freq(e.first, e.w, e.taps, e.P, g.K, t, k, row, 1);
 }
 
+/* DMRS: the despread LS estimate, one thread a (frame, link, occasion,
+ * block), ls[((f*links + e)*occasions + j)*np + i]. */
+__global__ void __launch_bounds__(kBlock)
+    est_dmrs_ls_kernel(gpu_link g, gpu_est e, const cf32 *__restrict__ y) {
+  const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  const uint64_t per_link = (uint64_t)e.pilot_syms * (uint64_t)e.np;
+  if (j >= g.frames * g.links * per_link) return;
+  const uint64_t fe = j / per_link, rest = j - fe * per_link, f = fe / g.links;
+  const int link = (int)(fe - f * g.links), r = link / g.tx, t = link - r * g.tx;
+  const int occ = (int)(rest / (uint64_t)e.np), i = (int)(rest - (uint64_t)occ * (uint64_t)e.np);
+  e.ls[j] = est_dmrs_ls(&g.re.pilots, t, occ, i, y + (uint64_t)r * g.R + f * g.rf);
+}
+
+/* DMRS: frequency interpolation of an occasion's LS estimates, one thread a
+ * (frame, link, occasion, subcarrier), hp as est_freq_kernel's. */
+__global__ void __launch_bounds__(kBlock) est_dmrs_freq_kernel(gpu_link g, gpu_est e) {
+  const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  const uint64_t K = (uint64_t)g.K, per_link = (uint64_t)e.pilot_syms * K;
+  if (j >= g.frames * g.links * per_link) return;
+  const uint64_t fe = j / per_link, rest = j - fe * per_link, f = fe / g.links;
+  const int link = (int)(fe - f * g.links), t = link % g.tx;
+  const int occ = (int)(rest / K), k = (int)(rest - (uint64_t)occ * K);
+  const cf32 *ls = e.ls + ((f * g.links + link) * (uint64_t)e.pilot_syms + occ) * (uint64_t)e.np;
+  e.hp[j] = est_freq_dmrs(e.first, e.w, e.taps, g.K, t, k, ls);
+}
+
 /* Time interpolation and the receiver's scaling: one thread a (link, RE),
  * Hhat[e*R + i]. */
 __global__ void __launch_bounds__(kBlock)
@@ -43,8 +71,16 @@ __global__ void __launch_bounds__(kBlock)
 
 int gpu_launch_estimate(const gpu_link &g, const gpu_est &e, const cf32 *y, cf32 *Hhat, cudaStream_t s) {
   const uint64_t n = g.frames * g.links * (uint64_t)e.pilot_syms * (uint64_t)g.K;
-  est_freq_kernel<<<gpu_blocks(n, kBlock), kBlock, 0, s>>>(g, e, y);
-  CUDA_TRY_LAUNCH("est_freq_kernel");
+  if (e.np > 0) {
+    const uint64_t nls = g.frames * g.links * (uint64_t)e.pilot_syms * (uint64_t)e.np;
+    est_dmrs_ls_kernel<<<gpu_blocks(nls, kBlock), kBlock, 0, s>>>(g, e, y);
+    CUDA_TRY_LAUNCH("est_dmrs_ls_kernel");
+    est_dmrs_freq_kernel<<<gpu_blocks(n, kBlock), kBlock, 0, s>>>(g, e);
+    CUDA_TRY_LAUNCH("est_dmrs_freq_kernel");
+  } else {
+    est_freq_kernel<<<gpu_blocks(n, kBlock), kBlock, 0, s>>>(g, e, y);
+    CUDA_TRY_LAUNCH("est_freq_kernel");
+  }
   est_time_kernel<<<gpu_blocks((uint64_t)g.links * g.R, kBlock), kBlock, 0, s>>>(g, e, Hhat);
   CUDA_TRY_LAUNCH("est_time_kernel");
   return 0;

@@ -74,6 +74,7 @@ __global__ void __launch_bounds__(kBlock, fused_min_blocks(NT, NR))
     g.re.spatial = 0;
     g.re.csi_std = 0.0f;
     g.re.pilots.spacing = 0;
+    g.re.pilots.kind = PILOT_COMB;
   }
   /* 32-bit positions: a frame's REs and a batch's blocks fit in 32 bits */
   const uint32_t rf = (uint32_t)g.rf, span = blockDim.x * (uint32_t)per_thread;
@@ -106,16 +107,12 @@ __global__ void __launch_bounds__(kBlock, fused_min_blocks(NT, NR))
   gpu_count_errors<NT>(err, errors + (uint64_t)f * NT);
 }
 
-/* The listed REs again, equalised in double (equalizer/fallback.h), their
- * errors added to their frame's counters and counted as fallbacks. */
+/* One listed RE (batch index i) in double. */
 template <int NT, int NR>
-__global__ void __launch_bounds__(kBlock)
-    repair_kernel(gpu_link g, const gpu_consts *__restrict__ c, const cf32 *__restrict__ Hk,
-                  const cf32 *__restrict__ yt, const uint32_t *__restrict__ repair, uint32_t n,
-                  uint32_t *__restrict__ errors, uint32_t *__restrict__ fallbacks) {
-  const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= n) return;
-  const uint64_t i = repair[1 + k], f = i / g.rf, m = i - f * g.rf;
+__device__ void repair_one(const gpu_link &g, const gpu_consts *__restrict__ c, const cf32 *__restrict__ Hk,
+                           const cf32 *__restrict__ yt, uint64_t i, uint32_t *__restrict__ errors,
+                           uint32_t *__restrict__ fallbacks) {
+  const uint64_t f = i / g.rf, m = i - f * g.rf;
   uint32_t lab[NT];
   cf32 h[NR * NT], yv[NR], xv[NT];
   gpu_re_front<NT, NR>(g, c, Hk, yt, f, m, lab, h, yv);
@@ -128,6 +125,22 @@ __global__ void __launch_bounds__(kBlock)
   atomicAdd(&fallbacks[f], 1u);
 }
 
+/* The listed REs again, equalised in double (equalizer/fallback.h), their
+ * errors added to their frame's counters and counted as fallbacks. The list's
+ * length is read here, on the device, so that the host never waits for it:
+ * the repair follows the fused kernel on the stream, and the next batch
+ * follows it before this one's counters reach the host. A fixed grid strides
+ * over the list (most batches have none: every thread leaves at once). */
+template <int NT, int NR>
+__global__ void __launch_bounds__(kBlock)
+    repair_kernel(gpu_link g, const gpu_consts *__restrict__ c, const cf32 *__restrict__ Hk,
+                  const cf32 *__restrict__ yt, const uint32_t *__restrict__ repair,
+                  uint32_t *__restrict__ errors, uint32_t *__restrict__ fallbacks) {
+  const uint32_t n = repair[0];
+  for (uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x)
+    repair_one<NT, NR>(g, c, Hk, yt, repair[1 + k], errors, fallbacks);
+}
+
 }  // namespace
 
 template <int NT, int NR>
@@ -137,7 +150,7 @@ int Fused<NT, NR>::launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk
   const int per_thread = fused_per_thread(g.rf, block);
   const uint64_t span = (uint64_t)block * per_thread;
   const uint64_t blocks = g.frames * ((g.rf + span - 1) / span);
-  const bool plain = !g.re.spatial && g.re.csi_std <= 0.0f && g.re.pilots.spacing <= 0;
+  const bool plain = !g.re.spatial && g.re.csi_std <= 0.0f && !pilot_any(&g.re.pilots);
   /* (rx < NR exists only for NR > 1: no such kernel for NR = 1) */
   constexpr bool kPadded = NR > 1;
   if ((NR == 1 || g.rx == NR) && plain)
@@ -153,9 +166,11 @@ int Fused<NT, NR>::launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk
 
 template <int NT, int NR>
 int Repair<NT, NR>::launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
-                           const uint32_t *repair, uint32_t n, uint32_t *errors, uint32_t *fallbacks,
-                           cudaStream_t s) {
-  repair_kernel<NT, NR><<<gpu_blocks(n, kBlock), kBlock, 0, s>>>(g, c, Hk, yt, repair, n, errors, fallbacks);
+                           const uint32_t *repair, uint32_t *errors, uint32_t *fallbacks, cudaStream_t s) {
+  /* enough blocks to fill the device when every RE is listed, no more */
+  const unsigned most = (unsigned)(g.sm_count > 0 ? g.sm_count : 128) * (2048 / kBlock);
+  const unsigned blocks = gpu_blocks(g.R, kBlock) < most ? gpu_blocks(g.R, kBlock) : most;
+  repair_kernel<NT, NR><<<blocks, kBlock, 0, s>>>(g, c, Hk, yt, repair, errors, fallbacks);
   CUDA_TRY_LAUNCH("repair_kernel");
   return 0;
 }

@@ -69,6 +69,7 @@ struct gpu_link {
   int td_taps, td_shift;    /* time domain: discrete taps, FFT window rotation */
   int td_max_delay;         /* the last discrete tap's delay in samples */
   int smem_optin;           /* the device's opt-in shared memory a block, bytes */
+  int sm_count;             /* the device's multiprocessors */
 };
 
 /* Read-only tables of a link, in device memory (uniform loads, broadcast). */
@@ -92,6 +93,8 @@ struct gpu_est {
   cf32 *hp;
   int taps, pilot_syms, P;
   float shrink;
+  cf32 *ls;           /* DMRS: the despread LS estimates [f][links][occasion][np] */
+  int np;             /* DMRS: OCC blocks a port per occasion (0: the comb) */
 };
 
 /* The tdl buffers of a batch (device memory; NULL where the point has none). */
@@ -400,7 +403,7 @@ struct Fused {
 template <int NT, int NR>
 struct Repair {
   static int launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt, const uint32_t *repair,
-                    uint32_t n, uint32_t *errors, uint32_t *fallbacks, cudaStream_t s);
+                    uint32_t *errors, uint32_t *fallbacks, cudaStream_t s);
 };
 template <int NT, int NR>
 struct Detect {
@@ -415,9 +418,10 @@ struct Detect {
 
 /* repair: [0] the number n of REs the fused kernel could not decide (float
  * inverse flagged), [1..n] their batch indices. gpu_launch_repair equalises
- * those n again in double and adds their errors and fallbacks per frame. */
+ * those n again in double and adds their errors and fallbacks per frame;
+ * n is read on the device (launched after every fused batch, it costs a
+ * launch when the list is empty), so the host never waits for the list. */
 int gpu_launch_repair(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
-                      const uint32_t *repair, uint32_t n, uint32_t *errors, uint32_t *fallbacks,
-                      cudaStream_t s);
+                      const uint32_t *repair, uint32_t *errors, uint32_t *fallbacks, cudaStream_t s);
 
 #endif

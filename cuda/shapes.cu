@@ -24,8 +24,6 @@ int gpu_launch_fused(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, con
 }
 
 int gpu_launch_repair(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
-                      const uint32_t *repair, uint32_t n, uint32_t *errors, uint32_t *fallbacks,
-                      cudaStream_t s) {
-  if (n == 0) return 0;
-  return gpu_dispatch<Repair>(g.tx, g.rx, g, c, Hk, yt, repair, n, errors, fallbacks, s);
+                      const uint32_t *repair, uint32_t *errors, uint32_t *fallbacks, cudaStream_t s) {
+  return gpu_dispatch<Repair>(g.tx, g.rx, g, c, Hk, yt, repair, errors, fallbacks, s);
 }

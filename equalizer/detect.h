@@ -49,6 +49,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/cplx.h"
 #include "core/params.h"
@@ -241,6 +242,16 @@ MAT_HD float det_sqrd(int nr, int nt, const cf32 *h, const cf32 *y, int *perm, c
 }
 
 /* ------------------------------------------------------------------------ */
+/* One bit's max-log LLR from its two minima (a0: bit 0, a1: bit 1; INFINITY:
+ * no candidate with that value): (a0 - a1) / n0, or +-clip with the sign of
+ * the best candidate's bit (best1) where a minimum is missing or n0 <= 0. */
+MAT_HD float det_llr_(float a0, float a1, int best1, float n0, float clip) {
+  const float v = (a0 - a1) / n0; /* computed always, selected below: no branch */
+  const float c = best1 ? clip : -clip;
+  const int ok = (n0 > 0.0f) & (a0 < INFINITY) & (a1 < INFINITY);
+  return ok ? v : c;
+}
+
 /* The outputs of both searches, from per-layer results in column order:
  * bl[i] the best label of layer i, m0/m1[i*DET_MAX_BPS + k] the smallest
  * metric with bit k of layer i equal to 0 / 1 (INFINITY: no such candidate
@@ -267,10 +278,7 @@ MAT_HD void det_output_(int nt, int bps, int kmax, const int *perm, const uint32
         a0 = perm[i] == t ? m0[i * DET_MAX_BPS + k] : a0;
         a1 = perm[i] == t ? m1[i * DET_MAX_BPS + k] : a1;
       }
-      const float v = (a0 - a1) / n0; /* computed always, selected below: no branch */
-      const float c = (lt >> k) & 1u ? clip : -clip;
-      const int ok = (n0 > 0.0f) & (a0 < INFINITY) & (a1 < INFINITY);
-      llr[t * bps + k] = ok ? v : c;
+      llr[t * bps + k] = det_llr_(a0, a1, (int)((lt >> k) & 1u), n0, clip);
     }
   }
 }
@@ -471,16 +479,40 @@ MAT_HD void det_ml(int nr, int nt, int bps, const cf32 *h, const cf32 *y, float 
 }
 
 /* ------------------------------------------------------------------------ */
-/* K-best survivor lists: partial metrics ascending, each with its path (the
- * labels decided so far, layer i's in bits 8i..8i+7).  A child enters with a
- * strict <, behind every entry of equal metric: equal metrics keep the
- * generation order, so the result is deterministic and the same on both
- * backends.  When the list is full the last entry drops out. */
+/* K-best's order.  The survivors of a layer are the K smallest children
+ * under a total order on (key of the partial metric, generation index
+ * g = p*M + c: the parent's place in its list, then the child's label), and
+ * the list keeps them in that order; so the list is one well-defined set in
+ * one order, whatever algorithm selects it: the CPU's insertion
+ * (det_insert_) and the GPU's parallel selection (cuda/kbest_gpu.cu) give the
+ * same lists.  The key of a metric is its float bits: a metric is a sum of
+ * rounded squares, +0 or positive (a square of -0 is +0), where the bits order
+ * as the values do; every NaN (an Inf or NaN in H or y) gets the one key
+ * 0x7fc00000, above +Inf, so NaN payloads, which differ between the host and
+ * the device, order nothing. */
+#define DET_KEY_NAN 0x7fc00000u
+
+MAT_HD uint32_t det_key_(float v) {
+#ifdef __CUDA_ARCH__
+  const uint32_t u = __float_as_uint(v);
+#else
+  uint32_t u;
+  memcpy(&u, &v, sizeof u);
+#endif
+  return v != v ? DET_KEY_NAN : u;
+}
+
+/* K-best survivor lists: partial metrics in K-best's order, each with its
+ * path (the labels decided so far, layer i's in bits 8i..8i+7).  Children
+ * arrive in generation order, so a child enters with a strict < on the key,
+ * behind every entry of equal key; when the list is full the last entry
+ * drops out. */
 MAT_HD void det_insert_(float *pm, uint64_t *path, int *n, int K, float v, uint64_t p) {
+  const uint32_t kv = det_key_(v);
   int m = *n;
-  if (m == K && !(v < pm[K - 1])) return; /* not better than the worst kept (or NaN) */
+  if (m == K && !(kv < det_key_(pm[K - 1]))) return; /* not before the worst kept */
   int pos = m < K ? m : K - 1;
-  while (pos > 0 && v < pm[pos - 1]) {
+  while (pos > 0 && kv < det_key_(pm[pos - 1])) {
     pm[pos] = pm[pos - 1];
     path[pos] = path[pos - 1];
     pos--;
@@ -490,17 +522,43 @@ MAT_HD void det_insert_(float *pm, uint64_t *path, int *n, int K, float v, uint6
   *n = m < K ? m + 1 : K;
 }
 
+/* The observation of layer i with the parent's decided layers cancelled,
+ * b_i = zq_i - sum_{j = nt-1 .. i+1} r_ij s_j, in ML's order (path as in
+ * det_insert_). */
+MAT_HD cf32 det_kbest_b_(int nt, int i, int hq, int li, int lq, float sc, const cf32 *r, const cf32 *zq,
+                         uint64_t path) {
+  cf32 b = zq[i];
+  DET_UNROLL
+  for (int jj = 0; jj < nt - 1 - i; jj++) {
+    const int j = nt - 1 - jj;
+    b = det_csub_(b, r[i * nt + j], det_sym_((uint32_t)(path >> (8 * j)) & 0xffu, hq, li, lq, sc));
+  }
+  return b;
+}
+
+/* The per-dimension squares of layer i's levels against b, indexed by PAM
+ * label: a child with label c costs base + (sqi[c >> hq] + sqq[c & (lq-1)]).
+ * lmax: the caller's compile-time bound on li and lq. */
+MAT_HD void det_kbest_sq_(cf32 b, float rii, int li, int lq, int lmax, float sc, float *sqi, float *sqq) {
+  DET_UNROLL
+  for (int l = 0; l < lmax; l++) {
+    if (l < li) sqi[qam_gray_encode((uint32_t)l)] = det_sq_(b.re, rii, det_level_(l, li, sc));
+    if (l < lq) sqq[qam_gray_encode((uint32_t)l)] = det_sq_(b.im, rii, det_level_(l, lq, sc));
+  }
+}
+
 /* K-best breadth-first tree search on the SQRD (1 <= K <= LINK_MAX_KBEST,
  * clamped): from the last row up, every survivor is extended by every symbol
- * of the next layer, in a fixed order (survivors in list order, then symbols
- * in label order), and the K children with the smallest partial metric
- * survive.  Each parent's interference b_i is computed once, with the
- * per-dimension squares of its L + L levels, so a child costs one addition
- * (sq_I[label >> hq] + sq_Q[label & mask]) and its insertion; no K*M buffer.
- * Soft output: max-log over the final list; a bit whose value is missing from
- * the list (always at K = 1) gets +-clip, its sign from the list; n0 <= 0
- * gives +-clip for every bit.  The two lists of K (partial metric, path) are
- * per-thread local memory on the GPU (6 KiB at LINK_MAX_KBEST). */
+ * of the next layer, and the K children first in K-best's order (above)
+ * survive, in that order.  Each parent's interference b_i is computed once,
+ * with the per-dimension squares of its L + L levels, so a child costs one
+ * addition (sq_I[label >> hq] + sq_Q[label & mask]) and its insertion; no K*M
+ * buffer.  Soft output: max-log over the final list; a bit whose value is
+ * missing from the list (always at K = 1) gets +-clip, its sign from the
+ * list; n0 <= 0 gives +-clip for every bit.  This is the CPU's search and the
+ * GPU's for the sizes its group kernel does not cover (cuda/kbest_gpu.cu),
+ * there with the two lists of K (partial metric, path) in per-thread local
+ * memory (6 KiB at LINK_MAX_KBEST). */
 MAT_HD void det_kbest(int nr, int nt, int bps, int K, const cf32 *h, const cf32 *y, float n0, float clip,
                       uint32_t *lab, float *llr) {
   cf32 r[MAT_MAX_N * MAT_MAX_N], zq[MAT_MAX_N];
@@ -528,17 +586,9 @@ MAT_HD void det_kbest(int nr, int nt, int bps, int K, const cf32 *h, const cf32 
     int m = 0;
     for (int p = 0; p < n; p++) {
       const uint64_t pp = path[cur][p];
-      /* b_i = zq_i - sum_{j = nt-1 .. i+1} r_ij s_j, in ML's order */
-      cf32 b = zq[i];
-      DET_UNROLL
-      for (int jj = 0; jj < ii; jj++) {
-        const int j = nt - 1 - jj;
-        b = det_csub_(b, r[i * nt + j], det_sym_((uint32_t)(pp >> (8 * j)) & 0xffu, hq, li, lq, sc));
-      }
-      /* the per-dimension squares, indexed by PAM label */
+      const cf32 b = det_kbest_b_(nt, i, hq, li, lq, sc, r, zq, pp);
       float sqi[DET_MAX_LEVELS], sqq[DET_MAX_LEVELS];
-      for (int l = 0; l < li; l++) sqi[qam_gray_encode((uint32_t)l)] = det_sq_(b.re, rii, det_level_(l, li, sc));
-      for (int l = 0; l < lq; l++) sqq[qam_gray_encode((uint32_t)l)] = det_sq_(b.im, rii, det_level_(l, lq, sc));
+      det_kbest_sq_(b, rii, li, lq, DET_MAX_LEVELS, sc, sqi, sqq);
       const float base = pm[cur][p];
       for (uint32_t c = 0; c < M; c++) {
         const float v = base + (sqi[c >> hq] + sqq[c & qmask]);

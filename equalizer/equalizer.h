@@ -97,6 +97,13 @@ void eq_apply(int nt, const cf32 *Ginv, size_t ldi, const cf32 *z, size_t ldz, f
 size_t eq_solve_direct(int nr, int nt, const cf32 *H, size_t ldh, const cf32 *y, size_t ldy, float diag,
                        float n0_bias, cf32 *xhat, size_t ldx, size_t n);
 
+/* The same, and with gdiag non-NULL the real parts of the inverse's
+ * diagonal, (G^-1)_tt at gdiag[t*ldg + i]: what eq_invert writes into
+ * Ginv[(t*nt + t)*ld + i].re, the soft demapper's variances
+ * (equalizer/soft.h, soft_post_var). */
+size_t eq_solve_direct_diag(int nr, int nt, const cf32 *H, size_t ldh, const cf32 *y, size_t ldy, float diag,
+                            float n0_bias, cf32 *xhat, size_t ldx, float *gdiag, size_t ldg, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

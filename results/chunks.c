@@ -7,8 +7,12 @@
 #include "core/draws.h"
 #include "results/stats.h"
 
-/* About this many bits per full chunk. */
+/* About this many bits per chunk once the growing ones are done (the
+ * chunk cap); then CHUNK_STEP_CHUNKS chunks at each length, doubling it up
+ * to the ceiling of about CHUNK_CEILING_BITS (chunks.h says why). */
 #define CHUNK_BITS (1ULL << 26)
+#define CHUNK_CEILING_BITS (1ULL << 33)
+#define CHUNK_CEILING_FRAMES (1ULL << 22)
 
 void tally_add(tally *a, const tally *b, int tx) {
   a->frames += b->frames;
@@ -165,39 +169,81 @@ double tally_throughput_bps(const sim_point *pt, const tally *t) {
   return delivered_bits(pt, t) / ((double)t->frames * link_frame_seconds(&pt->p));
 }
 
-uint64_t chunk_cap(const sim_point *pt) {
+/* Frames of at most `bits` bits, a power of two (at least 1). */
+static uint64_t pow2_frames(const sim_point *pt, uint64_t bits) {
   const uint64_t bpf = link_bits_per_frame(&pt->p);
-  uint64_t cap = 1;
-  while (cap * 2 * bpf <= CHUNK_BITS) cap *= 2;
-  return cap;
+  uint64_t n = 1;
+  while (n * 2 * bpf <= bits) n *= 2;
+  return n;
 }
 
-/* The growing chunks 0 .. g-1 have 1, 2, ..., cap/2 frames (2^g = cap). */
-static unsigned growing_chunks(uint64_t cap) {
-  unsigned g = 0;
-  while ((1ULL << g) < cap) g++;
-  return g;
+uint64_t chunk_cap(const sim_point *pt) { return pow2_frames(pt, CHUNK_BITS); }
+
+uint64_t chunk_ceiling(const sim_point *pt) {
+  const uint64_t cap = chunk_cap(pt);
+  uint64_t top = pow2_frames(pt, CHUNK_CEILING_BITS);
+  /* a work unit of the MPI engine is whole chunks and crosses in one
+   * message of at most 2^22 frames: no growth past that */
+  if (top > CHUNK_CEILING_FRAMES) top = CHUNK_CEILING_FRAMES;
+  return top > cap ? top : cap;
+}
+
+/* The schedule's phases for point pt: the growing chunks 0 .. g-1 (1, 2,
+ * ..., cap/2 frames, 2^g = cap), then the steps j = 0 .. J-1 of
+ * CHUNK_STEP_CHUNKS chunks of cap 2^j frames each (2^J cap = the ceiling),
+ * then the ceiling for ever. */
+typedef struct chunk_plan {
+  uint64_t cap, top;
+  unsigned g, J;
+} chunk_plan;
+
+static chunk_plan plan_of(const sim_point *pt) {
+  chunk_plan c = {chunk_cap(pt), chunk_ceiling(pt), 0, 0};
+  while ((1ULL << c.g) < c.cap) c.g++;
+  while ((c.cap << c.J) < c.top) c.J++;
+  return c;
+}
+
+/* The first frame (offset) of step j's first chunk. */
+static uint64_t step_offset(const chunk_plan *c, unsigned j) {
+  return (c->cap - 1) + CHUNK_STEP_CHUNKS * c->cap * ((1ULL << j) - 1);
 }
 
 void chunk_range(const sim_point *pt, uint64_t k, uint64_t *offset, uint64_t *frames) {
-  const uint64_t cap = chunk_cap(pt);
-  const unsigned g = growing_chunks(cap);
-  if (k < g) {
+  const chunk_plan c = plan_of(pt);
+  if (k < c.g) {
     *offset = (1ULL << k) - 1;
     *frames = 1ULL << k;
-  } else {
-    *offset = (cap - 1) + (k - g) * cap;
-    *frames = cap;
+    return;
   }
+  const uint64_t s = k - c.g; /* chunks since the growing ones */
+  if (s < (uint64_t)c.J * CHUNK_STEP_CHUNKS) {
+    const unsigned j = (unsigned)(s / CHUNK_STEP_CHUNKS);
+    *frames = c.cap << j;
+    *offset = step_offset(&c, j) + (s % CHUNK_STEP_CHUNKS) * *frames;
+    return;
+  }
+  *frames = c.top;
+  *offset = step_offset(&c, c.J) + (s - (uint64_t)c.J * CHUNK_STEP_CHUNKS) * c.top;
 }
 
 uint64_t chunk_of(const sim_point *pt, uint64_t offset) {
-  const uint64_t cap = chunk_cap(pt);
-  const unsigned g = growing_chunks(cap);
-  if (offset >= cap - 1) return g + (offset - (cap - 1)) / cap;
-  unsigned k = 0;
-  while ((1ULL << (k + 1)) - 1 <= offset) k++;
-  return k;
+  const chunk_plan c = plan_of(pt);
+  if (offset < c.cap - 1) {
+    unsigned k = 0;
+    while ((1ULL << (k + 1)) - 1 <= offset) k++;
+    return k;
+  }
+  unsigned j = 0;
+  while (j < c.J && offset >= step_offset(&c, j + 1)) j++;
+  const uint64_t len = j < c.J ? c.cap << j : c.top;
+  return c.g + (uint64_t)j * CHUNK_STEP_CHUNKS + (offset - step_offset(&c, j)) / len;
+}
+
+int chunk_schedule_grows(const sim_point *pt) {
+  const chunk_plan c = plan_of(pt);
+  const uint64_t end = pt->max_frames ? pt->max_frames : point_max_frames(pt);
+  return c.J > 0 && end > step_offset(&c, 1);
 }
 
 uint64_t tally_units(const sim_point *pt, const tally *t) {
@@ -244,6 +290,10 @@ uint64_t point_work_key(const sim_point *pt) {
   if (pt->p.llr != LLR_OFF) h = rng_mix64(h ^ 0x676d69677269642full); /* "gmigrid/" */
   /* the coded link's rules (uncoded points keep their work keys) */
   if (link_coded(&pt->p)) h = rng_mix64(h ^ rng_mix64(pt->target_block_errors + 5) ^ rng_mix64(pt->max_blocks + 6));
+  /* A point long enough to reach chunks past the cap had chunks of the cap
+   * for ever before they grew: its older journal's chunks are not these
+   * (the shorter points keep their work keys and journals). */
+  if (chunk_schedule_grows(pt)) h = rng_mix64(h ^ 0x63686b67726f7731ull); /* "chkgrow1" */
   return h;
 }
 

@@ -6,10 +6,22 @@
  * point's frames first_frame + 0, 1, 2, ... are cut into chunks whose
  * boundaries depend on the point alone (never on the backend, the batch size
  * or the process count): chunk k holds 2^k frames while that is below the
- * point's chunk cap, then the cap each. Small first chunks let easy points stop
- * early; the cap (a power of two near 2^26 bits) bounds the work a crash can
- * lose. A stopping rule is evaluated after every frame on the ordered prefix;
- * the chunk it fires in is cut there and is the point's last.
+ * point's chunk cap (a power of two near 2^26 bits), then CHUNK_STEP_CHUNKS
+ * chunks of the cap, CHUNK_STEP_CHUNKS of twice the cap, and so on, doubling
+ * up to the ceiling (a power of two near 2^33 bits, and at most 2^22 frames),
+ * then the ceiling each. Small first chunks let easy points stop early; a
+ * chunk is one journal line, and the growth past the cap keeps a fast
+ * backend's journal quiet (at 100 Gbit/s about 1500 lines a second at the
+ * cap, at most 24 at the ceiling for frames of 1024 bits or more; the
+ * 2^22 frames, a work unit's most, bound smaller frames' ceiling) while
+ * the work a kill -9 can lose, the
+ * chunk under way, stays bounded: at most the ceiling (86 ms at 100
+ * Gbit/s), and past the cap at most 2/CHUNK_STEP_CHUNKS (a quarter) of the
+ * point's frames before it. The schedule is a function of the point and k
+ * alone, like the rest, so a resumed run and the MPI engine's ranks cut
+ * where an uninterrupted run does. A stopping rule is evaluated after every
+ * frame on the ordered prefix; the chunk it fires in is cut there and is the
+ * point's last.
  *
  * Every tally of a point is summed chunk by chunk in chunk order (the frames
  * of a chunk in frame order), so even the floating-point sum of squares is
@@ -100,8 +112,17 @@ double tally_throughput_bps(const sim_point *pt, const tally *t);
 /* a += b for the first tx streams. */
 void tally_add(tally *a, const tally *b, int tx);
 
+/* Chunks at each length between the cap and the ceiling. */
+#define CHUNK_STEP_CHUNKS 8
+
 /* Frames in a full chunk at the cap: a power of two, at least 1. */
 uint64_t chunk_cap(const sim_point *pt);
+/* Frames in a chunk at the ceiling: a power of two, at least the cap. */
+uint64_t chunk_ceiling(const sim_point *pt);
+/* 1 when the point has frames in chunks longer than the cap (its chunks
+ * differ there from those of the schedule before the growth, which had the
+ * cap for ever: point_work_key tells the two apart). */
+int chunk_schedule_grows(const sim_point *pt);
 /* Chunk k: its first frame as an offset from the point's first_frame, and
  * its length in frames. */
 void chunk_range(const sim_point *pt, uint64_t k, uint64_t *offset, uint64_t *frames);

@@ -10,15 +10,21 @@
 #   scripts/bench-detectors.sh cuda          # on the GPU machine
 #   scripts/bench-detectors.sh cpu [THREADS]
 # OFDMSIM (default build/ofdmsim) is the binary; SECONDS_PER_CASE (default 2).
+# CASES and DETECTORS (';'-separated, the defaults below) pick rows, e.g. the
+# issue's K-best and ML targets only:
+#   CASES="4 16qam 14;2 16qam 14" DETECTORS="kbest maxlog;ml maxlog" \
+#     scripts/bench-detectors.sh cuda
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench-lib.sh"
 bench_setup "${1:?usage: bench-detectors.sh cpu|cuda [THREADS]}" "${2:-0}"
 
 printf '%-9s %-12s %-14s %10s %11s %9s\n' case detector llr Gbit/s ber gmi
-for c in "2 qpsk 10" "2 16qam 14" "4 qpsk 10" "4 16qam 14"; do
+IFS=';' read -r -a cases <<<"${CASES:-2 qpsk 10;2 16qam 14;4 qpsk 10;4 16qam 14}"
+IFS=';' read -r -a detectors <<<"${DETECTORS:-mmse off;mmse maxlog;mmse exact;mmse-sic maxlog;kbest maxlog;ml maxlog}"
+for c in "${cases[@]}"; do
   set -- $c
   n=$1 mod=$2 snr=$3
-  for det in "mmse off" "mmse maxlog" "mmse exact" "mmse-sic maxlog" "kbest maxlog" "ml maxlog"; do
+  for det in "${detectors[@]}"; do
     set -- $det
     eq=$1 llr=$2
     args=(--set mimo.tx="$n" --set mimo.rx="$n" --set modulation="$mod" --set equalizer="$eq"

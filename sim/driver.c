@@ -3,6 +3,7 @@
  * (driver.h; the bookkeeping is sweep_run.h's). */
 #include "sim/driver.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,24 @@
 #include "sim/messages.h"
 #include "sim/point_fold.h"
 #include "sim/sweep_run.h"
+
+/* Whether to submit a batch from offset `ahead` before the frames up to it
+ * are folded: not when a stop likely falls in those (the errors so far,
+ * extrapolated to `ahead`, reach half the point's target), since the batch
+ * would then be computed for nothing. Only the work wasted depends on this,
+ * never the counts. */
+static int worth_ahead(const point_fold *f, uint64_t ahead) {
+  tally t;
+  point_fold_total(f, &t);
+  if (t.frames == 0) return 1;
+  const sim_point *pt = f->pt;
+  const int coded = link_coded(&pt->p);
+  const double seen = coded ? (double)t.coded.block_errors : (double)t.bit_errors;
+  double target = coded ? (double)pt->target_block_errors : (double)pt->target_errors;
+  /* the precision rule: a relative half-width p needs some (1.96 / p)^2 errors */
+  if (pt->target_precision > 0.0) target = fmin(target, pow(1.96 / pt->target_precision, 2.0));
+  return seen * ((double)ahead / (double)t.frames) < 0.5 * target;
+}
 
 /* Simulates point i from where the journal left it; 0, or 1 on a failure
  * (message printed). */
@@ -70,17 +89,38 @@ static int run_point(run_state *s, size_t i) {
   /* batches grow from one frame, so easy points stop early */
   uint64_t next = 1;
   while (next * 2 <= f.off + 1) next *= 2;
+  /* The batch after the one being folded is submitted before the fold
+   * (backend_submit), so that a GPU computes it while this thread folds;
+   * the fold takes the batches in frame order, and one submitted past the
+   * stop is discarded, never folded: the counts are those of one batch at a
+   * time. `ahead` is the offset of the next batch to submit. */
+  uint64_t ahead = f.off;
+  int in_flight = 0;
+  double t_last = clock_seconds();
   int rc = 0;
   while (!rc && !f.stop) {
-    uint64_t n = next < cap ? next : cap;
-    if (n > f.end - f.off) n = f.end - f.off;
-    const double t0 = clock_seconds();
-    if (backend_run(b, pt->first_frame + f.off, n, &br)) {
+    while (in_flight < BACKEND_IN_FLIGHT && ahead < f.end && (in_flight == 0 || worth_ahead(&f, ahead))) {
+      uint64_t n = next < cap ? next : cap;
+      if (n > f.end - ahead) n = f.end - ahead;
+      if (backend_submit(b, pt->first_frame + ahead, n, &br)) {
+        rc = 1;
+        break;
+      }
+      ahead += n;
+      in_flight++;
+      if (next < cap) next *= 2;
+    }
+    if (!rc && backend_collect(b, &br)) rc = 1;
+    if (rc) {
       sim_error(1, "point %zu: the %s backend failed: %s", i, r->backend, backend_error(b));
-      rc = 1;
       break;
     }
-    const work_cost cost = {clock_seconds() - t0, br.inversions, br.t};
+    in_flight--;
+    const uint64_t n = b->last_frames;
+    const double now0 = clock_seconds();
+    /* the wall time since the last batch came back: this batch's share of
+     * the backend's time, whatever overlapped it */
+    const work_cost cost = {now0 - t_last, br.inversions, br.t};
     /* Count frame by frame and stop at the exact frame where a rule fires, so
      * the result depends neither on the batch size nor on where a run was
      * interrupted and resumed. */
@@ -101,8 +141,9 @@ static int run_point(run_state *s, size_t i) {
     }
     /* A long point shows in the CSV as it goes. */
     if (sweep_save(s, i + 1, 0)) rc = 1;
-    if (next < cap) next *= 2;
+    t_last = now0;
   }
+  backend_discard(b); /* a batch submitted past the stop: never folded */
   sweep_progress_clear(s);
   free(errors);
   free(loss);

@@ -7,8 +7,11 @@ source "$OFDMSIM_SOURCE_DIR/tests/support/harness.sh"
 
 # Small frames (512 bits), so every point has many chunks; four points that
 # run to target_errors (some 6e8 bits in all, about a second on two cores): at
-# the chunk cap of 2^26 bits no chunk holds more than a tenth of the run's
-# frames, so a kill costs little and each resumed run gets somewhere. On the
+# the chunk cap of 2^26 bits (2^17 frames), and past 9 x 2^17 frames at twice
+# the cap (results/chunks.h: the chunks grow past the cap), no chunk holds
+# more than a tenth of the run's frames, so a kill costs little and each
+# resumed run gets somewhere (tests/results/test_chunks.c checks that the
+# grown chunks depend on the point alone, as these do). On the
 # CPU, so that the kills land in the middle of the work on any machine (a GPU
 # would spend the first ones starting up, then finish at once); the GPU's
 # resume is checked by gpu-check.sh.

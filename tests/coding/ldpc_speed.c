@@ -4,7 +4,10 @@
  * R 1/2 and a short BG2 block, beside a floor measured in the same run: the
  * time memcpy takes to move the bytes an iteration must at least read once
  * (the LLRs of the decoded columns and the messages of the decoded entries),
- * times the iterations.
+ * times the iterations. The layered decoders are timed twice: one block at
+ * a time (ldpc_decoder_execute) and LDPC_BATCH blocks a call
+ * (ldpc_batch_execute, the kernel this CPU runs; the floor is per block
+ * either way).
  *
  *   build/tests/ldpc_speed [blocks a round, default 4] */
 #include <stdio.h>
@@ -12,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "coding/ldpc_batch.h"
 #include "coding/ldpc_decode.h"
 #include "coding/ldpc_graph.h"
 
@@ -93,6 +97,32 @@ static void run(const char *name, int bg, int z, int k_info, int cols_sent, ldpc
            iters[t], (double)it / (double)n, k_info / per_block * 1e-6,
            k_info / (per_iteration_floor * iters[t]) * 1e-6, floor_bytes / 1024.0);
     ldpc_decoder_destroy(d);
+    if (alg == LDPC_FLOODING_BP) continue;
+    /* the batch decoder: LDPC_BATCH copies of the block a call */
+    ldpc_batch_decoder *bd = ldpc_batch_create(bg, z, &cfg, LDPC_KERNEL_AUTO, err, sizeof err);
+    const float *in[LDPC_BATCH];
+    uint8_t *out[LDPC_BATCH];
+    ldpc_decode_result bres[LDPC_BATCH];
+    for (int b = 0; b < LDPC_BATCH; b++) {
+      in[b] = llr;
+      out[b] = bits;
+    }
+    per_block = 1e30;
+    it = n = 0;
+    for (int round = 0; round < ROUNDS; round++) {
+      const double t0 = now();
+      for (int c = 0; c < (calls + 1) / 2; c++) {
+        ldpc_batch_execute(bd, LDPC_BATCH, in, k_info, out, bres);
+        it += bres[0].iterations;
+        n++;
+      }
+      const double t = (now() - t0) / ((calls + 1) / 2) / LDPC_BATCH;
+      per_block = t < per_block ? t : per_block;
+    }
+    printf("%-28s %2d it (mean %4.1f): %8.1f Mbit/s info   batch of %d, %s kernel\n", name, iters[t],
+           (double)it / (double)n, k_info / per_block * 1e-6, LDPC_BATCH,
+           ldpc_batch_kernel_used(bd) == LDPC_KERNEL_AVX2 ? "AVX2" : "plain C");
+    ldpc_batch_destroy(bd);
   }
   free(llr);
   free(bits);

@@ -14,8 +14,8 @@
  * - invariance: the counts of every frame do not depend on the thread count
  *   or the batch size;
  * for BPSK and QPSK over AWGN (H = I), one code block and several (with
- * pilots, which carry no coded bits), layered min-sum and BP, zf, mmse and
- * kbest receivers. */
+ * pilots, the comb or NR DMRS, which carry no coded bits), layered min-sum
+ * and BP, zf, mmse and kbest receivers. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +30,7 @@
 enum { FRAMES = 16 };
 
 typedef struct spec {
-  int tx, bps, K, S, pilots;
+  int tx, bps, K, S, pilots; /* pilots: 0 none, 1 the comb, 2 DMRS */
   eq_kind eq;
   code_decoder dec;
   double rate;
@@ -49,7 +49,16 @@ static link_params point_of(const spec *s, double esno) {
   p.n0 = link_noise_variance(p.snr_kind, p.snr_db, p.tx, p.bps);
   p.subcarrier_spacing = 30e3;
   p.seed = 7;
-  if (s->pilots) {
+  if (s->pilots == 2) {
+    /* NR DMRS: type 1, single symbol, occasions 2 and 11; data on the
+     * other CDM group's REs of those symbols */
+    p.pilot_kind = PILOT_DMRS;
+    p.dmrs_type = 1;
+    p.dmrs_length = 1;
+    p.dmrs_add_pos = 1;
+    p.dmrs_l0 = 2;
+    p.dmrs_boost = 1;
+  } else if (s->pilots) {
     p.pilot_spacing = s->tx + 2;
     p.pilot_first = 0;
     p.pilot_every = 0;
@@ -203,6 +212,7 @@ int main(void) {
       {"qpsk 2x2 mmse nms, one CB", {2, 2, 72, 14, 0, EQ_MMSE, CODE_DEC_NMS, 0.5}, 1.6},
       {"qpsk 2x2 zf bp", {2, 2, 72, 14, 0, EQ_ZF, CODE_DEC_BP, 0.5}, 1.4},
       {"qpsk 2x2 kbest oms, pilots, 3 CBs", {2, 2, 600, 14, 1, EQ_KBEST, CODE_DEC_OMS, 0.6}, 2.6},
+      {"qpsk 2x2 kbest oms, DMRS, 3 CBs", {2, 2, 600, 14, 2, EQ_KBEST, CODE_DEC_OMS, 0.6}, 2.6},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     const int lost = consistent(&cases[i].s, cases[i].mid, cases[i].name);

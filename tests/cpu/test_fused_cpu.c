@@ -1,18 +1,24 @@
 /* The CPU backend's fused path (cpu/fused_cpu.c) against its staged path:
  * for every kind of point the fused path covers (every channel model, zf
  * and mmse, 1x1 to 8x8, BPSK to 256-QAM, spatial correlation, a Rician part,
- * CSI error, pilots, tdl with and without Doppler), the bit errors of every
- * frame and stream and the fallbacks of every frame are the same numbers,
- * whatever the batch size and thread count. A fused backend keeps no
- * buffers (its fetch fails, which is how the test knows the fused path ran),
- * and points it does not cover (time domain, LLRs, joint detectors, LS
- * estimation) run staged. A high-SNR ZF case makes the double-precision
- * repair run in both. */
+ * CSI error, pilots, tdl with and without Doppler; max-log and exact LLRs
+ * with the GMI losses at every scaling of the grid and the LLR export; LS
+ * estimation with nearest, linear and LMMSE interpolation; the time domain
+ * with and without Doppler, with perfect CSI and with LS), the bit errors of
+ * every frame and stream, the fallbacks of every frame, the GMI losses of
+ * every frame and stream and at every grid scaling, and the exported LLRs
+ * and bits are the same numbers, whatever the batch size and thread count.
+ * A fused backend keeps no buffers (its fetch fails, which is how the test
+ * knows the fused path ran), and points it does not cover (joint detectors)
+ * run staged. A high-SNR ZF case makes the double-precision repair run in
+ * both, with LLRs too (the repair writes the demapper's variances). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "channel/estimate.h"
 #include "channel/tdl.h"
+#include "core/gmi_grid.h"
 #include "cpu/backend_cpu.h"
 #include "testparams.h"
 #include "testutil.h"
@@ -25,13 +31,18 @@ typedef struct spec {
   channel_model model;
   double ebno, rho, k, csi, doppler;
   int pilots;
-  int K; /* subcarriers (0: 600) */
+  int K;      /* subcarriers (0: 600) */
+  int llr;    /* llr_kind */
+  int est;    /* 0: the receiver's channel given; 1 + interp_kind: LS from the pilots */
+  int td;     /* the time domain */
+  int S;      /* symbols (0: 2) */
+  int export; /* also export the LLRs and bits */
 } spec;
 
 /* cdl: 0 for tdl's TDL-A, or a CDL model between cross-polarised rows of
  * elements (channel/cdl_channel.h). */
 static link_params point_of(const spec *s, int cdl) {
-  link_params p = tp_point(s->tx, s->rx, s->bps, s->model, s->K ? s->K : 600, 2, 75);
+  link_params p = tp_point(s->tx, s->rx, s->bps, s->model, s->K ? s->K : 600, s->S ? s->S : 2, 75);
   p.equalizer = s->eq;
   p.snr_kind = SNR_EBNO;
   p.snr_db = s->ebno;
@@ -48,6 +59,15 @@ static link_params point_of(const spec *s, int cdl) {
     p.pilot_first = 0;
     p.pilot_every = 1;
   }
+  if (s->est) { /* two pilot symbols: the time interpolation between and beyond them */
+    p.pilot_spacing = s->tx + 2;
+    p.pilot_first = 2;
+    p.pilot_every = 7;
+    p.estimation = EST_LS;
+    p.interpolation = (interp_kind)(s->est - 1);
+  }
+  p.llr = (llr_kind)s->llr;
+  if (s->td) p.domain = DOMAIN_TIME;
   if (p.model == CH_TDL) {
     char err[256];
     p.profile = cdl ? (pdp_kind)cdl : PDP_TDL_A;
@@ -69,13 +89,25 @@ static link_params point_of(const spec *s, int cdl) {
           "tdl_pdp_make: %s", err);
   }
   p.stream_key = link_stream_key(&p);
+  if (s->est) {
+    char err[256];
+    CHECK(est_resolve(&p, err, sizeof err) == 0, "est_resolve: %s", err);
+  }
   return p;
 }
 
+/* What a run gives, frame by frame. */
+typedef struct outcome {
+  uint32_t errors[FRAMES * LINK_MAX_TX], fallbacks[FRAMES];
+  uint64_t loss[FRAMES * LINK_MAX_TX], grid[FRAMES * GMI_GRID];
+  float *llr;    /* with export: FRAMES * D_f * tx * bps */
+  uint8_t *bits;
+} outcome;
+
 /* Runs frames [0, FRAMES) in batches of `batch` frames (at most the
- * backend's); errors[f*tx + t],
- * fallbacks[f]. Returns whether the backend kept its buffers (-1: failed). */
-static int run(const link_params *p, int staged, int threads, uint64_t batch, uint32_t *errors, uint32_t *fallbacks) {
+ * backend's) into o (zeroed by the caller; llr and bits allocated with
+ * export). Returns whether the backend kept its buffers (-1: failed). */
+static int run(const link_params *p, int staged, int threads, uint64_t batch, outcome *o) {
   backend_options opt;
   memset(&opt, 0, sizeof opt);
   backend_options_set(&opt, "cpu", "staged", staged);
@@ -88,13 +120,20 @@ static int run(const link_params *p, int staged, int threads, uint64_t batch, ui
     return -1;
   }
   int rc = 0;
+  const uint64_t per_frame = link_data_res_per_frame(p) * (uint64_t)p->tx * (uint64_t)p->bps;
   if (batch > b->ops->max_frames(b)) batch = b->ops->max_frames(b);
   for (uint64_t f = 0; f < FRAMES && rc == 0; f += batch) {
     const uint64_t n = FRAMES - f < batch ? FRAMES - f : batch;
     batch_result r;
     memset(&r, 0, sizeof r);
-    r.errors = errors + f * (uint64_t)p->tx;
-    r.fallbacks = fallbacks + f;
+    r.errors = o->errors + f * (uint64_t)p->tx;
+    r.fallbacks = o->fallbacks + f;
+    if (p->llr != LLR_OFF) {
+      r.gmi_loss = o->loss + f * (uint64_t)p->tx;
+      r.gmi_loss_s = o->grid + f * GMI_GRID;
+    }
+    if (o->llr) r.llr = o->llr + f * per_frame;
+    if (o->bits) r.bits = o->bits + f * per_frame;
     if (backend_run(b, f, n, &r)) {
       CHECK(0, "run: %s", backend_error(b));
       rc = -1;
@@ -107,89 +146,143 @@ static int run(const link_params *p, int staged, int threads, uint64_t batch, ui
   return kept;
 }
 
-static uint64_t total_fallbacks;
+static outcome *outcome_new(const link_params *p, int export) {
+  outcome *o = calloc(1, sizeof *o);
+  const size_t n = (size_t)(FRAMES * link_data_res_per_frame(p) * (uint64_t)p->tx * (uint64_t)p->bps);
+  if (o && export) {
+    o->llr = malloc(sizeof(float) * n);
+    o->bits = malloc(n);
+  }
+  CHECK(o && (!export || (o->llr && o->bits)), "no memory");
+  return o;
+}
+
+static void outcome_free(outcome *o) {
+  if (!o) return;
+  free(o->llr);
+  free(o->bits);
+  free(o);
+}
+
+static uint64_t total_fallbacks, soft_fallbacks;
 
 static void check_spec(const spec *s, int cdl) {
   const link_params p = point_of(s, cdl);
-  char what[128];
-  snprintf(what, sizeof what, "%dx%d bps %d %s model %d ebno %g rho %g K %g csi %g fd %g pilots %d", s->tx, s->rx,
-           s->bps, s->eq == EQ_ZF ? "zf" : "mmse", (int)s->model, s->ebno, s->rho, s->k, s->csi, s->doppler, s->pilots);
+  char what[192];
+  snprintf(what, sizeof what, "%dx%d bps %d %s model %d ebno %g rho %g K %g csi %g fd %g pilots %d llr %d est %d td %d",
+           s->tx, s->rx, s->bps, s->eq == EQ_ZF ? "zf" : "mmse", (int)s->model, s->ebno, s->rho, s->k, s->csi,
+           s->doppler, s->pilots, s->llr, s->est, s->td);
   char err[256];
   if (link_params_check(&p, err, sizeof err)) {
     CHECK(0, "%s: %s", what, err);
     return;
   }
-  uint32_t es[FRAMES * LINK_MAX_TX] = {0}, fs[FRAMES] = {0};
-  if (run(&p, 1, 2, 5, es, fs) < 0) return;
-  uint64_t sum = 0;
-  for (int i = 0; i < FRAMES * p.tx; i++) sum += es[i];
+  const size_t nllr = (size_t)(FRAMES * link_data_res_per_frame(&p) * (uint64_t)p.tx * (uint64_t)p.bps);
+  outcome *es = outcome_new(&p, s->export);
+  if (!es || run(&p, 1, 2, 5, es) < 0) {
+    outcome_free(es);
+    return;
+  }
+  uint64_t sum = 0, loss = 0, grid = 0;
+  for (int i = 0; i < FRAMES * p.tx; i++) sum += es->errors[i], loss += es->loss[i];
+  for (int i = 0; i < FRAMES * GMI_GRID; i++) grid += es->grid[i];
   CHECK(sum > 0, "%s: no bit errors at all (the comparison would be empty)", what);
+  CHECK(p.llr == LLR_OFF || (loss > 0 && grid > loss), "%s: no GMI loss (%llu, grid %llu)", what,
+        (unsigned long long)loss, (unsigned long long)grid);
   static const struct {
     int threads;
     uint64_t batch;
   } runs[] = {{1, FRAMES}, {2, 7}, {2, 1}};
   for (size_t k = 0; k < sizeof runs / sizeof *runs; k++) {
-    uint32_t ef[FRAMES * LINK_MAX_TX] = {0}, ff[FRAMES] = {0};
-    const int kept = run(&p, 0, runs[k].threads, runs[k].batch, ef, ff);
+    outcome *ef = outcome_new(&p, s->export);
+    if (!ef) break;
+    if (ef->llr) memset(ef->llr, 0xff, sizeof(float) * nllr); /* NaN: every one must be written */
+    const int kept = run(&p, 0, runs[k].threads, runs[k].batch, ef);
     CHECK(kept == 0, "%s: the fused backend kept its buffers (%d): the staged path ran", what, kept);
-    CHECK(!memcmp(es, ef, sizeof(uint32_t) * FRAMES * p.tx), "%s (threads %d, batch %llu): bit errors differ", what,
-          runs[k].threads, (unsigned long long)runs[k].batch);
-    CHECK(!memcmp(fs, ff, sizeof fs), "%s (threads %d, batch %llu): fallbacks differ", what, runs[k].threads,
-          (unsigned long long)runs[k].batch);
+    CHECK(!memcmp(es->errors, ef->errors, sizeof es->errors), "%s (threads %d, batch %llu): bit errors differ",
+          what, runs[k].threads, (unsigned long long)runs[k].batch);
+    CHECK(!memcmp(es->fallbacks, ef->fallbacks, sizeof es->fallbacks),
+          "%s (threads %d, batch %llu): fallbacks differ", what, runs[k].threads, (unsigned long long)runs[k].batch);
+    CHECK(!memcmp(es->loss, ef->loss, sizeof es->loss) && !memcmp(es->grid, ef->grid, sizeof es->grid),
+          "%s (threads %d, batch %llu): GMI losses differ", what, runs[k].threads, (unsigned long long)runs[k].batch);
+    if (s->export)
+      CHECK(!memcmp(es->llr, ef->llr, sizeof(float) * nllr) && !memcmp(es->bits, ef->bits, nllr),
+            "%s (threads %d, batch %llu): exported LLRs or bits differ", what, runs[k].threads,
+            (unsigned long long)runs[k].batch);
+    outcome_free(ef);
   }
-  for (int f = 0; f < FRAMES; f++) total_fallbacks += fs[f];
+  for (int f = 0; f < FRAMES; f++) {
+    total_fallbacks += es->fallbacks[f];
+    if (p.llr != LLR_OFF) soft_fallbacks += es->fallbacks[f];
+  }
+  outcome_free(es);
 }
 
 /* Points the fused path does not cover run staged: their backends keep
  * their buffers even when asked for fused. */
 static void check_staged_only(void) {
-  spec s = {2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 10, 0, 0, 0, 0, 0, 0};
+  spec s = {2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   link_params p = point_of(&s, 0);
-  uint32_t e[FRAMES * 2], f[FRAMES];
-  p.llr = LLR_MAXLOG;
-  CHECK(run(&p, 0, 2, FRAMES, e, f) == 1, "LLRs ran fused");
-  p.llr = LLR_OFF;
   p.equalizer = EQ_MMSE_SIC;
-  CHECK(run(&p, 0, 2, FRAMES, e, f) == 1, "mmse-sic ran fused");
-  p.equalizer = EQ_MMSE;
-  p.domain = DOMAIN_TIME;
-  p.model = CH_AWGN;
-  p.stream_key = link_stream_key(&p);
-  CHECK(run(&p, 0, 2, FRAMES, e, f) == 1, "the time domain ran fused");
+  outcome *o = outcome_new(&p, 0);
+  CHECK(o && run(&p, 0, 2, FRAMES, o) == 1, "mmse-sic ran fused");
+  outcome_free(o);
 }
 
 int main(void) {
   static const spec specs[] = {
-      {1, 1, 1, EQ_MMSE, CH_RAYLEIGH, 4, 0, 0, 0, 0, 0, 0},
-      {2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 10, 0, 0, 0, 0, 0, 0},
+      {1, 1, 1, EQ_MMSE, CH_RAYLEIGH, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+      {2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
       /* 2 million REs, of which about 4e-6 have a Gram too close to singular
        * for float: the double repair */
-      {2, 2, 2, EQ_ZF, CH_RAYLEIGH, 30, 0, 0, 0, 0, 0, 40000},
-      {1, 2, 1, EQ_MMSE, CH_AWGN, 2, 0, 0, 0, 0, 0, 0},
-      {2, 3, 4, EQ_ZF, CH_RAYLEIGH, 14, 0.6, 0, 0, 0, 0, 0},
-      {2, 2, 4, EQ_MMSE, CH_RAYLEIGH, 14, 0.3, 1.5, 0.05, 0, 0, 0},
-      {3, 4, 6, EQ_MMSE, CH_TDL, 20, 0, 0, 0, 0, 0, 0},
-      {2, 2, 8, EQ_MMSE, CH_TDL, 30, 0, 0, 0, 900, 0, 0},
-      {4, 4, 4, EQ_MMSE, CH_RAYLEIGH, 16, 0, 0, 0, 0, 1, 0},
-      {4, 4, 2, EQ_ZF, CH_TDL, 12, 0.2, 2.0, 0.01, 0, 1, 0},
-      {8, 8, 2, EQ_MMSE, CH_RAYLEIGH, 8, 0, 0, 0, 0, 0, 0},
-      {5, 6, 2, EQ_MMSE, CH_RAYLEIGH, 8, 0, 0, 0, 0, 0, 0},
+      {2, 2, 2, EQ_ZF, CH_RAYLEIGH, 30, 0, 0, 0, 0, 0, 40000, 0, 0, 0, 0, 0},
+      {1, 2, 1, EQ_MMSE, CH_AWGN, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+      {2, 3, 4, EQ_ZF, CH_RAYLEIGH, 14, 0.6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+      {2, 2, 4, EQ_MMSE, CH_RAYLEIGH, 14, 0.3, 1.5, 0.05, 0, 0, 0, 0, 0, 0, 0, 0},
+      {3, 4, 6, EQ_MMSE, CH_TDL, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+      {2, 2, 8, EQ_MMSE, CH_TDL, 30, 0, 0, 0, 900, 0, 0, 0, 0, 0, 0, 0},
+      {4, 4, 4, EQ_MMSE, CH_RAYLEIGH, 16, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0},
+      {4, 4, 2, EQ_ZF, CH_TDL, 12, 0.2, 2.0, 0.01, 0, 1, 0, 0, 0, 0, 0, 0},
+      {8, 8, 2, EQ_MMSE, CH_RAYLEIGH, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+      {5, 6, 2, EQ_MMSE, CH_RAYLEIGH, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
       /* chunks that are not multiples of 16 REs: the one-pass equaliser of
        * 2x2 and 4x4 (eq_solve_direct) leaves their last REs to the three
        * passes */
-      {4, 4, 4, EQ_MMSE, CH_RAYLEIGH, 16, 0, 0, 0, 0, 0, 613},
-      {2, 2, 2, EQ_ZF, CH_RAYLEIGH, 12, 0.3, 0, 0.02, 0, 0, 613},
+      {4, 4, 4, EQ_MMSE, CH_RAYLEIGH, 16, 0, 0, 0, 0, 0, 613, 0, 0, 0, 0, 0},
+      {2, 2, 2, EQ_ZF, CH_RAYLEIGH, 12, 0.3, 0, 0.02, 0, 0, 613, 0, 0, 0, 0, 0},
+      /* LLRs and the GMI: max-log and exact, every modulation, the export */
+      {2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 8, 0, 0, 0, 0, 0, 0, LLR_MAXLOG, 0, 0, 0, 1},
+      {4, 4, 4, EQ_MMSE, CH_RAYLEIGH, 14, 0, 0, 0, 0, 1, 613, LLR_EXACT, 0, 0, 0, 1},
+      /* strongly correlated antennas at high SNR: many Grams too close to
+       * singular for float, so the repair writes the demapper's variances */
+      {2, 2, 4, EQ_ZF, CH_RAYLEIGH, 40, 0.999, 0, 0, 0, 0, 0, LLR_MAXLOG, 0, 0, 0, 0},
+      {3, 4, 6, EQ_MMSE, CH_TDL, 20, 0.3, 0, 0.02, 0, 0, 0, LLR_EXACT, 0, 0, 0, 0},
+      {1, 2, 1, EQ_MMSE, CH_RAYLEIGH, 2, 0, 0, 0, 0, 0, 0, LLR_MAXLOG, 0, 0, 0, 0},
+      {2, 2, 8, EQ_MMSE, CH_TDL, 30, 0, 0, 0, 900, 0, 0, LLR_MAXLOG, 0, 0, 0, 0},
+      /* LS estimation: each interpolation, with Doppler, with LLRs */
+      {2, 2, 4, EQ_MMSE, CH_TDL, 15, 0, 0, 0, 0, 0, 256, LLR_OFF, 1 + INTERP_NEAREST, 0, 14, 0},
+      {2, 2, 4, EQ_MMSE, CH_TDL, 15, 0, 0, 0, 0, 0, 256, LLR_MAXLOG, 1 + INTERP_LINEAR, 0, 14, 1},
+      {4, 4, 2, EQ_MMSE, CH_TDL, 12, 0.3, 1.0, 0, 600, 0, 256, LLR_EXACT, 1 + INTERP_LMMSE, 0, 14, 0},
+      {2, 2, 2, EQ_ZF, CH_AWGN, 6, 0, 0, 0, 0, 0, 256, LLR_OFF, 1 + INTERP_LINEAR, 0, 14, 0},
+      /* the time domain: awgn and tdl, Doppler (taps per sample), LS, LLRs */
+      {2, 2, 4, EQ_MMSE, CH_AWGN, 8, 0, 0, 0, 0, 0, 256, LLR_OFF, 0, 1, 0, 0},
+      {2, 2, 4, EQ_MMSE, CH_TDL, 16, 0, 0, 0, 0, 0, 512, LLR_MAXLOG, 0, 1, 0, 1},
+      {2, 2, 2, EQ_ZF, CH_TDL, 12, 0.3, 0, 0.02, 0, 0, 256, LLR_OFF, 0, 1, 0, 0},
+      {2, 2, 4, EQ_MMSE, CH_TDL, 20, 0, 0, 0, 2000, 0, 128, LLR_EXACT, 0, 1, 0, 0},
+      {2, 2, 4, EQ_MMSE, CH_TDL, 20, 0, 0, 0, 0, 0, 256, LLR_MAXLOG, 1 + INTERP_LMMSE, 1, 14, 0},
+      {4, 4, 4, EQ_MMSE, CH_TDL, 18, 0, 0, 0, 0, 0, 128, LLR_OFF, 1 + INTERP_LINEAR, 1, 14, 0},
   };
   for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) check_spec(&specs[i], 0);
   /* CDL: the frame's rays summed once per frame, and with Doppler per
    * symbol from the ray terms each thread keeps */
-  static const spec cdl_c = {4, 4, 4, EQ_MMSE, CH_TDL, 18, 0, 0, 0, 0, 1, 0};
-  static const spec cdl_d = {2, 4, 2, EQ_ZF, CH_TDL, -8, 0, 0, 0.01, 700, 0, 0}; /* 8 dBi elements, a LOS path */
+  static const spec cdl_c = {4, 4, 4, EQ_MMSE, CH_TDL, 18, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0};
+  static const spec cdl_d = {2, 4, 2, EQ_ZF, CH_TDL, -8, 0, 0, 0.01, 700, 0, 0, 0, 0, 0, 0, 0}; /* 8 dBi elements, a LOS path */
   check_spec(&cdl_c, PDP_CDL_C);
   check_spec(&cdl_d, PDP_CDL_D);
   CHECK(total_fallbacks > 0, "no RE was repaired in double: the repair went untested");
-  fprintf(stderr, "fused = staged on %zu points; %llu REs repaired in double\n", sizeof specs / sizeof *specs + 2,
-          (unsigned long long)total_fallbacks);
+  CHECK(soft_fallbacks > 0, "no RE with LLRs was repaired in double: the repair's variances went untested");
+  fprintf(stderr, "fused = staged on %zu points; %llu REs repaired in double (%llu with LLRs)\n",
+          sizeof specs / sizeof *specs + 2, (unsigned long long)total_fallbacks, (unsigned long long)soft_fallbacks);
   check_staged_only();
   return test_finish("test_fused_cpu");
 }

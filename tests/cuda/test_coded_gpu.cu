@@ -50,7 +50,7 @@ namespace {
 constexpr int kFrames = 16;
 
 struct spec {
-  int tx, bps, K, S, pilots;
+  int tx, bps, K, S, pilots; /* pilots: 0 none, 1 the comb, 2 DMRS */
   eq_kind eq;
   code_decoder dec;
   double rate;
@@ -69,7 +69,15 @@ link_params point_of(const spec &s, double esno) {
   p.n0 = link_noise_variance(p.snr_kind, p.snr_db, p.tx, p.bps);
   p.subcarrier_spacing = 30e3;
   p.seed = 7;
-  if (s.pilots) {
+  if (s.pilots == 2) {
+    /* NR DMRS: type 1, single symbol, occasions 2 and 11 */
+    p.pilot_kind = PILOT_DMRS;
+    p.dmrs_type = 1;
+    p.dmrs_length = 1;
+    p.dmrs_add_pos = 1;
+    p.dmrs_l0 = 2;
+    p.dmrs_boost = 1;
+  } else if (s.pilots) {
     p.pilot_spacing = s.tx + 2;
     p.pilot_first = 0;
     p.pilot_every = 0;
@@ -256,6 +264,7 @@ int main(void) {
       {"qpsk 2x2 zf oms", {2, 2, 72, 14, 0, EQ_ZF, CODE_DEC_OMS, 0.5}, 1.4},
       {"qpsk 2x2 kbest oms, pilots, 3 CBs", {2, 2, 600, 14, 1, EQ_KBEST, CODE_DEC_OMS, 0.6}, 2.6},
       {"16qam 4x4 mmse nms, pilots, 2 CBs", {4, 4, 144, 14, 1, EQ_MMSE, CODE_DEC_NMS, 0.5}, 6.8},
+      {"qpsk 2x2 kbest oms, DMRS, 3 CBs", {2, 2, 600, 14, 2, EQ_KBEST, CODE_DEC_OMS, 0.6}, 2.6},
   };
   const char *small = getenv("OFDMSIM_SMALL");
   const bool limits = !(small && *small && strcmp(small, "0") != 0);

@@ -93,6 +93,10 @@ struct spec {
    * transmitter's with this element pattern */
   panel_pol pol = PANEL_POL_V;
   panel_pattern pattern = PANEL_ISOTROPIC;
+  /* NR DMRS instead of the comb (type 0: none): configuration type, symbols
+   * an occasion, additional positions, CDM groups without data (0: the
+   * ports'), hold in time; on a slot of 14 symbols and 72 subcarriers */
+  int dmrs_type = 0, dmrs_len = 1, dmrs_add = 0, dmrs_nodata = 0, hold = 0;
 };
 
 /* One row of positions holding n elements of polarisation pol. */
@@ -130,7 +134,10 @@ const char *model_name(const link_params &p) {
 
 void describe(const link_params &p, const spec &s, char *out, size_t n) {
   char chan[64] = "";
-  if (s.pilot_spacing)
+  if (s.dmrs_type)
+    snprintf(chan, sizeof chan, " dmrs %d/%d/%d/%d %s%s", s.dmrs_type, s.dmrs_len, s.dmrs_add, s.dmrs_nodata,
+             s.est == EST_LS ? interp_kind_name(s.interp) : "perfect", s.hold ? " hold" : "");
+  else if (s.pilot_spacing)
     snprintf(chan, sizeof chan, " pilots %d/%d/%d %s", s.pilot_spacing, s.pilot_first, s.pilot_every,
              s.est == EST_LS ? interp_kind_name(s.interp) : "perfect");
   else if (p.model == CH_TDL && (s.profile != PDP_EXP || s.on_grid || s.fdT > 0))
@@ -344,6 +351,19 @@ void run_spec(const spec &s, uint32_t point) {
     p.cdl.travel_azimuth_deg = 30.0;
     p.cdl.travel_zenith_deg = 90.0;
   }
+  if (s.dmrs_type) {
+    p.subcarriers = 72;
+    p.symbols = 14;
+    p.pilot_kind = PILOT_DMRS;
+    p.dmrs_type = s.dmrs_type;
+    p.dmrs_length = s.dmrs_len;
+    p.dmrs_add_pos = s.dmrs_add;
+    p.dmrs_l0 = 2;
+    p.dmrs_nodata = s.dmrs_nodata;
+    p.dmrs_boost = 1;
+    p.dmrs_nid = 41;
+    p.time_interpolation = s.hold;
+  }
   p.seed = 0x5eed0000ull + 977ull * point;
   p.stream_key = point;
   char what[128];
@@ -535,6 +555,30 @@ int main(void) {
   };
   const size_t n_est = sizeof estimated / sizeof estimated[0];
   for (size_t k = 0; k < (small ? 3 : n_est); k++) run_spec(estimated[small ? 2 * k : k], point++);
+  /* NR DMRS (core/dmrs.h): both configuration types, single and double
+   * symbol, several ports a CDM group, the despreading and every frequency
+   * interpolation, hold in time, the pattern alone with
+   * perfect CSI, both domains, Doppler. */
+  auto dmrs = [&](spec s, int type, int len, int add, int nodata, est_kind e, interp_kind in, int hold) {
+    s.dmrs_type = type;
+    s.dmrs_len = len;
+    s.dmrs_add = add;
+    s.dmrs_nodata = nodata;
+    s.est = e;
+    s.interp = in;
+    s.hold = hold;
+    return s;
+  };
+  const spec with_dmrs[] = {
+      dmrs(chan(2, 2, 4, EQ_MMSE, DOMAIN_FREQUENCY, PDP_TDL_A, 1.5, 0, 0, 0, 0), 1, 1, 1, 0, EST_LS, INTERP_LINEAR, 0),
+      dmrs(chan(4, 4, 2, EQ_MMSE, DOMAIN_TIME, PDP_TDL_A, 1.0, 0, 0, 0.01, 0), 2, 2, 1, 0, EST_LS, INTERP_LMMSE, 0),
+      dmrs(chan(4, 4, 2, EQ_MMSE, DOMAIN_FREQUENCY, PDP_TDL_C, 1.0, 0, 0, 0, 0), 1, 2, 0, 0, EST_LS, INTERP_NEAREST,
+           1),
+      dmrs(chan(2, 4, 4, EQ_ZF, DOMAIN_FREQUENCY, PDP_TDL_B, 1.0, 0, 0, 0.02, 0), 2, 1, 3, 3, EST_LS, INTERP_LMMSE, 0),
+      dmrs(spec{2, 2, 4, EQ_MMSE, CH_RAYLEIGH, DOMAIN_FREQUENCY, 0, 0, 0, 0}, 1, 1, 2, 2, EST_PERFECT, INTERP_LINEAR,
+           0),
+  };
+  for (size_t k = 0; k < (small ? 2 : sizeof with_dmrs / sizeof with_dmrs[0]); k++) run_spec(with_dmrs[k], point++);
   /* Block fading (channel.fading): the draws of a subcarrier's or the
    * frame's first RE, held, with correlation, Rician K and CSI error on top,
    * and estimated from pilots. */

@@ -590,6 +590,110 @@ static void test_ties(void) {
   CHECK(bad == 0, "ties: %d outputs off (the unseen stream: label 0 first in both orders, LLR 0 or -clip)", bad);
 }
 
+/* --- K-best's order: the list is the K first children by (key, g) ------- */
+/* A reference K-best that keeps every child of a layer and sorts them all
+ * (qsort on the key of the metric, then the generation index g = p*M + c)
+ * before keeping K: the order equalizer/detect.h defines, reached by a
+ * different algorithm from det_kbest's insertion (and from the GPU's
+ * selection).  The metrics come from the same helpers, so the lists must be
+ * equal entry for entry: decisions and LLRs bit for bit, also where metrics
+ * tie exactly (H and y on an integer grid, a zero column) and where every
+ * metric is NaN (a NaN in y). */
+typedef struct {
+  uint32_t key, g;
+  float v;
+  uint64_t path;
+} ref_child;
+
+static int ref_cmp(const void *a, const void *b) {
+  const ref_child *x = a, *y = b;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  return x->g < y->g ? -1 : x->g > y->g;
+}
+
+static void ref_kbest(int nr, int nt, int bps, int K, const cf32 *h, const cf32 *y, float n0, float clip,
+                      uint32_t *lab, float *llr) {
+  cf32 r[MAT_MAX_N * MAT_MAX_N], zq[MAT_MAX_N];
+  int perm[MAT_MAX_N];
+  (void)det_sqrd(nr, nt, h, y, perm, r, zq);
+  const int hq = det_hq_(bps), li = 1 << (bps - hq), lq = 1 << hq, M = 1 << bps;
+  const float sc = qam_scale(bps);
+  static ref_child ch[LINK_MAX_KBEST << 8];
+  static float pm[LINK_MAX_KBEST];
+  static uint64_t path[LINK_MAX_KBEST];
+  int n = 1;
+  pm[0] = 0.0f;
+  path[0] = 0u;
+  for (int i = nt - 1; i >= 0; i--) {
+    int nc = 0;
+    for (int p = 0; p < n; p++) {
+      const cf32 b = det_kbest_b_(nt, i, hq, li, lq, sc, r, zq, path[p]);
+      float sqi[DET_MAX_LEVELS], sqq[DET_MAX_LEVELS];
+      det_kbest_sq_(b, r[i * nt + i].re, li, lq, DET_MAX_LEVELS, sc, sqi, sqq);
+      for (int c = 0; c < M; c++) {
+        const float v = pm[p] + (sqi[c >> hq] + sqq[c & (lq - 1)]);
+        ch[nc++] = (ref_child){det_key_(v), (uint32_t)(p * M + c), v, path[p] | ((uint64_t)c << (8 * i))};
+      }
+    }
+    qsort(ch, (size_t)nc, sizeof ch[0], ref_cmp);
+    n = nc < K ? nc : K;
+    for (int e = 0; e < n; e++) {
+      pm[e] = ch[e].v;
+      path[e] = ch[e].path;
+    }
+  }
+  float m0[MAXB], m1[MAXB];
+  uint32_t bl[MAT_MAX_N];
+  for (int e = 0; e < MAXB; e++) m0[e] = m1[e] = INFINITY;
+  for (int e = 0; e < n; e++)
+    for (int i = 0; i < nt; i++)
+      for (int k = 0; k < bps; k++) {
+        const int one = (int)((path[e] >> (8 * i + k)) & 1u);
+        float *m = one ? &m1[i * DET_MAX_BPS + k] : &m0[i * DET_MAX_BPS + k];
+        *m = pm[e] < *m ? pm[e] : *m;
+      }
+  for (int i = 0; i < nt; i++) bl[i] = (uint32_t)(path[0] >> (8 * i)) & 0xffu;
+  det_output_(nt, bps, DET_MAX_BPS, perm, bl, m0, m1, n0, clip, lab, llr);
+}
+
+static void test_kbest_order(void) {
+  static const cfg cfgs[] = {{2, 2, 2, 0}, {2, 2, 4, 0}, {4, 4, 2, 0}, {4, 4, 4, 0}, {3, 3, 6, 0}, {4, 2, 1, 0}};
+  static const int ks[] = {1, 3, 16, 17, 64};
+  test_rng_seed(909);
+  for (size_t ci = 0; ci < sizeof cfgs / sizeof cfgs[0]; ci++) {
+    const cfg c = cfgs[ci];
+    int dec_off = 0, llr_off = 0, res = 0;
+    for (int rep = 0; rep < 300; rep++) {
+      cf32 h[MAT_MAX_RX * MAT_MAX_N], y[MAT_MAX_RX];
+      uint32_t tx[MAT_MAX_N];
+      const int kind = rep % 4; /* rayleigh, integer grid, zero column, NaN in y */
+      rayleigh_re(c.nr, c.nt, c.bps, 0.05, h, tx, y);
+      if (kind == 1) {
+        for (int e = 0; e < c.nr * c.nt; e++) h[e] = cf_make(roundf(h[e].re * 1.5f), roundf(h[e].im * 1.5f));
+        for (int r = 0; r < c.nr; r++) y[r] = cf_make(roundf(y[r].re * 2.0f) / 2.0f, roundf(y[r].im * 2.0f) / 2.0f);
+      }
+      if (kind == 2)
+        for (int r = 0; r < c.nr; r++) h[r * c.nt + rep % c.nt] = cf_make(0.0f, 0.0f);
+      if (kind == 3 && rep % 8 == 3) y[0].re = NAN;
+      for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++) {
+        uint32_t la[MAT_MAX_N], lb[MAT_MAX_N];
+        float a[MAXB], b[MAXB];
+        det_kbest(c.nr, c.nt, c.bps, ks[ki], h, y, 0.05f, 30.0f, la, a);
+        ref_kbest(c.nr, c.nt, c.bps, ks[ki], h, y, 0.05f, 30.0f, lb, b);
+        for (int t = 0; t < c.nt; t++) {
+          dec_off += la[t] != lb[t];
+          for (int k = 0; k < c.bps; k++) llr_off += memcmp(&a[t * c.bps + k], &b[t * c.bps + k], sizeof(float)) != 0;
+        }
+        res++;
+      }
+    }
+    printf("kbest order %dx%d bps %d: %d searches (K = 1, 3, 16, 17, 64), %d decisions and %d LLRs differ from "
+           "the full sort\n", c.nr, c.nt, c.bps, res, dec_off, llr_off);
+    CHECK(dec_off == 0 && llr_off == 0, "kbest order %dx%d bps %d: %d decisions, %d LLRs differ from the sort by "
+          "(key, g)", c.nr, c.nt, c.bps, dec_off, llr_off);
+  }
+}
+
 /* --- CPU time per RE (printed only) ---------------------------------------- */
 static void timing(void) {
   static const cfg cfgs[] = {{2, 2, 4, 20000}, {4, 4, 4, 300}};
@@ -637,6 +741,7 @@ int main(void) {
   test_kbest_small();
   test_noise_free();
   test_ties();
+  test_kbest_order();
   timing();
   return test_finish("test_detect");
 }

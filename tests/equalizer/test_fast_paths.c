@@ -185,6 +185,24 @@ static void test_solve(void) {
           /* only the leading `done` items are written */
           CHECK(untouched(x, (size_t)nt, ld, done), "solve nr=%d nt=%d n=%zu: items past %zu were written", nr,
                 nt, n, done);
+          /* the variant that also gives the inverse's diagonal: the same x_hat, and
+           * the diagonal eq_invert wrote (the NaN of a flagged item included) */
+          float *gd = malloc(sizeof(float) * (size_t)nt * ld);
+          cf32 *x2 = stack((size_t)nt, ld);
+          CHECK(gd != NULL, "no memory");
+          const size_t done2 =
+              gd ? eq_solve_direct_diag(nr, nt, H + PAD, ld, y + PAD, ld, n0, n0, x2 + PAD, ld, gd + PAD, ld, n) : 0;
+          size_t bad2 = done2 != done;
+          for (size_t i = PAD; gd && i < PAD + done2; i++)
+            for (int t = 0; t < nt; t++) {
+              const float g = gd[(size_t)t * ld + i], r = Gi[(size_t)(t * nt + t) * ld + i].re;
+              bad2 += !same_cf(x2[(size_t)t * ld + i], x[(size_t)t * ld + i]) ||
+                      !(g == r || (g != g && r != r));
+            }
+          CHECK(bad2 == 0, "solve_diag nr=%d nt=%d %s n=%zu: %zu values differ from gram + invert + apply", nr, nt,
+                mmse ? "mmse" : "zf", n, bad2);
+          free(gd);
+          free(x2);
           free(H);
           free(y);
           free(x);

@@ -14,6 +14,7 @@
 #include "bicm_ref.h"
 #include "core/qam.h"
 #include "equalizer/soft.h"
+#include "equalizer/soft_block.h"
 #include "testutil.h"
 
 #define U24 (1.0 / 16777216.0) /* float unit roundoff 2^-24 */
@@ -466,6 +467,42 @@ static void test_grid_loss(void) {
   CHECK(bad_sum == 0, "%zu label grid losses differ from their bits' (or s = 1 from soft_label_loss)", bad_sum);
 }
 
+/* soft_grid_losses (the bits in vector lanes) against soft_grid_bit_ bit by
+ * bit: the same quanta at every scaling, for every run length (the lanes
+ * past its end must add nothing), on LLRs that reach the clip, the tail,
+ * zero, NaN and infinities; s = 1's sum untouched. */
+static void test_grid_block(void) {
+  enum { N = 9000 };
+  static float l[N];
+  static uint8_t b[N];
+  for (int i = 0; i < N; i++) {
+    const uint64_t r = test_rng_u64();
+    switch (r % 16) {
+      case 0: l[i] = 0.0f; break;
+      case 1: l[i] = (r & 16) ? -0.0f : NAN; break;
+      case 2: l[i] = (r & 16) ? INFINITY : -INFINITY; break;
+      case 3: l[i] = (float)uni(-1e6, 1e6); break;
+      case 4: l[i] = (r & 16) ? 64.0f : -64.0f; break;
+      default: l[i] = (float)uni(-70.0, 70.0); break;
+    }
+    b[i] = (uint8_t)((r >> 8) & 1u);
+  }
+  static const size_t lengths[] = {0, 1, 7, 8, 9, 23, 4095, 4096, 4097, N};
+  size_t bad = 0;
+  for (size_t t = 0; t < sizeof lengths / sizeof *lengths; t++) {
+    const size_t n = lengths[t], at = t % 3; /* runs that start off a vector's alignment too */
+    if (at + n > N) continue;
+    double want[GMI_GRID] = {0};
+    for (size_t i = 0; i < n; i++) soft_grid_bit_(l[at + i], b[at + i], want);
+    uint64_t got[GMI_GRID];
+    for (int k = 0; k < GMI_GRID; k++) got[k] = 7;
+    soft_grid_losses(n, l + at, b + at, got);
+    for (int k = 0; k < GMI_GRID; k++)
+      bad += got[k] != (k == GMI_GRID_S1 ? 7u : 7u + (uint64_t)want[k]);
+  }
+  CHECK(bad == 0, "%zu grid sums of soft_grid_losses differ from soft_grid_bit_'s", bad);
+}
+
 static void test_post_var(void) {
   CHECK(soft_post_var(0, 0.25f, 2.0f) == 0.5f, "ZF n0 g");
   CHECK(soft_post_var(0, 0.0f, 3.0f) == 0.0f, "ZF without noise");
@@ -607,6 +644,7 @@ int main(void) {
   test_mirror();
   test_loss();
   test_grid_loss();
+  test_grid_block();
   test_post_var();
   test_bicm_reference();
   test_gmi_awgn();

@@ -1,0 +1,211 @@
+/* A fused thread's scratch and what it keeps per frame (fused_cpu.h): the
+ * frame's channel taps or sinusoids and response, in the time domain the
+ * frame through the OFDM modem, and with LS estimation the estimate on the
+ * pilot symbols -- each the staged path's own arithmetic (draws_cpu.c,
+ * modem_cpu.c, estimate_cpu.c), made once per frame and thread. */
+#include <math.h>
+#include <string.h>
+
+#include "cpu/channel_cpu.h"
+#include "cpu/draws_block.h"
+#include "cpu/fused_cpu.h"
+
+/* The arrays of one thread, in carve order: bytes of each (0: absent). */
+enum { A_LABELS, A_X, A_H, A_HHAT, A_Y, A_G, A_GINV, A_Z, A_XHAT, A_GDIAG, A_LLR, A_BITS, A_TAPS, A_HK, A_SOS,
+       A_HP, A_YPIL, A_PV, A_FLABELS, A_FX, A_FY, A_COUNT };
+
+static void sizes(const link_params *p, size_t *b) {
+  const size_t tx = (size_t)p->tx, rx = (size_t)p->rx, links = tx * rx, C = CPU_FUSED_CHUNK;
+  const size_t K = (size_t)p->subcarriers, rf = (size_t)link_res_per_frame(p);
+  const pilot_grid pg = link_pilot_grid(p);
+  const size_t ps = (size_t)pilot_symbol_count(&pg);
+  const int ls = p->estimation == EST_LS, td = p->domain == DOMAIN_TIME, tdl = p->model == CH_TDL;
+  memset(b, 0, sizeof(size_t) * A_COUNT);
+  b[A_LABELS] = tx * C;
+  b[A_X] = sizeof(cf32) * tx * C;
+  b[A_H] = sizeof(cf32) * links * C;
+  b[A_HHAT] = p->csi_error_var > 0 || ls ? sizeof(cf32) * links * C : 0;
+  b[A_Y] = sizeof(cf32) * rx * C;
+  b[A_G] = b[A_GINV] = sizeof(cf32) * tx * tx * C;
+  b[A_Z] = b[A_XHAT] = sizeof(cf32) * tx * C;
+  b[A_GDIAG] = p->llr != LLR_OFF ? sizeof(float) * tx * C : 0;
+  b[A_LLR] = p->llr != LLR_OFF ? sizeof(float) * tx * (size_t)p->bps * C : 0;
+  b[A_BITS] = p->llr != LLR_OFF ? tx * (size_t)p->bps * C : 0;
+  b[A_TAPS] = tdl ? sizeof(cf32) * links * TDL_MAX_TAPS : 0;
+  b[A_HK] = tdl ? sizeof(cf32) * links * K : 0;
+  b[A_SOS] = link_doppler_per_sample(p) > 0.0 ? sizeof(sos_term) * tdl_fade_terms(p) : 0;
+  b[A_HP] = ls ? sizeof(cf32) * links * ps * K : 0;
+  b[A_YPIL] = ls && !td ? sizeof(cf32) * rx * ps * K : 0;
+  b[A_PV] = ls ? sizeof(cf32) * (K + EST_LMMSE_TAPS) : 0;
+  b[A_FLABELS] = td ? tx * rf : 0;
+  b[A_FX] = td ? sizeof(cf32) * tx * rf : 0;
+  b[A_FY] = td ? sizeof(cf32) * rx * rf : 0;
+}
+
+size_t cpu_fused_scratch_bytes(const link_params *p) {
+  size_t b[A_COUNT], sum = 0;
+  sizes(p, b);
+  for (int a = 0; a < A_COUNT; a++) sum += (b[a] + 63) & ~(size_t)63;
+  return sum;
+}
+
+fused_scratch fused_carve(const link_params *p, const cpu_state *s, unsigned char *block) {
+  (void)s;
+  size_t b[A_COUNT], at = 0;
+  void *ptr[A_COUNT];
+  sizes(p, b);
+  for (int a = 0; a < A_COUNT; a++) {
+    ptr[a] = b[a] ? block + at : NULL;
+    at += (b[a] + 63) & ~(size_t)63;
+  }
+  fused_scratch f;
+  f.labels = ptr[A_LABELS];
+  f.x = ptr[A_X];
+  f.H = ptr[A_H];
+  f.Hhat = ptr[A_HHAT] ? ptr[A_HHAT] : f.H;
+  f.y = ptr[A_Y];
+  f.G = ptr[A_G];
+  f.Ginv = ptr[A_GINV];
+  f.z = ptr[A_Z];
+  f.xhat = ptr[A_XHAT];
+  f.gdiag = ptr[A_GDIAG];
+  f.llr = ptr[A_LLR];
+  f.bits = ptr[A_BITS];
+  f.taps = ptr[A_TAPS];
+  f.Hk = ptr[A_HK];
+  f.sos = ptr[A_SOS];
+  f.hp = ptr[A_HP];
+  f.ypil = ptr[A_YPIL];
+  f.pv = ptr[A_PV];
+  f.frame_labels = ptr[A_FLABELS];
+  f.frame_x = ptr[A_FX];
+  f.frame_y = ptr[A_FY];
+  f.frame = f.est_frame = UINT64_MAX;
+  return f;
+}
+
+/* The tdl frame's taps (and their response) or sinusoids into f, once. */
+static void frame_taps(const link_params *p, cpu_state *s, fused_scratch *f, uint64_t frame) {
+  if (f->frame == frame) return;
+  if (f->sos) {
+    tdl_draw_sos(p, frame, f->sos);
+  } else {
+    tdl_draw_taps(p, &s->spatial, frame, f->taps);
+    tdl_response(&s->grid, p->rx * p->tx, f->taps, 0, p->subcarriers, f->Hk, (size_t)p->subcarriers);
+  }
+  f->frame = frame;
+}
+
+void fused_chunk_channel(const link_params *p, cpu_state *s, fused_scratch *f, uint64_t frame, uint64_t m0,
+                         size_t n) {
+  const size_t C = CPU_FUSED_CHUNK;
+  if (p->model != CH_TDL) {
+    block_channel(&s->re, &s->spatial, frame, m0, n, f->H, C);
+    return;
+  }
+  frame_taps(p, s, f, frame);
+  if (f->sos) {
+    chan_fill_fading(p, &s->spatial, &s->grid, f->sos, m0, n, f->H, C);
+    return;
+  }
+  const int links = p->rx * p->tx, K = p->subcarriers;
+  for (int e = 0; e < links; e++)
+    for (size_t j = 0; j < n;) { /* runs of consecutive subcarriers */
+      const size_t k = (size_t)((m0 + j) % (uint64_t)K), run = (size_t)K - k < n - j ? (size_t)K - k : n - j;
+      memcpy(f->H + (size_t)e * C + j, f->Hk + (size_t)e * K + k, sizeof(cf32) * run);
+      j += run;
+    }
+}
+
+/* The received rows of the frame's pilot symbols in the frequency domain,
+ * drawn chunk by chunk as the chunks will draw them again: f->ypil. */
+static void pilot_rows(const link_params *p, cpu_state *s, fused_scratch *f, uint64_t frame) {
+  const size_t C = CPU_FUSED_CHUNK, K = (size_t)p->subcarriers;
+  const int ps = s->est.pilot_syms;
+  for (int j = 0; j < ps; j++) {
+    const uint64_t row = (uint64_t)pilot_symbol_at(&s->est.pg, j) * K;
+    for (size_t k0 = 0; k0 < K; k0 += C) {
+      const size_t n = K - k0 < C ? K - k0 : C;
+      block_symbols(&s->re, frame, row + k0, n, f->labels, f->x, C);
+      fused_chunk_channel(p, s, f, frame, row + k0, n);
+      block_apply(&s->re, frame, row + k0, n, f->H, C, f->x, C, f->y, C);
+      for (int r = 0; r < p->rx; r++)
+        memcpy(f->ypil + ((size_t)r * ps + j) * K + k0, f->y + (size_t)r * C, sizeof(cf32) * n);
+    }
+  }
+}
+
+/* LS and the frequency interpolation on each pilot symbol, per link: f->hp,
+ * est_freq's sums (the same products in the same order: the weights of
+ * subcarrier k against pilots first + i, i = 0, 1, ..., wrapping across DC)
+ * taken for a block of subcarriers side by side, so that their chains of
+ * fused multiply-adds overlap instead of waiting on each other; the
+ * antenna's pilots are gathered first, once more past the last for the
+ * wrap. */
+#define EST_BLOCK 64
+static void estimate_pilots(const link_params *p, const cpu_state *s, fused_scratch *f) {
+  const est_plan *e = &s->est;
+  const size_t K = (size_t)p->subcarriers, rf = (size_t)link_res_per_frame(p);
+  const int tx = p->tx, links = p->rx * p->tx, P = p->pilot_spacing, ps = e->pilot_syms, taps = e->taps;
+  for (int link = 0; link < links; link++) {
+    const int r = link / tx, t = link % tx, np = (int)((K - 1 - (size_t)t) / (size_t)P) + 1;
+    const int *first = e->first + (size_t)t * K;
+    const cf32 *w = e->w + (size_t)t * K * (size_t)taps;
+    for (int j = 0; j < ps; j++) {
+      const cf32 *row = f->ypil ? f->ypil + ((size_t)r * ps + j) * K
+                                : f->frame_y + (size_t)r * rf + (size_t)pilot_symbol_at(&e->pg, j) * K;
+      for (int i = 0; i < np + taps; i++) f->pv[i] = row[(size_t)t + (size_t)(i % np) * (size_t)P];
+      cf32 *hp = f->hp + ((size_t)link * ps + j) * K;
+      for (size_t k0 = 0; k0 < K; k0 += EST_BLOCK) {
+        const size_t nb = K - k0 < EST_BLOCK ? K - k0 : EST_BLOCK;
+        float ar[EST_BLOCK], ai[EST_BLOCK];
+        for (size_t q = 0; q < nb; q++) ar[q] = ai[q] = 0.0f;
+        for (int i = 0; i < taps; i++)
+          for (size_t q = 0; q < nb; q++) {
+            const cf32 wk = w[(k0 + q) * (size_t)taps + (size_t)i], y = f->pv[first[k0 + q] + i];
+            /* cf_fma_exact(acc, wk, y), component by component */
+            ar[q] = fmaf(wk.re, y.re, fmaf(-wk.im, y.im, ar[q]));
+            ai[q] = fmaf(wk.re, y.im, fmaf(wk.im, y.re, ai[q]));
+          }
+        for (size_t q = 0; q < nb; q++) hp[k0 + q] = cf_make(ar[q], ai[q]);
+      }
+    }
+  }
+}
+
+int fused_frame(const link_params *p, cpu_state *s, fused_scratch *f, uint64_t frame) {
+  if (p->domain == DOMAIN_TIME) {
+    const size_t rf = (size_t)link_res_per_frame(p);
+    block_symbols(&s->re, frame, 0, rf, f->frame_labels, f->frame_x, rf);
+    if (p->model == CH_TDL) frame_taps(p, s, f, frame);
+    /* the modem convolves with the very taps H is made of */
+    const cf32 *taps = p->model == CH_TDL && !f->sos ? f->taps : NULL;
+    if (ofdm_modem_frame(s->modem, frame, f->frame_x, rf, taps, f->sos, s->re.noise_std, f->frame_y, rf)) return -1;
+  }
+  if (p->estimation == EST_LS && f->est_frame != frame) {
+    if (p->domain != DOMAIN_TIME) pilot_rows(p, s, f, frame);
+    estimate_pilots(p, s, f);
+    f->est_frame = frame;
+  }
+  return 0;
+}
+
+void fused_chunk_estimate(const link_params *p, const cpu_state *s, fused_scratch *f, uint64_t m0, size_t n) {
+  const est_plan *e = &s->est;
+  const size_t C = CPU_FUSED_CHUNK, K = (size_t)p->subcarriers;
+  const int links = p->rx * p->tx, ps = e->pilot_syms;
+  const float shrink = (float)e->shrink;
+  for (int link = 0; link < links; link++) {
+    const cf32 *hp = f->hp + (size_t)link * ps * K;
+    cf32 *out = f->Hhat + (size_t)link * C;
+    for (size_t j = 0; j < n;) { /* runs of one symbol */
+      const uint64_t m = m0 + j;
+      const int sym = (int)(m / K);
+      const size_t k = (size_t)(m % K), run = K - k < n - j ? K - k : n - j;
+      const float wl = e->sym_w[sym];
+      const cf32 *a = hp + (size_t)e->sym_lo[sym] * K, *b = wl != 1.0f ? a + K : a;
+      for (size_t i = 0; i < run; i++) out[j + i] = est_time(wl, a[k + i], b[k + i], shrink);
+      j += run;
+    }
+  }
+}
