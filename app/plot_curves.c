@@ -392,6 +392,7 @@ static const char *const choice_words[][3] = {
     {"channel.profile", "tdl-c", "TDL-C"},
     {"channel.profile", "tdl-d", "TDL-D"},
     {"channel.profile", "tdl-e", "TDL-E"},
+    {"channel.profile", "custom", "custom PDP"},
     {"channel.delays", "continuous", "continuous delays"},
     {"channel.delays", "sample", "delays on the sample grid"},
     {"ofdm.domain", "frequency", "frequency domain"},

@@ -35,6 +35,16 @@ extern "C" {
 int tdl_pdp_make(pdp_kind kind, double delay_spread, double k_factor, delay_grid grid, double max_delay,
                  tdl_pdp *out, char *err, size_t errlen);
 
+/* The custom profile (channel.profile = "custom"): n taps given by the
+ * config, delay[i] in samples (>= 0, any order; DELAYS_SAMPLE rounds them)
+ * and power_db[i] in dB (finite), merged where delays meet, sorted, the
+ * powers normalised as the tables' are: k_factor (finite, >= 0) puts the
+ * line of sight on the first tap, which must then be at delay 0. Given in the
+ * order of a table's taps with the table's delays, the result is bit for bit
+ * tdl_pdp_make's. 0, or -1 with the reason in err. */
+int tdl_pdp_custom(const double *delay, const double *power_db, int n, double k_factor, delay_grid grid,
+                   double max_delay, tdl_pdp *out, char *err, size_t errlen);
+
 /* Whether the profile's table has a LOS path of its own (tdl-d, tdl-e). */
 int tdl_pdp_has_los(pdp_kind kind);
 

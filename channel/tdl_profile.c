@@ -1,4 +1,4 @@
-/* Power-delay profiles: the exponential one and TR 38.901 TDL-A/B/C, resolved on the sample grid (tdl.h). */
+/* Power-delay profiles: the exponential one, TR 38.901 TDL-A..E and custom taps, resolved on the sample grid (tdl.h). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -67,7 +67,7 @@ static const tdl_table TDL_E = {
 #define EXP_FLOOR_DB 30.0
 
 /* Adds `p` at `delay`, merging with a tap already there (at most 24 table
- * taps, well within TDL_MAX_TAPS). */
+ * taps or TDL_MAX_TAPS custom ones). */
 static void add_tap(tdl_pdp *pdp, double *power, double delay, double p) {
   for (int l = 0; l < pdp->taps; l++) {
     if (pdp->delay[l] == delay) {
@@ -123,6 +123,48 @@ int tdl_pdp_has_los(pdp_kind kind) {
   return t && t->los_db != NO_LOS;
 }
 
+/* What every profile shares once its taps are in place: sorted by delay,
+ * the last within max_delay, and the powers normalised with the line of
+ * sight on tap 0 (`what` names the profile in the error). spec: the table's
+ * own LOS power (linear, relative to the taps) where k_factor is NAN. */
+static int finish(tdl_pdp *pdp_in, double *power, double spec, double k_factor, double max_delay, const char *what,
+                  tdl_pdp *out, char *err, size_t errlen) {
+  tdl_pdp pdp = *pdp_in;
+  /* Sort by delay (insertion sort: at most TDL_MAX_TAPS taps). */
+  for (int a = 1; a < pdp.taps; a++) {
+    const double d = pdp.delay[a];
+    const double pw = power[a];
+    int b = a;
+    for (; b > 0 && pdp.delay[b - 1] > d; b--) {
+      pdp.delay[b] = pdp.delay[b - 1];
+      power[b] = power[b - 1];
+    }
+    pdp.delay[b] = d;
+    power[b] = pw;
+  }
+  const double last = pdp.delay[pdp.taps - 1];
+  if (last > max_delay) {
+    snprintf(err, errlen, "%s reaches %.4g samples, more than the %g allowed", what, last, max_delay);
+    return -1;
+  }
+  double nlos = 0.0;
+  for (int l = 0; l < pdp.taps; l++) nlos += power[l];
+  /* The LOS share: the table's own (tdl-d/e, K NAN), else K = LOS power over
+   * the NLOS power of the whole channel. */
+  double los, scale;
+  if (isnan(k_factor)) {
+    los = spec / (spec + nlos);
+    scale = 1.0 / (spec + nlos);
+  } else {
+    los = k_factor / (k_factor + 1.0);
+    scale = 1.0 / ((k_factor + 1.0) * nlos);
+  }
+  for (int l = 0; l < pdp.taps; l++) pdp.power[l] = (float)(power[l] * scale);
+  pdp.los_power = (float)los;
+  *out = pdp;
+  return 0;
+}
+
 int tdl_pdp_make(pdp_kind kind, double delay_spread, double k_factor, delay_grid grid, double max_delay,
                  tdl_pdp *out, char *err, size_t errlen) {
   if (!out) {
@@ -172,44 +214,61 @@ int tdl_pdp_make(pdp_kind kind, double delay_spread, double k_factor, delay_grid
   memset(&pdp, 0, sizeof pdp);
   if (kind == PDP_EXP) exp_taps(delay_spread, &pdp, power);
   else table_taps(table_of(kind), delay_spread, grid, &pdp, power);
-  /* Sort by delay (insertion sort: at most TDL_MAX_TAPS taps). */
-  for (int a = 1; a < pdp.taps; a++) {
-    const double d = pdp.delay[a];
-    const double pw = power[a];
-    int b = a;
-    for (; b > 0 && pdp.delay[b - 1] > d; b--) {
-      pdp.delay[b] = pdp.delay[b - 1];
-      power[b] = power[b - 1];
-    }
-    pdp.delay[b] = d;
-    power[b] = pw;
-  }
-  const double last = pdp.delay[pdp.taps - 1];
-  if (last > max_delay) {
-    snprintf(err, errlen,
-             "profile %s with delay spread %g samples reaches %.4g samples, more than the %g "
-             "allowed",
-             pdp_kind_name(kind), delay_spread, last, max_delay);
+  char what[96];
+  snprintf(what, sizeof what, "profile %s with delay spread %g samples", pdp_kind_name(kind), delay_spread);
+  const double spec = isnan(k_factor) ? pow(10.0, table_of(kind)->los_db / 10.0) : 0.0;
+  return finish(&pdp, power, spec, k_factor, max_delay, what, out, err, errlen);
+}
+
+int tdl_pdp_custom(const double *delay, const double *power_db, int n, double k_factor, delay_grid grid,
+                   double max_delay, tdl_pdp *out, char *err, size_t errlen) {
+  if (!out || !delay || !power_db) {
+    snprintf(err, errlen, "tdl_pdp_custom: NULL argument");
     return -1;
   }
-  double nlos = 0.0;
-  for (int l = 0; l < pdp.taps; l++) nlos += power[l];
-  /* The LOS share: the table's own (tdl-d/e, K NAN), else K = LOS power over
-   * the NLOS power of the whole channel. */
-  double los, scale;
-  if (isnan(k_factor)) {
-    const double spec = pow(10.0, table_of(kind)->los_db / 10.0);
-    los = spec / (spec + nlos);
-    scale = 1.0 / (spec + nlos);
-  } else {
-    los = k_factor / (k_factor + 1.0);
-    scale = 1.0 / ((k_factor + 1.0) * nlos);
+  if (n < 1 || n > TDL_MAX_TAPS) {
+    snprintf(err, errlen, "custom profile: expected 1 to %d taps, got %d", TDL_MAX_TAPS, n);
+    return -1;
   }
-  for (int l = 0; l < pdp.taps; l++) pdp.power[l] = (float)(power[l] * scale);
-  pdp.los_power = (float)los;
-  *out = pdp;
-  return 0;
+  if (grid != DELAYS_CONTINUOUS && grid != DELAYS_SAMPLE) {
+    snprintf(err, errlen, "unknown delay grid %d", (int)grid);
+    return -1;
+  }
+  if (!(k_factor >= 0.0 && isfinite(k_factor))) {
+    snprintf(err, errlen, "custom profile: K factor %g, expected a finite number >= 0", k_factor);
+    return -1;
+  }
+  tdl_pdp pdp;
+  double power[TDL_MAX_TAPS];
+  memset(&pdp, 0, sizeof pdp);
+  double first = INFINITY;
+  for (int i = 0; i < n; i++) {
+    /* the cap keeps a rounded delay an int, as for the tables */
+    if (!(delay[i] >= 0.0 && delay[i] <= 1e7)) {
+      snprintf(err, errlen, "custom profile: tap %d at %g samples, expected a delay in [0, 1e7] samples", i,
+               delay[i]);
+      return -1;
+    }
+    if (!isfinite(power_db[i])) {
+      snprintf(err, errlen, "custom profile: tap %d has power %g dB, expected a finite number", i, power_db[i]);
+      return -1;
+    }
+    const double d = grid == DELAYS_SAMPLE ? (double)lround(delay[i]) : delay[i];
+    add_tap(&pdp, power, d, pow(10.0, power_db[i] / 10.0));
+    if (d < first) first = d;
+  }
+  /* the specular path sits at delay 0 (the channel and tdl_pdp_rms_delay
+   * put it there): a line of sight needs a tap there */
+  if (k_factor > 0.0 && first != 0.0) {
+    snprintf(err, errlen, "custom profile: a K factor puts the line of sight on the first tap, which must be at "
+             "delay 0, got the first at %g samples", first);
+    return -1;
+  }
+  char what[64];
+  snprintf(what, sizeof what, "custom profile");
+  return finish(&pdp, power, 0.0, k_factor, max_delay, what, out, err, errlen);
 }
+
 
 double tdl_pdp_rms_delay(const tdl_pdp *pdp) {
   double total = pdp->los_power, mean = 0.0, second = 0.0; /* the LOS path sits at delay 0 */

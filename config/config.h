@@ -30,6 +30,10 @@ typedef struct sim_point {
   uint64_t max_frames;         /* frames max_bits allows (point_max_frames) */
   uint64_t point_key;          /* the point itself (config_columns.h): equal keys, equal point */
   char label[256];             /* the swept keys of this point, "mimo.tx=4 modulation=16qam", "" if none */
+  /* channel.profile = "custom": the taps as the config gives them (p.pdp
+   * holds them resolved), for the columns and the point key; 0 taps else */
+  int custom_taps;
+  double tap_delay_ns[TDL_MAX_TAPS], tap_power_db[TDL_MAX_TAPS];
 } sim_point;
 
 typedef struct sim_config {

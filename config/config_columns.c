@@ -6,11 +6,20 @@
 #include "core/draws.h"
 #include "config/config_schema.h"
 
+/* A custom profile's list as one CSV cell: the numbers apart by spaces
+ * (a comma would split the cell), "" for no custom taps. */
+static void list_text(const double *x, int count, char *buf, size_t n) {
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < count && len < n; i++) len += (size_t)snprintf(buf + len, n - len, "%s%.17g", i ? " " : "", x[i]);
+}
+
 /* The text of key k at pt; "" where the key does not apply. Numbers are
  * printed to round-trip (%.17g), so equal text means equal value. */
 static void value_text(const sim_config *c, const sim_point *pt, config_key_id k, char *buf, size_t n) {
   const link_params *p = &pt->p;
-  const int tdl = p->model == CH_TDL, cdl = link_is_cdl(p);
+  const int tdl = p->model == CH_TDL, cdl = link_is_cdl(p),
+            custom = tdl && p->profile == PDP_CUSTOM;
   const link_panel *pn = k >= KEY_RX_ROWS ? &p->cdl.rx : &p->cdl.tx;
   const int dmrs = p->pilot_kind == PILOT_DMRS;
   buf[0] = '\0';
@@ -34,7 +43,7 @@ static void value_text(const sim_config *c, const sim_point *pt, config_key_id k
   case KEY_EQUALIZER: snprintf(buf, n, "%s", equalizer_name(p->equalizer)); break;
   case KEY_MODEL: snprintf(buf, n, "%s", cdl ? pdp_kind_name(p->profile) : channel_model_name(p->model)); break;
   case KEY_PROFILE: if (tdl && !cdl) snprintf(buf, n, "%s", pdp_kind_name(p->profile)); break;
-  case KEY_DELAY_SPREAD: if (tdl) snprintf(buf, n, "%.17g", p->delay_spread); break;
+  case KEY_DELAY_SPREAD: if (tdl && !custom) snprintf(buf, n, "%.17g", p->delay_spread); break;
   case KEY_RHO_TX: snprintf(buf, n, "%.17g", p->rho_tx); break;
   case KEY_RHO_RX: snprintf(buf, n, "%.17g", p->rho_rx); break;
   case KEY_K_FACTOR: snprintf(buf, n, "%.17g", p->k_factor); break;
@@ -47,7 +56,7 @@ static void value_text(const sim_config *c, const sim_point *pt, config_key_id k
   case KEY_KBEST_K: if (p->equalizer == EQ_KBEST) snprintf(buf, n, "%d", p->kbest_k); break;
   case KEY_LLR_CLIP: if (p->equalizer == EQ_KBEST) snprintf(buf, n, "%.17g", p->llr_clip); break;
   case KEY_SUBCARRIER_SPACING: snprintf(buf, n, "%.17g", p->subcarrier_spacing); break;
-  case KEY_DELAY_SPREAD_NS: if (tdl) snprintf(buf, n, "%.17g", p->delay_spread / link_sample_rate(p) * 1e9); break;
+  case KEY_DELAY_SPREAD_NS: if (tdl && !custom) snprintf(buf, n, "%.17g", p->delay_spread / link_sample_rate(p) * 1e9); break;
   case KEY_DELAYS: if (tdl && !cdl) snprintf(buf, n, "%s", delay_grid_name(p->delays)); break;
   case KEY_DOPPLER_HZ: if (tdl || link_flat_doppler_per_sample(p) > 0.0) snprintf(buf, n, "%.17g", p->doppler_hz); break;
   case KEY_FADING: if (p->model == CH_RAYLEIGH) snprintf(buf, n, "%s", fading_kind_name(p->fading)); break;
@@ -105,12 +114,17 @@ static void value_text(const sim_config *c, const sim_point *pt, config_key_id k
     break;
   case KEY_TX_BEARING: case KEY_RX_BEARING: if (cdl) snprintf(buf, n, "%.17g", pn->bearing_deg); break;
   case KEY_TX_DOWNTILT: case KEY_RX_DOWNTILT: if (cdl) snprintf(buf, n, "%.17g", pn->downtilt_deg); break;
+  case KEY_TAP_DELAYS_NS: if (custom) list_text(pt->tap_delay_ns, pt->custom_taps, buf, n); break;
+  case KEY_TAP_POWERS_DB: if (custom) list_text(pt->tap_power_db, pt->custom_taps, buf, n); break;
   /* a speed is shown as the Doppler shift it makes (doppler_hz) */
   case KEY_SPEED_KMH:
   case KEY_CARRIER_GHZ:
   case KEY_COUNT: break;
   }
 }
+
+/* Room for a cell: a custom profile's TDL_MAX_TAPS numbers in %.17g. */
+#define COLUMN_TEXT_MAX (TDL_MAX_TAPS * 26)
 
 /* Keys outside the point key: the per-run settings (schema's per_run), the
  * stopping rules and the frame range. */
@@ -133,7 +147,7 @@ void config_columns_head(FILE *f) {
 }
 
 void config_columns_row(FILE *f, const sim_config *c, const sim_point *pt) {
-  char v[64];
+  char v[COLUMN_TEXT_MAX];
   for (int k = 0; k < KEY_COUNT; k++) {
     value_text(c, pt, (config_key_id)k, v, sizeof v);
     /* A real-valued key's whole number gets ".0" (snr_db 10 -> 10.0), so
@@ -150,7 +164,7 @@ void config_columns_row(FILE *f, const sim_config *c, const sim_point *pt) {
 uint64_t config_point_key(const sim_config *c, const sim_point *pt) {
   /* FNV-1a over "path=value;" of the keys that shape the result, then mixed. */
   uint64_t h = 1469598103934665603ULL;
-  char v[64];
+  char v[COLUMN_TEXT_MAX];
   for (int k = 0; k < KEY_COUNT; k++) {
     if (!shapes_result((config_key_id)k)) continue;
     value_text(c, pt, (config_key_id)k, v, sizeof v);
@@ -179,8 +193,10 @@ uint64_t config_point_key(const sim_config *c, const sim_point *pt) {
     if (k == KEY_FADING && pt->p.fading == FADING_INDEPENDENT) continue;
     /* and drops: where they hold more than one frame */
     if (k == KEY_DROP_FRAMES && pt->p.drop_frames <= 1) continue;
-    /* the cdl keys came last: they count on cdl points alone */
+    /* the cdl keys came later: they count on cdl points alone */
     if (k >= KEY_CDL_FIRST && k <= KEY_CDL_LAST && !link_is_cdl(&pt->p)) continue;
+    /* and custom taps last: where the profile is custom */
+    if ((k == KEY_TAP_DELAYS_NS || k == KEY_TAP_POWERS_DB) && !v[0]) continue;
     for (const char *s = config_keys[k].path; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
     h = (h ^ '=') * 1099511628211ULL;
     for (const char *s = v; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;

@@ -27,6 +27,12 @@ static const config_setting_t *effective(const config_state *st, int k) {
   if ((k == KEY_DELAY_SPREAD && st->given[KEY_DELAY_SPREAD_NS]) || (k == KEY_DOPPLER_HZ && st->given[KEY_SPEED_KMH]) ||
       (k == KEY_CARRIER_GHZ && !st->given[KEY_SPEED_KMH]))
     return NULL;
+  /* the custom profile refuses a delay spread, even the default echoed:
+   * where it may be custom, the default shows only as given */
+  if (k == KEY_DELAY_SPREAD && (sweep_plan_sweeps(&st->sweep, KEY_PROFILE) ||
+                                (st->given[KEY_PROFILE] &&
+                                 !strcmp(config_setting_get_string(st->given[KEY_PROFILE]), "custom"))))
+    return NULL;
   /* where the pilots sit shows only as given: with no pilots it is refused */
   if (k == KEY_PILOT_FIRST || k == KEY_PILOT_EVERY) return NULL;
   return config_state_default(st, k);

@@ -220,15 +220,58 @@ static int antennas_fit(const point_view *v, const link_params *p, const char *a
   return 0;
 }
 
+/* The custom profile's taps from tap_delays_ns and tap_powers_db: both
+ * given, of one length, with no delay spread (the taps are absolute); the
+ * delays into samples at the sample rate. */
+static int custom_taps(const point_view *v, sim_point *pt, const char *at, const char *file, char *err,
+                       size_t errlen) {
+  link_params *p = &pt->p;
+  const config_setting_t *d = v->set[KEY_TAP_DELAYS_NS], *w = v->set[KEY_TAP_POWERS_DB];
+  static const int spreads[] = {KEY_DELAY_SPREAD, KEY_DELAY_SPREAD_NS};
+  for (size_t i = 0; i < sizeof spreads / sizeof *spreads; i++)
+    if (v->set[spreads[i]])
+      return cfg_fail_at(v->set[spreads[i]], file, err, errlen,
+                         "%s: expected none with channel.profile = \"custom\" (its taps' delays are absolute), "
+                         "got one%s", config_keys[spreads[i]].path, at);
+  if (!d || !w)
+    return cfg_fail_at(first_given(v, KEYS(KEY_TAP_DELAYS_NS, KEY_TAP_POWERS_DB, KEY_PROFILE)), file, err, errlen,
+                       "channel.profile: \"custom\" expected channel.tap_delays_ns and channel.tap_powers_db, got "
+                       "%s%s", d ? "no tap_powers_db" : w ? "no tap_delays_ns" : "neither", at);
+  const int n = config_setting_length(d);
+  if (config_setting_length(w) != n)
+    return cfg_fail_at(w, file, err, errlen,
+                       "channel.tap_powers_db: expected one power per tap of channel.tap_delays_ns (%d), got %d%s", n,
+                       config_setting_length(w), at);
+  double delay[TDL_MAX_TAPS];
+  const double fs = link_sample_rate(p);
+  pt->custom_taps = n;
+  for (int i = 0; i < n; i++) {
+    pt->tap_delay_ns[i] = config_setting_get_float(config_setting_get_elem(d, (unsigned)i));
+    pt->tap_power_db[i] = config_setting_get_float(config_setting_get_elem(w, (unsigned)i));
+    delay[i] = pt->tap_delay_ns[i] * 1e-9 * fs;
+  }
+  /* the RMS delay spread the taps make: the report's channel line */
+  char why[512];
+  if (!tdl_pdp_custom(delay, pt->tap_power_db, n, p->k_factor, p->delays, p->subcarriers - 1, &p->pdp, why,
+                      sizeof why)) {
+    p->delay_spread = tdl_pdp_rms_delay(&p->pdp);
+    return 0;
+  }
+  return cfg_fail_at(first_given(v, KEYS(KEY_TAP_DELAYS_NS, KEY_K_FACTOR, KEY_SUBCARRIERS, KEY_SUBCARRIER_SPACING)),
+                     file, err, errlen, "channel.tap_delays_ns: %s%s", why, at);
+}
+
 /* The taps on the sample grid: the profile for tdl, one unit tap for awgn
  * (the time-domain modem needs one), none for rayleigh. */
-static int resolve_taps(const point_view *v, link_params *p, const char *at, const char *file, char *err,
+static int resolve_taps(const point_view *v, sim_point *pt, const char *at, const char *file, char *err,
                         size_t errlen) {
+  link_params *p = &pt->p;
   if (p->model == CH_AWGN) {
     p->pdp.taps = 1;
     p->pdp.delay[0] = 0;
     p->pdp.power[0] = 1.0f;
   }
+  if (p->model == CH_TDL && p->profile == PDP_CUSTOM) return custom_taps(v, pt, at, file, err, errlen);
   char why[512];
   if (p->model != CH_TDL || !tdl_pdp_make(p->profile, p->delay_spread, p->k_factor, p->delays, p->subcarriers - 1,
                                           &p->pdp, why, sizeof why))
@@ -322,7 +365,7 @@ int point_resolve(const point_view *v, const char *label, const char *file, sim_
   sweep_point(label, at, sizeof at);
   fill(v, label, pt);
   if (conditions_hold(v, at, file, err, errlen) || one_of_each(v, at, file, err, errlen) ||
-      antennas_fit(v, &pt->p, at, file, err, errlen) || resolve_taps(v, &pt->p, at, file, err, errlen) || resolve_code(v, &pt->p, at, file, err, errlen) ||
+      antennas_fit(v, &pt->p, at, file, err, errlen) || resolve_taps(v, pt, at, file, err, errlen) || resolve_code(v, &pt->p, at, file, err, errlen) ||
       frames_fit(v, pt, at, file, err, errlen))
     return 2;
   return 0;

@@ -115,8 +115,9 @@ const config_key config_keys[KEY_COUNT] = {
   [KEY_PROFILE] = {.path = "channel.profile", .type = KT_CHOICE, .default_text = "\"exp\"",
                    .choices = &tdl_profile_names,
                    .follows = KEY_MODEL, .only_with = "tdl",
-                   .help = "power-delay profile: exponential (on the sample grid), or 3GPP TR 38.901 "
-                           "TDL-A..E (D and E with their line-of-sight path)"},
+                   .help = "power-delay profile: exponential (on the sample grid), 3GPP TR 38.901 "
+                           "TDL-A..E (D and E with their line-of-sight path), or custom (the taps of "
+                           "tap_delays_ns and tap_powers_db)"},
   [KEY_DELAY_SPREAD] = {.path = "channel.delay_spread", .type = KT_NUMBER, .default_text = "4.0",
                         .lo = 0, .lo_open = 1, .hi = INFINITY, .follows = KEY_MODEL,
                         .only_with = TAPS_ONLY,
@@ -237,6 +238,18 @@ const config_key config_keys[KEY_COUNT] = {
                               .follows = KEY_ESTIMATION, .only_with = "ls",
                               .help = "across symbols: linear between pilot symbols (DMRS occasions), or hold "
                                       "the nearest one's estimate"},
+  [KEY_TAP_DELAYS_NS] = {.path = "channel.tap_delays_ns", .type = KT_VECTOR, .default_note = "none",
+                         .imax = TDL_MAX_TAPS, .lo = 0, .hi = 1e9, .follows = KEY_PROFILE, .only_with = "custom",
+                         .help = "the custom profile's tap delays in ns, one per tap (any order; the sample rate "
+                                 "subcarriers x spacing turns them into samples, channel.delays = \"sample\" "
+                                 "rounds them); absolute, so no delay_spread; sweep whole lists: values = "
+                                 "([0.0, 30.0], [0.0, 60.0])"},
+  [KEY_TAP_POWERS_DB] = {.path = "channel.tap_powers_db", .type = KT_VECTOR, .default_note = "none",
+                         .imax = TDL_MAX_TAPS, .lo = -300, .hi = 300, .follows = KEY_PROFILE,
+                         .only_with = "custom",
+                         .help = "the custom profile's tap powers in dB, as many as tap_delays_ns, normalised "
+                                 "to unit total like the tables'; channel.k_factor adds a line of sight on the "
+                                 "first tap (which must be at delay 0) with K over all the taps' power"},
   [KEY_EBNO_OVERHEAD] = {.path = "simulation.ebno_overhead", .type = KT_CHOICE, .default_text = "\"excluded\"",
                          .choices = &ebno_overhead_names, .follows = KEY_SNR_KIND, .only_with = "ebno",
                          .help = "excluded: Eb is the energy of a data bit (MATLAB's convention); charged: the "
@@ -407,6 +420,13 @@ void config_key_expected(config_key_id k, char *buf, size_t n) {
       snprintf(buf, n, "%s or a non-empty list of them", one);
       break;
     }
+    case KT_VECTOR: {
+      char one[96];
+      number_expected(key, one, sizeof one);
+      snprintf(buf, n, "a non-empty list of at most %lld numbers, each %s", (long long)key->imax,
+               one + strlen("a number ") /* "in [0, 1e9]" */);
+      break;
+    }
     case KT_CHOICE: {
       size_t len = (size_t)snprintf(buf, n, "one of ");
       for (int i = 0; i < key->choices->count && len < n; i++)
@@ -459,6 +479,21 @@ int config_key_check(config_key_id k, const config_setting_t *s, char *msg, size
         return -1;
       }
       if ((config_setting_is_array(s) || config_setting_is_list(s)) && config_setting_length(s) > 0) {
+        for (int i = 0; i < config_setting_length(s); i++) {
+          const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+          if (number_ok(key, e)) continue;
+          *bad = e;
+          number_expected(key, expected, sizeof expected);
+          cfg_describe(e, got, sizeof got);
+          snprintf(msg, n, "%s[%d]: expected %s, got %s", key->path, i, expected, got);
+          return -1;
+        }
+        return 0;
+      }
+      break;
+    case KT_VECTOR:
+      if ((config_setting_is_array(s) || config_setting_is_list(s)) && config_setting_length(s) > 0 &&
+          config_setting_length(s) <= key->imax) {
         for (int i = 0; i < config_setting_length(s); i++) {
           const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
           if (number_ok(key, e)) continue;
@@ -553,7 +588,8 @@ int config_key_choice(config_key_id k, const config_setting_t *s) { return choic
 
 void sim_config_print_keys(FILE *f) {
   static const char *const type_names[] = {
-      [KT_INT] = "integer", [KT_NUMBER] = "number", [KT_NUMBERS] = "number(s)", [KT_CHOICE] = "string"};
+      [KT_INT] = "integer", [KT_NUMBER] = "number", [KT_NUMBERS] = "number(s)", [KT_CHOICE] = "string",
+      [KT_VECTOR] = "list"};
   fprintf(f, "Config keys (libconfig syntax; from the command line: --set KEY=VALUE):\n");
   for (int k = 0; k < KEY_COUNT; k++) {
     const config_key *key = &config_keys[k];

@@ -105,6 +105,9 @@ typedef enum config_key_id {
   KEY_DMRS_BOOST,
   KEY_DMRS_NID,
   KEY_TIME_INTERPOLATION,
+  /* channel.profile = "custom": its taps */
+  KEY_TAP_DELAYS_NS,
+  KEY_TAP_POWERS_DB,
   KEY_COUNT
 } config_key_id;
 
@@ -119,7 +122,9 @@ typedef enum key_type {
   KT_INT,      /* a libconfig integer (int or int64) in [imin, imax] */
   KT_NUMBER,   /* an integer or a float within the bounds */
   KT_NUMBERS,  /* a number, or a non-empty array or list of numbers */
-  KT_CHOICE    /* one of the strings in choices */
+  KT_CHOICE,   /* one of the strings in choices */
+  KT_VECTOR    /* a non-empty array or list of at most imax numbers within the bounds: ONE value
+                  (a point's taps), never a sweep axis as snr_db's list is */
 } key_type;
 
 typedef struct config_key {

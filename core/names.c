@@ -15,11 +15,11 @@
 
 NAME_TABLE(equalizer_names, ("zf", "mmse", "mmse-sic", "kbest", "ml"), (EQ_ZF, EQ_MMSE, EQ_MMSE_SIC, EQ_KBEST, EQ_ML));
 NAME_TABLE(channel_model_names, ("awgn", "rayleigh", "tdl"), (CH_AWGN, CH_RAYLEIGH, CH_TDL));
-NAME_TABLE(pdp_kind_names, ("exp", "tdl-a", "tdl-b", "tdl-c", "tdl-d", "tdl-e", "cdl-a", "cdl-b", "cdl-c", "cdl-d", "cdl-e"),
+NAME_TABLE(pdp_kind_names, ("exp", "tdl-a", "tdl-b", "tdl-c", "tdl-d", "tdl-e", "cdl-a", "cdl-b", "cdl-c", "cdl-d", "cdl-e", "custom"),
            (PDP_EXP, PDP_TDL_A, PDP_TDL_B, PDP_TDL_C, PDP_TDL_D, PDP_TDL_E, PDP_CDL_A, PDP_CDL_B, PDP_CDL_C,
-            PDP_CDL_D, PDP_CDL_E));
-NAME_TABLE(tdl_profile_names, ("exp", "tdl-a", "tdl-b", "tdl-c", "tdl-d", "tdl-e"),
-           (PDP_EXP, PDP_TDL_A, PDP_TDL_B, PDP_TDL_C, PDP_TDL_D, PDP_TDL_E));
+            PDP_CDL_D, PDP_CDL_E, PDP_CUSTOM));
+NAME_TABLE(tdl_profile_names, ("exp", "tdl-a", "tdl-b", "tdl-c", "tdl-d", "tdl-e", "custom"),
+           (PDP_EXP, PDP_TDL_A, PDP_TDL_B, PDP_TDL_C, PDP_TDL_D, PDP_TDL_E, PDP_CUSTOM));
 NAME_TABLE(panel_pol_names, ("v", "x", "vh"), (PANEL_POL_V, PANEL_POL_X, PANEL_POL_VH));
 NAME_TABLE(panel_pattern_names, ("isotropic", "38.901"), (PANEL_ISOTROPIC, PANEL_38901));
 NAME_TABLE(delay_grid_names, ("continuous", "sample"), (DELAYS_CONTINUOUS, DELAYS_SAMPLE));

@@ -19,8 +19,8 @@ typedef struct name_table {
 extern const name_table equalizer_names;     /* eq_kind: zf, mmse, mmse-sic, kbest, ml */
 extern const name_table llr_kind_names;      /* llr_kind: off, maxlog, exact */
 extern const name_table channel_model_names; /* channel_model: awgn, rayleigh, tdl */
-extern const name_table pdp_kind_names;      /* pdp_kind: exp, tdl-a .. tdl-e, cdl-a .. cdl-e */
-extern const name_table tdl_profile_names;   /* channel.profile: exp, tdl-a .. tdl-e */
+extern const name_table pdp_kind_names;      /* pdp_kind: exp, tdl-a .. tdl-e, cdl-a .. cdl-e, custom */
+extern const name_table tdl_profile_names;   /* channel.profile: exp, tdl-a .. tdl-e, custom */
 extern const name_table panel_pol_names;     /* panel_pol: v, x (+-45), vh (0/90) */
 extern const name_table panel_pattern_names; /* panel_pattern: isotropic, 38.901 */
 extern const name_table delay_grid_names;    /* delay_grid: continuous, sample */

@@ -36,6 +36,19 @@ uint64_t link_stream_key(const link_params *p) {
   if (p->model == CH_TDL && n > 0 && (size_t)n < sizeof text)
     n += snprintf(text + n, sizeof text - (size_t)n, ";profile=%s;ds=%.17g;delays=%s", pdp_kind_name(p->profile),
                   p->delay_spread, delay_grid_name(p->delays));
+  /* custom taps came later: named by the resolved profile itself (its taps'
+   * delays and powers), where the tables' names and delay spreads say it */
+  if (p->model == CH_TDL && p->profile == PDP_CUSTOM && n > 0 && (size_t)n < sizeof text) {
+    uint64_t h = 1469598103934665603ULL;
+    char tap[80];
+    for (int l = 0; l < p->pdp.taps && l < TDL_MAX_TAPS; l++) {
+      snprintf(tap, sizeof tap, "%.17g/%.9g;", p->pdp.delay[l], (double)p->pdp.power[l]);
+      for (const char *c = tap; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    }
+    snprintf(tap, sizeof tap, "los=%.9g", (double)p->pdp.los_power);
+    for (const char *c = tap; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    n += snprintf(text + n, sizeof text - (size_t)n, ";pdp=%016llx", (unsigned long long)h);
+  }
   /* Doppler: the shift per sample, and the symbol timing (the CP) it meets */
   if (link_doppler_per_sample(p) > 0.0 && n > 0 && (size_t)n < sizeof text)
     n += snprintf(text + n, sizeof text - (size_t)n, ";fd=%.17g;cp=%d", link_doppler_per_sample(p), p->cp_length);

@@ -35,7 +35,8 @@ typedef enum { CH_AWGN = 0, CH_RAYLEIGH = 1, CH_TDL = 2 } channel_model;
  * so every chain of the taps (response, time domain, estimation) is shared. */
 typedef enum {
   PDP_EXP = 0, PDP_TDL_A = 1, PDP_TDL_B = 2, PDP_TDL_C = 3, PDP_TDL_D = 4, PDP_TDL_E = 5,
-  PDP_CDL_A = 6, PDP_CDL_B = 7, PDP_CDL_C = 8, PDP_CDL_D = 9, PDP_CDL_E = 10
+  PDP_CDL_A = 6, PDP_CDL_B = 7, PDP_CDL_C = 8, PDP_CDL_D = 9, PDP_CDL_E = 10,
+  PDP_CUSTOM = 11 /* a tdl profile of taps the config gives (tdl_pdp_custom) */
 } pdp_kind;
 static inline int pdp_is_cdl(pdp_kind k) { return k >= PDP_CDL_A && k <= PDP_CDL_E; }
 

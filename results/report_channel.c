@@ -8,14 +8,15 @@
 #include "results/report.h"
 
 /* Whether point i's channel was already described (same profile, delays,
- * grid and CP as an earlier point's). */
+ * grid and CP as an earlier point's; custom taps: the same delays). */
 static int seen_before(const sim_config *c, size_t i) {
   const link_params *p = &c->points[i].p;
   for (size_t j = 0; j < i; j++) {
     const link_params *q = &c->points[j].p;
     if (q->model == CH_TDL && q->profile == p->profile && q->delay_spread == p->delay_spread &&
         q->delays == p->delays && q->domain == p->domain && q->subcarriers == p->subcarriers &&
-        q->cp_length == p->cp_length && q->subcarrier_spacing == p->subcarrier_spacing)
+        q->cp_length == p->cp_length && q->subcarrier_spacing == p->subcarrier_spacing &&
+        (p->profile != PDP_CUSTOM || !memcmp(q->pdp.delay, p->pdp.delay, sizeof p->pdp.delay)))
       return 1;
   }
   return 0;
