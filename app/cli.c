@@ -203,6 +203,7 @@ static const struct {
     {"estimation.cfg", "pilots, LS estimation and interpolation against perfect CSI"},
     {"dmrs.cfg", "NR DMRS: OCC despreading, LS interpolated three ways against perfect CSI, 3 and 120 km/h"},
     {"tdl_time.cfg", "TDL-C through the time-domain chain, cyclic prefix swept"},
+    {"cdl.cfg", "CDL-C 4x4 with cross-polarised arrays at 30 and 120 km/h: MMSE vs K-best"},
     {"custom_pdp.cfg", "power-delay profiles of one's own: taps in ns and dB, with and without LOS"},
     {"mobility.cfg", "a 500 km/h train on TDL-C: frequency against time domain"},
     {"flat_doppler.cfg", "flat Rician fading in time at 3, 120 and 500 km/h, four frames a drop"},

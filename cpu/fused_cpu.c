@@ -23,8 +23,10 @@
 #include "equalizer/soft.h"
 #include "equalizer/soft_block.h"
 
+/* NR DMRS runs staged (as on the GPU): the fused frame-level LS estimate
+ * reads the comb's pattern, not DMRS's OCC blocks. */
 int cpu_fused_covers(const link_params *p) {
-  return link_detector_is_linear(p->equalizer) && !link_coded(p);
+  return link_detector_is_linear(p->equalizer) && !link_coded(p) && p->pilot_kind != PILOT_DMRS;
 }
 
 /* The frame-level work a point needs before its chunks: the time domain's
