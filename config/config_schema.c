@@ -452,6 +452,23 @@ static int choice_value(const config_key *key, const config_setting_t *s) {
   return name_to_value(key->choices, config_setting_get_string(s));
 }
 
+/* Every element of the list or array s a number within key's bounds: 0, or
+ * -1 with the first one that is not in msg and *bad. */
+static int elements_check(const config_key *key, const config_setting_t *s, char *msg, size_t n,
+                          const config_setting_t **bad) {
+  char expected[160], got[96];
+  for (int i = 0; i < config_setting_length(s); i++) {
+    const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+    if (number_ok(key, e)) continue;
+    *bad = e;
+    number_expected(key, expected, sizeof expected);
+    cfg_describe(e, got, sizeof got);
+    snprintf(msg, n, "%s[%d]: expected %s, got %s", key->path, i, expected, got);
+    return -1;
+  }
+  return 0;
+}
+
 int config_key_check(config_key_id k, const config_setting_t *s, char *msg, size_t n,
                      const config_setting_t **bad) {
   const config_key *key = &config_keys[k];
@@ -479,31 +496,13 @@ int config_key_check(config_key_id k, const config_setting_t *s, char *msg, size
         return -1;
       }
       if ((config_setting_is_array(s) || config_setting_is_list(s)) && config_setting_length(s) > 0) {
-        for (int i = 0; i < config_setting_length(s); i++) {
-          const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
-          if (number_ok(key, e)) continue;
-          *bad = e;
-          number_expected(key, expected, sizeof expected);
-          cfg_describe(e, got, sizeof got);
-          snprintf(msg, n, "%s[%d]: expected %s, got %s", key->path, i, expected, got);
-          return -1;
-        }
-        return 0;
+        return elements_check(key, s, msg, n, bad);
       }
       break;
     case KT_VECTOR:
       if ((config_setting_is_array(s) || config_setting_is_list(s)) && config_setting_length(s) > 0 &&
           config_setting_length(s) <= key->imax) {
-        for (int i = 0; i < config_setting_length(s); i++) {
-          const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
-          if (number_ok(key, e)) continue;
-          *bad = e;
-          number_expected(key, expected, sizeof expected);
-          cfg_describe(e, got, sizeof got);
-          snprintf(msg, n, "%s[%d]: expected %s, got %s", key->path, i, expected, got);
-          return -1;
-        }
-        return 0;
+        return elements_check(key, s, msg, n, bad);
       }
       break;
     case KT_CHOICE:
