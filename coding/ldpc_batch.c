@@ -81,8 +81,9 @@ ldpc_batch_decoder *ldpc_batch_create(int bg, int z, const ldpc_decoder_config *
 #endif
   if (cfg->algorithm != LDPC_FLOODING_BP) {
     const size_t bits = (size_t)code.g->cols * z * B, msgs = (size_t)code.g->nnz * z * B;
-    d->app = aligned_alloc(64, sizeof(float) * bits);
-    d->msg = aligned_alloc(64, sizeof(float) * msgs);
+    /* C11's aligned_alloc takes a size that is a multiple of the alignment */
+    d->app = aligned_alloc(64, (sizeof(float) * bits + 63) & ~(size_t)63);
+    d->msg = aligned_alloc(64, (sizeof(float) * msgs + 63) & ~(size_t)63);
     if (!d->app || !d->msg) {
       ldpc_batch_destroy(d);
       snprintf(err, err_len, "ldpc batch decoder: out of memory");
