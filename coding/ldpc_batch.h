@@ -38,11 +38,10 @@
 /* The largest Z at which batching pays (measured, BENCHMARKS.md). */
 #define LDPC_BATCH_Z_MAX 256
 
-typedef enum ldpc_batch_kernel {
-  LDPC_KERNEL_AUTO,  /* AVX2 where the CPU has it, else gen */
-  LDPC_KERNEL_GEN,   /* plain C, any host */
-  LDPC_KERNEL_AVX2,  /* refused (NULL) on a CPU without AVX2 */
-} ldpc_batch_kernel;
+/* The kernel choice of coding/ldpc_decode.h: AUTO (AVX2 where the CPU has
+ * it, else gen), GEN (plain C, any host) or AVX2 (refused, NULL, on a CPU
+ * without it). */
+typedef ldpc_kernel ldpc_batch_kernel;
 
 typedef struct ldpc_batch_decoder ldpc_batch_decoder;
 
