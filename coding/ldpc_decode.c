@@ -102,8 +102,10 @@ ldpc_decoder *ldpc_decoder_create(int bg, int z, const ldpc_decoder_config *cfg,
     snprintf(err, err_len, "ldpc decoder: out of memory");
     return NULL;
   }
-  /* defined values in the lanes past Z too, which no iteration clears */
+  /* defined values in the lanes past Z too (messages) and past the mirrors
+   * (app), which the AVX2 kernel reads into lanes no result sees */
   memset(d->msg, 0, sizeof(float) * (size_t)code.g->nnz * zp);
+  memset(d->app, 0, sizeof(float) * (size_t)code.g->cols * zs);
   return d;
 }
 

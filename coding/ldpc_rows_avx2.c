@@ -124,11 +124,12 @@ AVX2 static inline __attribute__((always_inline)) void layer(const ldpc_rows_sta
     shifts[k] = code->shift[e0 + k];
     at[k] = cols[k] + shifts[k];
     ends[k] = cols[k] + z;
-    /* chunk i0 = LANES j reads from (LANES j + s) mod Z: the first that
-     * passes Z is j = (Z - s) / LANES, wrapping unless it ends on Z, and
-     * taken here only when it is full */
-    const int before = (z - shifts[k]) % LANES, j = (z - shifts[k]) / LANES;
-    wrap[k] = before && (j + 1) * LANES <= z ? LANES - before : 0;
+    /* lane L = Z - s is the first to read past Z (none when s = 0); its
+     * chunk j wraps unless L starts it, and writes the chunk's lanes from
+     * L on, up to LANES or Z, to the mirror */
+    const int first_past = z - shifts[k], j = first_past / LANES;
+    const int chunk_end = (j + 1) * LANES < z ? (j + 1) * LANES : z;
+    wrap[k] = shifts[k] && first_past % LANES && z >= LANES ? chunk_end - first_past : 0;
   }
   float q[LDPC_ROW_DEGREE_MAX][LANES] __attribute__((aligned(32)));
   float *chunk_msg = s->msg + (size_t)e0 * zp;
@@ -153,8 +154,37 @@ AVX2 static inline __attribute__((always_inline)) void layer(const ldpc_rows_sta
       }
     }
   }
-  /* The last chunk when LANES does not divide Z, on the heads. */
-  if (i0 < z) {
+  /* The last chunk when LANES does not divide Z: n < LANES lanes. Past one
+   * chunk, each entry's n bits are one run too (up to n - 1 floats into the
+   * mirror), read with the LANES - n lanes after them (lanes past Z, whose
+   * values no real lane sees) and written back up to lane n only: the one
+   * vector across n keeps what its place held past n. Below one chunk (Z
+   * < LANES, where a run may pass the mirror's Z floats) lane by lane. */
+  if (i0 < z && z >= LANES) {
+    const int n = z - i0;
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    START_CHUNK();
+    for (int k = 0; k < deg; k++) {
+      const float *src = at[k], *m = chunk_msg + k * LANES;
+      float *qk = q[k];
+      for (int u = 0; u < VECS; u++) TAKE(u, _mm256_loadu_ps(src + 8 * u));
+    }
+    MESSAGES();
+    for (int k = 0; k < deg; k++) {
+      float *dst = at[k], *m = chunk_msg + k * LANES;
+      const float *qk = q[k];
+      for (int u = 0; u < VECS; u++) {
+        GIVE(u);
+        if (8 * u + 8 <= n) {
+          _mm256_storeu_ps(dst + 8 * u, out);
+        } else if (8 * u < n) {
+          const __m256 keep = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_add_epi32(lane, _mm256_set1_epi32(8 * u)),
+                                                                     _mm256_set1_epi32(n - 1)));
+          _mm256_storeu_ps(dst + 8 * u, _mm256_blendv_ps(out, _mm256_loadu_ps(dst + 8 * u), keep));
+        }
+      }
+    }
+  } else if (i0 < z) {
     START_CHUNK();
     for (int k = 0; k < deg; k++) {
       int start = i0 + shifts[k];
