@@ -297,7 +297,10 @@ int ldpc_decoder_execute(ldpc_decoder *d, const float *llr, int k_prime, uint8_t
     it++;
     ok = syndrome_zero(d);
   }
-  for (int k = 0; k < k_prime; k++) bits[k] = ldpc_hard_bit(d->app[(size_t)(k / z) * d->zs + k % z]);
+  for (int c = 0; c * z < k_prime; c++) {
+    const int n = k_prime - c * z < z ? k_prime - c * z : z;
+    hard_column(d->app + (size_t)c * d->zs, n, bits + (size_t)c * z);
+  }
   res->iterations = it;
   res->syndrome_ok = ok;
   res->rows_used = d->rows_used;
