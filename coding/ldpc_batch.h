@@ -11,8 +11,8 @@
  * Why across blocks rather than across the Z lanes of one block (as
  * ldpc_decoder_execute does): a block's bit j of column c lies at the same
  * place for every lane, so each vector is one aligned load whatever the
- * shift, with no wrap past Z and no partial last vector, which cost the
- * one-block decoder a fifth of its time at Z 384 and most of it at small Z.
+ * shift, with no wrap past Z and no partial last vector; and a chunk of
+ * 32 lanes, the one-block decoder's unit, is mostly empty at small Z.
  *
  * Two kernels compute the rows and the syndrome: a plain C one (`gen`, any
  * host, the reference) and an AVX2 one, chosen at run time from what the

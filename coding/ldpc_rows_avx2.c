@@ -25,10 +25,11 @@
  * edge for some 22 instructions, bound by the core, not by memory (a
  * message array folded into the L1 cache changed nothing). What paid:
  * 64-byte aligned arrays (a vector load or store across a cache line costs
- * two), each column's mirror (a full chunk that wraps past Z is then one run
- * like the others, where it went lane by lane, and the test for it left the
- * loop), a pointer per entry stepped chunk by chunk instead of recomputed,
- * and no message read on the first iteration. */
+ * two), each column's mirror (the chunk that wraps past Z, a full one or
+ * the last, partial one, is then one run like the others, where it went
+ * lane by lane, and the test for it left the loop), a pointer per entry
+ * stepped chunk by chunk instead of recomputed, and no message read on the
+ * first iteration. */
 #include "coding/ldpc_rows.h"
 
 #if defined(LDPC_ROWS_HAVE_AVX2_KERNEL)
