@@ -165,10 +165,13 @@ static void fading_channel(const ofdm_modem *m, const sos_term *sos, size_t N, c
             const size_t d = (size_t)g->tap_first[l] + (size_t)i;
             const float c = g->tap_coef[l][i];
             const int b0 = d > n0 ? (int)(d - n0 < (size_t)nb ? d - n0 : (size_t)nb) : 0;
-            const float *restrict xr = sr + (size_t)t * N + n0 - d, *restrict xi = si + (size_t)t * N + n0 - d;
+            if (b0 >= nb) continue;
+            /* sample n0 + b - d of the stream, from the block's first that exists */
+            const size_t q0 = n0 + (size_t)b0 - d;
+            const float *restrict xr = sr + (size_t)t * N + q0, *restrict xi = si + (size_t)t * N + q0;
             for (int b = b0; b < nb; b++) {
-              ar[b] = fmaf(c, xr[b], ar[b]);
-              ai[b] = fmaf(c, xi[b], ai[b]);
+              ar[b] = fmaf(c, xr[b - b0], ar[b]);
+              ai[b] = fmaf(c, xi[b - b0], ai[b]);
             }
           }
         }
