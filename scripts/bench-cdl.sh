@@ -29,19 +29,21 @@ base=(--set modulation=16qam --set equalizer=mmse --set simulation.snr_db=20.0
 doppler=(--set channel.speed_kmh=120.0 --set channel.carrier_ghz=3.5)
 
 # arrays TX RX: configs/cdl.cfg's panels, one row of cross-polarised pairs each
+# (the pattern quoted: a bare 38.901 would be read as a number)
 arrays() {
   echo "--set mimo.tx=$1 --set mimo.rx=$2" \
        "--set tx_array.rows=1 --set tx_array.columns=$(($1 / 2)) --set tx_array.polarisation=x" \
-       "--set tx_array.pattern=38.901 --set tx_array.spacing_h=0.5" \
+       "--set tx_array.pattern=\"38.901\" --set tx_array.spacing_h=0.5" \
        "--set rx_array.rows=1 --set rx_array.columns=$(($2 / 2)) --set rx_array.polarisation=x" \
-       "--set rx_array.pattern=isotropic --set rx_array.spacing_h=0.5"
+       "--set rx_array.pattern=\"isotropic\" --set rx_array.spacing_h=0.5"
 }
 
-printf '%-6s %-8s %-10s %-10s %10s %7s %11s\n' shape model domain doppler Gbit/s share ber
+mbit() { col "$1" mbit_per_s; }   # Mbit/s (the CPU's time-domain Doppler rows are < 1)
+printf '%-6s %-8s %-10s %-10s %12s %7s %11s\n' shape model domain doppler Mbit/s share ber
 bench_point ref "${base[@]}" --set mimo.tx=4 --set mimo.rx=4 --set channel.model=tdl \
   --set channel.profile=tdl-a --set ofdm.domain=frequency || { echo "TDL-A reference failed" >&2; exit 1; }
-ref=$(rate_gbit "$tmp/ref.csv")
-printf '%-6s %-8s %-10s %-10s %10.3f %7s %11.4e\n' 4x4 tdl-a frequency none "$ref" 100% "$(col "$tmp/ref.csv" ber)"
+ref=$(mbit "$tmp/ref.csv")
+printf '%-6s %-8s %-10s %-10s %12.2f %7s %11.4e\n' 4x4 tdl-a frequency none "$ref" 100.0% "$(col "$tmp/ref.csv" ber)"
 
 status=0
 for shape in ${SHAPES:-4x4 8x4}; do
@@ -56,13 +58,13 @@ for shape in ${SHAPES:-4x4 8x4}; do
       [ "$dop" = none ] || extra=("${doppler[@]}")
       if ! bench_point case "${base[@]}" "${arr[@]}" --set channel.model=cdl-c \
              --set ofdm.domain="$domain" "${extra[@]}"; then
-        printf '%-6s %-8s %-10s %-10s %10s\n' "$shape" cdl-c "$domain" "$dop" failed
+        printf '%-6s %-8s %-10s %-10s %12s\n' "$shape" cdl-c "$domain" "$dop" failed
         status=1
         continue
       fi
-      r=$(rate_gbit "$tmp/case.csv")
-      share=$(awk -v r="$r" -v i="$ref" 'BEGIN { printf "%.0f%%", 100 * r / i }')
-      printf '%-6s %-8s %-10s %-10s %10.3f %7s %11.4e\n' "$shape" cdl-c "$domain" "$dop" "$r" "$share" \
+      r=$(mbit "$tmp/case.csv")
+      share=$(awk -v r="$r" -v i="$ref" 'BEGIN { printf "%.1f%%", 100 * r / i }')
+      printf '%-6s %-8s %-10s %-10s %12.2f %7s %11.4e\n' "$shape" cdl-c "$domain" "$dop" "$r" "$share" \
         "$(col "$tmp/case.csv" ber)"
     done
   done
