@@ -36,14 +36,17 @@ static const config_setting_t *read_v(config_t *scratch, const char *text, char 
 /* One value in libconfig syntax, parsed into scratch (config_init'ed). A text
  * that is not one valid value is a string (a bare word), unless it starts
  * like an array, list, group or quoted string: then NULL with libconfig's
- * complaint in why. */
-static const config_setting_t *parse_value(config_t *scratch, const char *text, char *why, size_t whylen) {
+ * complaint in why. For a key whose values are names (word: a KT_CHOICE
+ * key) an unquoted text is always the bare word, so that a name that reads
+ * as a number (tx_array.pattern=38.901) is the name. */
+static const config_setting_t *parse_value(config_t *scratch, const char *text, int word, char *why,
+                                           size_t whylen) {
   const char *first = text + strspn(text, " \t");
   const int structured = *first && strchr("[({\"", *first);
-  int bad_line;
+  int bad_line = 0;
   char bad[64];
   snprintf(why, whylen, "out of memory");
-  char *fixed = cfg_fix_source(text, &bad_line, bad, sizeof bad);
+  char *fixed = word && !structured ? NULL : cfg_fix_source(text, &bad_line, bad, sizeof bad);
   if (!fixed && bad_line) snprintf(why, whylen, "integer %s does not fit in 64 bits", bad);
   if (fixed) {
     const config_setting_t *v = read_v(scratch, fixed, why, whylen);
@@ -52,7 +55,7 @@ static const config_setting_t *parse_value(config_t *scratch, const char *text, 
     config_destroy(scratch);
     config_init(scratch);
   }
-  if (structured || (!fixed && !bad_line)) return NULL;
+  if (structured || (!fixed && !bad_line && !word)) return NULL;
   /* not one libconfig value: a bare word, so a string */
   const size_t cap = 4 * strlen(text) + 3; /* each byte at most \xHH, and the quotes */
   char *quoted = malloc(cap);
@@ -108,7 +111,8 @@ int config_apply_override(config_state *st, const char *text, const char *file, 
   config_t scratch;
   config_init(&scratch);
   char why[300];
-  const config_setting_t *value = parse_value(&scratch, eq + 1, why, sizeof why), *blocker = NULL;
+  const int k = config_key_find(key), word = k >= 0 && config_keys[k].type == KT_CHOICE;
+  const config_setting_t *value = parse_value(&scratch, eq + 1, word, why, sizeof why), *blocker = NULL;
   int rc = 0;
   if (!value) {
     snprintf(err, errlen, "--set %s: %s: syntax error: %s", shown, key, why);

@@ -107,6 +107,14 @@ static void test_overrides(void) {
     }
   }
   {
+    /* a name that reads as a number: the choice, not the float 38.901 */
+    const char *sets[] = {"channel.model=cdl-c", "tx_array.pattern=38.901", "mimo.tx=2", "mimo.rx=1"};
+    if (!load(&c, path, sets, 4)) {
+      CHECK(c.points[0].p.cdl.tx.pattern == PANEL_38901, "tx_array.pattern=38.901: %d", (int)c.points[0].p.cdl.tx.pattern);
+      sim_config_free(&c);
+    }
+  }
+  {
     const char *sets[] = {"mimo={ tx = 3; rx = 5; }", "simulation.snr_db=7", "simulation.seed=6000000000",
                           "mimo.tx=1", "mimo.tx=4"};
     if (!load(&c, path, sets, 5)) {
