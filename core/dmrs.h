@@ -66,18 +66,35 @@ OFDM_HD int dmrs_group_width(int type) { return type == 1 ? 1 : 2; }
 /* OCC pairs n of a port on one DMRS symbol. */
 OFDM_HD int dmrs_pairs(const dmrs_grid *g) { return g->type == 1 ? g->K / 4 : g->K / 6; }
 
-/* The DMRS symbol (occasion * len + l') symbol s is, or -1. */
+/* The DMRS symbol (occasion * len + l') symbol s is, or -1. (The loops here
+ * run to the compile-time bounds, DMRS_MAX_OCCASIONS occasions of at most 2
+ * symbols, so that a kernel indexes occ[] by constants and keeps its grid in
+ * registers instead of local memory; occasions never overlap.) */
 OFDM_HD int dmrs_symbol_index(const dmrs_grid *g, int s) {
-  for (int j = 0; j < g->occasions; j++)
-    if (s >= g->occ[j] && s < g->occ[j] + g->len) return j * g->len + (s - g->occ[j]);
-  return -1;
+  int d = -1;
+  OFDM_UNROLL
+  for (int j = 0; j < DMRS_MAX_OCCASIONS; j++)
+    if (j < g->occasions && s >= g->occ[j] && s < g->occ[j] + g->len) d = j * g->len + (s - g->occ[j]);
+  return d;
 }
 /* DMRS symbols before symbol s. */
 OFDM_HD int dmrs_symbols_before(const dmrs_grid *g, int s) {
   int n = 0;
-  for (int j = 0; j < g->occasions; j++)
-    for (int l = 0; l < g->len; l++) n += g->occ[j] + l < s;
+  OFDM_UNROLL
+  for (int j = 0; j < DMRS_MAX_OCCASIONS; j++) {
+    OFDM_UNROLL
+    for (int l = 0; l < 2; l++) n += j < g->occasions && l < g->len && g->occ[j] + l < s;
+  }
   return n;
+}
+/* The symbol of DMRS symbol d (= occasion * len + l'), by constant indices
+ * as above. */
+OFDM_HD int dmrs_symbol_at(const dmrs_grid *g, int d) {
+  const int j = d / g->len;
+  int s = 0;
+  OFDM_UNROLL
+  for (int i = 0; i < DMRS_MAX_OCCASIONS; i++) s = i == j ? g->occ[i] + (d - j * g->len) : s;
+  return s;
 }
 /* The CDM group of RE k (either numbering: the period divides K/2). */
 OFDM_HD int dmrs_group_of(const dmrs_grid *g, int k) {
