@@ -11,8 +11,8 @@
  * Why across blocks rather than across the Z lanes of one block (as
  * ldpc_decoder_execute does): a block's bit j of column c lies at the same
  * place for every lane, so each vector is one aligned load whatever the
- * shift, with no wrap past Z and no partial last vector, which cost the
- * one-block decoder a fifth of its time at Z 384 and most of it at small Z.
+ * shift, with no wrap past Z and no partial last vector; and a chunk of
+ * 32 lanes, the one-block decoder's unit, is mostly empty at small Z.
  *
  * Two kernels compute the rows and the syndrome: a plain C one (`gen`, any
  * host, the reference) and an AVX2 one, chosen at run time from what the
@@ -21,11 +21,13 @@
  * one after the other through ldpc_decoder_execute, as it runs a batch of
  * one block (the one-block decoder is the faster for a single block).
  *
- * Speed (BENCHMARKS.md): 8 blocks' LLRs and messages are 8 times one
- * block's, 3 MB at BG1 Z 384, past a core's L2 cache, where the one-block
- * decoder's 0.4 MB fit; so the batch is the faster at small Z (1.6x at BG2
- * Z 56) and the slower at Z 384 (0.87x), about even near Z 128-256.
- * LDPC_BATCH_Z_MAX is where a caller should stop batching. */
+ * Speed (BENCHMARKS.md, `ldpc_speed sweep`): the batch spends about the
+ * same time an 8-lane edge at every Z (an index computed per check and
+ * edge), the one-block decoder less as Z grows (its per-chunk work spreads
+ * over more lanes, and below 32 lanes a chunk is mostly empty); so the batch
+ * is the faster up to Z 72 (4-5x at Z 16, 1.1-1.3x at Z 32-72) and the
+ * slower from Z 96 (0.7-0.85x at Z 128-384). LDPC_BATCH_Z_MAX is where a
+ * caller should stop batching. */
 #ifndef OFDMSIM_CODING_LDPC_BATCH_H
 #define OFDMSIM_CODING_LDPC_BATCH_H
 
@@ -36,13 +38,12 @@
 
 #define LDPC_BATCH 8
 /* The largest Z at which batching pays (measured, BENCHMARKS.md). */
-#define LDPC_BATCH_Z_MAX 256
+#define LDPC_BATCH_Z_MAX 72
 
-typedef enum ldpc_batch_kernel {
-  LDPC_KERNEL_AUTO,  /* AVX2 where the CPU has it, else gen */
-  LDPC_KERNEL_GEN,   /* plain C, any host */
-  LDPC_KERNEL_AVX2,  /* refused (NULL) on a CPU without AVX2 */
-} ldpc_batch_kernel;
+/* The kernel choice of coding/ldpc_decode.h: AUTO (AVX2 where the CPU has
+ * it, else gen), GEN (plain C, any host) or AVX2 (refused, NULL, on a CPU
+ * without it). */
+typedef ldpc_kernel ldpc_batch_kernel;
 
 typedef struct ldpc_batch_decoder ldpc_batch_decoder;
 

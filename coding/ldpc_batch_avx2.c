@@ -5,7 +5,7 @@
  * Compiled for AVX2 function by function (the target attribute), whatever
  * -march the rest of the build has: coding/ldpc_batch.c calls them only
  * where the CPU reports AVX2. Each operation is ldpc_batch_layer_gen's, as
- * the one-block decoder's AVX2 chunk (coding/ldpc_decode.c) spells them and
+ * the one-block decoder's AVX2 kernel (coding/ldpc_rows_avx2.c) spells them and
  * says why they give the same bits:
  *   min1 = vminps(a, m1), min2 = vminps(vmaxps(a, m1), m2), |x| = and,
  *   the sign product = xor of whole words masked to the sign bit at the end,

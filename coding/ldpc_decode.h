@@ -42,7 +42,20 @@ typedef struct ldpc_decode_result {
   int rows_used;        /* base-graph rows decoded */
 } ldpc_decode_result;
 
+/* Which kernel runs the layered rows (the batch decoder, coding/ldpc_batch.h,
+ * takes the same choice): the plain C one (any host, the reference) or
+ * the AVX2 one, which computes the same bits; AUTO: AVX2 where the CPU (and
+ * the compiler) has it. */
+typedef enum ldpc_kernel {
+  LDPC_KERNEL_AUTO,
+  LDPC_KERNEL_GEN,   /* plain C, any host */
+  LDPC_KERNEL_AVX2,  /* refused on a CPU (or build) without AVX2 */
+} ldpc_kernel;
+
 typedef struct ldpc_decoder ldpc_decoder;
+
+/* 1 when this host can run the AVX2 kernels. */
+int ldpc_have_avx2(void);
 
 void ldpc_decoder_config_default(ldpc_decoder_config *cfg);
 
@@ -60,6 +73,13 @@ int ldpc_decoder_execute(ldpc_decoder *d, const float *llr, int k_prime, uint8_t
  * `entry`'s check in lane `lane` (check entry-row*Z + lane) to its bit. */
 const float *ldpc_decoder_app(const ldpc_decoder *d);
 float ldpc_decoder_message(const ldpc_decoder *d, int entry, int lane);
+
+/* The layered rows' kernel of d (a new decoder has AUTO's); 0, or -1 (d
+ * unchanged) for a kernel this host cannot run. Flooding BP has one, plain
+ * C. */
+int ldpc_decoder_set_kernel(ldpc_decoder *d, ldpc_kernel kernel);
+/* LDPC_KERNEL_GEN or LDPC_KERNEL_AVX2. */
+ldpc_kernel ldpc_decoder_kernel_used(const ldpc_decoder *d);
 
 void ldpc_decoder_destroy(ldpc_decoder *d);
 

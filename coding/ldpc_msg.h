@@ -1,6 +1,6 @@
 /* The check-node arithmetic of the LDPC decoders, one lane (one lifted check)
  * at a time: plain C that nvcc also compiles (OFDM_HD from core/cplx.h), so
- * the CPU driver (coding/ldpc_decode.c) and a GPU kernel compute the same
+ * the CPU decoders (coding/ldpc_rows.h) and a GPU kernel compute the same
  * float messages.
  *
  * LLRs are ln P(b=1)/P(b=0) (positive: 1), the convention of the receivers.
@@ -28,10 +28,10 @@
  * it by alpha, offset min-sum subtracts beta (floored at 0).
  *
  * Every function returns a value (no pointers, no branches but selects), so
- * the CPU driver's plain C loops over lanes vectorise; its AVX2 chunk
- * (coding/ldpc_decode.c) spells the min-sum functions as intrinsics, the
- * same operations in the same order, and the tests hold both to one
- * double-precision reference.
+ * the CPU's plain C loops over lanes vectorise (coding/ldpc_rows_gen.c); its
+ * AVX2 kernel (coding/ldpc_rows_avx2.c) spells the min-sum functions as
+ * intrinsics, the same operations in the same order, and the tests hold
+ * both to one double-precision reference and to each other, bit for bit.
  *
  * Sum-product (belief propagation) in the phi form: with
  * phi(x) = -ln tanh(x/2) = 2 atanh(e^-x), its own inverse on x > 0,

@@ -9,7 +9,11 @@
  * (ldpc_batch_execute, the kernel this CPU runs; the floor is per block
  * either way).
  *
- *   build/tests/ldpc_speed [blocks a round, default 4] */
+ *   build/tests/ldpc_speed [blocks a round, default 4]
+ *   build/tests/ldpc_speed sweep   one block against a batch at 10
+ *                                  iterations over lifting sizes, R 1/2 (BG1)
+ *                                  and 1/3 (BG2): where batching stops paying
+ *                                  (LDPC_BATCH_Z_MAX) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,7 +132,71 @@ static void run(const char *name, int bg, int z, int k_info, int cols_sent, ldpc
   free(bits);
 }
 
+/* Seconds per block at 10 iterations, one block a call (batch 0) or
+ * LDPC_BATCH a call, best of ROUNDS rounds of 8 blocks. */
+static double block_seconds(int bg, int z, int cols_sent, int batch) {
+  char err[200];
+  const ldpc_base_graph *g = ldpc_base_graph_get(bg);
+  const int nbits = g->cols * z, k = g->info_cols * z;
+  float *llr = calloc((size_t)nbits, sizeof(float));
+  unsigned long long x = 88172645463325252ull;
+  for (int j = 2 * z; j < cols_sent * z; j++) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    llr[j] = (float)((x >> 11) * (1.0 / 9007199254740992.0)) * 3.0f - 1.5f;
+  }
+  ldpc_decoder_config cfg;
+  ldpc_decoder_config_default(&cfg);
+  uint8_t *bits = malloc((size_t)k);
+  const float *in[LDPC_BATCH];
+  uint8_t *out[LDPC_BATCH];
+  ldpc_decode_result res[LDPC_BATCH];
+  for (int b = 0; b < LDPC_BATCH; b++) {
+    in[b] = llr;
+    out[b] = bits;
+  }
+  ldpc_decoder *d = ldpc_decoder_create(bg, z, &cfg, err, sizeof err);
+  ldpc_batch_decoder *bd = ldpc_batch_create(bg, z, &cfg, LDPC_KERNEL_AUTO, err, sizeof err);
+  double best = 1e30;
+  for (int round = 0; round < ROUNDS; round++) {
+    const double t0 = now();
+    if (batch)
+      ldpc_batch_execute(bd, LDPC_BATCH, in, k, out, res);
+    else
+      for (int b = 0; b < LDPC_BATCH; b++) ldpc_decoder_execute(d, llr, k, bits, res);
+    const double t = (now() - t0) / LDPC_BATCH;
+    best = t < best ? t : best;
+  }
+  ldpc_decoder_destroy(d);
+  ldpc_batch_destroy(bd);
+  free(llr);
+  free(bits);
+  return best;
+}
+
+static void sweep(void) {
+  static const int zs[] = {16, 32, 40, 56, 64, 72, 96, 104, 128, 144, 176, 208, 256, 320, 384};
+  for (int bg = 1; bg <= 2; bg++)
+    for (size_t i = 0; i < sizeof zs / sizeof zs[0]; i++) {
+      const int z = zs[i], k = (bg == 1 ? 22 : 10) * z, cols = bg == 1 ? 46 : 32;
+      /* one block and a batch in turn, so both see the same load */
+      double one = 1e30, batch = 1e30;
+      for (int t = 0; t < 3; t++) {
+        const double a = block_seconds(bg, z, cols, 0), b = block_seconds(bg, z, cols, 1);
+        one = a < one ? a : one;
+        batch = b < batch ? b : batch;
+      }
+      printf("BG%d Z %3d, 10 it: one block %6.1f Mbit/s, batch of %d %6.1f Mbit/s (batch/one %.2f)\n", bg, z,
+             k / one * 1e-6, LDPC_BATCH, k / batch * 1e-6, one / batch);
+    }
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "sweep") == 0) {
+    sweep();
+    return 0;
+  }
   const int calls = argc > 1 ? atoi(argv[1]) : 4;
   /* BG1 Z 384 R 1/2: K 8448, E 16896 = 44 Z after the 2Z punctured bits:
    * columns 0..45, rows 0..23. */
