@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """ofdmsim and NVIDIA Sionna (PyTorch port, sionna-no-rt 2.2) side by side on
-the speed issue's end-to-end workloads: rate, BER and their ratio.
+the speed issue's end-to-end workloads and issue 25's CDL ones: rate, BER
+and their ratio.
 
     bench/sionna_workloads.py [--device cpu|cuda] [--threads N] [--ofdmsim PATH]
                               [--seconds S] [--json PATH] [--cases 1,2,3,4]
+    bench/sionna_workloads.py --device cuda --cases 3,5-12     # the CDL table
 
 This script installs nothing. The caller provides Sionna, e.g. offline from
 the git-ignored wheel folder (torch, numpy and scipy must already be there):
@@ -12,7 +14,8 @@ the git-ignored wheel folder (torch, numpy and scipy must already be there):
     PYTHONPATH=/tmp/sionna_site python3 bench/sionna_workloads.py --json out.json
 
 `scripts/bench-sionna.sh` does both, on the GPU (when nvidia-smi shows one)
-and on the CPU with one thread.
+and on the CPU with one thread; `scripts/bench-sionna.sh cdl` runs cases 3
+and 5-12 on the GPU only.
 
 Workloads (each end to end: bits, Gray QAM mapping with unit energy, channel,
 noise, LMMSE equalisation, hard decisions, bit-error count; the rate is
@@ -27,6 +30,22 @@ simulated bits per second = REs x tx x bits per symbol / s):
   4  the link of 3 in the time domain (IFFT, CP, convolution, noise on the
      samples, CP removal, FFT), the receiver knowing the response of the
      discrete channel that was applied
+  5-12  CDL-C (TR 38.901 7.7.1, Table 7.7.1-3), 100 ns delay spread, between
+     antenna arrays at both ends, 16-QAM, the grid of 3, Eb/N0 20 dB
+     (scripts/bench-cdl.sh's rows):
+       5  4x4 frequency            9  8x4 frequency
+       6  4x4 frequency, Doppler  10  8x4 frequency, Doppler
+       7  4x4 time                11  8x4 time
+       8  4x4 time, Doppler       12  8x4 time, Doppler
+     TXxRX: the transmitter (base station) a row of TX/2 cross-polarised
+     (+-45 degree) pairs with the 38.901 element pattern, the receiver
+     (terminal) a row of RX/2 cross-polarised isotropic pairs, half a
+     wavelength apart (configs/cdl.cfg's panels); every antenna sends a
+     stream (no precoding: 8x4 is 8 streams on 4 antennas, MMSE overloaded,
+     a high BER that both sides must still agree on). Doppler: the terminal
+     at 120 km/h along +x at 3.5 GHz (f_d = 389.2 Hz), each ray shifted by
+     f_d times the cosine between its arrival direction and the travel.
+     Without Doppler the channel holds over the frame.
 
 The two sides, parameter for parameter:
 
@@ -56,6 +75,63 @@ The two sides, parameter for parameter:
   snr_kind = "ebno", ebno_overhead = excluded  N0 = ebnodb2no(EbN0, bps, 1):
     N0 = 1 / (EbN0 x bps)                        1 / (EbN0 x bps)
 
+The CDL cases (5-12), parameter for parameter:
+
+  ofdmsim (CLI, one point, --set overrides)    Sionna 2.2
+  -------------------------------------------  ---------------------------------
+  channel.model = "cdl-c"                      CDL("C", ...): the same table
+  channel.delay_spread_ns = 100                  (TR 38.901 7.7.1-3, 24
+                                                 clusters of 20 rays, XPR 7 dB,
+                                                 no angle scaling), 100e-9 s
+  the transmitter is the base station, the     direction = "downlink":
+    receiver the terminal (departure angles      bs_array the transmitter,
+    at the transmitter, arrival angles at the    ut_array the receiver
+    receiver)
+  tx_array = { rows = 1; columns = TX/2;       PanelArray(num_rows_per_panel=1,
+    polarisation = "x"; pattern = "38.901";      num_cols_per_panel=TX/2,
+    spacing_h = 0.5; }                           polarization="dual",
+                                                 polarization_type="cross",
+                                                 antenna_pattern="38.901",
+                                                 element_horizontal_spacing=0.5)
+  rx_array = { ... columns = RX/2; pattern =   PanelArray(... RX/2, "dual",
+    "isotropic"; }                               "cross", antenna_pattern="omni")
+  38.901 element: Table 7.3-1, 8 dBi kept      the same table, 8 dBi kept (no
+    (no normalisation)                           normalisation)
+  *_array.bearing_deg = downtilt_deg = 0       bs_orientation = ut_orientation
+    (both panels face +x)                        = [0, 0, 0] (Sionna's default
+                                                 ut_orientation is [pi, 0, 0]:
+                                                 set to ofdmsim's)
+  channel.speed_kmh = 120, carrier_ghz = 3.5   ut_velocity = [120 / 3.6, 0, 0]
+  travel_azimuth_deg = 0, travel_zenith_deg      m/s, carrier_frequency = 3.5e9
+    = 90 (defaults: along +x)                    (wavelength c / 3.5 GHz)
+  no Doppler: speed_kmh unset                  ut_velocity = [0, 0, 0]
+  ofdm.domain = "frequency", Doppler: each     OFDMChannel(CDL): the CIR at
+    tap averaged over the symbol's FFT           the start of each OFDM symbol
+    window                                       (sampling 1 / symbol duration)
+  ofdm.domain = "time", Doppler: the taps at   TimeChannel(CDL): the CIR at
+    every sample                                 every sample (T + l_tot - 1)
+  the receiver's channel with Doppler, time    time_to_ofdm_channel of the taps
+    domain: each symbol's taps averaged over     averaged over each FFT window
+    its FFT window (README, "Doppler")           here (Sionna's own reads the
+                                                 window's first sample: a CSI
+                                                 error of ~-31 dB of the channel
+                                                 at 389 Hz, beside N0 at -26 dB,
+                                                 that ofdmsim's receiver has not)
+
+What the two cannot make identical, none of which moves the mean BER: the
+element order (ofdmsim interleaves the pair of each position, element k the
+slant k % 2 at position k / 2, +45 first; Sionna lists every -45 element,
+then every +45 one: a relabelling of streams and receive antennas, which the
+BER averaged over streams does not see); the array's origin (ofdmsim's first
+element at the panel's origin, Sionna's array centred on it: a fixed phase a
+ray, absorbed in the ray's uniform random initial phases); the random
+coupling (ofdmsim couples AoD, ZoD, ZoA to the AoA, Sionna shuffles all four:
+the same joint law); and with Doppler in the frequency domain the instant
+of each symbol's channel (the window average beside the symbol's start:
+a shift in time of a stationary channel, both receivers knowing the channel
+applied; the average's Dirichlet loss is 0.0006 dB at 389 Hz). Every
+realisation is drawn afresh a frame on both sides.
+
 The noise variance: both sides use N0 = 1 / (Eb/N0 x bps) per receive antenna
 and RE by default (each stream unit energy, E|h|^2 = 1). The script checks
 Sionna's N0 against the `n0` column of ofdmsim's CSV and reports a mismatch.
@@ -66,7 +142,7 @@ ebnodb2no with a resource grid also divides the symbol energy by the number
 of streams per transmitter (N0 4x smaller for 4 streams), which ofdmsim's
 "charged" does not do, so the factor is taken back out to keep one link.
 
-Channel realisations. ofdmsim draws each TDL tap CN(0, p_l) once per frame
+Channel realisations (TDL, cases 3-4; CDL below). ofdmsim draws each TDL tap CN(0, p_l) once per frame
 (no Doppler: fixed over the frame). Sionna's TDL draws a sum of 20 sinusoids
 per tap and time step; with min_speed = 0 every time step has the same value,
 so by default (`--sionna-channel static`) the script asks TDL for ONE time
@@ -77,6 +153,14 @@ standard classes instead (OFDMChannel: TDL at every OFDM symbol; TimeChannel:
 TDL at every sample: ~2 GB and ~5 s of one CPU core per 4x4 frame). A
 20-sinusoid tap is Rayleigh to within the central-limit approximation
 (E|h|^4 = 1.95 p^2, not 2 p^2), which the BER does not resolve.
+
+CDL (cases 5-12): without Doppler, as for TDL, `static` evaluates CDL at
+ONE time step a frame and broadcasts it (`generic` runs OFDMChannel /
+TimeChannel); with Doppler always the generic classes (the channel moves
+within the frame): CDL at each of the 14 symbols (frequency domain) or at
+each of the frame's 16 167 samples (time domain: ~1 GB of ray terms a 4x4
+frame, 2 GB at 8x4, so the batch stays at a few frames on the GPU). The
+Sionna CDL cases are meant for the GPU (scripts/bench-sionna.sh cdl).
 
 Case 4 in Sionna is practical (ApplyTimeChannel multiplies the taps with a
 gathered Toeplitz copy of the signal, ~0.1 GB per 4x4 frame, so batches stay
@@ -100,7 +184,7 @@ not generate code for complex operators); compile time is excluded, and a
 failure falls back to eager, recorded in the JSON.
 
 Agreement. Each BER comes with a standard error from its independent units
-(REs for Rayleigh, frames for TDL, as ofdmsim's `units`; ofdmsim's from its
+(REs for Rayleigh, frames for TDL and CDL, as ofdmsim's `units`; ofdmsim's from its
 95% interval), and the line shows z = (BER_sionna - BER_ofdmsim) / sqrt(se^2
 + se^2): |z| < 3 is agreement within sampling error.
 
@@ -130,17 +214,56 @@ BPS = {"qpsk": 2, "16qam": 4}
 GRID = dict(subcarriers=1024, symbols=14, spacing=30e3, cp=128)
 TDL = dict(profile="tdl-a", sionna_model="A", delay_spread_ns=100.0,
            last_delay=9.6586)  # TR 38.901 Table 7.7.2-1: last tap, normalised
+CDL = dict(profile="cdl-c", sionna_model="C",
+           last_delay=8.6523,  # TR 38.901 Table 7.7.1-3: last cluster, normalised
+           carrier_ghz=3.5, speed_kmh=120.0)
 CASES = {
     1: dict(tx=2, rx=2, mod="qpsk", ebno=10.0, channel="rayleigh", domain="frequency"),
     2: dict(tx=4, rx=4, mod="16qam", ebno=14.0, channel="rayleigh", domain="frequency"),
     3: dict(tx=4, rx=4, mod="16qam", ebno=14.0, channel="tdl", domain="frequency"),
     4: dict(tx=4, rx=4, mod="16qam", ebno=14.0, channel="tdl", domain="time"),
 }
+for _i, (_tx, _rx, _dom, _dop) in enumerate(
+        (t, 4, d, v) for t in (4, 8) for d in ("frequency", "time") for v in (False, True)):
+    CASES[5 + _i] = dict(tx=_tx, rx=_rx, mod="16qam", ebno=20.0, channel="cdl",
+                         domain=_dom, doppler=_dop)
 
 
 def case_label(c):
-    ch = "rayleigh" if c["channel"] == "rayleigh" else f"tdl-a {c['domain'][:4]}"
+    if c["channel"] == "rayleigh":
+        ch = "rayleigh"
+    elif c["channel"] == "tdl":
+        ch = f"tdl-a {c['domain'][:4]}"
+    else:
+        ch = f"cdl-c {c['domain'][:4]}" + (" 120kmh" if c["doppler"] else "")
     return f"{c['tx']}x{c['rx']} {c['mod']} {ch}"
+
+
+def parse_cases(text):
+    """'1,3,5-12' -> [1, 3, 5, ..., 12]; an unknown case exits with the list."""
+    out = []
+    for tok in text.split(","):
+        tok = tok.strip()
+        if not tok:
+            continue
+        lo, _, hi = tok.partition("-")
+        try:
+            ids = range(int(lo), int(hi or lo) + 1)
+        except ValueError:
+            sys.exit(f"--cases: '{tok}' is not a case number or range (e.g. 1,3,5-12)")
+        for i in ids:
+            if i not in CASES:
+                sys.exit(f"--cases: unknown case {i} (1-{max(CASES)})")
+            out.append(i)
+    return out
+
+
+def array_sets(end, n, pattern):
+    """One end's panel: a row of n/2 cross-polarised pairs (configs/cdl.cfg's)."""
+    return [f"{end}_array.rows=1", f"{end}_array.columns={n // 2}",
+            f"{end}_array.polarisation=x",
+            f'{end}_array.pattern="{pattern}"',  # quoted: 38.901 is no number
+            f"{end}_array.spacing_h=0.5"]
 
 
 # ----------------------------------------------------------------- ofdmsim --
@@ -153,11 +276,18 @@ def ofdmsim_sets(c, args):
          f"simulation.ebno_overhead={args.ebno_overhead}",
          f"ofdm.subcarriers={GRID['subcarriers']}", f"ofdm.symbols={GRID['symbols']}",
          f"ofdm.cp_length={GRID['cp']}", f"ofdm.subcarrier_spacing={GRID['spacing']:.1f}",
-         f"ofdm.domain={c['domain']}", f"channel.model={c['channel']}"]
+         f"ofdm.domain={c['domain']}",
+         f"channel.model={CDL['profile'] if c['channel'] == 'cdl' else c['channel']}"]
     if c["channel"] == "tdl":
         s += [f"channel.profile={TDL['profile']}",
               f"channel.delay_spread_ns={args.delay_spread_ns:.1f}",
               "channel.delays=continuous", "channel.doppler_hz=0.0"]
+    elif c["channel"] == "cdl":
+        s += [f"channel.delay_spread_ns={args.delay_spread_ns:.1f}"]  # delays always continuous
+        s += array_sets("tx", c["tx"], "38.901") + array_sets("rx", c["rx"], "isotropic")
+        if c["doppler"]:
+            s += [f"channel.speed_kmh={CDL['speed_kmh']:.1f}",
+                  f"channel.carrier_ghz={CDL['carrier_ghz']:.1f}"]
     return s
 
 
@@ -230,7 +360,7 @@ class SionnaCase:
             self._rayleigh(args)
             self.n0 = float(ebnodb2no(c["ebno"], bps, 1.0, device=dev))
         else:
-            self._tdl(args)
+            self._ofdm(args)
             if args.ebno_overhead == "charged":
                 self.n0 = float(ebnodb2no(c["ebno"], bps, 1.0, resource_grid=self.rg,
                                           device=dev)) * self.rg.num_streams_per_tx
@@ -268,8 +398,52 @@ class SionnaCase:
             return (out.reshape(n, tx * bps) != b).sum(dim=-1)
         self.step = step
 
-    # cases 3-4 ------------------------------------------------------------
-    def _tdl(self, args):
+    # cases 3-12 -----------------------------------------------------------
+    def _channel_model(self, args):
+        """TDL-A (cases 3-4) or CDL-C between the arrays (5-12), the last
+        delay (s), and whether it moves within a frame."""
+        from sionna.phy.channel.tr38901 import CDL as SionnaCDL
+        from sionna.phy.channel.tr38901 import TDL as SionnaTDL
+        from sionna.phy.channel.tr38901 import PanelArray
+        c, dev = self.c, self.dev
+        ds = args.delay_spread_ns * 1e-9
+        if c["channel"] == "tdl":
+            tdl = SionnaTDL(TDL["sionna_model"], delay_spread=ds,
+                            carrier_frequency=3.5e9, min_speed=0.0,
+                            num_rx_ant=self.rx, num_tx_ant=self.tx, device=dev)
+            last = float(tdl.delays.max())
+            assert abs(last - TDL["last_delay"] * ds) < 1e-12, "TDL-A table differs"
+            return tdl, last, False
+        fc = CDL["carrier_ghz"] * 1e9
+
+        def panel(n, pattern):
+            a = PanelArray(num_rows_per_panel=1, num_cols_per_panel=n // 2,
+                           polarization="dual", polarization_type="cross",
+                           antenna_pattern=pattern, carrier_frequency=fc,
+                           element_vertical_spacing=0.5, element_horizontal_spacing=0.5,
+                           device=dev)
+            if a.num_ant != n:
+                raise RuntimeError(f"PanelArray has {a.num_ant} elements, wanted {n}")
+            return a
+        v = CDL["speed_kmh"] / 3.6 if c["doppler"] else 0.0
+        cdl = SionnaCDL(CDL["sionna_model"], delay_spread=ds, carrier_frequency=fc,
+                        ut_array=panel(self.rx, "omni"), bs_array=panel(self.tx, "38.901"),
+                        direction="downlink", ut_orientation=[0.0, 0.0, 0.0],
+                        bs_orientation=[0.0, 0.0, 0.0], ut_velocity=[v, 0.0, 0.0],
+                        device=dev)
+        # CDL keeps its scaled delays in _delays (no public property in 2.2)
+        delays = getattr(cdl, "delays", None)
+        if delays is None:
+            delays = getattr(cdl, "_delays", None)
+        last = CDL["last_delay"] * ds
+        if delays is not None:
+            got = float(delays.max())
+            assert abs(got - last) < 1e-12, f"CDL-C last delay {got} s, table {last} s"
+        self.notes.append(f"CDL-C, ut_velocity [{v:.4f}, 0, 0] m/s at {fc:.3g} Hz "
+                          f"(f_d {v * fc / 299792458.0:.1f} Hz)")
+        return cdl, last, c["doppler"]
+
+    def _ofdm(self, args):
         import numpy as np
         from sionna.phy.channel import (ApplyOFDMChannel, ApplyTimeChannel,
                                         OFDMChannel, TimeChannel,
@@ -277,7 +451,6 @@ class SionnaCase:
                                         subcarrier_frequencies,
                                         time_lag_discrete_time_channel,
                                         time_to_ofdm_channel)
-        from sionna.phy.channel.tr38901 import TDL as SionnaTDL
         from sionna.phy.mapping import Demapper
         from sionna.phy.mimo import StreamManagement
         from sionna.phy.ofdm import (LMMSEEqualizer, OFDMDemodulator, OFDMModulator,
@@ -286,22 +459,21 @@ class SionnaCase:
         tx, rx, bps = self.tx, self.rx, self.bps
         S, K, CP = GRID["symbols"], GRID["subcarriers"], GRID["cp"]
         domain = c["domain"]
-        if domain == "time" and args.case4_sionna == "freq":
+        if c["id"] == 4 and args.case4_sionna == "freq":
             domain = "frequency"
             self.notes.append("sionna runs the frequency-domain path for this case")
         self.sionna_domain = domain
-        variant = args.sionna_channel
-        ds = args.delay_spread_ns * 1e-9
+        tdl, last, moving = self._channel_model(args)
+        # a channel that moves within the frame needs Sionna's generic classes
+        variant = "generic" if moving else args.sionna_channel
+        self.variant = variant
         self.rg = rg = ResourceGrid(num_ofdm_symbols=S, fft_size=K,
                                     subcarrier_spacing=GRID["spacing"], num_tx=1,
                                     num_streams_per_tx=tx, cyclic_prefix_length=CP,
                                     device=dev)
         sm = StreamManagement(np.ones([1, 1], int), tx)
-        self.tdl = tdl = SionnaTDL(TDL["sionna_model"], delay_spread=ds,
-                                   carrier_frequency=3.5e9, min_speed=0.0,
-                                   num_rx_ant=rx, num_tx_ant=tx, device=dev)
-        last = float(tdl.delays.max())
-        assert abs(last - TDL["last_delay"] * ds) < 1e-12, "TDL-A table differs"
+        name = "TDL" if c["channel"] == "tdl" else "CDL"
+        n_paths = 23 if c["channel"] == "tdl" else 24
         rg_mapper = ResourceGridMapper(rg, device=dev)
         eq = LMMSEEqualizer(rg, sm, device=dev)
         demap = Demapper("maxlog", "qam", bps, hard_out=self.hard_out, device=dev)
@@ -322,13 +494,13 @@ class SionnaCase:
                     h = cir_to_ofdm_channel(freqs, a, tau)    # [B,1,rx,1,tx,1,K]
                     h = h.expand(-1, -1, -1, -1, -1, S, -1)
                     return apply(x_rg, h, no), h
-                self.path = ("TDL(1 step) + cir_to_ofdm_channel + ApplyOFDMChannel + "
+                self.path = (f"{name}(1 step) + cir_to_ofdm_channel + ApplyOFDMChannel + "
                              "LMMSEEqualizer + Demapper(maxlog)")
             else:
                 ofdm_ch = OFDMChannel(tdl, rg, normalize_channel=False,
                                       return_channel=True, device=dev)
                 channel = ofdm_ch
-                self.path = "OFDMChannel(TDL) + LMMSEEqualizer + Demapper(maxlog)"
+                self.path = f"OFDMChannel({name}) + LMMSEEqualizer + Demapper(maxlog)"
         else:
             l_min, l_max = time_lag_discrete_time_channel(fs, maximum_delay_spread=last)
             l_tot = l_max - l_min + 1
@@ -346,20 +518,34 @@ class SionnaCase:
                     h_t = cir_to_time_channel(fs, a, tau, l_min, l_max)  # [...,1,l_tot]
                     return apply_t(x_time, h_t, no), h_t.expand(
                         -1, -1, -1, -1, -1, T + l_tot - 1, -1)
-                self.path = ("OFDMModulator + TDL(1 step) + cir_to_time_channel + "
+                self.path = (f"OFDMModulator + {name}(1 step) + cir_to_time_channel + "
                              "ApplyTimeChannel + OFDMDemodulator + time_to_ofdm_channel + "
                              "LMMSEEqualizer + Demapper(maxlog)")
             else:
                 time_channel = TimeChannel(tdl, fs, T, l_min=l_min, l_max=l_max,
                                            normalize_channel=False, return_channel=True,
                                            device=dev)
-                self.bytes_per_unit += (T + l_tot) * rx * tx * 23 * 20 * 4 * 4
-                self.path = ("OFDMModulator + TimeChannel(TDL) + OFDMDemodulator + "
+                self.bytes_per_unit += (T + l_tot) * rx * tx * n_paths * 20 * 4 * 4
+                self.path = (f"OFDMModulator + TimeChannel({name}) + OFDMDemodulator + "
                              "time_to_ofdm_channel + LMMSEEqualizer + Demapper(maxlog)")
+
+            def window_average(h_t):
+                # ofdmsim's receiver knows each symbol's taps averaged over
+                # its FFT window; time_to_ofdm_channel reads the window's
+                # first sample (index CP + s (K + CP)), so every sample of
+                # symbol s is given the window's average for it to read
+                L, n_l = K + CP, h_t.shape[-1]
+                h = h_t[..., :S * L, :].reshape(*h_t.shape[:-2], S, L, n_l)
+                avg = h[..., CP:, :].mean(dim=-2, keepdim=True)     # [..., S, 1, l_tot]
+                return avg.expand(*avg.shape[:-2], L, n_l).reshape(*h_t.shape[:-2], S * L, n_l)
 
             def channel(x_rg, no):
                 y_t, h_t = time_channel(mod(x_rg), no)
+                if moving:
+                    h_t = window_average(h_t)
                 return demod(y_t), time_to_ofdm_channel(h_t, rg, l_min)
+            if moving:
+                self.path += " (receiver: taps averaged over each FFT window)"
 
         def step(n):
             b = self.source([n, 1, tx, nds * bps])
@@ -404,7 +590,7 @@ def run_sionna(c, args, dev):
     fn = sc.step
     res = dict(path=sc.path, unit=sc.unit, bits_per_unit=sc.bits_per_unit, n0=sc.n0,
                domain=getattr(sc, "sionna_domain", c["domain"]),
-               channel_variant=args.sionna_channel if c["channel"] == "tdl" else None,
+               channel_variant=getattr(sc, "variant", None),
                notes=sc.notes, compile=None)
     if hasattr(sc, "l_min"):
         res.update(l_min=sc.l_min, l_max=sc.l_max)
@@ -502,7 +688,8 @@ def main():
                     help="per case and side: ofdmsim grows max_bits until a point "
                          "takes >= S/2, Sionna times calls for >= S (default 2)")
     ap.add_argument("--json", metavar="PATH")
-    ap.add_argument("--cases", default="1,2,3,4")
+    ap.add_argument("--cases", default="1,2,3,4",
+                    help="case numbers and ranges, e.g. 3,5-12 (the CDL table)")
     ap.add_argument("--reps", type=int, default=5, help="least timed Sionna calls")
     ap.add_argument("--call-s", type=float, default=0.25,
                     help="Sionna batch grown until one call takes this long")
@@ -518,7 +705,8 @@ def main():
     ap.add_argument("--llr", choices=["off", "maxlog"], default="off",
                     help="off: hard decisions (Sionna hard_out); maxlog: bit LLRs "
                          "on both sides, decided by their sign")
-    ap.add_argument("--delay-spread-ns", type=float, default=TDL["delay_spread_ns"])
+    ap.add_argument("--delay-spread-ns", type=float, default=TDL["delay_spread_ns"],
+                    help="TDL-A's and CDL-C's RMS delay spread (default 100)")
     ap.add_argument("--compile", default="none",
                     choices=["none", "default", "reduce-overhead", "max-autotune"])
     ap.add_argument("--precision", choices=["single", "double"], default="single",
@@ -529,23 +717,26 @@ def main():
     ap.add_argument("--skip-sionna", action="store_true")
     args = ap.parse_args()
 
-    cases = []
-    for tok in args.cases.split(","):
-        tok = tok.strip()
-        if tok:
-            if int(tok) not in CASES:
-                sys.exit(f"unknown case {tok} (1-4)")
-            cases.append(int(tok))
+    cases = parse_cases(args.cases)
 
-    import torch
+    # --skip-sionna needs no torch: the ofdmsim half runs anywhere
+    torch = None
+    if not args.skip_sionna:
+        try:
+            import torch
+        except ImportError as ex:
+            sys.exit(f"torch is not importable ({ex}): Sionna needs it (--skip-sionna "
+                     "runs the ofdmsim half alone)")
     if args.device is None:
-        args.device = "cuda" if torch.cuda.is_available() else "cpu"
-    if args.device == "cuda" and not torch.cuda.is_available():
+        args.device = "cuda" if torch is not None and torch.cuda.is_available() else "cpu"
+    if torch is not None and args.device == "cuda" and not torch.cuda.is_available():
         sys.exit("--device cuda requested but torch.cuda.is_available() is False")
     dev = "cuda:0" if args.device == "cuda" else "cpu"
-    if args.device == "cpu" and args.threads > 0:
+    if torch is not None and args.device == "cpu" and args.threads > 0:
         torch.set_num_threads(args.threads)
-    versions = dict(python=platform.python_version(), torch=torch.__version__)
+    versions = dict(python=platform.python_version())
+    if torch is not None:
+        versions["torch"] = torch.__version__
     try:
         import numpy
         versions["numpy"] = numpy.__version__
@@ -559,11 +750,14 @@ def main():
         config.device = dev
         config.precision = args.precision
         config.seed = args.seed
-    torch.manual_seed(args.seed)
-    if args.device == "cuda":
+    if torch is None:
+        device_name = "cuda" if args.device == "cuda" else cpu_name()
+    elif args.device == "cuda":
+        torch.manual_seed(args.seed)
         device_name = torch.cuda.get_device_name(0)
         versions["cuda"] = torch.version.cuda
     else:
+        torch.manual_seed(args.seed)
         device_name = f"{cpu_name()}, {torch.get_num_threads()} torch threads"
     if not args.skip_ofdmsim:
         if not os.access(args.ofdmsim, os.X_OK):
@@ -590,8 +784,10 @@ def main():
             label = f"{cid} {case_label(c)}"
             r = dict(case=cid, label=label, tx=c["tx"], rx=c["rx"], modulation=c["mod"],
                      ebno_db=c["ebno"], channel=c["channel"], domain=c["domain"],
-                     grid=GRID if c["channel"] == "tdl" else None,
-                     delay_spread_ns=args.delay_spread_ns if c["channel"] == "tdl" else None)
+                     grid=GRID if c["channel"] != "rayleigh" else None,
+                     delay_spread_ns=args.delay_spread_ns if c["channel"] != "rayleigh" else None,
+                     doppler_speed_kmh=CDL["speed_kmh"] if c.get("doppler") else None,
+                     sets=ofdmsim_sets(c, args))
             o = s = None
             if not args.skip_ofdmsim:
                 try:

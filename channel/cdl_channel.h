@@ -221,6 +221,21 @@ OFDM_HD void cdl_taps_at(const float *terms, int L, int links, int n, double t, 
     h[e] = cdl_tap(terms + (size_t)n * CDL_RAYS, amp + ((size_t)e * L + n) * CDL_RAYS, t, window);
 }
 
+/* cdl_taps_at on the segment centred at tc as cubics in tau = t - tc
+ * (channel/tap_poly.h): c[e * TAP_POLY_COEFS + k] for link e, each ray's
+ * Taylor coefficients about tc. */
+OFDM_HD void cdl_poly_taps(const float *terms, int L, int links, int n, double tc, cf32 *c) {
+  const cf32 *amp = cdl_terms_amp_c(terms, L);
+  const float *freq = terms + (size_t)n * CDL_RAYS;
+  for (int e = 0; e < links; e++) {
+    cf32 *ce = c + (size_t)e * TAP_POLY_COEFS;
+    const cf32 *a = amp + ((size_t)e * L + n) * CDL_RAYS;
+    tap_poly_zero(ce);
+    for (int m = 0; m < CDL_RAYS; m++)
+      tap_poly_add(ce, cf_fma_exact(cf_make(0.0f, 0.0f), tdl_rotor(freq[m], 0.0f, tc), a[m]), freq[m]);
+  }
+}
+
 #ifdef __cplusplus
 extern "C" {
 #endif

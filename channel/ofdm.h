@@ -33,8 +33,9 @@ ofdm_modem *ofdm_modem_create(const link_params *p, const tdl_grid *grid, char *
  * w ~ CN(0,1) from RNG_TDNOISE (index (r/2)*N_f + n), CP removal, the window
  * rotation by the grid's td_shift and a unitary FFT -> y [rx]. With Doppler
  * the taps fade per sample instead: sos holds the frame's sinusoids
- * (tdl_draw_sos; taps is then unused and may be NULL), and each tap goes
- * through its own interpolator (tdl_grid's tap_first/count/coef).
+ * (tdl_draw_sos; taps is then unused and may be NULL), each tap is the cubic
+ * of its segment (channel/tap_poly.h), and each goes through its own
+ * interpolator (tdl_grid's tap_first/count/coef).
  * (stride ldy). The caller passes noise_std = sqrt(n0). Safe to call
  * concurrently (scratch is per call). 0, or -1 on a bad argument or when
  * scratch memory cannot be had. */

@@ -17,7 +17,9 @@
  * Sionna's default), phase 0 at t = 0.
  *
  * The time-domain chain evaluates h per sample (inter-carrier interference
- * appears); the frequency-domain model and the receiver's channel use the
+ * appears), as the piecewise cubics of channel/tap_poly.h (tdl_poly_taps,
+ * within 2e-5 of tdl_fading_taps relative to the tap's amplitude); the
+ * frequency-domain model and the receiver's channel use the
  * average over each symbol's FFT window (n0 .. n0+K-1, n0 = s (K+cp) + cp),
  * which is the ICI-free (diagonal) part of the time-varying channel: each
  * sinusoid's average is its value at the window's centre times the
@@ -29,6 +31,7 @@
 
 #include <math.h>
 
+#include "channel/tap_poly.h"
 #include "core/re.h"
 #include "core/spatial.h"
 
@@ -108,6 +111,41 @@ OFDM_HD void tdl_fading_taps(tdl_fade fd, const chan_spatial *s, const sos_term 
     cf32 los = cf_scale(tdl_rotor(f, 0.0f, t), fd.los_amp);
     if (window) los = cf_scale(los, tdl_dirichlet(f, window));
     for (int e = 0; e < fd.links; e++) h[e] = cf_add(h[e], los);
+  }
+}
+
+/* tdl_fading_taps on the segment centred at tc as cubics in tau = t - tc
+ * (channel/tap_poly.h): c[e * TAP_POLY_COEFS + k] for link e. Each
+ * sinusoid's Taylor coefficients about tc, scaled as tdl_sos_value, the
+ * spatial mixing applied to each power of tau (it is linear), and on tap 0
+ * the LOS path's. */
+OFDM_HD void tdl_poly_taps(tdl_fade fd, const chan_spatial *s, const sos_term *terms, int l, float amp, double tc,
+                           cf32 *c) {
+  const float scale = amp * 0.22360679774997898f; /* sqrt(1/20), as tdl_sos_value */
+  for (int e = 0; e < fd.links; e++) {
+    cf32 *ce = c + (size_t)e * TAP_POLY_COEFS;
+    const sos_term *t = terms + (size_t)(e * fd.L + l) * TDL_SOS_TERMS;
+    tap_poly_zero(ce);
+    for (int m = 0; m < TDL_SOS_TERMS; m++) tap_poly_add(ce, tdl_rotor(t[m].freq, t[m].phase, tc), t[m].freq);
+    tap_poly_scale(ce, scale);
+  }
+  if (s->correlated) {
+    cf32 h[LINK_MAX_RX * LINK_MAX_TX];
+    for (int k = 0; k < TAP_POLY_COEFS; k++) {
+      for (int e = 0; e < fd.links; e++) h[e] = c[(size_t)e * TAP_POLY_COEFS + k];
+      chan_spatial_mix(s, h, 0, amp);
+      for (int e = 0; e < fd.links; e++) c[(size_t)e * TAP_POLY_COEFS + k] = h[e];
+    }
+  }
+  if (l == 0 && fd.los_amp > 0.0f) {
+    const float f = (float)(fd.nu * TDL_LOS_COS);
+    cf32 los[TAP_POLY_COEFS];
+    tap_poly_zero(los);
+    const cf32 z = tdl_rotor(f, 0.0f, tc);
+    tap_poly_add(los, cf_make(mul_rn(z.re, fd.los_amp), mul_rn(z.im, fd.los_amp)), f);
+    for (int e = 0; e < fd.links; e++)
+      for (int k = 0; k < TAP_POLY_COEFS; k++)
+        c[(size_t)e * TAP_POLY_COEFS + k] = cf_add(c[(size_t)e * TAP_POLY_COEFS + k], los[k]);
   }
 }
 

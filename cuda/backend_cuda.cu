@@ -121,7 +121,7 @@ struct cuda_state {
 /* The buffer plan of a batch of `frames` frames: byte offsets into the pool. */
 struct layout {
   size_t consts, errors, loss, loss_s, labels, x, H, Hhat, y, G, Ginv, z, xhat, taps, sos, resp, Hk, td_delay, td_coef,
-      dtaps, est_first, est_w, est_lo, est_wl, hp, est_ls, est_yp, dmrs_seq, xt, yt, work, total;
+      dtaps, poly, est_first, est_w, est_lo, est_wl, hp, est_ls, est_yp, dmrs_seq, xt, yt, work, total;
 };
 
 size_t take(size_t *at, size_t bytes) {
@@ -164,6 +164,10 @@ layout plan_layout(const link_params *p, int staged, uint64_t frames, size_t wor
   l.td_delay = take(&at, sizeof(int) * D);
   l.td_coef = take(&at, sizeof(float) * D * L);
   l.dtaps = take(&at, c8 * frames * links * D);
+  /* time domain with Doppler: the taps' cubics of every segment */
+  const size_t nf = (size_t)p->symbols * (size_t)(p->subcarriers + p->cp_length);
+  const size_t segs = td && tdl && fading ? (size_t)tap_poly_segments(tap_poly_len(link_doppler_per_sample(p), nf), nf) : 0;
+  l.poly = take(&at, c8 * frames * segs * L * links * TAP_POLY_COEFS);
   const size_t K = (size_t)p->subcarriers, S = (size_t)p->symbols;
   l.est_first = take(&at, est ? sizeof(int) * tx * K : 0);
   l.est_w = take(&at, est ? c8 * tx * K * (size_t)ep->taps : 0);
@@ -622,6 +626,8 @@ gpu_link make_link(const link_params *p, const chan_spatial *sp, const tdl_grid 
     g.fade_terms = tdl_fade_terms(p);
     g.cp_frame = p->cp_length;
     g.hk_span = g.fading ? g.rf : (uint64_t)p->subcarriers;
+    g.poly_len = tap_poly_len(g.fade.nu, g.nf);
+    g.poly_segs = tap_poly_segments(g.poly_len, g.nf);
     if (p->domain == DOMAIN_TIME) {
       g.td_taps = g.fading ? 0 : grid->td_taps;
       g.td_max_delay = g.td_taps > 0 ? grid->td_delay[g.td_taps - 1] : 0;
@@ -771,6 +777,7 @@ int allocate(cuda_state *s, const link_params *p, const chan_spatial *sp, const 
   s->tdl.td_delay = td_delay;
   s->tdl.td_coef = td_coef;
   s->tdl.dtaps = carve<cf32>(s->pool, l.dtaps);
+  s->tdl.poly = carve<cf32>(s->pool, l.poly);
   if (s->eplan.taps) {
     const est_plan &e = s->eplan;
     int *first = carve<int>(s->pool, l.est_first), *lo = carve<int>(s->pool, l.est_lo);

@@ -84,6 +84,8 @@ struct gpu_link {
   uint64_t fade_terms;      /* sos_terms of one frame's buffer (tdl_fade_terms) */
   int cp_frame;             /* the CP in the symbol timing of Doppler (either domain) */
   tdl_fade fade;
+  int poly_len;             /* time domain with Doppler: samples a segment of the taps' cubics */
+  uint64_t poly_segs;       /* ... and segments a frame (channel/tap_poly.h) */
   uint64_t hk_span;         /* Hk row length: K, or R_f with Doppler */
   int td_taps, td_shift;    /* time domain: discrete taps, FFT window rotation */
   int td_max_delay;         /* the last discrete tap's delay in samples */
@@ -116,6 +118,8 @@ struct gpu_tdl {
   const int *td_delay;   /* time domain without Doppler: [td_taps] */
   const float *td_coef;  /* [td_taps][L] */
   cf32 *dtaps;           /* [f][links][td_taps] */
+  cf32 *poly;            /* time domain with Doppler: the taps' cubics
+                            [f][poly_segs][L][links][TAP_POLY_COEFS] */
 };
 
 /* ---- the per-RE link -------------------------------------------------------

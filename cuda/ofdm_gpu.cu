@@ -63,22 +63,46 @@ __device__ __forceinline__ cf32 sent_sample(const gpu_link &g, const cf32 *xt_fr
   return cf_scale(gpu_load(xt_frame + (uint64_t)t * g.rf + sym * g.K + k), g.td_scale);
 }
 
+/* Doppler: one thread a (frame, segment, tap), the cubics of every antenna
+ * pair of that tap on that segment (channel/tap_poly.h), as ofdm.c's
+ * fading_channel makes them. */
+__global__ void __launch_bounds__(kBlock)
+    modem_poly_kernel(gpu_link g, const gpu_consts *__restrict__ c, const sos_term *__restrict__ sos,
+                      cf32 *__restrict__ poly) {
+  const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= g.frames * g.poly_segs * (uint64_t)g.L) return;
+  const int l = (int)(j % (uint64_t)g.L);
+  const uint64_t fs = j / (uint64_t)g.L, f = fs / g.poly_segs, seg = fs - f * g.poly_segs;
+  const double tc = tap_poly_centre(seg, g.poly_len);
+  cf32 *out = poly + j * (uint64_t)g.links * TAP_POLY_COEFS;
+  const sos_term *terms = sos + f * g.fade_terms;
+  if (g.cdl) cdl_poly_taps((const float *)terms, g.L, g.links, l, tc, out);
+  else tdl_poly_taps(g.fade, &c->spatial, terms, l, c->amp[l], tc, out);
+}
+
 /* Doppler: the pair's rows of sample n, tap by tap as ofdm.c's
- * fading_channel: the taps of every antenna pair at n, each stream through
- * the tap's interpolator, z[r] += h_rt u_t. */
-__device__ __forceinline__ void fading_sample(const gpu_link &g, const gpu_consts *c, const sos_term *sos,
+ * fading_channel: the taps of rows r0, r0+1 at n from their cubics on n's
+ * segment, each stream through the tap's interpolator, z[r] += h_rt u_t. */
+__device__ __forceinline__ void fading_sample(const gpu_link &g, const gpu_consts *c, const cf32 *poly_frame,
                                               const cf32 *xt_frame, uint64_t n, int r0, cf32 *z) {
-  cf32 h[LINK_MAX_RX * LINK_MAX_TX];
+  const uint64_t seg = n / (uint64_t)g.poly_len;
+  const float tau = tap_poly_tau(n, g.poly_len);
+  const cf32 *ps = poly_frame + seg * (uint64_t)g.L * g.links * TAP_POLY_COEFS;
   for (int l = 0; l < g.L; l++) {
-    if (g.cdl) cdl_taps_at((const float *)sos, g.L, g.links, l, (double)n, 0, h);
-    else tdl_fading_taps(g.fade, &c->spatial, sos, l, c->amp[l], (double)n, 0, h);
+    const cf32 *pl = ps + (uint64_t)l * g.links * TAP_POLY_COEFS;
     for (int t = 0; t < g.tx; t++) {
       cf32 u = cf_make(0.0f, 0.0f);
       for (int i = 0; i < c->tap_count[l]; i++) {
         const uint64_t d = (uint64_t)(c->tap_first[l] + i);
         if (d <= n) u = cf_fma_real(u, c->tap_coef[l][i], sent_sample(g, xt_frame, t, n - d));
       }
-      for (int r = r0; r < r0 + 2 && r < g.rx; r++) z[r - r0] = cf_fma(z[r - r0], h[r * g.tx + t], u);
+      for (int r = r0; r < r0 + 2 && r < g.rx; r++) {
+        const cf32 *pe = pl + (uint64_t)(r * g.tx + t) * TAP_POLY_COEFS;
+        cf32 cc[TAP_POLY_COEFS];
+        OFDM_UNROLL
+        for (int k = 0; k < TAP_POLY_COEFS; k++) cc[k] = gpu_load(pe + k);
+        z[r - r0] = cf_fma_exact(z[r - r0], tap_poly_eval(cc, tau), u);
+      }
     }
   }
 }
@@ -106,7 +130,7 @@ __global__ void __launch_bounds__(kBlock)
     for (int r = 2 * p; r < 2 * p + 2 && r < g.rx; r++)
       if (r < g.tx) z[r - 2 * p] = sent_sample(g, xt_frame, r, n);
   } else if (g.fading) {
-    fading_sample(g, c, t.sos + f * g.fade_terms, xt_frame, n, 2 * p, z);
+    fading_sample(g, c, t.poly + f * g.poly_segs * g.L * g.links * TAP_POLY_COEFS, xt_frame, n, 2 * p, z);
   } else {
     /* ofdm.c's order: the sum over streams, within each over the discrete taps. */
     for (int r = 2 * p; r < 2 * p + 2 && r < g.rx; r++) {
@@ -350,6 +374,11 @@ int gpu_launch_modem_channel(const gpu_link &g, const gpu_consts *c, const cf32 
         default: return launch_conv_tiled<16>(g, xt, t, yt, s);
       }
     }
+  }
+  if (g.model == CH_TDL && g.fading) { /* the taps' cubics first (same stream: done before the samples) */
+    const uint64_t n = g.frames * g.poly_segs * (uint64_t)g.L;
+    modem_poly_kernel<<<gpu_blocks(n, kBlock), kBlock, 0, s>>>(g, c, t.sos, t.poly);
+    CUDA_TRY_LAUNCH("modem_poly_kernel");
   }
   const uint64_t work = g.frames * (uint64_t)((g.rx + 1) / 2) * g.rf;
   modem_channel_kernel<<<gpu_blocks(work, kBlock), kBlock, 0, s>>>(g, c, xt, t, yt);

@@ -12,6 +12,10 @@
 #   scripts/bench-sionna.sh [CASES]          # CASES default 1,2,3,4
 #   scripts/bench-sionna.sh coded            # the coded link instead (bench/sionna_coded.py,
 #                                            # on the GPU): sionna-coded.json
+#   scripts/bench-sionna.sh cdl              # issue 25's CDL-C table on the GPU only (cases
+#                                            # 3,5-12: TDL-A reference, CDL-C 4x4 and 8x4 in
+#                                            # both domains, with and without Doppler;
+#                                            # scripts/bench-cdl.sh's rows): sionna-cdl.json
 # OFDMSIM (default build/ofdmsim) is the binary, SECONDS_PER_CASE (default 2)
 # the seconds per side and case, PYTHON (default python3) the interpreter,
 # SIONNA_ARGS extra arguments for the script (e.g. "--compile default"),
@@ -38,6 +42,15 @@ run() { # DEVICE THREADS JSON
 }
 
 status=0
+if [ "$cases" = cdl ]; then # issue 25's CDL rows beside Sionna's CDL, on the GPU only
+  if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+    echo "bench-sionna: cdl runs on the GPU only, and nvidia-smi shows none" >&2; exit 2
+  fi
+  nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader || true
+  cases=3,5-12
+  run cuda 0 "$out/sionna-cdl.json"
+  exit $?
+fi
 if [ "$cases" = coded ]; then # the coded link (bench/sionna_coded.py), on the GPU
   "$python" "$root/bench/sionna_coded.py" --ofdmsim "$ofdmsim" --seconds "$seconds" --json "$out/sionna-coded.json"
   exit $?

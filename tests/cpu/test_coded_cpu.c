@@ -21,9 +21,9 @@
 #include <string.h>
 
 #include "coding/tb_chain.h"
-#include "coding/tbs.h"
 #include "core/draws.h"
-#include "cpu/backend_cpu.h"
+#include "coded_point.h"
+#include "cpu_create.h"
 #include "testparams.h"
 #include "testutil.h"
 
@@ -63,32 +63,15 @@ static link_params point_of(const spec *s, double esno) {
     p.pilot_first = 0;
     p.pilot_every = 0;
   }
-  p.code.type = CODE_LDPC;
-  p.code.rate = s->rate;
-  p.code.tbs = tbs_from_re((int)link_data_res_per_frame(&p), s->rate, p.bps, p.tx);
-  p.code.decoder = s->dec;
-  p.code.scale = 0.75;
-  p.code.offset = 0.5;
-  p.code.max_iterations = 10;
-  p.code.early_termination = 1;
-  p.code.mcs = -1;
-  p.stream_key = link_stream_key(&p);
+  tp_ldpc(&p, s->rate, s->dec);
   return p;
 }
 
 /* Frames [0, FRAMES) in batches of `batch`: coded[f], and with llr/bits
  * (NULL: not asked) the export. 0, or -1 on a failure (CHECKed). */
 static int run(const link_params *p, int threads, uint64_t batch, frame_coded *coded, float *llr, uint8_t *bits) {
-  backend_options opt;
-  memset(&opt, 0, sizeof opt);
-  backend_options_set(&opt, "cpu", "threads", threads);
-  opt.max_batch_frames = batch;
-  char err[512];
-  backend *b = backend_cpu_create(p, &opt, err, sizeof err);
-  if (!b) {
-    CHECK(0, "create: %s", err);
-    return -1;
-  }
+  backend *b = tc_cpu_create(p, 0, threads, batch);
+  if (!b) return -1;
   const size_t g = (size_t)link_bits_per_frame(p);
   uint32_t errors[FRAMES * LINK_MAX_TX], fallbacks[FRAMES];
   uint64_t loss[FRAMES * LINK_MAX_TX];

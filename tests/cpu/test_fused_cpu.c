@@ -19,7 +19,7 @@
 #include "channel/estimate.h"
 #include "channel/tdl.h"
 #include "core/gmi_grid.h"
-#include "cpu/backend_cpu.h"
+#include "cpu_create.h"
 #include "testparams.h"
 #include "testutil.h"
 
@@ -108,17 +108,8 @@ typedef struct outcome {
  * backend's) into o (zeroed by the caller; llr and bits allocated with
  * export). Returns whether the backend kept its buffers (-1: failed). */
 static int run(const link_params *p, int staged, int threads, uint64_t batch, outcome *o) {
-  backend_options opt;
-  memset(&opt, 0, sizeof opt);
-  backend_options_set(&opt, "cpu", "staged", staged);
-  backend_options_set(&opt, "cpu", "threads", threads);
-  opt.max_batch_frames = batch;
-  char err[512];
-  backend *b = backend_cpu_create(p, &opt, err, sizeof err);
-  if (!b) {
-    CHECK(0, "create: %s", err);
-    return -1;
-  }
+  backend *b = tc_cpu_create(p, staged, threads, batch);
+  if (!b) return -1;
   int rc = 0;
   const uint64_t per_frame = link_data_res_per_frame(p) * (uint64_t)p->tx * (uint64_t)p->bps;
   if (batch > b->ops->max_frames(b)) batch = b->ops->max_frames(b);

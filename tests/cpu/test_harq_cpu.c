@@ -22,9 +22,9 @@
 #include <string.h>
 
 #include "coding/tb_chain.h"
-#include "coding/tbs.h"
 #include "core/draws.h"
-#include "cpu/backend_cpu.h"
+#include "coded_point.h"
+#include "cpu_create.h"
 #include "testparams.h"
 #include "testutil.h"
 
@@ -202,31 +202,14 @@ static link_params point_of(int harq, double esno) {
   p.n0 = link_noise_variance(p.snr_kind, p.snr_db, p.tx, p.bps);
   p.subcarrier_spacing = 30e3;
   p.seed = 11;
-  p.code.type = CODE_LDPC;
-  p.code.rate = 0.6;
-  p.code.tbs = tbs_from_re((int)link_data_res_per_frame(&p), 0.6, p.bps, p.tx);
-  p.code.decoder = CODE_DEC_NMS;
-  p.code.scale = 0.75;
-  p.code.offset = 0.5;
-  p.code.max_iterations = 10;
-  p.code.early_termination = 1;
-  p.code.mcs = -1;
   p.code.harq = harq;
-  p.stream_key = link_stream_key(&p);
+  tp_ldpc(&p, 0.6, CODE_DEC_NMS);
   return p;
 }
 
 static int run(const link_params *p, int threads, uint64_t batch, frame_coded *coded) {
-  backend_options opt;
-  memset(&opt, 0, sizeof opt);
-  backend_options_set(&opt, "cpu", "threads", threads);
-  opt.max_batch_frames = batch;
-  char err[512];
-  backend *b = backend_cpu_create(p, &opt, err, sizeof err);
-  if (!b) {
-    CHECK(0, "create: %s", err);
-    return -1;
-  }
+  backend *b = tc_cpu_create(p, 0, threads, batch);
+  if (!b) return -1;
   uint32_t errors[FRAMES * LINK_MAX_TX], fallbacks[FRAMES];
   uint64_t loss[FRAMES * LINK_MAX_TX];
   int rc = 0;

@@ -43,6 +43,7 @@ extern "C" { /* C headers without their own C++ guards (tb_chain.h includes ldpc
 #include "core/draws.h"
 #include "cuda/backend_cuda.h"
 #include "cuda/gpu.h"
+#include "coded_point.h"
 #include "testparams.h"
 #include "testutil.h"
 
@@ -83,16 +84,7 @@ link_params point_of(const spec &s, double esno) {
     p.pilot_first = 0;
     p.pilot_every = 0;
   }
-  p.code.type = CODE_LDPC;
-  p.code.rate = s.rate;
-  p.code.tbs = tbs_from_re((int)link_data_res_per_frame(&p), s.rate, p.bps, p.tx);
-  p.code.decoder = s.dec;
-  p.code.scale = 0.75;
-  p.code.offset = 0.5;
-  p.code.max_iterations = 10;
-  p.code.early_termination = 1;
-  p.code.mcs = -1;
-  p.stream_key = link_stream_key(&p);
+  tp_ldpc(&p, s.rate, s.dec);
   return p;
 }
 

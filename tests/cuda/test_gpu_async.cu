@@ -26,6 +26,7 @@ extern "C" { /* C headers without their own C++ guards */
 #include "coding/tbs.h"
 }
 #include "cuda/backend_cuda.h"
+#include "coded_point.h"
 #include "linktest.h"
 #include "sim/backends.h"
 #include "testutil.h"
@@ -264,16 +265,7 @@ int main(void) {
   p.symbols = 2;
   p.llr = LLR_MAXLOG;
   lt_finish(&p);
-  p.code.type = CODE_LDPC;
-  p.code.rate = 0.5;
-  p.code.tbs = tbs_from_re((int)link_data_res_per_frame(&p), 0.5, p.bps, p.tx);
-  p.code.decoder = CODE_DEC_NMS;
-  p.code.scale = 0.75;
-  p.code.offset = 0.5;
-  p.code.max_iterations = 10;
-  p.code.early_termination = 1;
-  p.code.mcs = -1;
-  p.stream_key = link_stream_key(&p);
+  tp_ldpc(&p, 0.5, CODE_DEC_NMS);
   compare(p, 0, 300, "coded ldpc (in flight)");
   /* with HARQ: deferred, whole at its collect (1 dB loses TBs to retry) */
   p.code.harq = 4;

@@ -27,45 +27,10 @@
 
 #include "channel/estimate.h"
 #include "core/names.h"
+#include "fetch.h"
 #include "linktest.h"
 #include "sim/backends.h"
 #include "testutil.h"
-
-typedef struct fetched {
-  cf32 *X, *H, *Hhat;
-} fetched;
-
-static int run_fetch(const link_params *p, uint64_t frames, fetched *o, uint32_t *errors) {
-  char err[512] = "";
-  backend_options opt;
-  memset(&opt, 0, sizeof opt);
-  backend_options_set(&opt, "cpu", "staged", 1); /* the test fetches buffers */
-  opt.max_batch_frames = frames;
-  backend *b = backends_create("cpu", p, &opt, err, sizeof err);
-  if (!b) {
-    fprintf(stderr, "create: %s\n", err);
-    return -1;
-  }
-  const size_t R = (size_t)(frames * link_res_per_frame(p)), links = (size_t)p->tx * p->rx;
-  batch_result r;
-  memset(&r, 0, sizeof r);
-  r.errors = errors;
-  int rc = b->ops->max_frames(b) < frames || backend_run(b, 0, frames, &r) ? -1 : 0;
-  o->X = malloc(sizeof(cf32) * p->tx * R);
-  o->H = malloc(sizeof(cf32) * links * R);
-  o->Hhat = malloc(sizeof(cf32) * links * R);
-  if (!rc && (backend_fetch(b, BUF_X, o->X, p->tx * R) || backend_fetch(b, BUF_H, o->H, links * R) ||
-              (p->estimation == EST_LS && backend_fetch(b, BUF_HHAT, o->Hhat, links * R))))
-    rc = -1;
-  backend_destroy(b);
-  return rc;
-}
-
-static void fetched_free(fetched *o) {
-  free(o->X);
-  free(o->H);
-  free(o->Hhat);
-}
 
 static link_params dmrs_point(int tx, int rx, int type, int len, int add, interp_kind interp, double ebno) {
   link_params p = lt_params(tx, rx, 2, EQ_MMSE, CH_TDL, ebno);
@@ -110,9 +75,9 @@ static void test_pattern(void) {
   uint32_t *seq = malloc(sizeof(uint32_t) * 2 * (size_t)g.dm.seq_words);
   dmrs_fill_sequence(&g.dm, p.dmrs_nid, seq);
   g.dm.seq = seq;
-  fetched o;
+  lt_frame_buffers o;
   uint32_t errors[2 * 4];
-  CHECK(run_fetch(&p, 2, &o, errors) == 0, "run");
+  CHECK(lt_fetch_frames(&p, 2, &o, errors) == 0, "run");
   const size_t R = 2 * rf;
   int bad = 0, unit = 0;
   for (size_t i = 0; i < R; i++) {
@@ -128,7 +93,7 @@ static void test_pattern(void) {
     }
   }
   CHECK(bad == 0 && unit == 0, "%d pilot REs send other than their ports' DMRS, %d off power", bad, unit);
-  fetched_free(&o);
+  lt_frame_buffers_free(&o);
   free(seq);
 }
 
@@ -149,43 +114,18 @@ static void test_occ_exact(void) {
             "type %d len %d: noiseless, flat: error variance %g, shrink %g", type, len, p.est_error_var, p.est_shrink);
       const uint64_t frames = 4;
       const size_t R = (size_t)(frames * link_res_per_frame(&p)), links = (size_t)tx * 2;
-      fetched o;
+      lt_frame_buffers o;
       uint32_t *errors = calloc(frames * tx, sizeof *errors);
-      CHECK(run_fetch(&p, frames, &o, errors) == 0, "run");
+      CHECK(lt_fetch_frames(&p, frames, &o, errors) == 0, "run");
       double worst = 0;
       for (size_t i = 0; i < links * R; i++)
         worst = fmax(worst, hypot(o.Hhat[i].re - o.H[i].re, o.Hhat[i].im - o.H[i].im));
       CHECK(worst < 1e-5, "type %d, %d symbol(s), %d ports: despreading off by %g", type, len, tx, worst);
       cases++;
       free(errors);
-      fetched_free(&o);
+      lt_frame_buffers_free(&o);
     }
   CHECK(cases == 4, "cases");
-}
-
-/* Mean |Hbar - H|^2 over the data REs of every link, with its standard
- * error over frames. */
-static double data_mse(const link_params *p, const fetched *o, uint64_t frames, double *se) {
-  const uint64_t rf = link_res_per_frame(p);
-  const size_t R = (size_t)(frames * rf), links = (size_t)p->tx * p->rx;
-  const pilot_grid g = link_pilot_grid(p);
-  double sum = 0, sum2 = 0;
-  for (uint64_t f = 0; f < frames; f++) {
-    double fs = 0;
-    uint64_t fn = 0;
-    for (uint64_t m = 0; m < rf; m++) {
-      if (pilot_antenna(&g, m) >= 0) continue;
-      for (size_t e = 0; e < links; e++) {
-        const size_t at = e * R + f * rf + m;
-        const double dr = o->Hhat[at].re - o->H[at].re, di = o->Hhat[at].im - o->H[at].im;
-        fs += dr * dr + di * di, fn++;
-      }
-    }
-    sum += fs / fn, sum2 += (fs / fn) * (fs / fn);
-  }
-  const double mean = sum / frames;
-  *se = sqrt((sum2 / frames - mean * mean) / (frames - 1));
-  return mean;
 }
 
 static void test_error_model(void) {
@@ -204,11 +144,11 @@ static void test_error_model(void) {
     if (k[5]) p.doppler_hz = 0.02 * p.subcarrier_spacing * p.subcarriers / (p.subcarriers + p.cp_length);
     p.time_interpolation = k[6];
     CHECK(finish(&p) == 0, "point");
-    fetched o;
+    lt_frame_buffers o;
     uint32_t *errors = calloc(frames * k[0], sizeof *errors);
-    CHECK(run_fetch(&p, frames, &o, errors) == 0, "run");
+    CHECK(lt_fetch_frames(&p, frames, &o, errors) == 0, "run");
     double se;
-    const double mse = data_mse(&p, &o, frames, &se);
+    const double mse = lt_estimate_mse(&p, &o, frames, &se);
     printf("DMRS type %d, %d symbol(s), position %d, %d ports, %s, %s in time, f_d %.0f Hz: MSE %.5f (se %.5f), "
            "told %.5f\n",
            k[1], k[2], k[3], k[0], interp_kind_name((interp_kind)k[4]), k[6] ? "hold" : "linear", p.doppler_hz, mse, se,
@@ -216,18 +156,8 @@ static void test_error_model(void) {
     CHECK(fabs(mse - p.est_error_var) < 4 * se + 0.02 * p.est_error_var,
           "case %zu: measured MSE %.5f, told %.5f (se %.5f)", c, mse, p.est_error_var, se);
     free(errors);
-    fetched_free(&o);
+    lt_frame_buffers_free(&o);
   }
-}
-
-/* The frame-level BER and its standard error over frames. */
-static double run_ber(const link_params *p, uint64_t frames, double *se) {
-  lt_counts c;
-  CHECK(lt_simulate("cpu", p, UINT64_MAX, (double)frames * link_bits_per_frame(p), 0, &c) == 0, "simulate");
-  const double bpf = (double)link_bits_per_frame(p), mean = (double)c.errors / c.bits;
-  const double var = (c.sum_sq / (bpf * bpf) - c.frames * mean * mean) / (c.frames - 1);
-  *se = sqrt(var / c.frames);
-  return mean;
 }
 
 static void test_ber(void) {
@@ -239,7 +169,7 @@ static void test_ber(void) {
   perfect.estimation = EST_PERFECT;
   CHECK(finish(&perfect) == 0, "point");
   double se_l, se_p;
-  const double b_l = run_ber(&ls, frames, &se_l), b_p = run_ber(&perfect, frames, &se_p);
+  const double b_l = lt_ber(&ls, frames, &se_l), b_p = lt_ber(&perfect, frames, &se_p);
   printf("2x2 QPSK MMSE TDL-A 20 dB, DMRS LMMSE: BER %.3g (se %.2g), perfect CSI %.3g (se %.2g), told %.4g\n", b_l,
          se_l, b_p, se_p, ls.est_error_var);
   CHECK(b_l > b_p - 4 * hypot(se_l, se_p) && b_l < 2 * b_p + 4 * hypot(se_l, se_p),

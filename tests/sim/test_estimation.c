@@ -21,48 +21,10 @@
 
 #include "channel/estimate.h"
 #include "core/names.h"
+#include "fetch.h"
 #include "linktest.h"
 #include "sim/backends.h"
 #include "testutil.h"
-
-typedef struct fetched {
-  cf32 *X, *H, *Hhat, *Y;
-} fetched;
-
-/* Runs frames [0, frames) of p through one CPU batch; fetches X, H, Hhat, Y. */
-static int run_fetch(const link_params *p, uint64_t frames, fetched *o, uint32_t *errors) {
-  char err[512] = "";
-  backend_options opt;
-  memset(&opt, 0, sizeof opt);
-  backend_options_set(&opt, "cpu", "staged", 1); /* the test fetches buffers */
-  opt.max_batch_frames = frames;
-  backend *b = backends_create("cpu", p, &opt, err, sizeof err);
-  if (!b) {
-    fprintf(stderr, "create: %s\n", err);
-    return -1;
-  }
-  const size_t R = (size_t)(frames * link_res_per_frame(p)), links = (size_t)p->tx * p->rx;
-  batch_result r;
-  memset(&r, 0, sizeof r);
-  r.errors = errors;
-  int rc = b->ops->max_frames(b) < frames || backend_run(b, 0, frames, &r) ? -1 : 0;
-  o->X = malloc(sizeof(cf32) * p->tx * R);
-  o->H = malloc(sizeof(cf32) * links * R);
-  o->Hhat = malloc(sizeof(cf32) * links * R);
-  o->Y = malloc(sizeof(cf32) * p->rx * R);
-  if (!rc && (backend_fetch(b, BUF_X, o->X, p->tx * R) || backend_fetch(b, BUF_H, o->H, links * R) ||
-              backend_fetch(b, BUF_HHAT, o->Hhat, links * R) || backend_fetch(b, BUF_Y, o->Y, p->rx * R)))
-    rc = -1;
-  backend_destroy(b);
-  return rc;
-}
-
-static void fetched_free(fetched *o) {
-  free(o->X);
-  free(o->H);
-  free(o->Hhat);
-  free(o->Y);
-}
 
 static link_params est_point(int tx, int rx, int bps, pdp_kind prof, double ds, double ebno, int P, int first,
                              int every, interp_kind interp) {
@@ -108,9 +70,9 @@ static void test_pattern(void) {
   }
   CHECK(ok && next == D, "data REs not numbered 0..%llu in order", (unsigned long long)D - 1);
 
-  fetched o;
+  lt_frame_buffers o;
   uint32_t errors[4 * 3];
-  CHECK(run_fetch(&p, 4, &o, errors) == 0, "run");
+  CHECK(lt_fetch_frames(&p, 4, &o, errors) == 0, "run");
   const size_t R = 4 * rf;
   int bad = 0;
   for (size_t i = 0; i < R; i++) {
@@ -122,7 +84,7 @@ static void test_pattern(void) {
     }
   }
   CHECK(bad == 0, "%d pilot RE symbols are not the antenna's pilot alone", bad);
-  fetched_free(&o);
+  lt_frame_buffers_free(&o);
 }
 
 /* LS error at the pilots: Hhat / shrink - H = the pilot RE's noise, CN(0, N0). */
@@ -137,9 +99,9 @@ static void check_ls_variance(ofdm_domain dom) {
   const uint64_t frames = 200, rf = link_res_per_frame(&p);
   const size_t R = (size_t)(frames * rf);
   const pilot_grid g = link_pilot_grid(&p);
-  fetched o;
+  lt_frame_buffers o;
   uint32_t *errors = calloc(frames * 2, sizeof *errors);
-  CHECK(run_fetch(&p, frames, &o, errors) == 0, "run");
+  CHECK(lt_fetch_frames(&p, frames, &o, errors) == 0, "run");
   double sum = 0, sum2 = 0;
   uint64_t n = 0;
   for (size_t i = 0; i < R; i++) {
@@ -158,7 +120,7 @@ static void check_ls_variance(ofdm_domain dom) {
   CHECK(fabs(mean - p.n0) < 4 * se, "%s: LS error variance %.5f, N0 %.5f (se %.5f)", ofdm_domain_name(dom), mean,
         p.n0, se);
   free(errors);
-  fetched_free(&o);
+  lt_frame_buffers_free(&o);
 }
 
 /* A flat channel without noise: linear interpolation reproduces it exactly. */
@@ -172,9 +134,9 @@ static void test_linear_exact(void) {
         "noiseless: error variance %g, shrink %g", p.est_error_var, p.est_shrink);
   const uint64_t frames = 8;
   const size_t R = (size_t)(frames * link_res_per_frame(&p)), links = 6;
-  fetched o;
+  lt_frame_buffers o;
   uint32_t errors[8 * 2];
-  CHECK(run_fetch(&p, frames, &o, errors) == 0, "run");
+  CHECK(lt_fetch_frames(&p, frames, &o, errors) == 0, "run");
   double worst = 0;
   for (size_t i = 0; i < links * R; i++)
     worst = fmax(worst, hypot(o.Hhat[i].re - o.H[i].re, o.Hhat[i].im - o.H[i].im));
@@ -182,33 +144,7 @@ static void test_linear_exact(void) {
   uint64_t e = 0;
   for (int i = 0; i < 16; i++) e += errors[i];
   CHECK(e == 0, "%llu bit errors without noise", (unsigned long long)e);
-  fetched_free(&o);
-}
-
-/* Mean |Hbar - H|^2 over the data REs of every link, and its standard error. */
-static double data_mse(const link_params *p, const fetched *o, uint64_t frames, double *se) {
-  const uint64_t rf = link_res_per_frame(p);
-  const size_t R = (size_t)(frames * rf), links = (size_t)p->tx * p->rx;
-  const pilot_grid g = link_pilot_grid(p);
-  double sum = 0, sum2 = 0;
-  uint64_t n = 0;
-  /* frames are the independent units: the spread of their means */
-  for (uint64_t f = 0; f < frames; f++) {
-    double fs = 0;
-    uint64_t fn = 0;
-    for (uint64_t m = 0; m < rf; m++) {
-      if (pilot_antenna(&g, m) >= 0) continue;
-      for (size_t e = 0; e < links; e++) {
-        const size_t at = e * R + f * rf + m;
-        const double dr = o->Hhat[at].re - o->H[at].re, di = o->Hhat[at].im - o->H[at].im;
-        fs += dr * dr + di * di, fn++;
-      }
-    }
-    sum += fs / fn, sum2 += (fs / fn) * (fs / fn), n++;
-  }
-  const double mean = sum / n;
-  *se = sqrt((sum2 / n - mean * mean) / (n - 1));
-  return mean;
+  lt_frame_buffers_free(&o);
 }
 
 static void test_lmmse(void) {
@@ -218,15 +154,15 @@ static void test_lmmse(void) {
   for (int i = 0; i < 2; i++) {
     link_params p = est_point(1, 2, 2, PDP_TDL_A, 3.0, 5.0, 4, 2, 4, kinds[i]);
     CHECK(finish(&p) == 0, "point");
-    fetched o;
+    lt_frame_buffers o;
     uint32_t *errors = calloc(frames, sizeof *errors);
-    CHECK(run_fetch(&p, frames, &o, errors) == 0, "run");
-    mse[i] = data_mse(&p, &o, frames, &se[i]);
+    CHECK(lt_fetch_frames(&p, frames, &o, errors) == 0, "run");
+    mse[i] = lt_estimate_mse(&p, &o, frames, &se[i]);
     told[i] = p.est_error_var;
     printf("TDL-A ds 3, P 4, %s: MSE %.5f (se %.5f), told %.5f\n", interp_kind_name(kinds[i]), mse[i], se[i],
            told[i]);
     free(errors);
-    fetched_free(&o);
+    lt_frame_buffers_free(&o);
   }
   CHECK(mse[1] + 4 * hypot(se[0], se[1]) < mse[0], "LMMSE MSE %.5f not below linear's %.5f", mse[1], mse[0]);
   CHECK(fabs(mse[1] - told[1]) < 4 * se[1], "LMMSE measured MSE %.5f, told the receiver %.5f (se %.5f)", mse[1],
@@ -252,11 +188,11 @@ static void test_doppler_error(void) {
     link_params still = p;
     still.doppler_hz = 0.0;
     CHECK(finish(&still) == 0, "point");
-    fetched o;
+    lt_frame_buffers o;
     uint32_t *errors = calloc(frames, sizeof *errors);
-    CHECK(run_fetch(&p, frames, &o, errors) == 0, "run");
+    CHECK(lt_fetch_frames(&p, frames, &o, errors) == 0, "run");
     double se;
-    const double mse = data_mse(&p, &o, frames, &se);
+    const double mse = lt_estimate_mse(&p, &o, frames, &se);
     printf("TDL-A ds 2, P 4, f_d %.0f Hz, %s domain, %s: MSE %.5f (se %.5f), told %.5f (without Doppler %.5f)\n", p.doppler_hz,
            ofdm_domain_name(p.domain), interp_kind_name(kinds[i % 3]), mse, se, p.est_error_var, still.est_error_var);
     CHECK(fabs(mse - p.est_error_var) < 4 * se, "%s under Doppler: measured MSE %.5f, told %.5f (se %.5f)",
@@ -264,7 +200,7 @@ static void test_doppler_error(void) {
     CHECK(p.est_error_var > 2 * still.est_error_var, "%s: Doppler's error %.5f not above the still channel's %.5f",
           interp_kind_name(kinds[i % 3]), p.est_error_var, still.est_error_var);
     free(errors);
-    fetched_free(&o);
+    lt_frame_buffers_free(&o);
   }
 }
 
@@ -283,28 +219,18 @@ static void test_block_faded(void) {
       p.k_factor = 1.0;
       p.rho_rx = 0.4;
       CHECK(finish(&p) == 0, "point");
-      fetched o;
+      lt_frame_buffers o;
       uint32_t *errors = calloc(frames * 2, sizeof *errors);
-      CHECK(run_fetch(&p, frames, &o, errors) == 0, "run");
+      CHECK(lt_fetch_frames(&p, frames, &o, errors) == 0, "run");
       double se;
-      const double mse = data_mse(&p, &o, frames, &se);
+      const double mse = lt_estimate_mse(&p, &o, frames, &se);
       printf("rayleigh %s, K 1, %s: MSE %.5f (se %.5f), told %.5f\n", fading_kind_name(p.fading),
              interp_kind_name(p.interpolation), mse, se, p.est_error_var);
       CHECK(fabs(mse - p.est_error_var) < 4 * se, "rayleigh %s, %s: measured MSE %.5f, told %.5f (se %.5f)",
             fading_kind_name(p.fading), interp_kind_name(p.interpolation), mse, p.est_error_var, se);
       free(errors);
-      fetched_free(&o);
+      lt_frame_buffers_free(&o);
     }
-}
-
-/* The frame-level BER and its standard error over frames. */
-static double run_ber(const link_params *p, uint64_t frames, double *se) {
-  lt_counts c;
-  CHECK(lt_simulate("cpu", p, UINT64_MAX, (double)frames * link_bits_per_frame(p), 0, &c) == 0, "simulate");
-  const double bpf = (double)link_bits_per_frame(p), mean = (double)c.errors / c.bits;
-  const double var = (c.sum_sq / (bpf * bpf) - c.frames * mean * mean) / (c.frames - 1);
-  *se = sqrt(var / c.frames);
-  return mean;
 }
 
 static void test_pilot_everywhere(void) {
@@ -325,8 +251,8 @@ static void test_pilot_everywhere(void) {
   CHECK(fabs(ls.est_error_var - ls.n0 / (1 + ls.n0)) < 1e-9, "pilot everywhere: error variance %.12g, expected %.12g",
         ls.est_error_var, ls.n0 / (1 + ls.n0));
   double se_ls, se_csi, se_p;
-  const double b_ls = run_ber(&ls, frames, &se_ls), b_csi = run_ber(&csi, frames, &se_csi),
-               b_p = run_ber(&perfect, frames, &se_p);
+  const double b_ls = lt_ber(&ls, frames, &se_ls), b_csi = lt_ber(&csi, frames, &se_csi),
+               b_p = lt_ber(&perfect, frames, &se_p);
   printf("pilot on every subcarrier, 1x2 16-QAM MMSE TDL-A: BER ls %.5f (se %.5f), csi_error_var = N0 %.5f "
          "(se %.5f), perfect %.5f (se %.5f)\n",
          b_ls, se_ls, b_csi, se_csi, b_p, se_p);

@@ -16,6 +16,7 @@
 
 #include "channel/estimate.h"
 #include "core/names.h"
+#include "fetch.h"
 #include "linktest.h"
 #include "sim/backends.h"
 #include "testutil.h"

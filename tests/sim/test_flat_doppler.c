@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/names.h"
+#include "fetch.h"
 #include "linktest.h"
 #include "sim/backends.h"
 #include "testutil.h"

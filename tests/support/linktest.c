@@ -9,6 +9,7 @@
 #include "sim/backends.h"
 #include "results/stats.h"
 #include "testparams.h"
+#include "testutil.h"
 
 link_params lt_params(int tx, int rx, int bps, eq_kind eq, channel_model model, double ebno_db) {
   /* 64 subcarriers x 4 symbols, CP 16; tp_point leaves the zero defaults
@@ -127,35 +128,13 @@ double lt_gmi(const link_params *p, const lt_counts *c, double *lo, double *hi) 
   return full - mean;
 }
 
-int lt_fetch(const link_params *p, uint64_t frames, int n, const backend_buffer *which, cf32 **out) {
-  char err[512] = "";
-  for (int i = 0; i < n; i++) out[i] = NULL;
-  backend_options opt;
-  memset(&opt, 0, sizeof opt);
-  backend_options_set(&opt, "cpu", "staged", 1);
-  opt.max_batch_frames = frames;
-  backend *b = backends_create("cpu", p, &opt, err, sizeof err);
-  if (!b) {
-    fprintf(stderr, "lt_fetch: create: %s\n", err);
-    return -1;
-  }
-  uint32_t *errors = calloc(frames * (size_t)p->tx, sizeof *errors);
-  batch_result r;
-  memset(&r, 0, sizeof r);
-  r.errors = errors;
-  int rc = !errors || b->ops->max_frames(b) < frames || backend_run(b, 0, frames, &r) ? -1 : 0;
-  for (int i = 0; !rc && i < n; i++) {
-    const size_t count = backend_buffer_elements(p, which[i], frames);
-    out[i] = malloc(sizeof(cf32) * count);
-    rc = !out[i] || backend_fetch(b, which[i], out[i], count) ? -1 : 0;
-  }
-  if (rc) {
-    fprintf(stderr, "lt_fetch: run: %s\n", errors ? backend_error(b) : "no memory");
-    for (int i = 0; i < n; i++) free(out[i]), out[i] = NULL;
-  }
-  free(errors);
-  backend_destroy(b);
-  return rc;
+double lt_ber(const link_params *p, uint64_t frames, double *se) {
+  lt_counts c;
+  CHECK(lt_simulate("cpu", p, UINT64_MAX, (double)frames * link_bits_per_frame(p), 0, &c) == 0, "simulate");
+  const double bpf = (double)link_bits_per_frame(p), mean = (double)c.errors / c.bits;
+  const double var = (c.sum_sq / (bpf * bpf) - c.frames * mean * mean) / (c.frames - 1);
+  *se = sqrt(var / c.frames);
+  return mean;
 }
 
 int lt_cuda_missing(const char *test) {

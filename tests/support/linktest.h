@@ -47,11 +47,9 @@ int lt_simulate_min(const char *backend_name_, const link_params *p, uint64_t ta
 int lt_simulate_gmi(const char *backend_name_, const link_params *p, uint64_t target,
                     uint64_t min_frames, double max_bits, lt_counts *out);
 
-/* Frames [0, frames) of p in one staged CPU batch (staged so that its
- * buffers can be fetched), then n of its buffers: out[i] = a new array
- * (free it) of buffer which[i], backend_buffer_elements of them. 0, or -1
- * with the reason on stderr and every out[i] NULL. */
-int lt_fetch(const link_params *p, uint64_t frames, int n, const backend_buffer *which, cf32 **out);
+/* The BER of frames [0, frames) of p on the CPU backend, and in *se its
+ * standard error, the frames being the independent units. */
+double lt_ber(const link_params *p, uint64_t frames, double *se);
 
 /* The preamble of a test that needs the CUDA backend: returns 1, having
  * printed "<test>: skipped: <why>", when this build or machine has no usable
