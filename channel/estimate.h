@@ -117,13 +117,15 @@ OFDM_HD cf32 est_freq(const int *first, const cf32 *w, int taps, int P, int K, i
 }
 
 /* DMRS step 1: port t's LS estimate at OCC block i of occasion j, from
- * antenna r's received frame yf ([S][K], g's sequence readable there). */
-OFDM_HD cf32 est_dmrs_ls(const pilot_grid *g, int t, int j, int i, const cf32 *yf) {
+ * antenna r's received rows yf: the frame's ([S][K], row s the symbol s;
+ * compact 0) or its DMRS symbols' alone ([occasions * len][K], row j len +
+ * l'; compact 1); g's sequence readable there. */
+OFDM_HD cf32 est_dmrs_ls_rows(const pilot_grid *g, int t, int j, int i, const cf32 *yf, int compact) {
   const dmrs_grid *d = &g->dm;
   const int delta = dmrs_port_delta(d->type, t);
   cf32 acc = cf_make(0.0f, 0.0f);
   for (int lp = 0; lp < d->len; lp++) {
-    const int s = d->occ[j] + lp;
+    const int s = compact ? j * d->len + lp : d->occ[j] + lp;
     for (int kp = 0; kp < 2; kp++) {
       const int knr = d->type == 1 ? 4 * i + 2 * kp + delta : 6 * i + kp + delta;
       const cf32 a = dmrs_value(d, t, j * d->len + lp, knr);
@@ -131,6 +133,11 @@ OFDM_HD cf32 est_dmrs_ls(const pilot_grid *g, int t, int j, int i, const cf32 *y
     }
   }
   return cf_scale(acc, 1.0f / (2.0f * (float)d->len * d->beta * d->beta));
+}
+
+/* The same from antenna r's received frame yf ([S][K]). */
+OFDM_HD cf32 est_dmrs_ls(const pilot_grid *g, int t, int j, int i, const cf32 *yf) {
+  return est_dmrs_ls_rows(g, t, j, i, yf, 0);
 }
 
 /* DMRS step 2 on subcarrier k for port t: the weights over the LS

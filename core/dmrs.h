@@ -84,6 +84,16 @@ OFDM_HD int dmrs_symbols_before(const dmrs_grid *g, int s) {
   if (s <= 0) return 0;
   return (int)ofdm_popcount(s >= DMRS_MAX_SYMBOLS ? g->sym_mask : g->sym_mask & ((1u << s) - 1u));
 }
+/* The symbol of DMRS symbol d (= occasion * len + l'), occ[] read at
+ * constant indices only (a run-time index would keep a kernel's grid out of
+ * registers). */
+OFDM_HD int dmrs_symbol_at(const dmrs_grid *g, int d) {
+  const int j = d / g->len;
+  int s = 0;
+  OFDM_UNROLL
+  for (int i = 0; i < DMRS_MAX_OCCASIONS; i++) s = i == j ? g->occ[i] + (d - j * g->len) : s;
+  return s;
+}
 /* The CDM group of RE k (either numbering: the period divides K/2). */
 OFDM_HD int dmrs_group_of(const dmrs_grid *g, int k) {
   return g->type == 1 ? k % 2 : (k % 6) / 2;

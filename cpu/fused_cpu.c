@@ -23,8 +23,8 @@
 #include "equalizer/soft.h"
 #include "equalizer/soft_block.h"
 
-/* NR DMRS runs staged (as on the GPU): the fused frame-level LS estimate
- * reads the comb's pattern, not DMRS's OCC blocks. */
+/* NR DMRS runs staged here (the GPU's fused mode covers it): the fused
+ * frame-level LS estimate reads the comb's pattern, not DMRS's OCC blocks. */
 int cpu_fused_covers(const link_params *p) {
   return link_detector_is_linear(p->equalizer) && !link_coded(p) && p->pilot_kind != PILOT_DMRS;
 }

@@ -121,7 +121,7 @@ struct cuda_state {
 /* The buffer plan of a batch of `frames` frames: byte offsets into the pool. */
 struct layout {
   size_t consts, errors, loss, loss_s, labels, x, H, Hhat, y, G, Ginv, z, xhat, taps, sos, resp, Hk, td_delay, td_coef,
-      dtaps, poly, est_first, est_w, est_lo, est_wl, hp, est_ls, dmrs_seq, xt, yt, work, total;
+      dtaps, poly, est_first, est_w, est_lo, est_wl, hp, est_ls, est_yp, dmrs_seq, xt, yt, work, total;
 };
 
 size_t take(size_t *at, size_t bytes) {
@@ -177,6 +177,8 @@ layout plan_layout(const link_params *p, int staged, uint64_t frames, size_t wor
   /* DMRS: the despread LS estimates [f][links][occasion][np], the sequence */
   l.est_ls = take(&at, est ? c8 * frames * links * (size_t)ep->pilot_syms * (size_t)ep->np : 0);
   const pilot_grid pg = link_pilot_grid(p);
+  /* fused: the pilot rows [f][rx][pilot_symbol_count][K] the estimate is made from */
+  l.est_yp = take(&at, est && !staged ? c8 * frames * rx * (size_t)pilot_symbol_count(&pg) * K : 0);
   l.dmrs_seq = take(&at, pg.kind == PILOT_DMRS
                              ? sizeof(uint32_t) * (size_t)(pg.dm.occasions * pg.dm.len) * (size_t)pg.dm.seq_words
                              : 0);
@@ -317,6 +319,7 @@ int run_detect(cuda_state *s, const gpu_link &g, float *llr, uint8_t *bits, int 
   if (tdl_response(s, g)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_DRAW], st));
   if (s->have_fft_td && run_modem(s, g)) return -1;
+  if (g.est.hp && gpu_launch_fused_estimate(g, s->consts, s->tdl.Hk, s->yt, st)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_CHANNEL], st));
   if (gpu_launch_detect(g, s->consts, s->tdl.Hk, s->yt, NULL, out, st)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_INVERT], st));
@@ -341,15 +344,17 @@ int capture_room(cuda_state *s, const gpu_link &g, size_t res) {
 }
 
 /* The fused batch. Events: draw = the taps and their response (tdl), channel
- * = the time-domain modem, invert = the fused kernel (draws, channel, Gram,
- * inverse, equalisation, decisions and counting all in one); the other stages
- * take no separate time. */
+ * = the time-domain modem and (LS) the estimates on the pilot symbols,
+ * invert = the fused kernel (draws, channel, Gram, inverse, equalisation,
+ * decisions and counting all in one); the other stages take no separate
+ * time. */
 int run_fused(cuda_state *s, const gpu_link &g) {
   cudaStream_t st = s->stream;
   CUDA_TRY(cudaEventRecord(s->ev[EV_START], st));
   if (tdl_response(s, g)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_DRAW], st));
   if (s->have_fft_td && run_modem(s, g)) return -1;
+  if (g.est.hp && gpu_launch_fused_estimate(g, s->consts, s->tdl.Hk, s->yt, st)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_CHANNEL], st));
   if (gpu_launch_fused(g, s->consts, s->tdl.Hk, s->yt, s->errors, repair_of(s, g), st)) return -1;
   /* The REs the fused kernel left undecided (flagged inverses), in double:
@@ -419,6 +424,9 @@ int launch_batch(backend *b, uint64_t first_frame, uint64_t frames, const batch_
   g.R = frames * g.rf;
   g.hsrc = g.model == CH_TDL ? HSRC_TABLE : HSRC_DRAW; /* what the fused kernels read */
   g.ysrc = s->td_transform ? YSRC_NOISE : s->have_fft_td ? YSRC_BUFFER : YSRC_COMPUTE;
+  /* fused with LS: the per-RE kernels take their channel from the batch's
+   * estimates (the staged mode's Hhat stack holds it there) */
+  if (!s->staged && s->est.hp) g.est = s->est;
   sl.g = g;
   s->ev = sl.ev;
   const size_t counters = sizeof(uint32_t) * (size_t)frames * (size_t)g.tx;
@@ -780,8 +788,10 @@ int allocate(cuda_state *s, const link_params *p, const chan_spatial *sp, const 
     CUDA_TRY(cudaMemcpyAsync(w, e.w, sizeof(cf32) * n * (size_t)e.taps, cudaMemcpyHostToDevice, s->stream));
     CUDA_TRY(cudaMemcpyAsync(lo, e.sym_lo, sizeof(int) * (size_t)p->symbols, cudaMemcpyHostToDevice, s->stream));
     CUDA_TRY(cudaMemcpyAsync(wl, e.sym_w, sizeof(float) * (size_t)p->symbols, cudaMemcpyHostToDevice, s->stream));
+    const pilot_grid pg = link_pilot_grid(p);
     s->est = gpu_est{first, w, lo, wl, carve<cf32>(s->pool, l.hp), e.taps, e.pilot_syms, p->pilot_spacing,
-                     (float)e.shrink, carve<cf32>(s->pool, l.est_ls), e.np};
+                     (float)e.shrink, carve<cf32>(s->pool, l.est_ls), e.np, carve<cf32>(s->pool, l.est_yp),
+                     pilot_symbol_count(&pg)};
   }
   if (p->pilot_kind == PILOT_DMRS) {
     /* the DMRS sequence in device memory, where the kernels' re ctx reads it */
@@ -904,9 +914,11 @@ extern "C" int backend_cuda_bind_rank(int local_rank, int local_size, char *note
 extern "C" backend *backend_cuda_create(const link_params *p, const backend_options *opt,
                                              char *err, size_t errlen) {
   /* OFDMSIM_GPU_SYNC=1: every batch whole, one at a time (the counts are
-   * the same either way: tests compare the two) */
-  const char *sync_env = getenv("OFDMSIM_GPU_SYNC");
-  cuda_options o = {0, 0, 0, sync_env && !strcmp(sync_env, "1")};
+   * the same either way: tests compare the two). OFDMSIM_GPU_STAGED=1: the
+   * staged mode wherever the fused one would run (the same counts: the
+   * benches time the two in one call) */
+  const char *sync_env = getenv("OFDMSIM_GPU_SYNC"), *staged_env = getenv("OFDMSIM_GPU_STAGED");
+  cuda_options o = {0, staged_env && !strcmp(staged_env, "1"), 0, sync_env && !strcmp(sync_env, "1")};
   if (opt && backend_options_read(opt, "cuda", kCudaOptionSpecs,
                                   (int)(sizeof kCudaOptionSpecs / sizeof *kCudaOptionSpecs), &o, err, errlen))
     return NULL;
@@ -939,10 +951,10 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
     cuda_destroy(b);
     return NULL;
   }
-  /* the joint detectors run over the staged stacks (detect_gpu.cu), and so
-   * does a frame with pilots: its estimate needs the received pilots first */
-  s->staged = o.staged != 0 || !link_detector_is_linear(p->equalizer) || p->pilot_spacing > 0 ||
-               p->pilot_kind == PILOT_DMRS;
+  /* the joint detectors run over the staged stacks (detect_gpu.cu); pilots
+   * and LS estimation run fused (the estimate on the pilot symbols in a
+   * first pass, gpu_launch_fused_estimate) */
+  s->staged = o.staged != 0 || !link_detector_is_linear(p->equalizer);
   s->sync = o.sync;
   /* the coded link writes its labels between the staged draw and channel
    * stages, which the fused kernel does not separate */

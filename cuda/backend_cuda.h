@@ -50,7 +50,10 @@ void backend_cuda_pin_rank(int local_rank, int local_size);
 /* Its options (backend_setting {"cuda", ...}):
  *   memory_mb  a cap on device memory, 0 (default) = what is free;
  *   staged     1 = one kernel per stage, every intermediate in device memory
- *              (per-stage timing, fetch); 0 (default) = fused;
+ *              (per-stage timing, fetch); 0 (default) = fused; its default
+ *              is 1 when the environment has OFDMSIM_GPU_STAGED=1 (the
+ *              benches time both modes of one binary: the counts are the
+ *              same);
  *   td_direct  1 = the time domain convolves sample by sample even where the
  *              fused mode's CP-aligned transform applies (cuda/ofdm_gpu.cu;
  *              bench, tests);
@@ -72,7 +75,9 @@ void backend_cuda_pin_rank(int local_rank, int local_size);
  *   backend's layout and count rules (the last batch's buffers are kept).
  * staged = 0 (fused, the default): the taps and their per-subcarrier
  *   response (tdl, timed as draw), the time-domain modem (timed as channel),
- *   then one kernel from the draws to the error counters (timed as invert: its
+ *   with LS estimation the pilot rows and the estimates on the pilot symbols
+ *   (timed as channel), then one kernel from the draws to the error
+ *   counters, pilot REs skipped (timed as invert: its
  *   Gram, inverse, equalisation and decisions are not separable), so the
  *   driver's inversions/s is the whole receiver's rate. No per-RE buffer
  *   exists: fetch returns -1 for every buffer.

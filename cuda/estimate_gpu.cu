@@ -1,7 +1,10 @@
-/* The staged mode's channel estimation from the pilots: channel/estimate.h's
- * per-element steps, the CPU backend's functions, one thread per output
- * (with DMRS the despreading first, then the frequency interpolation of its
- * estimates). */
+/* The channel estimation from the pilots: channel/estimate.h's per-element
+ * steps, the CPU backend's functions, one thread per output (with DMRS the
+ * despreading first, then the frequency interpolation of its estimates).
+ * The staged mode runs every step over its y stack and writes Hhat; the
+ * fused mode runs the steps up to the pilot symbols' estimates over its
+ * pilot rows, and its per-RE kernels interpolate in time themselves
+ * (gpu_est_channel, gpu_internal.cuh). */
 #include <stdio.h>
 
 #include "cuda/check.h"
@@ -11,8 +14,18 @@ namespace {
 
 constexpr int kBlock = 256;
 
+/* Antenna r's received rows of batch frame f: the staged y stack's frame
+ * ([S][K] at y + r R + f R_f; y != NULL), or the fused mode's pilot rows
+ * ([yp_rows][K], e.yp; y == NULL). */
+__device__ __forceinline__ const cf32 *est_rows_of(const gpu_link &g, const gpu_est &e, const cf32 *y, uint64_t f,
+                                                   int r) {
+  if (y) return y + (uint64_t)r * g.R + f * g.rf;
+  return e.yp + (f * (uint64_t)g.rx + (uint64_t)r) * (uint64_t)e.yp_rows * (uint64_t)g.K;
+}
+
 /* LS and frequency interpolation: one thread a (frame, link, pilot symbol,
- * subcarrier), hp[((f*links + e)*pilot_syms + j)*K + k]. */
+ * subcarrier), hp[((f*links + e)*pilot_syms + j)*K + k]; from the staged y
+ * stack, or (y NULL) the fused pilot rows, where pilot symbol j is row j. */
 __global__ void __launch_bounds__(kBlock)
     est_freq_kernel(gpu_link g, gpu_est e, const cf32 *__restrict__ y) {
   const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -21,12 +34,13 @@ __global__ void __launch_bounds__(kBlock)
   const uint64_t fe = j / per_link, rest = j - fe * per_link, f = fe / g.links;
   const int link = (int)(fe - f * g.links), r = link / g.tx, t = link - r * g.tx;
   const int ps = (int)(rest / K), k = (int)(rest - (uint64_t)ps * K);
-  const cf32 *row = y + (uint64_t)r * g.R + f * g.rf + (uint64_t)pilot_symbol_at(&g.re.pilots, ps) * K;
+  const cf32 *row = est_rows_of(g, e, y, f, r) + (uint64_t)(y ? pilot_symbol_at(&g.re.pilots, ps) : ps) * K;
   e.hp[j] = est_freq(e.first, e.w, e.taps, e.P, g.K, t, k, row, 1);
 }
 
 /* DMRS: the despread LS estimate, one thread a (frame, link, occasion,
- * block), ls[((f*links + e)*occasions + j)*np + i]. */
+ * block), ls[((f*links + e)*occasions + j)*np + i]; from the staged y stack,
+ * or (y NULL) the fused pilot rows. */
 __global__ void __launch_bounds__(kBlock)
     est_dmrs_ls_kernel(gpu_link g, gpu_est e, const cf32 *__restrict__ y) {
   const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -35,7 +49,7 @@ __global__ void __launch_bounds__(kBlock)
   const uint64_t fe = j / per_link, rest = j - fe * per_link, f = fe / g.links;
   const int link = (int)(fe - f * g.links), r = link / g.tx, t = link - r * g.tx;
   const int occ = (int)(rest / (uint64_t)e.np), i = (int)(rest - (uint64_t)occ * (uint64_t)e.np);
-  e.ls[j] = est_dmrs_ls(&g.re.pilots, t, occ, i, y + (uint64_t)r * g.R + f * g.rf);
+  e.ls[j] = est_dmrs_ls_rows(&g.re.pilots, t, occ, i, est_rows_of(g, e, y, f, r), y == NULL);
 }
 
 /* DMRS: frequency interpolation of an occasion's LS estimates, one thread a
@@ -67,9 +81,9 @@ __global__ void __launch_bounds__(kBlock)
   gpu_store(Hhat + j, est_time(wl, a, b, e.shrink));
 }
 
-}  // namespace
-
-int gpu_launch_estimate(const gpu_link &g, const gpu_est &e, const cf32 *y, cf32 *Hhat, cudaStream_t s) {
+/* The estimates on the pilot symbols, e.hp: from the staged y stack, or (y
+ * NULL) the fused pilot rows e.yp. */
+int estimate_pilots(const gpu_link &g, const gpu_est &e, const cf32 *y, cudaStream_t s) {
   const uint64_t n = g.frames * g.links * (uint64_t)e.pilot_syms * (uint64_t)g.K;
   if (e.np > 0) {
     const uint64_t nls = g.frames * g.links * (uint64_t)e.pilot_syms * (uint64_t)e.np;
@@ -81,6 +95,22 @@ int gpu_launch_estimate(const gpu_link &g, const gpu_est &e, const cf32 *y, cf32
     est_freq_kernel<<<gpu_blocks(n, kBlock), kBlock, 0, s>>>(g, e, y);
     CUDA_TRY_LAUNCH("est_freq_kernel");
   }
+  return 0;
+}
+
+}  // namespace
+
+int gpu_launch_estimate_pilots(const gpu_link &g, const gpu_est &e, cudaStream_t s) {
+  if (!e.yp) {
+    gpu_report_failure(__FILE__, __LINE__, "gpu_launch_estimate_pilots", "invalid argument",
+                       "the fused mode's pilot rows are missing", 0);
+    return -1;
+  }
+  return estimate_pilots(g, e, NULL, s);
+}
+
+int gpu_launch_estimate(const gpu_link &g, const gpu_est &e, const cf32 *y, cf32 *Hhat, cudaStream_t s) {
+  if (estimate_pilots(g, e, y, s)) return -1;
   est_time_kernel<<<gpu_blocks((uint64_t)g.links * g.R, kBlock), kBlock, 0, s>>>(g, e, Hhat);
   CUDA_TRY_LAUNCH("est_time_kernel");
   return 0;

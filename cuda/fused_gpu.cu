@@ -50,7 +50,12 @@ int fused_per_thread(uint64_t rf, int block) {
  * MMSE's unbiasing (a positive gain per stream) changes no sign, so BPSK and
  * QPSK decide without it (g.unbias = 0 there).
  *
- * Two specialisations take run-time generality out of the common links,
+ * Pilot REs (comb or NR DMRS) carry no data: they are skipped, neither
+ * decided nor counted, as the staged demap skips them. With LS estimation
+ * the receiver's channel is the frame's estimate (gpu_re_front through
+ * gpu_est_channel), made before this kernel by gpu_launch_fused_estimate.
+ *
+ * Specialisations take run-time generality out of the common links,
  * where it costs instructions even when its branches are not taken (they cut
  * the RE into blocks the scheduler cannot interleave, and the spatial mix's
  * scratch lives in local memory). Measured with Nsight Compute on 2x2 QPSK
@@ -64,8 +69,12 @@ int fused_per_thread(uint64_t rf, int block) {
  *     (core/flat_fading.h) works on a run-time-sized scratch and in double:
  *     left live, it put a 368-byte stack frame and 196 bytes of spill loads
  *     in the 2x2 kernel and halved its rate (H200: 2x2 QPSK 20.4 G REs/s,
- *     41% of the floor with labels, against 40.7 and 83% before it). */
-template <int NT, int NR, bool Exact, bool Plain>
+ *     41% of the floor with labels, against 40.7 and 83% before it).
+ *   Pilots (with Exact only): as Plain, but with pilots (and with or
+ *     without LS estimation): the realistic links' receiver without the
+ *     spatial mix's, the CSI error's and the flat model's fading code. */
+enum fused_mode { kGeneric = 0, kPlain = 1, kPilots = 2 };
+template <int NT, int NR, bool Exact, int Mode>
 __global__ void __launch_bounds__(kBlock, fused_min_blocks(NT, NR))
     fused_kernel(gpu_link g, const gpu_consts *__restrict__ c, const cf32 *__restrict__ Hk,
                  const cf32 *__restrict__ yt, int per_thread, uint32_t *__restrict__ errors,
@@ -75,13 +84,16 @@ __global__ void __launch_bounds__(kBlock, fused_min_blocks(NT, NR))
     g.rx = g.re.rx = NR;
     g.links = g.re.links = NT * NR;
   }
-  if (Plain) {
+  if (Mode != kGeneric) {
     g.re.spatial = 0;
     g.re.csi_std = 0.0f;
-    g.re.pilots.spacing = 0;
-    g.re.pilots.kind = PILOT_COMB;
     g.re.fd.nu = 0.0;
     g.re.fd.drop = 1u;
+  }
+  if (Mode == kPlain) {
+    g.re.pilots.spacing = 0;
+    g.re.pilots.kind = PILOT_COMB;
+    g.est.hp = NULL;
   }
   /* 32-bit positions: a frame's REs and a batch's blocks fit in 32 bits */
   const uint32_t rf = (uint32_t)g.rf, span = blockDim.x * (uint32_t)per_thread;
@@ -92,6 +104,7 @@ __global__ void __launch_bounds__(kBlock, fused_min_blocks(NT, NR))
   for (int j = 0; j < per_thread; j++) {
     const uint32_t m = base + (uint32_t)j * blockDim.x;
     if (m >= rf) break;
+    if (Mode != kPlain && pilot_antenna(&g.re.pilots, m) >= 0) continue; /* a pilot: no data */
     uint32_t lab[NT];
     cf32 h[NR * NT], yv[NR];
     gpu_re_front<NT, NR>(g, c, Hk, yt, f, m, lab, h, yv);
@@ -148,7 +161,41 @@ __global__ void __launch_bounds__(kBlock)
     repair_one<NT, NR>(g, c, Hk, yt, repair[1 + k], errors, fallbacks);
 }
 
+/* The fused mode's pilot rows, LS estimation's input: the received rows of
+ * every pilot symbol (DMRS: every DMRS symbol), all rx antennas, one thread
+ * a (frame, row q, subcarrier k) from its draws (or the modem's output) as
+ * the fused kernel computes y, yp[((f rx + r) yp_rows + q) K + k]: the
+ * staged y stack's values on those symbols. */
+template <int NT, int NR>
+__global__ void __launch_bounds__(kBlock)
+    pilot_rows_kernel(gpu_link g, const gpu_consts *__restrict__ c, const cf32 *__restrict__ Hk,
+                      const cf32 *__restrict__ yt) {
+  g.est.hp = NULL; /* y alone: the receiver's channel is not asked for */
+  const uint64_t K = (uint64_t)g.K, per_frame = (uint64_t)g.est.yp_rows * K;
+  const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= g.frames * per_frame) return;
+  const uint64_t f = j / per_frame, rest = j - f * per_frame;
+  const int q = (int)(rest / K), k = (int)(rest - (uint64_t)q * K);
+  const uint64_t m = (uint64_t)gpu_pilot_row_symbol(&g.re.pilots, q) * K + (uint64_t)k;
+  uint32_t lab[NT];
+  cf32 h[NR * NT], yv[NR];
+  gpu_re_front<NT, NR>(g, c, Hk, yt, f, m, lab, h, yv);
+  cf32 *out = g.est.yp + f * (uint64_t)g.rx * per_frame + rest;
+  OFDM_UNROLL
+  for (int r = 0; r < NR; r++)
+    if (r < g.rx) gpu_store(out + (uint64_t)r * per_frame, yv[r]);
+}
+
 }  // namespace
+
+template <int NT, int NR>
+int PilotRows<NT, NR>::launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
+                              cudaStream_t s) {
+  const uint64_t n = g.frames * (uint64_t)g.est.yp_rows * (uint64_t)g.K;
+  pilot_rows_kernel<NT, NR><<<gpu_blocks(n, kBlock), kBlock, 0, s>>>(g, c, Hk, yt);
+  CUDA_TRY_LAUNCH("pilot_rows_kernel");
+  return 0;
+}
 
 template <int NT, int NR>
 int Fused<NT, NR>::launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt, uint32_t *errors,
@@ -157,17 +204,23 @@ int Fused<NT, NR>::launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk
   const int per_thread = fused_per_thread(g.rf, block);
   const uint64_t span = (uint64_t)block * per_thread;
   const uint64_t blocks = g.frames * ((g.rf + span - 1) / span);
-  const bool plain = !g.re.spatial && g.re.csi_std <= 0.0f && !pilot_any(&g.re.pilots) && !(g.re.fd.nu > 0.0) &&
-                     g.re.fd.drop == 1u;
+  /* no mix, no CSI error, no fading in time or drops of the flat model;
+   * Plain also no pilots */
+  const bool lean = !g.re.spatial && g.re.csi_std <= 0.0f && !(g.re.fd.nu > 0.0) && g.re.fd.drop == 1u;
+  const bool pilots = pilot_any(&g.re.pilots);
+  const bool plain = lean && !pilots;
   /* (rx < NR exists only for NR > 1: no such kernel for NR = 1) */
   constexpr bool kPadded = NR > 1;
   if ((NR == 1 || g.rx == NR) && plain)
-    fused_kernel<NT, NR, true, true><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors, repair);
+    fused_kernel<NT, NR, true, kPlain><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors, repair);
+  else if ((NR == 1 || g.rx == NR) && lean && pilots)
+    fused_kernel<NT, NR, true, kPilots><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors, repair);
   else if (NR == 1 || g.rx == NR)
-    fused_kernel<NT, NR, true, false><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors, repair);
-  else
-    fused_kernel<NT, NR, !kPadded, false><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors,
+    fused_kernel<NT, NR, true, kGeneric><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors,
                                                                             repair);
+  else
+    fused_kernel<NT, NR, !kPadded, kGeneric><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors,
+                                                                               repair);
   CUDA_TRY_LAUNCH("fused_kernel");
   return 0;
 }
@@ -183,11 +236,14 @@ int Repair<NT, NR>::launch(const gpu_link &g, const gpu_consts *c, const cf32 *H
   return 0;
 }
 
-/* This group's shapes (the launchers, gpu_launch_fused and gpu_launch_repair,
- * are shapes.cu's). */
+/* This group's shapes (the launchers, gpu_launch_fused, gpu_launch_repair
+ * and gpu_launch_fused_estimate, are shapes.cu's). */
 #define GPU_FAMILY_ Fused
 GPU_GROUP_LIST_(OFDMSIM_SHAPE_GROUP)(GPU_INSTANTIATE_)
 #undef GPU_FAMILY_
 #define GPU_FAMILY_ Repair
+GPU_GROUP_LIST_(OFDMSIM_SHAPE_GROUP)(GPU_INSTANTIATE_)
+#undef GPU_FAMILY_
+#define GPU_FAMILY_ PilotRows
 GPU_GROUP_LIST_(OFDMSIM_SHAPE_GROUP)(GPU_INSTANTIATE_)
 #undef GPU_FAMILY_

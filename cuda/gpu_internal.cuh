@@ -40,6 +40,25 @@ enum gpu_hsrc { HSRC_DRAW = 0, HSRC_TABLE = 1 }; /* rayleigh/awgn per RE | Hk of
  * (the time domain's CP-aligned transform path, see gpu_launch_modem_noise) */
 enum gpu_ysrc { YSRC_COMPUTE = 0, YSRC_BUFFER = 1, YSRC_NOISE = 2 };
 
+/* Channel estimation from the pilots (device memory; hp NULL without it):
+ * the tables of channel/estimate.h's est_plan and the batch's per-pilot-
+ * symbol estimates hp [f][links][pilot symbol][K]. */
+struct gpu_est {
+  const int *first;   /* [tx][K] */
+  const cf32 *w;      /* [tx][K][taps] */
+  const int *sym_lo;  /* [S] */
+  const float *sym_w; /* [S] */
+  cf32 *hp;
+  int taps, pilot_syms, P;
+  float shrink;
+  cf32 *ls;           /* DMRS: the despread LS estimates [f][links][occasion][np] */
+  int np;             /* DMRS: OCC blocks a port per occasion (0: the comb) */
+  cf32 *yp;           /* fused: the received rows of the pilot symbols (DMRS: of every
+                         DMRS symbol) [f][rx][yp_rows][K]; NULL in staged mode,
+                         which reads its y stack */
+  int yp_rows;        /* pilot_symbol_count: the comb's pilot symbols, DMRS occasions x len */
+};
+
 /* One batch of one point, by value in every launch. */
 struct gpu_link {
   re_ctx re;                /* what the per-RE steps of core/re.h need */
@@ -72,6 +91,11 @@ struct gpu_link {
   int td_max_delay;         /* the last discrete tap's delay in samples */
   int smem_optin;           /* the device's opt-in shared memory a block, bytes */
   int sm_count;             /* the device's multiprocessors */
+  /* fused mode with LS estimation: the batch's estimates on the pilot
+   * symbols (est.hp), made by gpu_launch_fused_estimate before the per-RE
+   * kernels, which take their channel from them (gpu_re_front); est.hp NULL:
+   * the receiver's channel is the drawn one (or its CSI error) */
+  gpu_est est;
 };
 
 /* Read-only tables of a link, in device memory (uniform loads, broadcast). */
@@ -82,21 +106,6 @@ struct gpu_consts {
   int tap_first[TDL_MAX_TAPS], tap_count[TDL_MAX_TAPS];
   float tap_coef[TDL_MAX_TAPS][2 * TDL_INTERP_HALF];
   cdl_geom cdl;             /* a cdl point's geometry (cdl_geom_make) */
-};
-
-/* Channel estimation from the pilots (device memory; hp NULL without it):
- * the tables of channel/estimate.h's est_plan and the batch's per-pilot-
- * symbol estimates hp [f][links][pilot symbol][K]. */
-struct gpu_est {
-  const int *first;   /* [tx][K] */
-  const cf32 *w;      /* [tx][K][taps] */
-  const int *sym_lo;  /* [S] */
-  const float *sym_w; /* [S] */
-  cf32 *hp;
-  int taps, pilot_syms, P;
-  float shrink;
-  cf32 *ls;           /* DMRS: the despread LS estimates [f][links][occasion][np] */
-  int np;             /* DMRS: OCC blocks a port per occasion (0: the comb) */
 };
 
 /* The tdl buffers of a batch (device memory; NULL where the point has none). */
@@ -169,14 +178,41 @@ __device__ __forceinline__ void gpu_channel_table(const gpu_link &g, const cf32 
     h[e] = e < g.links ? gpu_load(row + (size_t)e * g.hk_span) : cf_make(0.0f, 0.0f);
 }
 
+/* The receiver's channel of RE m of batch frame f in the fused mode with LS
+ * estimation: the time interpolation of the frame's pilot-symbol estimates
+ * g.est.hp and the receiver's scaling (est_time), as the staged mode's
+ * est_time_kernel writes Hhat, element by element the same operations; rows
+ * >= rx of h are zeroed. */
+template <int NT, int NR>
+__device__ __forceinline__ void gpu_est_channel(const gpu_link &g, uint64_t f, uint64_t m, cf32 *h) {
+  const uint32_t K = (uint32_t)g.K;
+  const uint32_t s = (uint32_t)m / K, k = (uint32_t)m - s * K; /* R_f < 2^32 */
+  const int lo = __ldg(g.est.sym_lo + s);
+  const float wl = __ldg(g.est.sym_w + s);
+  const uint64_t span = (uint64_t)g.est.pilot_syms * K;
+  const cf32 *base = g.est.hp + f * (uint64_t)g.links * span + (uint64_t)lo * K + k;
+  OFDM_UNROLL
+  for (int e = 0; e < NR * NT; e++) {
+    if (e < g.links) {
+      const cf32 a = gpu_load(base + (size_t)e * span);
+      const cf32 b = wl != 1.0f ? gpu_load(base + (size_t)e * span + K) : a;
+      h[e] = est_time(wl, a, b, g.est.shrink);
+    } else {
+      h[e] = cf_make(0.0f, 0.0f);
+    }
+  }
+}
+
 /* The front half of one RE: its labels, its channel as the receiver sees it
  * and its received vector. The channel is drawn here (rayleigh, awgn) or read
  * from the frame's response table (tdl); y is computed here (frequency
  * domain), read from the modem's output (time domain, convolved sample by
  * sample), or H x computed here plus the modem's transformed noise (time
  * domain, CP-aligned transform); the labels are always redrawn, never
- * stored. The fused kernel's repair and the soft and
- * joint detectors (detect_gpu.cu) compute exactly this. */
+ * stored; with LS estimation in the fused mode the receiver's channel is
+ * then the frame's estimate (gpu_est_channel). The fused kernel's repair,
+ * the fused pilot rows and the soft detectors (detect_linear_gpu.cu)
+ * compute exactly this. */
 template <int NT, int NR>
 __device__ __forceinline__ void gpu_re_front(const gpu_link &g, const gpu_consts *c, const cf32 *Hk,
                                          const cf32 *yt, uint64_t f, uint64_t m, uint32_t *lab,
@@ -208,6 +244,9 @@ __device__ __forceinline__ void gpu_re_front(const gpu_link &g, const gpu_consts
     re_apply(g.re, frame, m, NT, NR, h, xv, yv);
   }
   re_csi(g.re, frame, m, NR * NT, h);
+  /* LS estimation (fused mode): the receiver's channel is the estimate, the
+   * drawn one having made y (the staged mode's Hhat replaces H alike) */
+  if (g.est.hp) gpu_est_channel<NT, NR>(g, f, m, h);
 }
 
 /* The register rows of a link with rx receive antennas: rx rounded up to a
@@ -312,6 +351,15 @@ int gpu_launch_taps(const gpu_link &g, const gpu_consts *c, const gpu_tdl &t, cu
 /* estimate_gpu.cu: the receiver's channel Hhat [links][R] from the pilots
  * of the staged y [rx][R] (channel/estimate.h's steps, as the CPU). */
 int gpu_launch_estimate(const gpu_link &g, const gpu_est &e, const cf32 *y, cf32 *Hhat, cudaStream_t s);
+/* The fused mode's first pass: the batch's estimates on the pilot symbols,
+ * e.hp, from the received pilot rows e.yp (gpu_launch_pilot_rows), by the
+ * staged mode's steps (LS, DMRS despreading, frequency interpolation); the
+ * per-RE kernels then interpolate in time (gpu_est_channel). */
+int gpu_launch_estimate_pilots(const gpu_link &g, const gpu_est &e, cudaStream_t s);
+/* The symbol of row q of the pilot rows (gpu_est.yp). */
+__device__ __forceinline__ int gpu_pilot_row_symbol(const pilot_grid *pg, int q) {
+  return pg->kind == PILOT_DMRS ? dmrs_symbol_at(&pg->dm, q) : pilot_symbol_at(pg, q);
+}
 
 /* ofdm_gpu.cu: batched K-point transforms over whole frames, planned once for
  * every power-of-two number of frames up to the cap and executed as the
@@ -410,6 +458,10 @@ struct Repair {
                     uint32_t *errors, uint32_t *fallbacks, cudaStream_t s);
 };
 template <int NT, int NR>
+struct PilotRows {
+  static int launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt, cudaStream_t s);
+};
+template <int NT, int NR>
 struct Detect {
   static int launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt, const gpu_stacks *stacks,
                     const gpu_detect_out &out, cudaStream_t s);
@@ -427,5 +479,12 @@ struct Detect {
  * launch when the list is empty), so the host never waits for the list. */
 int gpu_launch_repair(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
                       const uint32_t *repair, uint32_t *errors, uint32_t *fallbacks, cudaStream_t s);
+
+/* The fused mode's first pass with LS estimation (g.est.hp set): the pilot
+ * rows g.est.yp from the draws (or the modem's output, Hk and yt as the
+ * fused kernel takes them), then the estimates on the pilot symbols g.est.hp
+ * (gpu_launch_estimate_pilots), which the per-RE kernels after it read. */
+int gpu_launch_fused_estimate(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
+                              cudaStream_t s);
 
 #endif

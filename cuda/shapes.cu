@@ -1,8 +1,9 @@
 /* The (tx, rx) shapes of the per-RE kernels this build compiled (CMake's
  * OFDMSIM_CUDA_SHAPES: all 40 by default, a few for a quicker development
  * build), the check that refuses any other at backend creation, and the
- * launchers of the fused kernels, which are compiled per group of shapes
- * (fused_gpu.cu) and reached from here through gpu_dispatch. */
+ * launchers of the fused kernels (and the fused estimation's pilot rows),
+ * which are compiled per group of shapes (fused_gpu.cu) and reached from
+ * here through gpu_dispatch. */
 #include <stdio.h>
 
 #include "cuda/gpu_internal.cuh"
@@ -26,4 +27,10 @@ int gpu_launch_fused(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, con
 int gpu_launch_repair(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
                       const uint32_t *repair, uint32_t *errors, uint32_t *fallbacks, cudaStream_t s) {
   return gpu_dispatch<Repair>(g.tx, g.rx, g, c, Hk, yt, repair, errors, fallbacks, s);
+}
+
+int gpu_launch_fused_estimate(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
+                              cudaStream_t s) {
+  if (gpu_dispatch<PilotRows>(g.tx, g.rx, g, c, Hk, yt, s)) return -1;
+  return gpu_launch_estimate_pilots(g, g.est, s);
 }

@@ -192,6 +192,11 @@ static int check_config(int type, int len, int add, int l0, int nodata, int tx, 
   for (uint64_t m = 0; m < (uint64_t)S * K; m++)
     if (pilot_antenna(&g, m) < 0) bad += pilot_data_index(&g, m) != data++;
   bad += pilot_data_res(&g) != data;
+  /* the DMRS symbols' numbering both ways, and the count before a symbol */
+  for (int s = 0, before = 0; s < S; before += dsym[s] >= 0, s++) {
+    bad += dmrs_symbol_index(&g.dm, s) != dsym[s] || dmrs_symbols_before(&g.dm, s) != before;
+    if (dsym[s] >= 0) bad += dmrs_symbol_at(&g.dm, dsym[s]) != s;
+  }
   bad += (uint64_t)S * K - data != (uint64_t)nsym * (uint64_t)(K / (type == 1 ? 2 : 6) * nd * (type == 1 ? 1 : 2));
   if (bad)
     fprintf(stderr, "type %d len %d add %d l0 %d nodata %d tx %d S %d K %d: %d differences\n", type, len, add, l0, nodata,

@@ -12,6 +12,11 @@
  *     whose s = 1 sum is the streams' losses exactly, on each backend,
  *   - the exported LLRs (batch_result.llr) within 1e-3 * max(1, |cpu|) for
  *     at least 99.9% of them, and the bits bit for bit.
+ * And zf/mmse with LLRs on pilots with LS estimation, in both modes: the
+ * comb with every frequency interpolation and NR DMRS (types 1 and 2, hold
+ * in time), the fused mode's estimate made in its first pass
+ * (gpu_launch_fused_estimate), the staged mode's over its stacks, both
+ * against the CPU's within the same tolerances.
  * And the grid's losses of given LLRs (soft_label_loss_grid) on the device
  * equal the host's bit for bit: the same LLRs give the same sums.
  * OFDMSIM_SMALL=1 runs a subset (for compute-sanitizer). */
@@ -23,6 +28,7 @@
 
 #include <vector>
 
+#include "channel/estimate.h"
 #include "core/names.h"
 #include "cuda/check.h"
 #include "equalizer/soft.h"
@@ -194,6 +200,40 @@ link_params point(int tx, int rx, int bps, eq_kind eq, channel_model model, doub
   return p;
 }
 
+/* point() with pilots and LS estimation from them: the comb (4 apart on
+ * symbols 0 and 3 of 4) or NR DMRS of configuration type dmrs_type (a slot
+ * of 14 symbols, 72 subcarriers: single symbol, one additional position;
+ * type 2 with time interpolation held), frequency interpolation in; on tdl-a
+ * (the frequency correlation LMMSE needs) at 2.0 samples. */
+link_params with_ls(int tx, int rx, int bps, eq_kind eq, double snr, llr_kind llr, int dmrs_type, interp_kind in,
+                    ofdm_domain domain) {
+  link_params p = point(tx, rx, bps, eq, CH_TDL, snr, llr);
+  p.delay_spread = 2.0;
+  p.domain = domain;
+  p.estimation = EST_LS;
+  p.interpolation = in;
+  if (dmrs_type) {
+    p.subcarriers = 72;
+    p.symbols = 14;
+    p.pilot_kind = PILOT_DMRS;
+    p.dmrs_type = dmrs_type;
+    p.dmrs_length = 1;
+    p.dmrs_add_pos = 1;
+    p.dmrs_l0 = 2;
+    p.dmrs_nodata = 0;
+    p.dmrs_boost = 1;
+    p.dmrs_nid = 17;
+    p.time_interpolation = dmrs_type == 2;
+  } else {
+    p.pilot_spacing = 4;
+    p.pilot_first = 0;
+    p.pilot_every = 3;
+  }
+  char why[256] = "";
+  if (lt_finish(&p) || est_resolve(&p, why, sizeof why)) fprintf(stderr, "with_ls: %s\n", why);
+  return p;
+}
+
 }  // namespace
 
 int main(void) {
@@ -237,6 +277,32 @@ int main(void) {
     snprintf(what, sizeof what, "4x4 16-QAM csi 0.05 %s", equalizer_name(q.equalizer));
     compare(what, q, 0);
     compare(what, q, 1);
+  }
+  /* LS estimation from pilots, LLRs with the GMI grid, fused and staged */
+  const interp_kind interps[3] = {INTERP_NEAREST, INTERP_LINEAR, INTERP_LMMSE};
+  const char *interp_names[3] = {"nearest", "linear", "lmmse"};
+  for (int kind = 0; kind < 3; kind++)     /* the comb, DMRS type 1, type 2 */
+    for (int i = 0; i < 3; i++)
+      for (int l = 1; l < 3; l++) {
+        if (small && (i != 1 || kind == 2)) continue;
+        const llr_kind llr = (llr_kind)l;
+        const eq_kind eq = (i + l) % 2 ? EQ_MMSE : EQ_ZF;
+        const int tx = kind == 2 ? 4 : 2, bps = kind == 1 ? 2 : 4;
+        link_params p = with_ls(tx, tx, bps, eq, 14.0, llr, kind, interps[i], DOMAIN_FREQUENCY);
+        for (int staged = 0; staged < 2; staged++) {
+          snprintf(what, sizeof what, "%dx%d %s ls %s %s llr %s %s", tx, tx, kind ? (kind == 1 ? "dmrs1" : "dmrs2") : "comb",
+                   interp_names[i], equalizer_name(eq), llr_kind_name(llr), staged ? "staged" : "fused");
+          compare(what, p, staged);
+        }
+      }
+  /* the time domain (the fused mode's pilot rows read the modem's output) */
+  for (int kind = 0; kind < 2 && !small; kind++) {
+    link_params p = with_ls(2, 2, 4, EQ_MMSE, 14.0, LLR_MAXLOG, kind, INTERP_LMMSE, DOMAIN_TIME);
+    for (int staged = 0; staged < 2; staged++) {
+      snprintf(what, sizeof what, "2x2 %s ls lmmse time mmse llr maxlog %s", kind ? "dmrs1" : "comb",
+               staged ? "staged" : "fused");
+      compare(what, p, staged);
+    }
   }
   return test_finish("test_gpu_detectors");
 }

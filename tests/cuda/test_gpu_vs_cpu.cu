@@ -14,7 +14,9 @@
  * error (there the receiver works on H + E, which no buffer holds, so XHAT is
  * not compared: X, H, Y and the counts are), and the channel models of
  * 38.901 users (continuous delays, tdl-d/e, Doppler in both domains), and
- * pilots with the receiver's channel estimated from them (BUF_HHAT compared),
+ * pilots with the receiver's channel estimated from them (BUF_HHAT compared;
+ * the fused mode makes its estimate in a pass of its own before the fused
+ * kernel, every fused run is checked to be one),
  * and time-domain taps within a longer CP, where the fused mode takes the
  * CP-aligned transform (cuda/ofdm_gpu.cu) instead of the staged mode's
  * sample-by-sample convolution: the path each mode took is checked against
@@ -430,6 +432,9 @@ void run_spec(const spec &s, uint32_t point) {
         "%s: staged stage times %g %g %g %g %g %g", what, t.draw, t.channel, t.gram, t.invert,
         t.equalize, t.demap);
   CHECK(fused.t.invert > 0, "%s: the fused kernel's time is missing", what);
+  /* every point here is fused (pilots and LS included): no Gram or
+   * equalisation stage of its own, which the staged mode always times */
+  CHECK(fused.t.gram == 0 && fused.t.equalize == 0 && fused.t.demap == 0, "%s: the fused run went staged", what);
   if (p.domain == DOMAIN_TIME) {
     const char *want = transform ? "CP-aligned transform" : "sample by sample";
     CHECK(fused.td_path && !strcmp(fused.td_path, want), "%s: fused time domain took '%s', expected '%s'", what,
@@ -552,6 +557,8 @@ int main(void) {
           INTERP_LINEAR),
       est(chan(3, 4, 2, EQ_MMSE, DOMAIN_TIME, PDP_TDL_E, 1.1, NAN, 0, 0.05, 0.4), 4, 0, 1, EST_LS, INTERP_LMMSE),
       est(spec{2, 2, 4, EQ_MMSE, CH_AWGN, DOMAIN_FREQUENCY, 0, 0, 0, 0}, 2, 0, 0, EST_LS, INTERP_LINEAR),
+      /* rx below the kernels' rows (the fused kernel's padded instance) */
+      est(chan(2, 3, 4, EQ_ZF, DOMAIN_FREQUENCY, PDP_TDL_A, 2.0, 0, 0, 0, 0), 4, 0, 1, EST_LS, INTERP_LMMSE),
   };
   const size_t n_est = sizeof estimated / sizeof estimated[0];
   for (size_t k = 0; k < (small ? 3 : n_est); k++) run_spec(estimated[small ? 2 * k : k], point++);
@@ -592,6 +599,10 @@ int main(void) {
       faded({2, 4, 4, EQ_MMSE, CH_RAYLEIGH, DOMAIN_FREQUENCY, 0, 0.4, 0, 0}, FADING_BLOCK),
       faded(est({2, 2, 4, EQ_MMSE, CH_RAYLEIGH, DOMAIN_FREQUENCY, 0, 0, 1.0, 0}, 4, 0, 1, EST_LS, INTERP_LMMSE),
             FADING_FLAT_BLOCK),
+      /* the channel drawn per RE (not a table) under LS, no mixing: the
+       * fused kernel's pilot instance */
+      faded(est({4, 4, 4, EQ_MMSE, CH_RAYLEIGH, DOMAIN_FREQUENCY, 0, 0, 0, 0}, 4, 1, 0, EST_LS, INTERP_NEAREST),
+            FADING_BLOCK),
   };
   for (const spec &s : blocked) run_spec(s, point++);
   /* Rayleigh fading in time (doppler_hz on block and flat_block,
