@@ -23,6 +23,7 @@
 #include "cuda/coded_gpu.cuh"
 #include "cuda/gpu.h"
 #include "cuda/gpu_internal.cuh"
+#include "cuda/joint_gpu.cuh"
 
 #include "channel/estimate.h"
 #include "channel/tdl.h"
@@ -929,6 +930,9 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
              "(llr maxlog or exact); this point runs on the cpu backend");
     return NULL;
   }
+  int joint;
+  if (gpu_joint_from_env(&joint, err, errlen)) return NULL;
+  gpu_joint_select(joint); /* the same value for every backend of the process */
   backend *b = backend_alloc(&cuda_ops, p, opt, sizeof(cuda_state), err, errlen);
   if (!b) return NULL;
   char why[400];

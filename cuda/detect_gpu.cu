@@ -19,11 +19,14 @@
  * ptxas compiled the detectors into every one of them: minutes per
  * instance.) */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "core/backend.h"
 #include "cuda/check.h"
 #include "cuda/detect_gpu.cuh"
 #include "cuda/gpu_internal.cuh"
+#include "cuda/joint_gpu.cuh"
 #include "equalizer/detect.h"
 #include "equalizer/sic.h"
 #include "equalizer/soft.h"
@@ -85,8 +88,7 @@ __global__ void __launch_bounds__(kBlock)
   __syncthreads();
   const int tx = g.tx, soft = g.llr != LLR_OFF;
   if (m < g.rf && pilot_antenna(&g.re.pilots, m) >= 0) {
-    /* a pilot RE: nothing to detect or count (x_hat 0, as the CPU's) */
-    for (int t = 0; t < tx; t++) gpu_store(st.xhat + (size_t)t * g.R + f * g.rf + m, cf_make(0.0f, 0.0f));
+    joint_re_outputs(g, st, out, f, m, tx, NULL, NULL, block_err, block_loss, block_grid);
   } else if (m < g.rf) {
     const uint64_t i = f * g.rf + m;
     cf32 h[MAT_MAX_RX * MAT_MAX_N], yv[MAT_MAX_RX];
@@ -99,34 +101,40 @@ __global__ void __launch_bounds__(kBlock)
     const int solved = NT ? joint_detect_sized<NT, NR, BPS>(a, h, yv, dec, soft ? llr : NULL)
                           : joint_detect(a, h, yv, dec, soft ? llr : NULL);
     if (solved) atomicAdd(&out.fallbacks[f], 1u);
-    const size_t at = (size_t)(f * g.df + pilot_data_index(&g.re.pilots, m)) * (size_t)tx * (size_t)g.bps;
-    uint64_t grid[GMI_GRID] = {};
-    for (int t = 0; t < tx; t++) {
-      const uint32_t lab = st.labels[(size_t)t * g.R + i];
-      gpu_store(st.xhat + (size_t)t * g.R + i, qam_map(g.bps, dec[t]));
-      const uint32_t e = (uint32_t)__popc(dec[t] ^ lab);
-      if (e) atomicAdd(&block_err[t], e);
-      if (!soft) continue;
-      const unsigned long long l =
-          soft_stream(g.bps, cf_make(0.0f, 0.0f), 0.0f, 0, llr + t * g.bps, lab,
-                      out.llr ? out.llr + at + t * g.bps : NULL, out.bits ? out.bits + at + t * g.bps : NULL,
-                      out.loss_s ? grid : NULL);
-      if (l) atomicAdd(&block_loss[t], l);
-    }
-    if (soft && out.loss_s)
-      for (int k = 0; k < GMI_GRID; k++)
-        if (grid[k]) atomicAdd(&block_grid[k], (unsigned long long)grid[k]);
+    joint_re_outputs(g, st, out, f, m, tx, dec, soft ? llr : NULL, block_err, block_loss, block_grid);
   }
   __syncthreads();
-  if (threadIdx.x < tx) {
-    if (block_err[threadIdx.x]) atomicAdd(&out.errors[f * tx + threadIdx.x], block_err[threadIdx.x]);
-    if (out.loss && block_loss[threadIdx.x]) atomicAdd(&out.loss[f * tx + threadIdx.x], block_loss[threadIdx.x]);
-  }
-  if (out.loss_s && threadIdx.x < GMI_GRID && block_grid[threadIdx.x])
-    atomicAdd(&out.loss_s[f * GMI_GRID + threadIdx.x], block_grid[threadIdx.x]);
+  joint_block_flush(out, f, tx, block_err, block_loss, block_grid);
 }
 
 }  // namespace
+
+int gpu_ml_sized_covers(int tx, int rx, int bps) {
+#define OFDMSIM_ML_COVERS(nt, nr, b) \
+  if (tx == nt && rx == nr && bps == b) return 1;
+  OFDMSIM_ML_GPU_SHAPES(OFDMSIM_ML_COVERS)
+#undef OFDMSIM_ML_COVERS
+  return 0;
+}
+
+namespace {
+int g_joint = JOINT_BEST; /* gpu_joint: set by the backend from the environment, or by a test */
+}  // namespace
+
+void gpu_joint_select(int joint) { g_joint = joint; }
+
+int gpu_joint_from_env(int *joint, char *why, size_t whylen) {
+  const char *v = getenv("OFDMSIM_GPU_JOINT");
+  *joint = JOINT_BEST;
+  if (!v || !*v || !strcmp(v, "best")) return 0;
+  if (!strcmp(v, "group")) *joint = JOINT_GROUP;
+  else if (!strcmp(v, "thread")) *joint = JOINT_THREAD;
+  else {
+    snprintf(why, whylen, "cuda backend: OFDMSIM_GPU_JOINT=%s: expected best, group or thread", v);
+    return -1;
+  }
+  return 0;
+}
 
 int gpu_launch_detect(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
                       const gpu_stacks *stacks, const gpu_detect_out &out, cudaStream_t s) {
@@ -137,14 +145,18 @@ int gpu_launch_detect(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, co
                        "the joint detectors run over the staged stacks", 0);
     return -1;
   }
-  if (g.equalizer == EQ_KBEST) {
+  if (g.equalizer == EQ_KBEST && g_joint == JOINT_BEST) {
+    const int rc = gpu_launch_kbest_reg(g, *stacks, out, s);
+    if (rc <= 0) return rc;
+  }
+  if (g.equalizer == EQ_KBEST && g_joint != JOINT_THREAD) {
     const int rc = gpu_launch_kbest_group(g, *stacks, out, s);
     if (rc <= 0) return rc;
   }
   const uint64_t warps = (g.rf + 31) / 32;
   const int block = warps >= kBlock / 32 ? kBlock : (int)(warps * 32);
   const uint64_t blocks = g.frames * ((g.rf + block - 1) / block);
-  if (g.equalizer == EQ_ML) {
+  if (g.equalizer == EQ_ML && g_joint != JOINT_THREAD) {
 #define OFDMSIM_ML_LAUNCH(nt, nr, b)                                         \
   if (g.tx == nt && g.rx == nr && g.bps == b) {                              \
     joint_kernel<nt, nr, b><<<(unsigned)blocks, block, 0, s>>>(g, *stacks, out); \

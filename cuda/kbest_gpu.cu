@@ -26,6 +26,7 @@
 #include "cuda/check.h"
 #include "cuda/detect_gpu.cuh"
 #include "cuda/gpu_internal.cuh"
+#include "cuda/joint_gpu.cuh"
 #include "equalizer/detect.h"
 
 namespace {
@@ -286,34 +287,15 @@ __global__ void __launch_bounds__(kBlock) kbest_kernel(gpu_link g, gpu_stacks st
   __syncthreads();
   /* 3. decisions, errors and soft outputs, one thread per RE */
   if (m < g.rf && !active) {
-    for (int t = 0; t < NT; t++) gpu_store(st.xhat + (size_t)t * g.R + i, cf_make(0.0f, 0.0f));
+    joint_re_outputs(g, st, out, f, m, NT, NULL, NULL, block_err, block_loss, block_grid);
   } else if (active) {
-    const size_t at = (size_t)(f * g.df + pilot_data_index(&g.re.pilots, m)) * (size_t)NT * (size_t)BPS;
-    const uint32_t d = sm.dec[tid];
-    uint64_t grid[GMI_GRID] = {};
-    for (int t = 0; t < NT; t++) {
-      const uint32_t lab = st.labels[(size_t)t * g.R + i], dt = (d >> (8 * t)) & 0xffu;
-      gpu_store(st.xhat + (size_t)t * g.R + i, qam_map(BPS, dt));
-      const uint32_t err = (uint32_t)__popc(dt ^ lab);
-      if (err) atomicAdd(&block_err[t], err);
-      if (!soft) continue;
-      const unsigned long long l =
-          soft_stream(BPS, cf_make(0.0f, 0.0f), 0.0f, 0, sm.llr[tid] + t * BPS, lab,
-                      out.llr ? out.llr + at + t * BPS : NULL, out.bits ? out.bits + at + t * BPS : NULL,
-                      out.loss_s ? grid : NULL);
-      if (l) atomicAdd(&block_loss[t], l);
-    }
-    if (soft && out.loss_s)
-      for (int k = 0; k < GMI_GRID; k++)
-        if (grid[k]) atomicAdd(&block_grid[k], (unsigned long long)grid[k]);
+    uint32_t dec[NT];
+#pragma unroll
+    for (int t = 0; t < NT; t++) dec[t] = (sm.dec[tid] >> (8 * t)) & 0xffu;
+    joint_re_outputs(g, st, out, f, m, NT, dec, soft ? sm.llr[tid] : NULL, block_err, block_loss, block_grid);
   }
   __syncthreads();
-  if (tid < NT) {
-    if (block_err[tid]) atomicAdd(&out.errors[f * NT + tid], block_err[tid]);
-    if (out.loss && block_loss[tid]) atomicAdd(&out.loss[f * NT + tid], block_loss[tid]);
-  }
-  if (out.loss_s && tid < GMI_GRID && block_grid[tid])
-    atomicAdd(&out.loss_s[f * GMI_GRID + tid], block_grid[tid]);
+  joint_block_flush(out, f, NT, block_err, block_loss, block_grid);
 }
 
 template <int NT, int NR, int BPS>

@@ -14,11 +14,17 @@
 # issue's K-best and ML targets only:
 #   CASES="4 16qam 14;2 16qam 14" DETECTORS="kbest maxlog;ml maxlog" \
 #     scripts/bench-detectors.sh cuda
+# JOINTS (cuda only; default "best") runs every K-best and ML row once per
+# kernel choice of OFDMSIM_GPU_JOINT (best, group, thread: cuda/joint_gpu.cuh),
+# the kernels side by side in one call, e.g.
+#   JOINTS="best group thread" CASES="4 16qam 14;2 16qam 14" \
+#     DETECTORS="kbest maxlog;ml maxlog" scripts/bench-detectors.sh cuda
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench-lib.sh"
 bench_setup "${1:?usage: bench-detectors.sh cpu|cuda [THREADS]}" "${2:-0}"
 
-printf '%-9s %-12s %-14s %10s %11s %9s\n' case detector llr Gbit/s ber gmi
+printf '%-9s %-12s %-14s %-7s %10s %11s %9s\n' case detector llr kernels Gbit/s ber gmi
+read -r -a joints <<<"${JOINTS:-best}"
 IFS=';' read -r -a cases <<<"${CASES:-2 qpsk 10;2 16qam 14;4 qpsk 10;4 16qam 14}"
 IFS=';' read -r -a detectors <<<"${DETECTORS:-mmse off;mmse maxlog;mmse exact;mmse-sic maxlog;kbest maxlog;ml maxlog}"
 for c in "${cases[@]}"; do
@@ -30,9 +36,13 @@ for c in "${cases[@]}"; do
     args=(--set mimo.tx="$n" --set mimo.rx="$n" --set modulation="$mod" --set equalizer="$eq"
           --set receiver.llr="$llr" --set "simulation.snr_db=$snr.0")
     [ "$eq" = kbest ] && args+=(--set receiver.kbest_k=16)
-    bench_point case --set ofdm.subcarriers=1024 --set ofdm.symbols=14 "${args[@]}"
-    printf '%-9s %-12s %-14s %10.3f %11.4e %9s\n' "${n}x$n $mod" "$eq" "$llr" \
-      "$(rate_gbit "$tmp/case.csv")" \
-      "$(col "$tmp/case.csv" ber)" "$(col "$tmp/case.csv" gmi)"
+    variants=(best)
+    [ "$backend" = cuda ] && { [ "$eq" = kbest ] || [ "$eq" = ml ]; } && variants=("${joints[@]}")
+    for joint in "${variants[@]}"; do
+      OFDMSIM_GPU_JOINT=$joint bench_point case --set ofdm.subcarriers=1024 --set ofdm.symbols=14 "${args[@]}"
+      printf '%-9s %-12s %-14s %-7s %10.3f %11.4e %9s\n' "${n}x$n $mod" "$eq" "$llr" "$joint" \
+        "$(rate_gbit "$tmp/case.csv")" \
+        "$(col "$tmp/case.csv" ber)" "$(col "$tmp/case.csv" gmi)"
+    done
   done
 done

@@ -287,6 +287,32 @@ for cfg in default tdl_time correlated_rician mobility estimation coded coded_ha
   fi
 done
 
+# ---- the joint detectors' kernels (OFDMSIM_GPU_JOINT): the same counts from each --------
+banner "K-best and ML: every kernel choice gives the same counts"
+for det in "4 16qam kbest" "2 16qam kbest" "2 16qam ml"; do
+  set -- $det
+  jargs=(configs/default.cfg --set simulation.backend=cuda --set mimo.tx=$1 --set mimo.rx=$1 --set modulation=$2
+         --set equalizer=$3 --set receiver.kbest_k=16 --set receiver.llr=maxlog --set 'simulation.snr_db=[6.0,14.0]'
+         --set simulation.max_bits=2e7 -q)
+  ok=1
+  for joint in best group thread; do
+    OFDMSIM_GPU_JOINT=$joint "$ofdmsim_bin" "${jargs[@]}" -o "$logs/09-joint-$1$2$3-$joint.csv" \
+      > "$logs/09-joint-$1$2$3-$joint.log" 2>&1 || ok=0
+  done
+  for joint in group thread; do
+    [ $ok = 1 ] && "$ofdmsim_bin" compare "$logs/09-joint-$1$2$3-best.csv" "$logs/09-joint-$1$2$3-$joint.csv" \
+      --require-all --require-same-draws --same-draws-tolerance 0,0 > "$logs/09-joint-$1$2$3-$joint-compare.log" 2>&1 || ok=0
+  done
+  if [ $ok = 1 ]; then pass "joint kernels: ${1}x$1 $2 $3" "best = group = thread"
+  else fail "joint kernels: ${1}x$1 $2 $3" "see 09-joint-$1$2$3-*.log"; fi
+done
+if OFDMSIM_GPU_JOINT=fastest "$ofdmsim_bin" configs/default.cfg --set simulation.backend=cuda \
+  --set simulation.max_bits=1e5 -q -o "$logs/09-joint-bad.csv" > "$logs/09-joint-bad.log" 2>&1; then
+  fail "joint kernels: OFDMSIM_GPU_JOINT=fastest refused" "it ran"
+else
+  pass "joint kernels: OFDMSIM_GPU_JOINT=fastest refused" "$(head -c 160 "$logs/09-joint-bad.log")"
+fi
+
 # ---- resume on the GPU: killed with SIGKILL and resumed = one uninterrupted run ---------
 banner "resume on the GPU: kill -9, --resume, same counts"
 rargs=(configs/default.cfg --set simulation.backend=cuda --set 'simulation.snr_db=[0.0,5.0,10.0]' --set simulation.max_bits=1e11

@@ -2,11 +2,14 @@
  * inputs (H and y given to both, not drawn by each backend), bit for bit:
  * every decision, every max-log LLR and every stream's error count equal.
  * The lists are one set in one order (equalizer/detect.h, K-best's order),
- * so any difference is a defect, not a tolerance.  Cases: 2x2 and 4x4 (the
- * group kernel's instances, kbest_gpu.cu) and 2x4 and 3x3 (the
- * one-thread-per-RE kernel), BPSK to 64-QAM, K from 1 to past the group
- * kernel's limit (the thread kernel beyond it), hard and max-log, and n0 = 0
- * (every LLR clipped).  The inputs mix i.i.d. Rayleigh REs with ones built
+ * so any difference is a defect, not a tolerance.  Every kernel that can
+ * run a case runs it (the variants of gpu_joint, each distinct kernel once):
+ * K-best's register kernel (kbest_reg_gpu.cu: 2x2 and 4x4, QPSK and
+ * 16-QAM, K = 16), its lane groups (kbest_gpu.cu: 2x2 and 4x4), ML at
+ * compile-time sizes, and the one-thread-per-RE kernel with run-time sizes
+ * (every case; alone on 2x4 and 3x3).  Cases: BPSK to 64-QAM, K from 1 to
+ * past the group kernel's limit, hard and max-log, and n0 = 0 (every LLR
+ * clipped).  The inputs mix i.i.d. Rayleigh REs with ones built
  * for ties: H and y on a coarse integer grid (equal metrics among
  * candidates), a zero column (a whole layer ties), a repeated column, and an
  * Inf or NaN in y (every metric NaN: the NaN key and the generation order
@@ -22,6 +25,7 @@
 
 #include "cuda/detect_gpu.cuh"
 #include "cuda/gpu_internal.cuh"
+#include "cuda/joint_gpu.cuh"
 #include "equalizer/detect.h"
 #include "linktest.h"
 #include "testutil.h"
@@ -109,7 +113,7 @@ T *to_device(const std::vector<T> &v) {
 }
 
 /* The staged joint detector over the inputs: one frame of R REs, no pilots. */
-void run_gpu(const inputs &in, eq_kind eq, int K, int soft, float n0, float clip, gpu_run *o) {
+void run_gpu(const inputs &in, eq_kind eq, int K, int soft, float n0, float clip, int joint, gpu_run *o) {
   const int tx = in.tx, bps = in.bps;
   const size_t R = in.R, nllr = R * (size_t)tx * (size_t)bps;
   gpu_link g;
@@ -138,6 +142,7 @@ void run_gpu(const inputs &in, eq_kind eq, int K, int soft, float n0, float clip
   out.errors = d_err;
   out.fallbacks = d_fb;
   out.llr = soft ? d_llr : NULL;
+  gpu_joint_select(joint);
   CHECK(gpu_launch_detect(g, NULL, NULL, NULL, &st, out, 0) == 0, "launch");
   CUDA_CHECK(cudaDeviceSynchronize());
   o->xhat.resize((size_t)tx * R);
@@ -161,20 +166,22 @@ uint32_t bits_of(float v) {
   return u;
 }
 
-/* One case: the GPU against the CPU per RE. */
+/* The kernel a variant (gpu_joint) runs for the case. */
+const char *kernel_of(const inputs &in, eq_kind eq, int K, int joint) {
+  if (joint == JOINT_THREAD) return "thread";
+  if (eq == EQ_ML) return gpu_ml_sized_covers(in.tx, in.rx, in.bps) ? "ml sized" : "thread";
+  if (joint == JOINT_BEST && gpu_kbest_reg_covers(in.tx, in.rx, in.bps, K)) return "register";
+  return gpu_kbest_group_covers(in.tx, in.rx, in.bps, K) ? "group" : "thread";
+}
+
+/* One case: every kernel that can run it (each variant's, once) against the
+ * CPU per RE. */
 void check_case(const inputs &in, eq_kind eq, int K, int soft, float n0) {
   const int tx = in.tx, rx = in.rx, bps = in.bps;
   const size_t R = in.R;
   const float clip = 20.0f;
-  const char *kernel = eq == EQ_ML ? "ml" : gpu_kbest_group_covers(tx, rx, bps, K) ? "group" : "thread";
-  char what[160];
-  snprintf(what, sizeof what, "%dx%d %d bits %s K=%-3d %s n0=%g [%s kernel]", tx, rx, bps,
-           eq == EQ_ML ? "ml   " : "kbest", eq == EQ_ML ? 0 : K, soft ? "llr " : "hard", (double)n0, kernel);
-  gpu_run o;
-  run_gpu(in, eq, K, soft, n0, clip, &o);
-  size_t dec_off = 0, llr_off = 0;
-  std::vector<uint32_t> err((size_t)tx, 0u);
-  long first = -1;
+  std::vector<uint32_t> cpu_lab((size_t)tx * R);
+  std::vector<float> cpu_llr(R * (size_t)tx * (size_t)bps);
   for (size_t i = 0; i < R; i++) {
     cf32 h[LINK_MAX_RX * LINK_MAX_TX], y[LINK_MAX_RX];
     uint32_t lab[LINK_MAX_TX];
@@ -185,43 +192,70 @@ void check_case(const inputs &in, eq_kind eq, int K, int soft, float n0) {
       det_ml(rx, tx, bps, h, y, n0, SOFT_LLR_CLIP, lab, soft ? llr : NULL);
     else
       det_kbest(rx, tx, bps, K, h, y, n0, clip, lab, soft ? llr : NULL);
-    int bad = 0;
     for (int t = 0; t < tx; t++) {
-      err[t] += (uint32_t)__builtin_popcount(lab[t] ^ in.labels[(size_t)t * R + i]);
-      const cf32 want = qam_map(bps, lab[t]), got = o.xhat[(size_t)t * R + i];
-      if (bits_of(want.re) != bits_of(got.re) || bits_of(want.im) != bits_of(got.im)) {
-        dec_off++;
-        bad = 1;
-      }
-      for (int k = 0; soft && k < bps; k++) {
-        const float g = o.llr[(i * (size_t)tx + (size_t)t) * (size_t)bps + (size_t)k];
-        if (bits_of(g) != bits_of(llr[t * bps + k])) {
-          llr_off++;
-          if (!bad && first < 0)
-            fprintf(stderr, "  %s: RE %zu (%s) stream %d bit %d: LLR cpu %.9g gpu %.9g\n", what, i,
-                    kind_name[kind_of(i)], t, k, (double)llr[t * bps + k], (double)g);
-          bad = 1;
-        }
-      }
-    }
-    if (bad && first < 0) {
-      first = (long)i;
-      fprintf(stderr, "  %s: first difference at RE %zu (%s): decisions cpu", what, i, kind_name[kind_of(i)]);
-      for (int t = 0; t < tx; t++) fprintf(stderr, " %u", lab[t]);
-      fprintf(stderr, ", gpu symbols");
-      for (int t = 0; t < tx; t++)
-        fprintf(stderr, " (%.6g, %.6g)", (double)o.xhat[(size_t)t * R + i].re, (double)o.xhat[(size_t)t * R + i].im);
-      fputc('\n', stderr);
+      cpu_lab[i * (size_t)tx + (size_t)t] = lab[t];
+      for (int k = 0; soft && k < bps; k++) cpu_llr[(i * (size_t)tx + (size_t)t) * (size_t)bps + (size_t)k] = llr[t * bps + k];
     }
   }
-  size_t err_off = 0;
-  for (int t = 0; t < tx; t++) err_off += err[t] != o.errors[t];
-  CHECK(dec_off == 0, "%s: %zu decisions differ from the CPU's", what, dec_off);
-  CHECK(llr_off == 0, "%s: %zu LLRs differ from the CPU's", what, llr_off);
-  CHECK(err_off == 0, "%s: %zu streams' error counts differ from the CPU's", what, err_off);
-  unsigned long long e_all = 0;
-  for (int t = 0; t < tx; t++) e_all += err[t];
-  printf("%-62s %zu REs, bit errors %llu, decisions off %zu, LLRs off %zu\n", what, R, e_all, dec_off, llr_off);
+  const char *done[3] = {NULL, NULL, NULL};
+  for (int joint = JOINT_BEST; joint <= JOINT_THREAD; joint++) {
+    const char *kernel = kernel_of(in, eq, K, joint);
+    int seen = 0;
+    for (int j = 0; j < joint; j++) seen |= done[j] && !strcmp(done[j], kernel);
+    done[joint] = kernel;
+    if (seen) continue;
+    /* the thread kernel's lists are in local memory: beside a faster kernel
+     * only where it stays quick */
+    if (joint == JOINT_THREAD && eq == EQ_KBEST && K > 17 && (1 << bps) * K * tx > 2048) continue;
+    char what[160];
+    snprintf(what, sizeof what, "%dx%d %d bits %s K=%-3d %s n0=%g [%s kernel]", tx, rx, bps,
+             eq == EQ_ML ? "ml   " : "kbest", eq == EQ_ML ? 0 : K, soft ? "llr " : "hard", (double)n0, kernel);
+    gpu_run o;
+    run_gpu(in, eq, K, soft, n0, clip, joint, &o);
+    size_t dec_off = 0, llr_off = 0;
+    std::vector<uint32_t> err((size_t)tx, 0u);
+    long first = -1;
+    for (size_t i = 0; i < R; i++) {
+      const uint32_t *lab = &cpu_lab[i * (size_t)tx];
+      const float *llr = &cpu_llr[i * (size_t)tx * (size_t)bps];
+      int bad = 0;
+      for (int t = 0; t < tx; t++) {
+        err[t] += (uint32_t)__builtin_popcount(lab[t] ^ in.labels[(size_t)t * R + i]);
+        const cf32 want = qam_map(bps, lab[t]), got = o.xhat[(size_t)t * R + i];
+        if (bits_of(want.re) != bits_of(got.re) || bits_of(want.im) != bits_of(got.im)) {
+          dec_off++;
+          bad = 1;
+        }
+        for (int k = 0; soft && k < bps; k++) {
+          const float g = o.llr[(i * (size_t)tx + (size_t)t) * (size_t)bps + (size_t)k];
+          if (bits_of(g) != bits_of(llr[t * bps + k])) {
+            llr_off++;
+            if (!bad && first < 0)
+              fprintf(stderr, "  %s: RE %zu (%s) stream %d bit %d: LLR cpu %.9g gpu %.9g\n", what, i,
+                      kind_name[kind_of(i)], t, k, (double)llr[t * bps + k], (double)g);
+            bad = 1;
+          }
+        }
+      }
+      if (bad && first < 0) {
+        first = (long)i;
+        fprintf(stderr, "  %s: first difference at RE %zu (%s): decisions cpu", what, i, kind_name[kind_of(i)]);
+        for (int t = 0; t < tx; t++) fprintf(stderr, " %u", lab[t]);
+        fprintf(stderr, ", gpu symbols");
+        for (int t = 0; t < tx; t++)
+          fprintf(stderr, " (%.6g, %.6g)", (double)o.xhat[(size_t)t * R + i].re, (double)o.xhat[(size_t)t * R + i].im);
+        fputc('\n', stderr);
+      }
+    }
+    size_t err_off = 0;
+    for (int t = 0; t < tx; t++) err_off += err[t] != o.errors[t];
+    CHECK(dec_off == 0, "%s: %zu decisions differ from the CPU's", what, dec_off);
+    CHECK(llr_off == 0, "%s: %zu LLRs differ from the CPU's", what, llr_off);
+    CHECK(err_off == 0, "%s: %zu streams' error counts differ from the CPU's", what, err_off);
+    unsigned long long e_all = 0;
+    for (int t = 0; t < tx; t++) e_all += err[t];
+    printf("%-70s %zu REs, bit errors %llu, decisions off %zu, LLRs off %zu\n", what, R, e_all, dec_off, llr_off);
+  }
 }
 
 }  // namespace
