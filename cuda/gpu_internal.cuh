@@ -87,14 +87,15 @@ struct gpu_consts {
  * symbol estimates hp [f][links][pilot symbol][K]. */
 struct gpu_est {
   const int *first;   /* [tx][K] */
-  const cf32 *w;      /* [tx][K][taps] */
-  const int *sym_lo;  /* [S] */
+  const cf32 *w;      /* [tx][K][taps]; lmmse2d [tx][S][K][tt][taps] */
+  const int *sym_lo;  /* [S]; lmmse2d: the first pilot symbol of the window */
   const float *sym_w; /* [S] */
   cf32 *hp;
   int taps, pilot_syms, P;
   float shrink;
   cf32 *ls;           /* DMRS: the despread LS estimates [f][links][occasion][np] */
   int np;             /* DMRS: OCC blocks a port per occasion (0: the comb) */
+  int tt;             /* lmmse2d: pilot symbols of a window (0: hp's two steps) */
 };
 
 /* The tdl buffers of a batch (device memory; NULL where the point has none). */
