@@ -7,7 +7,7 @@
 # the supremum over the LLR scaling with its interval gmi_ci95_*, and
 # gmi_s1, the LLRs as they come (where an over-confident estimate once
 # printed a GMI falling with SNR, down to -8.3 bit/RE), with the 95% t
-# interval of its frames' losses (stream_gmi_loss, frame_gmi_loss_sq).
+# interval of its frames' losses (frame_gmi_loss_sq).
 # Configs: estimation.cfg (the comb, LS nearest/linear/LMMSE/lmmse2d),
 # dmrs.cfg (NR DMRS at 3 and 120 km/h) and cdl.cfg (CDL-C with DMRS at 30
 # and 120 km/h, its MMSE curves with max-log LLRs), each point on a fixed
@@ -33,16 +33,16 @@ run() {
 # monotone CSV: every curve (rows of one label, in SNR order) non-decreasing
 # within its intervals, gmi and gmi_s1; prints each curve.
 monotone() {
-  csv_cols "$1" snr_db gmi gmi_ci95_low gmi_ci95_high gmi_s1 stream_gmi_loss frame_gmi_loss_sq frames modulation \
-    mimo.tx label | awk -F, '
+  csv_cols "$1" snr_db gmi gmi_ci95_low gmi_ci95_high gmi_s1 frame_gmi_loss_sq frames modulation mimo.tx label |
+    awk -F, '
     BEGIN { bps["bpsk"] = 1; bps["qpsk"] = 2; bps["16qam"] = 4; bps["64qam"] = 6; bps["256qam"] = 8 }
     {
-      lab = $11; for (i = 12; i <= NF; i++) lab = lab "," $i
-      n = split($6, s, ";"); L = 0; for (i = 1; i <= n; i++) L += s[i]
-      full = $10 * bps[$9]; g1 = $5; nf = $8
-      # the s = 1 interval: the frames per-RE losses, their t interval
-      D = L / (full - g1); res = D / nf; m = L / D
-      v = ($7 / (res * res) - nf * m * m) / (nf - 1); if (v < 0) v = 0
+      lab = $10; for (i = 11; i <= NF; i++) lab = lab "," $i
+      full = $9 * bps[$8]; g1 = $5; nf = $7
+      # the s = 1 interval: the t interval of the frames losses per data RE
+      # (frame_gmi_loss_sq sums their squares; their mean is full - gmi_s1)
+      m = full - g1
+      v = ($6 - nf * m * m) / (nf - 1); if (v < 0) v = 0
       t = 1.96 + 2.37 / (nf - 1) + 2.8 / ((nf - 1) * (nf - 1))
       lo1 = g1 - t * sqrt(v / nf); hi1 = g1 + t * sqrt(v / nf)
       printf "  %s %5.1f dB: gmi %.4f [%.4f, %.4f], at s = 1 %.4f [%.4f, %.4f]\n", lab, $1, $2, $3, $4, g1, lo1, hi1
