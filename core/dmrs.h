@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "core/cplx.h"
+#include "core/popcount.h"
 
 #define DMRS_MAX_OCCASIONS 4 /* Tables 7.4.1.1.2-3/-4: at most l0 + 3 */
 #define DMRS_MAX_SYMBOLS 14  /* a slot */
@@ -41,6 +42,12 @@ typedef struct dmrs_grid {
   int len;             /* symbols per occasion: 1 single, 2 double */
   int occasions;       /* DMRS occasions l_bar in the frame */
   int occ[DMRS_MAX_OCCASIONS]; /* their first symbols */
+  uint32_t sym_mask;   /* bit s: symbol s carries DMRS (dmrs_symbol_mask); the
+                          per-RE tests read this word, never occ[]: an array
+                          indexed at run time kept nvcc from holding the
+                          per-RE context in registers (a copy of it in local
+                          memory, stored for every RE, halved the fused 2x2
+                          kernel's rate even without DMRS) */
   int nodata;          /* CDM groups without data: 1 .. groups */
   float beta;          /* the DMRS amplitude */
   int K;               /* subcarriers */
@@ -66,18 +73,16 @@ OFDM_HD int dmrs_group_width(int type) { return type == 1 ? 1 : 2; }
 /* OCC pairs n of a port on one DMRS symbol. */
 OFDM_HD int dmrs_pairs(const dmrs_grid *g) { return g->type == 1 ? g->K / 4 : g->K / 6; }
 
-/* The DMRS symbol (occasion * len + l') symbol s is, or -1. */
+/* The DMRS symbol (occasion * len + l') symbol s is, or -1: the DMRS
+ * symbols before s, the occasions being in ascending order. */
 OFDM_HD int dmrs_symbol_index(const dmrs_grid *g, int s) {
-  for (int j = 0; j < g->occasions; j++)
-    if (s >= g->occ[j] && s < g->occ[j] + g->len) return j * g->len + (s - g->occ[j]);
-  return -1;
+  if (s < 0 || s >= DMRS_MAX_SYMBOLS || !((g->sym_mask >> s) & 1u)) return -1;
+  return (int)ofdm_popcount(g->sym_mask & ((1u << s) - 1u));
 }
 /* DMRS symbols before symbol s. */
 OFDM_HD int dmrs_symbols_before(const dmrs_grid *g, int s) {
-  int n = 0;
-  for (int j = 0; j < g->occasions; j++)
-    for (int l = 0; l < g->len; l++) n += g->occ[j] + l < s;
-  return n;
+  if (s <= 0) return 0;
+  return (int)ofdm_popcount(s >= DMRS_MAX_SYMBOLS ? g->sym_mask : g->sym_mask & ((1u << s) - 1u));
 }
 /* The CDM group of RE k (either numbering: the period divides K/2). */
 OFDM_HD int dmrs_group_of(const dmrs_grid *g, int k) {
@@ -145,6 +150,14 @@ static inline int dmrs_occasions(int ld, int l0, int add, int len, int *occ) {
     occ[n++] = ld <= 12 ? 8 : 10;
   }
   return n;
+}
+
+/* The symbols of n occasions of len symbols from occ[] as a bit mask. */
+static inline uint32_t dmrs_symbol_mask(const int *occ, int n, int len) {
+  uint32_t m = 0;
+  for (int j = 0; j < n; j++)
+    for (int l = 0; l < len; l++) m |= 1u << (occ[j] + l);
+  return m;
 }
 
 /* c_init of DMRS symbol l of slot ns (38.211 7.4.1.1.1, n_SCID = 0, 14

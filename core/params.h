@@ -203,6 +203,7 @@ static inline pilot_grid link_pilot_grid(const link_params *p) {
     d.len = p->dmrs_length;
     d.K = p->subcarriers;
     d.occasions = dmrs_occasions(p->symbols, p->dmrs_l0, p->dmrs_add_pos, p->dmrs_length, d.occ);
+    d.sym_mask = dmrs_symbol_mask(d.occ, d.occasions, d.len);
     d.nodata = p->dmrs_nodata;
     for (int t = 0; t < p->tx && !p->dmrs_nodata; t++)
       if (dmrs_port_group(d.type, t) + 1 > d.nodata) d.nodata = dmrs_port_group(d.type, t) + 1;

@@ -172,13 +172,7 @@ OFDM_HD void re_symbols(re_ctx c, uint64_t m, int nt, const uint32_t *lab, cf32 
 }
 
 /* The set bits of a label difference: the bit errors of a decision. */
-OFDM_HD uint32_t re_popcount(uint32_t diff) {
-#ifdef __CUDA_ARCH__
-  return (uint32_t)__popc(diff);
-#else
-  return (uint32_t)__builtin_popcount(diff);
-#endif
-}
+OFDM_HD uint32_t re_popcount(uint32_t diff) { return ofdm_popcount(diff); }
 
 /* Bit errors of the hard decision on xhat against the transmitted label. */
 OFDM_HD uint32_t re_bit_errors(int bps, cf32 xhat, uint32_t label) {

@@ -78,6 +78,8 @@ struct batch_slot {
   uint32_t *host;                      /* pinned: errors [frames][tx], then fallbacks [frames] */
   unsigned long long *host_loss;       /* pinned, soft outputs: [frames][tx] */
   unsigned long long *host_loss_s;     /* ... [frames][GMI_GRID] */
+  gpu_tb_counts *host_counts;          /* pinned, the coded link: its TBs' outcomes [frames] */
+  int decoded;                         /* the coded link: its TBs were decoded (not an export) */
   cudaEvent_t ev[EV_COUNT];
   int events_made;
   gpu_link g;                          /* the batch (frames, first frame) */
@@ -199,6 +201,7 @@ void state_free(cuda_state *s) {
     if (sl.host) cudaFreeHost(sl.host);
     if (sl.host_loss) cudaFreeHost(sl.host_loss);
     if (sl.host_loss_s) cudaFreeHost(sl.host_loss_s);
+    if (sl.host_counts) cudaFreeHost(sl.host_counts);
   }
   if (s->pool) cudaFree(s->pool);
   if (s->cap_llr) cudaFree(s->cap_llr);
@@ -316,9 +319,11 @@ int run_detect(cuda_state *s, const gpu_link &g, float *llr, uint8_t *bits, int 
   return 0;
 }
 
-/* Device room for the LLR export of a batch of `res` REs. */
+/* Device room for the LLR export of a batch of `res` REs. A batch in flight
+ * may still use the old buffers: the stream is waited for before they go. */
 int capture_room(cuda_state *s, const gpu_link &g, size_t res) {
   if (res <= s->cap_res) return 0;
+  if (s->cap_llr || s->cap_bits) CUDA_TRY(cudaStreamSynchronize(s->stream));
   if (s->cap_llr) cudaFree(s->cap_llr);
   if (s->cap_bits) cudaFree(s->cap_bits);
   s->cap_llr = NULL;
@@ -364,8 +369,8 @@ double elapsed_s(cuda_state *s, int from, int to) {
 /* HARQ: transmissions 1, 2, ... of the batch while a TB is still lost, each
  * on draws of its own (rng_harq_frame: the staged chain at those frame
  * numbers), the same TBs' coded bits at rv tb_harq_rv(t); its LLRs stay on
- * the device, combined and decoded there (gpu_coded_decode), the frames
- * still lost judged on the host. Its bit errors, fallbacks and losses are
+ * the device, and the TBs still lost alone combined, decoded and judged
+ * there (gpu_coded_decode), their outcomes copied back. Its bit errors, fallbacks and losses are
  * left on the device, uncounted: the point's BER and GMI are the first
  * transmission's, already copied out. */
 int run_harq(cuda_state *s, const gpu_link &g0, batch_result *out) {
@@ -377,9 +382,9 @@ int run_harq(cuda_state *s, const gpu_link &g0, batch_result *out) {
     g.first_frame = rng_harq_frame(g0.first_frame, t);
     if (gpu_coded_encode(g, &s->coded, s->stream, t)) return -1;
     if (run_detect(s, g, s->cap_llr, NULL, 0)) return -1;
-    if (gpu_coded_decode(g, &s->coded, s->cap_llr, s->stream, t)) return -1;
+    if (gpu_coded_decode(g, &s->coded, s->cap_llr, NULL, s->stream, t, out->coded)) return -1;
     CUDA_TRY(cudaStreamSynchronize(s->stream));
-    gpu_coded_judge(g, &s->coded, out->coded, t);
+    gpu_coded_collect(g, &s->coded, s->coded.h_counts, out->coded, t);
   }
   return 0;
 }
@@ -388,8 +393,8 @@ int run_harq(cuda_state *s, const gpu_link &g0, batch_result *out) {
  * counters to the slot's pinned buffers and EV_DONE, all queued on the
  * stream; nothing waits. want names the outputs (its LLR and bit buffers,
  * where set, are written by the stream: the caller waits for EV_DONE). The
- * coded link's TBs are encoded on the host here, and decoded on the device
- * by the stream; finish_batch judges them. */
+ * coded link's TBs are encoded, decoded and judged on the device by the
+ * stream; finish_batch reads their outcomes. */
 int launch_batch(backend *b, uint64_t first_frame, uint64_t frames, const batch_result *want, int k) {
   cuda_state *s = static_cast<cuda_state *>(b->impl);
   batch_slot &sl = s->slot[k];
@@ -422,13 +427,16 @@ int launch_batch(backend *b, uint64_t first_frame, uint64_t frames, const batch_
   const int keep_llr = capture || coded; /* the coded link decodes them on the device */
   /* The LLRs, the bits and fetch's buffers go by cudaMemcpyDefault: host
    * memory or, for a library caller (api/), device memory of this GPU. */
-  if (keep_llr && capture_room(s, g, (size_t)g.R)) return -1;
+  /* the coded link's at the capacity at once (its sizing counted them):
+   * no batch in flight waits for a larger one's */
+  if (keep_llr && capture_room(s, g, coded ? (size_t)(s->cap_frames * g.rf) : (size_t)g.R)) return -1;
   if (coded && gpu_coded_encode(g, &s->coded, s->stream)) return -1;
   if (detect ? run_detect(s, g, keep_llr ? s->cap_llr : NULL, capture ? s->cap_bits : NULL, want->gmi_loss_s != NULL)
              : s->staged ? run_staged(s, g) : run_fused(s, g))
     return -1;
   const int decode = coded && want->coded; /* NULL: the LLRs alone (an export) */
-  if (decode && gpu_coded_decode(g, &s->coded, s->cap_llr, s->stream)) return -1;
+  sl.decoded = decode;
+  if (decode && gpu_coded_decode(g, &s->coded, s->cap_llr, sl.host_counts, s->stream)) return -1;
   if (coded) CUDA_TRY(cudaEventRecord(s->ev[EV_DECODE], s->stream));
   /* the counters, then the fallbacks right behind them: one copy */
   CUDA_TRY(cudaMemcpyAsync(sl.host, s->errors, counters + fb_bytes, cudaMemcpyDeviceToHost, s->stream));
@@ -449,8 +457,8 @@ int launch_batch(backend *b, uint64_t first_frame, uint64_t frames, const batch_
 
 /* Waits for slot k's batch and gives its counts in out (the outputs it was
  * launched for): the counters from the pinned copies, the stage times from
- * its events, the coded link's judgement of its TBs, then HARQ's
- * retransmissions (synchronous: each waits for the last's decisions). */
+ * its events, the coded link's outcomes of its TBs, then HARQ's
+ * retransmissions (synchronous: each waits for the last's outcomes). */
 int finish_batch(backend *b, int k, batch_result *out) {
   cuda_state *s = static_cast<cuda_state *>(b->impl);
   batch_slot &sl = s->slot[k];
@@ -462,8 +470,8 @@ int finish_batch(backend *b, int k, batch_result *out) {
   if (out->fallbacks) memcpy(out->fallbacks, sl.host + (size_t)frames * (size_t)g.tx, sizeof(uint32_t) * frames);
   if (out->gmi_loss) memcpy(out->gmi_loss, sl.host_loss, sizeof(uint64_t) * frames * (size_t)g.tx);
   if (out->gmi_loss_s) memcpy(out->gmi_loss_s, sl.host_loss_s, sizeof(uint64_t) * frames * GMI_GRID);
-  const int coded = s->coded.on, decode = coded && out->coded;
-  if (decode) gpu_coded_judge(g, &s->coded, out->coded);
+  const int coded = s->coded.on, decode = sl.decoded && out->coded;
+  if (decode) gpu_coded_collect(g, &s->coded, sl.host_counts, out->coded);
   if (s->staged) {
     out->t.draw = elapsed_s(s, EV_START, EV_DRAW);
     out->t.channel = elapsed_s(s, EV_DRAW, EV_CHANNEL);
@@ -494,16 +502,18 @@ int run_batch(backend *b, uint64_t first_frame, uint64_t frames, batch_result *o
   return finish_batch(b, 0, out);
 }
 
-/* Submitted batches queue in the slots, oldest at head. A coded batch (its
- * TBs are judged and retransmitted on the host) and every batch of a
- * backend made with the sync option are deferred: run whole at their
- * collect, as the shell does for a backend without submit. */
+/* Submitted batches queue in the slots, oldest at head. A coded batch with
+ * HARQ (its retransmissions are sent from finish_batch, on the device
+ * buffers the next batch would use) and every batch of a backend made with
+ * the sync option are deferred: run whole at their collect, as the shell
+ * does for a backend without submit. A coded batch without HARQ runs ahead
+ * like the others: its TBs' outcomes land in its slot's pinned counters. */
 int submit_batch(backend *b, uint64_t first_frame, uint64_t frames, const batch_result *want) {
   cuda_state *s = static_cast<cuda_state *>(b->impl);
   if (s->queued >= kSlots) return backend_fail(b, "cuda backend: %d batches in flight already", s->queued);
   const int k = (s->head + s->queued) % kSlots;
   batch_slot &sl = s->slot[k];
-  sl.deferred = s->sync || s->coded.on;
+  sl.deferred = s->sync || (s->coded.on && s->coded.harq > 1);
   sl.first_frame = first_frame;
   sl.frames = frames;
   if (!sl.deferred && launch_batch(b, first_frame, frames, want, k)) return -1;
@@ -726,6 +736,7 @@ int allocate(cuda_state *s, const link_params *p, const chan_spatial *sp, const 
       CUDA_TRY(cudaMallocHost(&sl.host_loss, sizeof(unsigned long long) * frames * tx));
       CUDA_TRY(cudaMallocHost(&sl.host_loss_s, sizeof(unsigned long long) * frames * GMI_GRID));
     }
+    if (link_coded(p)) CUDA_TRY(cudaMallocHost(&sl.host_counts, sizeof(gpu_tb_counts) * frames));
   }
   s->ev = s->slot[0].ev;
   CUDA_TRY(cudaMalloc(&s->pool, l.total));

@@ -5,10 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <thread>
-#include <vector>
-
 #include "cuda/check.h"
+#include "cuda/tb_judge_gpu.cuh"
 
 namespace {
 
@@ -33,30 +31,34 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-/* One thread per decoder input position of every block of the batch (grid
- * stride): ratematch_decoder_input's value, its buffer sums gathered in
- * ratematch_accumulate's order (ratematch_gather_table). With acc (HARQ)
- * the sums start from the block's combining buffer (from 0 when fresh: the
- * first transmission) and go back into it: the CPU's additions into a kept
- * buffer, one at a time in the same order. */
+/* One thread per decoder input position of every block of the TBs decoded
+ * (grid stride): ratematch_decoder_input's value, its buffer sums gathered
+ * in ratematch_accumulate's order (ratematch_gather_table). TB q is frame
+ * list[q] (HARQ's retransmissions: the frames still lost), or q with list
+ * NULL; its blocks' inputs go to in[q C ...], packed, so the decoder takes
+ * those TBs alone. With acc (HARQ) the sums start from the frame's
+ * combining buffer (from 0 when fresh: the first transmission) and go back
+ * into it: the CPU's additions into a kept buffer, one at a time in the
+ * same order. */
 __global__ void __launch_bounds__(kBlock)
-    derm_kernel(const float *__restrict__ llr, long gbits, int nblk, const gpu_rm_block *__restrict__ blocks,
-                const int32_t *__restrict__ first, const int32_t *__restrict__ src, int zc, int ncb,
-                int filler_begin, int filler_end, int nb, uint64_t total, float *__restrict__ acc, int fresh,
-                float *__restrict__ in) {
+    derm_kernel(const float *__restrict__ llr, long gbits, int nblk, const int32_t *__restrict__ list,
+                const gpu_rm_block *__restrict__ blocks, const int32_t *__restrict__ first,
+                const int32_t *__restrict__ src, int zc, int ncb, int filler_begin, int filler_end, int nb,
+                uint64_t total, float *__restrict__ acc, int fresh, float *__restrict__ in) {
   for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total;
        i += (uint64_t)gridDim.x * blockDim.x) {
     const uint64_t b = i / (uint64_t)nb;
     const int j = (int)(i - b * (uint64_t)nb);
-    const uint64_t f = b / (uint64_t)nblk;
-    const gpu_rm_block bk = blocks[b - f * (uint64_t)nblk];
+    const uint64_t q = b / (uint64_t)nblk, r = b - q * (uint64_t)nblk;
+    const uint64_t f = list ? (uint64_t)list[q] : q;
+    const gpu_rm_block bk = blocks[r];
     const int pos = j - 2 * zc;
     float v = 0.0f;
     if (pos >= filler_begin && pos < filler_end) {
       v = LDPC_LLR_FILLER;
     } else if (pos >= 0 && pos < ncb) {
       const float *l = llr + (size_t)f * (size_t)gbits + (size_t)bk.llr_off;
-      float *a = acc ? acc + (size_t)b * (size_t)ncb + (size_t)pos : NULL;
+      float *a = acc ? acc + ((size_t)f * (size_t)nblk + (size_t)r) * (size_t)ncb + (size_t)pos : NULL;
       if (a && !fresh) v = *a;
       for (int k = first[bk.first_off + pos]; k >= 0 && k < bk.e; k += bk.period) v += l[src[bk.src_off + k]];
       if (a) *a = v;
@@ -68,9 +70,9 @@ __global__ void __launch_bounds__(kBlock)
 }  // namespace
 
 size_t gpu_coded_bytes_per_frame(const link_params *p) {
-  /* the coded bits (device), the information bits (pinned), the encoder's
-   * TBs and block CRCs, and per block its decoder input (floats) and
-   * decisions (device and pinned) */
+  /* the coded bits, the encoder's TBs and block CRCs, per block its decoder
+   * input (floats), decisions and result, and per TB its counts (device and
+   * pinned) and its place in a retransmission's list (device and pinned) */
   const long g = (long)link_bits_per_frame(p);
   tb_plan pl;
   char err[256];
@@ -82,8 +84,8 @@ size_t gpu_coded_bytes_per_frame(const link_params *p) {
   const size_t acc = link_harq(p) > 1 ? sizeof(float) * tb_harq_buffer_floats(&pl) : 0;
   const size_t enc = gpu_tb_encoder_bytes_per_frame(&pl);
   tb_plan_free(&pl);
-  return (size_t)g + (size_t)p->code.tbs + enc + acc +
-         c * (sizeof(float) * nb + 2 * kb + 2 * sizeof(ldpc_decode_result));
+  return (size_t)g + enc + acc + 2 * (sizeof(gpu_tb_counts) + sizeof(int32_t)) +
+         c * (sizeof(float) * nb + kb + sizeof(ldpc_decode_result));
 }
 
 int gpu_coded_init(const link_params *p, uint64_t frames, gpu_coded *c, cudaStream_t st, char *err,
@@ -122,16 +124,13 @@ int gpu_coded_init(const link_params *p, uint64_t frames, gpu_coded *c, cudaStre
   gpu_rm_block *hb = (gpu_rm_block *)calloc((size_t)s->c, sizeof *hb);
   int32_t *hfirst = (int32_t *)malloc(sizeof(int32_t) * nfirst), *hsrc = (int32_t *)malloc(sizeof(int32_t) * nsrc);
   const size_t nblocks = (size_t)frames * (size_t)s->c;
-  const unsigned hw = std::thread::hardware_concurrency();
-  c->threads = hw < 1 ? 1 : hw > 16 ? 16 : (int)hw;
-  c->scratch_stride = (tb_scratch_bytes(&c->plan) + 63) & ~(size_t)63;
-  c->scratch = (unsigned char *)malloc(c->scratch_stride * (size_t)c->threads);
-  const int bad = !hb || !hfirst || !hsrc || !c->scratch;
+  const int bad = !hb || !hfirst || !hsrc;
   cudaError_t e = cudaSuccess;
   if (!bad) {
-    e = cudaMallocHost(&c->h_info, (size_t)frames * (size_t)s->a);
-    if (e == cudaSuccess) e = cudaMallocHost(&c->h_bits, nblocks * (size_t)c->kb);
-    if (e == cudaSuccess) e = cudaMallocHost(&c->h_res, nblocks * sizeof(ldpc_decode_result));
+    e = cudaMallocHost(&c->h_counts, (size_t)frames * sizeof(gpu_tb_counts));
+    if (e == cudaSuccess) e = cudaMallocHost(&c->h_list, (size_t)frames * sizeof(int32_t));
+    if (e == cudaSuccess) e = cudaMalloc(&c->d_counts, (size_t)frames * sizeof(gpu_tb_counts));
+    if (e == cudaSuccess) e = cudaMalloc(&c->d_list, (size_t)frames * sizeof(int32_t));
     if (e == cudaSuccess) e = cudaMalloc(&c->d_coded, (size_t)frames * (size_t)g);
     if (e == cudaSuccess) e = cudaMalloc(&c->d_in, sizeof(float) * nblocks * (size_t)c->nb);
     if (e == cudaSuccess) e = cudaMalloc(&c->d_bits, nblocks * (size_t)c->kb);
@@ -186,9 +185,10 @@ int gpu_coded_init(const link_params *p, uint64_t frames, gpu_coded *c, cudaStre
 void gpu_coded_free(gpu_coded *c) {
   if (c->dec) ldpc_gpu_destroy(c->dec);
   gpu_tb_encoder_free(&c->enc);
-  if (c->h_info) cudaFreeHost(c->h_info);
-  if (c->h_bits) cudaFreeHost(c->h_bits);
-  if (c->h_res) cudaFreeHost(c->h_res);
+  if (c->h_counts) cudaFreeHost(c->h_counts);
+  if (c->h_list) cudaFreeHost(c->h_list);
+  if (c->d_counts) cudaFree(c->d_counts);
+  if (c->d_list) cudaFree(c->d_list);
   if (c->d_coded) cudaFree(c->d_coded);
   for (int t = 0; t < LINK_HARQ_MAX; t++) {
     if (c->d_blocks[t]) cudaFree(c->d_blocks[t]);
@@ -200,15 +200,13 @@ void gpu_coded_free(gpu_coded *c) {
   if (c->d_bits) cudaFree(c->d_bits);
   if (c->d_res) cudaFree(c->d_res);
   cudaGetLastError(); /* teardown failures have no one left to report to */
-  free(c->scratch);
   tb_plan_free(&c->plan);
   for (int t = 1; t < LINK_HARQ_MAX; t++) tb_plan_free(&c->rplan[t]);
   memset(c, 0, sizeof *c);
 }
 
 int gpu_coded_encode(const gpu_link &g, gpu_coded *c, cudaStream_t st, int t) {
-  if (gpu_tb_encode(&c->enc, t, g.re.key, g.first_frame, g.frames, t == 0, c->d_coded, NULL, st)) return -1;
-  return t == 0 ? gpu_tb_copy_info(&c->enc, g.frames, c->h_info, st) : 0;
+  return gpu_tb_encode(&c->enc, t, g.re.key, g.first_frame, g.frames, t == 0, c->d_coded, NULL, st);
 }
 
 int gpu_launch_coded_labels(const gpu_link &g, const gpu_coded *c, uint8_t *labels, cf32 *x, cudaStream_t st) {
@@ -218,68 +216,69 @@ int gpu_launch_coded_labels(const gpu_link &g, const gpu_coded *c, uint8_t *labe
   return 0;
 }
 
-int gpu_coded_decode(const gpu_link &g, gpu_coded *c, const float *llr, cudaStream_t st, int t) {
+int gpu_coded_decode(const gpu_link &g, gpu_coded *c, const float *llr, gpu_tb_counts *counts, cudaStream_t st,
+                     int t, const frame_coded *prev) {
   const tb_plan &pl = c->plan;
   const int nblk = pl.seg.c;
-  const size_t nblocks = (size_t)g.frames * (size_t)nblk;
+  /* the TBs to decode: every frame's at first; then those still lost,
+   * listed in frame order (cpu_coded_retry's), the list on the device */
+  const int32_t *list = NULL;
+  int n = (int)g.frames;
+  if (t > 0) {
+    if (!prev || t >= c->harq) {
+      gpu_report_failure(__FILE__, __LINE__, "gpu_coded_decode", "bad input",
+                         "a retransmission needs the outcomes so far and a transmission within HARQ's", 0);
+      return -1;
+    }
+    n = 0;
+    for (uint64_t f = 0; f < g.frames; f++)
+      if (prev[f].harq_error) c->h_list[n++] = (int32_t)f;
+    if (n > 0)
+      CUDA_TRY(cudaMemcpyAsync(c->d_list, c->h_list, sizeof(int32_t) * (size_t)n, cudaMemcpyHostToDevice, st));
+    list = c->d_list;
+  }
+  c->listed = n;
+  if (n == 0) return 0;
+  const size_t nblocks = (size_t)n * (size_t)nblk;
   const uint64_t total = (uint64_t)nblocks * (uint64_t)c->nb;
   const uint64_t want = (total + kBlock - 1) / kBlock;
   const unsigned grid = (unsigned)(want < (1u << 20) ? want : (1u << 20));
   /* the fillers and Ncb are every transmission's (rv moves k0 alone) */
-  derm_kernel<<<grid, kBlock, 0, st>>>(llr, pl.g, nblk, c->d_blocks[t], c->d_first[t], c->d_src[t], pl.seg.zc,
-                                       pl.rm[0].ncb, pl.rm[0].filler_begin, pl.rm[0].filler_end, c->nb, total,
-                                       c->d_acc, t == 0, c->d_in);
+  derm_kernel<<<grid, kBlock, 0, st>>>(llr, pl.g, nblk, list, c->d_blocks[t], c->d_first[t], c->d_src[t],
+                                       pl.seg.zc, pl.rm[0].ncb, pl.rm[0].filler_begin, pl.rm[0].filler_end, c->nb,
+                                       total, c->d_acc, t == 0, c->d_in);
   CUDA_TRY_LAUNCH("derm_kernel");
   if (ldpc_gpu_decode(c->dec, c->d_in, (int)nblocks, c->cols, c->d_bits, c->d_res, st)) return -1;
-  CUDA_TRY(cudaMemcpyAsync(c->h_bits, c->d_bits, nblocks * (size_t)c->kb, cudaMemcpyDeviceToHost, st));
-  CUDA_TRY(cudaMemcpyAsync(c->h_res, c->d_res, nblocks * sizeof(ldpc_decode_result), cudaMemcpyDeviceToHost, st));
+  /* the CRCs and counts against the TBs the encoder kept: four counters a
+   * TB come back, not its decisions */
+  if (gpu_tb_judge(&pl.seg, n, list, c->d_bits, (size_t)c->kb, c->d_res, c->enc.d_tb, c->enc.tb_stride,
+                   c->enc.d_cb_crc, c->d_counts, st))
+    return -1;
+  CUDA_TRY(cudaMemcpyAsync(counts ? counts : c->h_counts, c->d_counts, sizeof(gpu_tb_counts) * (size_t)n,
+                           cudaMemcpyDeviceToHost, st));
   return 0;
 }
 
-void gpu_coded_judge(const gpu_link &g, gpu_coded *c, frame_coded *out, int t) {
-  const int nblk = c->plan.seg.c;
-  const size_t a = (size_t)c->plan.seg.a;
-  /* each frame's outcome depends on its own bits alone: frames split over
-   * the host threads, each with its own scratch */
-  auto judge = [&](int th, int nth) {
-    unsigned char *scratch = c->scratch + c->scratch_stride * (size_t)th;
-    for (uint64_t f = (uint64_t)th; f < g.frames; f += (uint64_t)nth) {
-      if (t > 0 && !out[f].harq_error) continue; /* delivered before: nothing more was sent */
-      const size_t b0 = (size_t)f * (size_t)nblk;
-      int iterations = 0;
-      for (int r = 0; r < nblk; r++) iterations += c->h_res[b0 + (size_t)r].iterations;
-      tb_outcome o;
-      tb_judge(&c->plan, c->h_bits + b0 * (size_t)c->kb, (size_t)c->kb, iterations, c->h_info + (size_t)f * a, &o,
-               scratch);
-      if (t > 0) {
-        out[f].harq_error = (uint32_t)o.tb_error;
-        out[f].transmissions = (uint32_t)t + 1;
-        continue;
-      }
-      out[f].harq_error = (uint32_t)o.tb_error;
-      out[f].transmissions = 1;
-      out[f].tb_error = (uint32_t)o.tb_error;
-      out[f].cbs = (uint32_t)nblk;
-      out[f].cb_errors = (uint32_t)o.cb_errors;
-      out[f].info_errors = (uint32_t)o.info_errors;
-      out[f].iterations = (uint32_t)o.iterations;
+void gpu_coded_collect(const gpu_link &g, const gpu_coded *c, const gpu_tb_counts *counts, frame_coded *out,
+                       int t) {
+  if (t > 0) {
+    /* the frames retransmitted: delivered now or still lost */
+    for (int q = 0; q < c->listed; q++) {
+      frame_coded *x = &out[c->h_list[q]];
+      x->harq_error = counts[q].tb_error;
+      x->transmissions = (uint32_t)t + 1;
     }
-  };
-  /* a thread per 8 frames at least: small batches stay on this one */
-  uint64_t nth = g.frames / 8;
-  if (nth > (uint64_t)c->threads) nth = (uint64_t)c->threads;
-  if (nth <= 1) {
-    judge(0, 1);
     return;
   }
-  std::vector<std::thread> pool;
-  int started = 1;
-  try {
-    for (; started < (int)nth; started++) pool.emplace_back(judge, started, (int)nth);
-  } catch (...) {
-    /* no more threads: this one takes the shares not started */
+  for (uint64_t f = 0; f < g.frames; f++) {
+    const gpu_tb_counts &o = counts[f];
+    frame_coded *x = &out[f];
+    x->harq_error = o.tb_error;
+    x->transmissions = 1;
+    x->tb_error = o.tb_error;
+    x->cbs = (uint32_t)c->plan.seg.c;
+    x->cb_errors = o.cb_errors;
+    x->info_errors = o.info_errors;
+    x->iterations = o.iterations;
   }
-  for (int th = started; th < (int)nth; th++) judge(th, (int)nth);
-  judge(0, (int)nth);
-  for (auto &th : pool) th.join();
 }

@@ -7,33 +7,13 @@
 
 #include "core/rng_words.h"
 #include "cuda/check.h"
+#include "cuda/warp_crc.cuh"
 
 namespace {
 
 constexpr int kBlock = 256;
 constexpr int kWarps = kBlock / 32;
 constexpr int kEncodeThreads = 384; /* a thread a lane at Z = 384 */
-
-/* The remainder (register form, left-aligned) of bits[0 .. n-1] by one warp:
- * lane l takes the l-th of 32 equal pieces from a zero register and shifts
- * its register by the bits after the piece (crc_register_shift); the XOR of
- * the lanes' is the whole message's (crc_core.h: the CRC is linear). Every
- * lane returns it. */
-__device__ uint32_t warp_crc_register(int kind, const uint8_t *__restrict__ bits, int n, int lane) {
-  const int length = crc_kind_length(kind);
-  const uint32_t g = crc_register_polynomial(kind);
-  const int len = (n + 31) / 32;
-  const int lo = lane * len < n ? lane * len : n, hi = lo + len < n ? lo + len : n;
-  uint32_t t[16];
-  crc_nibble_table(g, t);
-  uint32_t reg = 0;
-  int i = lo;
-  for (; i + 4 <= hi; i += 4) reg = crc_register_nibble(reg, bits[i], bits[i + 1], bits[i + 2], bits[i + 3], t);
-  for (; i < hi; i++) reg = crc_register_bit(reg, bits[i], g);
-  reg = crc_register_shift(reg, (uint64_t)(n - hi), g, length);
-  for (int off = 16; off; off >>= 1) reg ^= __shfl_xor_sync(0xffffffffu, reg, off);
-  return reg;
-}
 
 /* Stage 1: one thread a Philox draw of a frame, its 128 information bits as
  * bytes (tb_info_bit: tb_draw_info's bits), four a 32-bit store. Bytes past
@@ -60,7 +40,7 @@ __global__ void __launch_bounds__(kBlock)
   if (f >= frames) return; /* whole warps leave together */
   uint8_t *bits = tb + (size_t)f * stride;
   const int kind = ldpc_tb_crc_kind(&seg), length = crc_kind_length(kind);
-  const uint32_t rem = warp_crc_register(kind, bits, seg.a, lane) >> (32 - length);
+  const uint32_t rem = warp_crc_register(kind, bits, seg.a, 0, lane) >> (32 - length);
   if (lane < length) bits[seg.a + lane] = crc_parity_bit(rem, length, lane);
 }
 
@@ -74,7 +54,8 @@ __global__ void __launch_bounds__(kBlock)
   if (b >= frames * (uint64_t)seg.c) return;
   const uint64_t f = b / (uint64_t)seg.c;
   const int r = (int)(b - f * (uint64_t)seg.c), payload = seg.k_prime - seg.cb_crc;
-  const uint32_t reg = warp_crc_register(CRC24B, tb + (size_t)f * stride + (size_t)r * (size_t)payload, payload, lane);
+  const uint8_t *bits = tb + (size_t)f * stride + (size_t)r * (size_t)payload;
+  const uint32_t reg = warp_crc_register(CRC24B, bits, payload, 0, lane);
   if (lane == 0) cb_crc[b] = reg >> (32 - crc_kind_length(CRC24B));
 }
 

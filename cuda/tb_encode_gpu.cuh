@@ -16,7 +16,8 @@
  *      (HARQ's retransmissions skip 1-3: the TB is the first's);
  *   2. the TB CRC (CRC24A or CRC16): a warp a frame, each lane the remainder
  *      of its share of the bits, combined by multiplying by powers of D
- *      modulo g(D) (the same polynomial the register divides by);
+ *      modulo g(D) (the same polynomial the register divides by;
+ *      cuda/warp_crc.cuh, which the receiver's CRC checks share);
  *   3. the CB CRC24Bs (C > 1): a warp a code block, the same way;
  *   4. encoding and rate matching: a thread block a code block, the
  *      codeword in shared memory (threads over the Z lanes of each base
@@ -79,7 +80,8 @@ int gpu_tb_encode(gpu_tb_encoder *e, int t, uint64_t key, uint64_t first_frame, 
                   uint8_t *coded, uint8_t *cw, cudaStream_t st);
 
 /* Copies the last draw's information bits, frames x A (host, pinned for the
- * copy to be asynchronous), on st. */
+ * copy to be asynchronous), on st (tests: the backend judges its TBs on the
+ * device, cuda/tb_judge_gpu.cuh, against d_tb). */
 int gpu_tb_copy_info(const gpu_tb_encoder *e, uint64_t frames, uint8_t *info, cudaStream_t st);
 
 /* Copies the last draw's TBs with their CRCs, frames x B, to the host (tests). */

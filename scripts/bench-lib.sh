@@ -38,7 +38,7 @@ bench_point() { # NAME ARGS...
   shift
   bits=$([ "$backend" = cuda ] && echo 1e8 || echo 1e6)
   for try in 1 2 3 4 5; do
-    bench_once "$name" "$bits" "$@"
+    bench_once "$name" "$bits" "$@" || return 1
     took=$(col "$tmp/$name.csv" seconds)
     awk -v t="$took" -v s="$seconds" 'BEGIN { exit !(t >= 0.5 * s) }' && break
     bits=$(awk -v b="$bits" -v t="$took" -v s="$seconds" 'BEGIN { f = t > 0 ? s / t : 100; if (f > 100) f = 100; if (f < 2) f = 2; printf "%.3g", b * f }')

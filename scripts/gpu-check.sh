@@ -201,7 +201,8 @@ if [ "${GPU_CHECK_NO_SANITIZER:-0}" = 0 ]; then
     fail "compute-sanitizer" "not found"
   else
     targets=()
-    for t in "$build"/tests/test_gpu_* "$build"/tests/test_coded_gpu "$build"/tests/test_tb_encode_gpu; do [ -x "$t" ] && targets+=("$t"); done
+    for t in "$build"/tests/test_gpu_* "$build"/tests/test_coded_gpu "$build"/tests/test_tb_encode_gpu \
+      "$build"/tests/test_tb_judge_gpu; do [ -x "$t" ] && targets+=("$t"); done
     targets+=("$ofdmsim")
     # A budget for the whole section: the test binaries of other modules may
     # not all honour OFDMSIM_SMALL, and the sanitizers slow kernels 10-100x.

@@ -6,7 +6,8 @@
  *   counts (TB error, CB errors, information-bit errors, iterations) are
  *   exactly what the library's receiver (coding/tb_chain.h, the CPU decoder)
  *   gives on the GPU's own LLRs: the labels kernel, the de-rate-matching
- *   gather, the GPU decoder and the host judgement together equal tb_decode;
+ *   gather, the GPU decoder and the device's judgement
+ *   (cuda/tb_judge_gpu.cu) together equal tb_decode;
  * - GPU equals CPU backend: every frame whose LLRs are the CPU backend's bit
  *   for bit has the CPU backend's counts exactly; the two backends' channels
  *   may differ in the last ulps (device and host maths, see

@@ -7,8 +7,10 @@
  *     used), the staged path, soft outputs and a joint detector;
  *   - a batch discarded unread leaves the next batch's counts as they would
  *     have been (the device's one set of counters is the next batch's);
- *   - a coded point (deferred: run whole at its collect) gives backend_run's
- *     TB counts;
+ *   - a coded point gives the same TB counts in flight (its outcomes judged
+ *     on the device, into the batch's slot) and, with HARQ (deferred: run
+ *     whole at its collect, retransmissions and all), the same outcomes
+ *     after HARQ;
  *   - fetch is refused while a batch is in flight, and a third submit is.
  * The driver's exact stop with batches in flight is test_gpu_async_driver.sh's.
  * Exits 77 without a usable GPU. */
@@ -256,7 +258,7 @@ int main(void) {
   p.symbols = 14;
   lt_finish(&p);
   compare(p, 0, 600, "mmse-sic");
-  /* the coded link: deferred, whole at its collect */
+  /* the coded link: in flight like the others without HARQ */
   p = tparams(2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 1.0);
   p.subcarriers = 64;
   p.symbols = 2;
@@ -272,7 +274,11 @@ int main(void) {
   p.code.early_termination = 1;
   p.code.mcs = -1;
   p.stream_key = link_stream_key(&p);
-  compare(p, 0, 300, "coded ldpc (deferred)");
+  compare(p, 0, 300, "coded ldpc (in flight)");
+  /* with HARQ: deferred, whole at its collect (1 dB loses TBs to retry) */
+  p.code.harq = 4;
+  p.stream_key = link_stream_key(&p);
+  compare(p, 0, 300, "coded ldpc harq (deferred)");
   p = tparams(2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 4.0);
   p.subcarriers = 256;
   p.symbols = 14;

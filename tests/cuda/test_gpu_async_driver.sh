@@ -5,7 +5,7 @@
 # frame (target_errors reached inside a batch of thousands of frames, a
 # precision rule, max_bits), the same chunks in the journal (frames, bits,
 # errors, fallbacks, sums of squares and GMI losses, field by field), with
-# soft outputs and on the coded link (whose batches run whole at their
+# soft outputs and on the coded link (in flight; with HARQ whole at their
 # collect). Labelled gpu; skipped (77) without a usable GPU.
 set -u
 : "${OFDMSIM:?set by ctest}" "${OFDMSIM_SOURCE_DIR:?set by ctest}"
@@ -54,8 +54,10 @@ both odd configs/default.cfg --set 'simulation.snr_db=[2.0, 9.0]' --set simulati
 both soft configs/default.cfg --set 'simulation.snr_db=[0.0, 8.0]' --set simulation.target_errors=100000000 \
   --set simulation.target_precision=0.01 --set simulation.max_bits=4e9 --set receiver.llr=\"maxlog\"
 check "soft: stopped by target_precision" grep -q target_precision "$tmp/soft.async.csv"
-# The coded link: its batches are deferred (judged and retransmitted on the
-# host), the driver's queue as for any backend.
+# The coded link: its batches in flight (judged on the device), and with
+# HARQ deferred (retransmitted from the host), the driver's queue as for any
+# backend.
 both coded configs/coded.cfg --set simulation.max_blocks=1000
+both coded_harq configs/coded_harq.cfg
 
 finish
