@@ -410,6 +410,7 @@ static const char *const choice_words[][3] = {
     {"receiver.interpolation", "nearest", "nearest-pilot interpolation"},
     {"receiver.interpolation", "linear", "linear interpolation"},
     {"receiver.interpolation", "lmmse", "LMMSE interpolation"},
+    {"receiver.interpolation", "lmmse2d", "2-D LMMSE interpolation"},
 };
 
 /* The words for a number: key, words around the value (%s). */

@@ -35,6 +35,16 @@
  *    profile, and the time interpolation's under Doppler, exactly for the
  *    chain's model (estimate.c, time_weights). Every detector and the LLRs
  *    count tx est_error_var as noise (core/params.h, link_receiver_n0).
+ * lmmse2d replaces steps 2 and 3 by one filter in time and frequency
+ * (estimate_2d.c): the 2-D Wiener filter over antenna t's EST_LMMSE_TAPS
+ * pilots nearest k on each of the EST_LMMSE2D_SYMS pilot symbols around s
+ * (fewer where the frame has fewer), with the chain's correlation, the
+ * profile's in frequency times the Doppler's in time (J0 windowed by the
+ * symbol, channel/fading_corr.h), and the pilots' noise: the conditional
+ * mean of H given the window, so the scaling is 1 and est_error_var its
+ * mean square error over the data REs, exactly for the chain's model. Its
+ * weights depend on the symbol as well: w is [tx][S][K][tt][taps] and
+ * sym_lo[s] the window's first pilot symbol (est_2d).
  * With NR DMRS (core/dmrs.h) step 1 is the receiver's despreading: port
  * t's LS estimate at OCC block i of occasion j (its 2 subcarriers by len
  * symbols, L = 2 len REs) is sum conj(a_t) y / (L beta^2), which holds the
@@ -64,15 +74,18 @@ extern "C" {
 #endif
 
 #define EST_LMMSE_TAPS 16 /* pilots an LMMSE estimate of a subcarrier uses: the nearest */
+#define EST_LMMSE2D_SYMS 4 /* lmmse2d: pilot symbols (DMRS occasions) its window spans */
 
 typedef struct est_plan {
   pilot_grid pg;    /* with DMRS its dm.seq is seq below */
-  int K, tx, taps;  /* weights per (antenna, subcarrier) */
+  int K, tx, taps;  /* weights per (antenna, subcarrier): pilots in frequency */
+  int tt;           /* lmmse2d: pilot symbols of a window (0: steps 2 and 3 apart) */
   int pilot_syms;   /* pilot symbols of a frame */
   int *first;       /* [tx][K]: antenna t's pilot (index i of k_i) the weights start at */
-  cf32 *w;          /* [tx][K][taps] */
-  int *sym_lo;      /* [S]: the pilot symbol (index j) below symbol s (or the nearest) */
-  float *sym_w;     /* [S]: its weight; 1 - sym_w goes to pilot symbol sym_lo + 1 */
+  cf32 *w;          /* [tx][K][taps]; lmmse2d [tx][S][K][tt][taps] */
+  int *sym_lo;      /* [S]: the pilot symbol (index j) below symbol s (or the nearest);
+                       lmmse2d: the first of its window */
+  float *sym_w;     /* [S]: its weight; 1 - sym_w goes to pilot symbol sym_lo + 1 (lmmse2d: 1) */
   double error_var; /* as link_params.est_error_var */
   double shrink;    /* as link_params.est_shrink */
   int np;           /* DMRS: OCC blocks (virtual pilots) of a port per occasion */
@@ -148,6 +161,28 @@ OFDM_HD cf32 est_freq_dmrs(const int *first, const cf32 *w, int taps, int K, int
   cf32 acc = cf_make(0.0f, 0.0f);
   for (int i = 0; i < taps; i++) acc = cf_fma_exact(acc, wk[i], l[i]);
   return acc;
+}
+
+/* lmmse2d on RE (s, k) for antenna (port) t: sum_j sum_i w_ji h(j, i),
+ * pilot symbol j of the window outer, pilot i inner, then the scaling.
+ * rows + j row_stride is the window's pilot symbol j; antenna t's window
+ * position i is rows[off + ip step], ip = first + i wrapping at np (the
+ * comb: the received row, off t, step P, np its pilots, across DC as
+ * est_freq's; DMRS: the LS estimates, off 0, step 1, np the blocks). */
+OFDM_HD cf32 est_2d(const int *first, const cf32 *w, int taps, int tt, int S, int K, int t, int s, int k, int np,
+                    int off, int step, const cf32 *rows, size_t row_stride, float shrink) {
+  const size_t at = (size_t)t * (size_t)K + (size_t)k;
+  const int i0 = first[at];
+  const cf32 *wk = w + (((size_t)t * (size_t)S + (size_t)s) * (size_t)K + (size_t)k) * (size_t)(tt * taps);
+  cf32 acc = cf_make(0.0f, 0.0f);
+  for (int j = 0; j < tt; j++) {
+    const cf32 *row = rows + (size_t)j * row_stride;
+    for (int i = 0; i < taps; i++) {
+      const int ip = i0 + i < np ? i0 + i : i0 + i - np;
+      acc = cf_fma_exact(acc, wk[j * taps + i], row[off + ip * step]);
+    }
+  }
+  return cf_scale(acc, shrink);
 }
 
 /* Step 3 and 4's scaling on one RE of symbol s: hp_lo and hp_hi are the

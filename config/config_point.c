@@ -408,6 +408,7 @@ static const struct {
     [LP_ARRAY_RX] = {0, {KEY_RX_ROWS, KEY_RX_COLUMNS, KEY_RX_POL, KEY_MODEL, -1}},
     [LP_DMRS] = {0, {KEY_DMRS_TYPE, KEY_DMRS_LENGTH, KEY_DMRS_ADD_POS, KEY_DMRS_L0, KEY_DMRS_NODATA, KEY_PILOT_TYPE,
                      -1}},
+    [LP_TIME_INTERP] = {1, {KEY_TIME_INTERPOLATION, KEY_INTERPOLATION, -1}},
 };
 
 int point_check(const point_view *v, sim_point *pt, const char *file, char *err, size_t errlen) {

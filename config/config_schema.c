@@ -191,8 +191,10 @@ const config_key config_keys[KEY_COUNT] = {
   [KEY_INTERPOLATION] = {.path = "receiver.interpolation", .type = KT_CHOICE, .default_text = "\"linear\"",
                          .choices = &interp_kind_names, .follows = KEY_ESTIMATION, .only_with = "ls",
                          .help = "across subcarriers: the nearest pilot, linear between pilots, or LMMSE "
-                                 "over the 16 nearest with the profile's correlation; across symbols "
-                                 "always linear"},
+                                 "over the 16 nearest with the profile's correlation, then across symbols as "
+                                 "time_interpolation says; or lmmse2d, the 2-D Wiener filter over the 16 "
+                                 "nearest on each of up to 4 pilot symbols around the RE, with the profile's "
+                                 "correlation in frequency and the Doppler's (Jakes) in time"},
   [KEY_FADING] = {.path = "channel.fading", .type = KT_CHOICE, .default_text = "\"independent\"",
                   .choices = &fading_kind_names, .follows = KEY_MODEL, .only_with = "rayleigh",
                   .help = "rayleigh's draws: independent on every RE, one per subcarrier held over the "

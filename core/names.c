@@ -29,7 +29,8 @@ NAME_TABLE(llr_kind_names, ("off", "maxlog", "exact"), (LLR_OFF, LLR_MAXLOG, LLR
 NAME_TABLE(est_kind_names, ("perfect", "ls"), (EST_PERFECT, EST_LS));
 NAME_TABLE(pilot_kind_names, ("comb", "dmrs"), (PILOT_COMB, PILOT_DMRS));
 NAME_TABLE(time_interp_names, ("linear", "hold"), (0, 1));
-NAME_TABLE(interp_kind_names, ("nearest", "linear", "lmmse"), (INTERP_NEAREST, INTERP_LINEAR, INTERP_LMMSE));
+NAME_TABLE(interp_kind_names, ("nearest", "linear", "lmmse", "lmmse2d"),
+           (INTERP_NEAREST, INTERP_LINEAR, INTERP_LMMSE, INTERP_LMMSE2D));
 NAME_TABLE(fading_kind_names, ("independent", "block", "flat_block"),
            (FADING_INDEPENDENT, FADING_BLOCK, FADING_FLAT_BLOCK));
 NAME_TABLE(ebno_overhead_names, ("excluded", "charged"), (0, 1));

@@ -30,7 +30,7 @@ extern const name_table est_kind_names;      /* est_kind: perfect, ls */
 extern const name_table ebno_overhead_names; /* link_params.ebno_charged: excluded, charged */
 extern const name_table pilot_kind_names;    /* pilot_kind: comb, dmrs */
 extern const name_table time_interp_names;   /* link_params.time_interpolation: linear, hold */
-extern const name_table interp_kind_names;   /* interp_kind: nearest, linear, lmmse */
+extern const name_table interp_kind_names;   /* interp_kind: nearest, linear, lmmse, lmmse2d */
 extern const name_table fading_kind_names;   /* fading_kind: independent, block, flat_block */
 extern const name_table code_kind_names;     /* code_kind: none, ldpc */
 extern const name_table code_decoder_names;  /* code_decoder: nms, oms, bp */

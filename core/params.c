@@ -105,7 +105,8 @@ static const char *const plain_names[LP_COUNT] = {
     [LP_PILOTS] = "pilot pattern", [LP_PILOT_FIRST] = "first pilot symbol",
     [LP_PILOT_EVERY] = "pilot symbol spacing", [LP_ESTIMATION] = "channel estimation",
     [LP_CODE] = "channel code", [LP_DROP] = "frames per drop",
-    [LP_ARRAY_TX] = "transmit array", [LP_ARRAY_RX] = "receive array", [LP_DMRS] = "DMRS"};
+    [LP_ARRAY_TX] = "transmit array", [LP_ARRAY_RX] = "receive array", [LP_DMRS] = "DMRS",
+    [LP_TIME_INTERP] = "time interpolation"};
 
 typedef struct verdict {
   const char *const *names;
@@ -295,12 +296,17 @@ static int pilots_ok(const verdict *v, const link_params *p) {
   }
   if (p->estimation == EST_PERFECT) return 0;
   if (p->estimation != EST_LS) return fail(v, LP_ESTIMATION, "expected perfect or ls, got %d", (int)p->estimation);
-  if (p->interpolation < INTERP_NEAREST || p->interpolation > INTERP_LMMSE)
-    return fail(v, LP_ESTIMATION, "expected nearest, linear or lmmse interpolation, got %d", (int)p->interpolation);
+  if (p->interpolation < INTERP_NEAREST || p->interpolation > INTERP_LMMSE2D)
+    return fail(v, LP_ESTIMATION, "expected nearest, linear, lmmse or lmmse2d interpolation, got %d",
+                (int)p->interpolation);
   if (p->pilot_spacing == 0 && p->pilot_kind != PILOT_DMRS)
     return fail(v, LP_ESTIMATION, "\"ls\" needs pilots (a pilot spacing above 0, or DMRS), got none");
   if (p->time_interpolation < 0 || p->time_interpolation > 1)
     return fail(v, LP_ESTIMATION, "expected linear or hold time interpolation, got %d", p->time_interpolation);
+  if (p->interpolation == INTERP_LMMSE2D && p->time_interpolation != 0)
+    return fail(v, LP_TIME_INTERP,
+                "expected \"linear\" (the default) with interpolation = \"lmmse2d\", whose filter spans the "
+                "pilot symbols itself, got \"hold\"");
   if (p->model == CH_RAYLEIGH && p->fading == FADING_INDEPENDENT)
     return fail(v, LP_ESTIMATION,
                 "\"ls\" needs a channel pilots can follow (tdl, awgn or block-faded rayleigh), got \"rayleigh\" "

@@ -80,9 +80,11 @@ typedef enum { SNR_EBNO = 0, SNR_ESNO = 1, SNR_SNR = 2 } snr_def;
 /* The receiver's channel: the true one (perfect), or estimated from the
  * pilots (ls: least squares at the pilots, then interpolated; channel/
  * estimate.h). Frequency interpolation: nearest pilot, linear between
- * pilots, or LMMSE over the nearest pilots with the profile's correlation. */
+ * pilots, or LMMSE over the nearest pilots with the profile's correlation;
+ * lmmse2d: the 2-D Wiener filter over the pilots in time and frequency
+ * (time interpolation then has no separate step). */
 typedef enum { EST_PERFECT = 0, EST_LS = 1 } est_kind;
-typedef enum { INTERP_NEAREST = 0, INTERP_LINEAR = 1, INTERP_LMMSE = 2 } interp_kind;
+typedef enum { INTERP_NEAREST = 0, INTERP_LINEAR = 1, INTERP_LMMSE = 2, INTERP_LMMSE2D = 3 } interp_kind;
 
 /* Channel coding of the data (the coded link): none (today's uncoded link:
  * uniform labels), or 5G NR LDPC (coding/): one transport block per frame
@@ -332,7 +334,7 @@ typedef enum link_param {
   LP_TX, LP_RX, LP_BPS, LP_SUBCARRIERS, LP_SYMBOLS, LP_N0, LP_CSI_ERROR_VAR, LP_PDP, LP_MODEL,
   LP_DOMAIN, LP_CP_LENGTH, LP_RHO_TX, LP_RHO_RX, LP_K_FACTOR, LP_EQUALIZER, LP_LLR, LP_KBEST_K,
   LP_LLR_CLIP, LP_SUBCARRIER_SPACING, LP_DOPPLER, LP_PILOTS, LP_PILOT_FIRST, LP_PILOT_EVERY, LP_ESTIMATION, LP_CODE, LP_DROP,
-  LP_ARRAY_TX, LP_ARRAY_RX, LP_DMRS, LP_COUNT
+  LP_ARRAY_TX, LP_ARRAY_RX, LP_DMRS, LP_TIME_INTERP, LP_COUNT
 } link_param;
 
 /* link_params_check for a caller that spells the parameters its own way (the

@@ -34,7 +34,7 @@ static void sizes(const link_params *p, size_t *b) {
   b[A_TAPS] = tdl ? sizeof(cf32) * links * TDL_MAX_TAPS : 0;
   b[A_HK] = tdl ? sizeof(cf32) * links * K : 0;
   b[A_SOS] = link_doppler_per_sample(p) > 0.0 ? sizeof(sos_term) * tdl_fade_terms(p) : 0;
-  b[A_HP] = ls ? sizeof(cf32) * links * ps * K : 0;
+  b[A_HP] = ls && p->interpolation != INTERP_LMMSE2D ? sizeof(cf32) * links * ps * K : 0;
   b[A_YPIL] = ls && !td ? sizeof(cf32) * rx * ps * K : 0;
   b[A_PV] = ls ? sizeof(cf32) * (K + EST_LMMSE_TAPS) : 0;
   b[A_FLABELS] = td ? tx * rf : 0;
@@ -184,7 +184,7 @@ int fused_frame(const link_params *p, cpu_state *s, fused_scratch *f, uint64_t f
   }
   if (p->estimation == EST_LS && f->est_frame != frame) {
     if (p->domain != DOMAIN_TIME) pilot_rows(p, s, f, frame);
-    estimate_pilots(p, s, f);
+    if (!s->est.tt) estimate_pilots(p, s, f); /* lmmse2d reads the pilot rows per RE */
     f->est_frame = frame;
   }
   return 0;
@@ -195,6 +195,25 @@ void fused_chunk_estimate(const link_params *p, const cpu_state *s, fused_scratc
   const size_t C = CPU_FUSED_CHUNK, K = (size_t)p->subcarriers;
   const int links = p->rx * p->tx, ps = e->pilot_syms;
   const float shrink = (float)e->shrink;
+  if (e->tt) {
+    /* lmmse2d: each RE from its window's pilot rows, est_2d's sums as the
+     * staged path's (the rows f->ypil, or the frame's received symbols) */
+    const size_t rf = (size_t)link_res_per_frame(p);
+    for (int link = 0; link < links; link++) {
+      const int r = link / p->tx, t = link % p->tx;
+      cf32 *out = f->Hhat + (size_t)link * C;
+      for (size_t j = 0; j < n; j++) {
+        const uint64_t m = m0 + j;
+        const int sym = (int)(m / K), k = (int)(m % K), lo = e->sym_lo[sym];
+        const cf32 *rows = f->ypil ? f->ypil + ((size_t)r * ps + (size_t)lo) * K
+                                   : f->frame_y + (size_t)r * rf + (size_t)pilot_symbol_at(&e->pg, lo) * K;
+        const size_t stride = f->ypil ? K : (size_t)e->pg.every * K;
+        out[j] = est_2d(e->first, e->w, e->taps, e->tt, p->symbols, (int)K, t, sym, k, pilot_count(&e->pg, t), t,
+                        p->pilot_spacing, rows, stride, shrink);
+      }
+    }
+    return;
+  }
   for (int link = 0; link < links; link++) {
     const cf32 *hp = f->hp + (size_t)link * ps * K;
     cf32 *out = f->Hhat + (size_t)link * C;

@@ -171,10 +171,10 @@ layout plan_layout(const link_params *p, int staged, uint64_t frames, size_t wor
   l.poly = take(&at, c8 * frames * segs * L * links * TAP_POLY_COEFS);
   const size_t K = (size_t)p->subcarriers, S = (size_t)p->symbols;
   l.est_first = take(&at, est ? sizeof(int) * tx * K : 0);
-  l.est_w = take(&at, est ? c8 * tx * K * (size_t)ep->taps : 0);
+  l.est_w = take(&at, est ? c8 * tx * K * (size_t)ep->taps * (ep->tt ? S * (size_t)ep->tt : 1) : 0);
   l.est_lo = take(&at, est ? sizeof(int) * S : 0);
   l.est_wl = take(&at, est ? sizeof(float) * S : 0);
-  l.hp = take(&at, est ? c8 * frames * links * (size_t)ep->pilot_syms * K : 0);
+  l.hp = take(&at, est && !ep->tt ? c8 * frames * links * (size_t)ep->pilot_syms * K : 0); /* lmmse2d: none */
   /* DMRS: the despread LS estimates [f][links][occasion][np], the sequence */
   l.est_ls = take(&at, est ? c8 * frames * links * (size_t)ep->pilot_syms * (size_t)ep->np : 0);
   const pilot_grid pg = link_pilot_grid(p);
@@ -266,7 +266,7 @@ int run_staged(cuda_state *s, const gpu_link &g) {
   } else {
     if (gpu_launch_channel_stage(g, s->H, s->x, s->y, st)) return -1;
   }
-  if (s->est.hp && gpu_launch_estimate(g, s->est, s->y, s->Hhat, st)) return -1;
+  if (s->est.w && gpu_launch_estimate(g, s->est, s->y, s->Hhat, st)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_CHANNEL], st));
   if (!link_detector_is_linear((eq_kind)g.equalizer)) { /* a joint detector: no linear chain */
     for (int e = EV_GRAM; e < EV_DEMAP; e++) CUDA_TRY(cudaEventRecord(s->ev[e], st));
@@ -786,13 +786,14 @@ int allocate(cuda_state *s, const link_params *p, const chan_spatial *sp, const 
     float *wl = carve<float>(s->pool, l.est_wl);
     const size_t n = (size_t)e.tx * (size_t)e.K;
     CUDA_TRY(cudaMemcpyAsync(first, e.first, sizeof(int) * n, cudaMemcpyHostToDevice, s->stream));
-    CUDA_TRY(cudaMemcpyAsync(w, e.w, sizeof(cf32) * n * (size_t)e.taps, cudaMemcpyHostToDevice, s->stream));
+    const size_t per = e.tt ? (size_t)p->symbols * (size_t)e.tt : 1;
+    CUDA_TRY(cudaMemcpyAsync(w, e.w, sizeof(cf32) * n * (size_t)e.taps * per, cudaMemcpyHostToDevice, s->stream));
     CUDA_TRY(cudaMemcpyAsync(lo, e.sym_lo, sizeof(int) * (size_t)p->symbols, cudaMemcpyHostToDevice, s->stream));
     CUDA_TRY(cudaMemcpyAsync(wl, e.sym_w, sizeof(float) * (size_t)p->symbols, cudaMemcpyHostToDevice, s->stream));
     const pilot_grid pg = link_pilot_grid(p);
     s->est = gpu_est{first, w, lo, wl, carve<cf32>(s->pool, l.hp), e.taps, e.pilot_syms, p->pilot_spacing,
                      (float)e.shrink, carve<cf32>(s->pool, l.est_ls), e.np, carve<cf32>(s->pool, l.est_yp),
-                     pilot_symbol_count(&pg)};
+                     pilot_symbol_count(&pg), e.tt};
   }
   if (p->pilot_kind == PILOT_DMRS) {
     /* the DMRS sequence in device memory, where the kernels' re ctx reads it */
@@ -963,6 +964,9 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
   /* the coded link writes its labels between the staged draw and channel
    * stages, which the fused kernel does not separate */
   if (link_coded(p)) s->staged = 1;
+  /* lmmse2d's estimate of an RE sums a window of pilot symbols (est_2d), a
+   * stage of its own over the staged y stack (gpu_launch_estimate) */
+  if (p->estimation == EST_LS && p->interpolation == INTERP_LMMSE2D) s->staged = 1;
   s->g = make_link(p, &sp, &grid);
   int device = 0;
   if (gpu_cuda_failed(cudaGetDevice(&device), __FILE__, __LINE__, "cudaGetDevice(&device)", 0) ||

@@ -4,7 +4,8 @@
  * The staged mode runs every step over its y stack and writes Hhat; the
  * fused mode runs the steps up to the pilot symbols' estimates over its
  * pilot rows, and its per-RE kernels interpolate in time themselves
- * (gpu_est_channel, gpu_internal.cuh). */
+ * (gpu_est_channel, gpu_internal.cuh). lmmse2d (staged only): the 2-D
+ * filter's sum per RE. */
 #include <stdio.h>
 
 #include "cuda/check.h"
@@ -81,6 +82,29 @@ __global__ void __launch_bounds__(kBlock)
   gpu_store(Hhat + j, est_time(wl, a, b, e.shrink));
 }
 
+/* lmmse2d: every RE from the pilots of its window at once (est_2d), one
+ * thread a (link, RE), Hhat[e*R + i]; the window's rows are the received
+ * pilot symbols (the comb) or the despread LS estimates (DMRS). */
+__global__ void __launch_bounds__(kBlock)
+    est_2d_kernel(gpu_link g, gpu_est e, const cf32 *__restrict__ y, cf32 *__restrict__ Hhat) {
+  const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= (uint64_t)g.links * g.R) return;
+  const uint64_t link = j / g.R, i = j - link * g.R, f = i / g.rf, m = i - f * g.rf;
+  const int s = (int)(m / (uint64_t)g.K), k = (int)(m - (uint64_t)s * g.K);
+  const int r = (int)link / g.tx, t = (int)link - r * g.tx, lo = __ldg(e.sym_lo + s);
+  const pilot_grid *pg = &g.re.pilots;
+  cf32 h;
+  if (e.np > 0) {
+    const cf32 *rows = e.ls + ((f * g.links + link) * (uint64_t)e.pilot_syms + (uint64_t)lo) * (uint64_t)e.np;
+    h = est_2d(e.first, e.w, e.taps, e.tt, g.S, g.K, t, s, k, e.np, 0, 1, rows, (size_t)e.np, e.shrink);
+  } else {
+    const cf32 *rows = y + (uint64_t)r * g.R + f * g.rf + (uint64_t)pilot_symbol_at(pg, lo) * (uint64_t)g.K;
+    h = est_2d(e.first, e.w, e.taps, e.tt, g.S, g.K, t, s, k, pilot_count(pg, t), t, e.P, rows,
+               (size_t)pg->every * (size_t)g.K, e.shrink);
+  }
+  gpu_store(Hhat + j, h);
+}
+
 /* The estimates on the pilot symbols, e.hp: from the staged y stack, or (y
  * NULL) the fused pilot rows e.yp. */
 int estimate_pilots(const gpu_link &g, const gpu_est &e, const cf32 *y, cudaStream_t s) {
@@ -110,6 +134,16 @@ int gpu_launch_estimate_pilots(const gpu_link &g, const gpu_est &e, cudaStream_t
 }
 
 int gpu_launch_estimate(const gpu_link &g, const gpu_est &e, const cf32 *y, cf32 *Hhat, cudaStream_t s) {
+  if (e.tt > 0) {
+    if (e.np > 0) {
+      const uint64_t nls = g.frames * g.links * (uint64_t)e.pilot_syms * (uint64_t)e.np;
+      est_dmrs_ls_kernel<<<gpu_blocks(nls, kBlock), kBlock, 0, s>>>(g, e, y);
+      CUDA_TRY_LAUNCH("est_dmrs_ls_kernel");
+    }
+    est_2d_kernel<<<gpu_blocks((uint64_t)g.links * g.R, kBlock), kBlock, 0, s>>>(g, e, y, Hhat);
+    CUDA_TRY_LAUNCH("est_2d_kernel");
+    return 0;
+  }
   if (estimate_pilots(g, e, y, s)) return -1;
   est_time_kernel<<<gpu_blocks((uint64_t)g.links * g.R, kBlock), kBlock, 0, s>>>(g, e, Hhat);
   CUDA_TRY_LAUNCH("est_time_kernel");

@@ -45,8 +45,8 @@ enum gpu_ysrc { YSRC_COMPUTE = 0, YSRC_BUFFER = 1, YSRC_NOISE = 2 };
  * symbol estimates hp [f][links][pilot symbol][K]. */
 struct gpu_est {
   const int *first;   /* [tx][K] */
-  const cf32 *w;      /* [tx][K][taps] */
-  const int *sym_lo;  /* [S] */
+  const cf32 *w;      /* [tx][K][taps]; lmmse2d [tx][S][K][tt][taps] */
+  const int *sym_lo;  /* [S]; lmmse2d: the first pilot symbol of the window */
   const float *sym_w; /* [S] */
   cf32 *hp;
   int taps, pilot_syms, P;
@@ -57,6 +57,7 @@ struct gpu_est {
                          DMRS symbol) [f][rx][yp_rows][K]; NULL in staged mode,
                          which reads its y stack */
   int yp_rows;        /* pilot_symbol_count: the comb's pilot symbols, DMRS occasions x len */
+  int tt;             /* lmmse2d: pilot symbols of a window (0: hp's two steps); staged only */
 };
 
 /* One batch of one point, by value in every launch. */

@@ -262,6 +262,9 @@ int main(void) {
       {2, 2, 4, EQ_MMSE, CH_TDL, 20, 0, 0, 0, 2000, 0, 128, LLR_EXACT, 0, 1, 0, 0},
       {2, 2, 4, EQ_MMSE, CH_TDL, 20, 0, 0, 0, 0, 0, 256, LLR_MAXLOG, 1 + INTERP_LMMSE, 1, 14, 0},
       {4, 4, 4, EQ_MMSE, CH_TDL, 18, 0, 0, 0, 0, 0, 128, LLR_OFF, 1 + INTERP_LINEAR, 1, 14, 0},
+      /* lmmse2d: every RE from its window's pilot rows, both domains */
+      {2, 2, 4, EQ_MMSE, CH_TDL, 15, 0, 0, 0, 600, 0, 256, LLR_MAXLOG, 1 + INTERP_LMMSE2D, 0, 14, 0},
+      {2, 2, 4, EQ_MMSE, CH_TDL, 20, 0, 0, 0, 600, 0, 128, LLR_OFF, 1 + INTERP_LMMSE2D, 1, 14, 0},
   };
   for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) check_spec(&specs[i], 0);
   /* CDL: the frame's rays summed once per frame, and with Doppler per

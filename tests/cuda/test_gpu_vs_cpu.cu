@@ -559,6 +559,9 @@ int main(void) {
       est(spec{2, 2, 4, EQ_MMSE, CH_AWGN, DOMAIN_FREQUENCY, 0, 0, 0, 0}, 2, 0, 0, EST_LS, INTERP_LINEAR),
       /* rx below the kernels' rows (the fused kernel's padded instance) */
       est(chan(2, 3, 4, EQ_ZF, DOMAIN_FREQUENCY, PDP_TDL_A, 2.0, 0, 0, 0, 0), 4, 0, 1, EST_LS, INTERP_LMMSE),
+      /* lmmse2d: the 2-D Wiener filter over the pilot symbols, under Doppler, both domains */
+      est(chan(2, 2, 4, EQ_MMSE, DOMAIN_FREQUENCY, PDP_TDL_A, 2.7, 0, 0, 0.05, 0), 4, 1, 3, EST_LS, INTERP_LMMSE2D),
+      est(chan(2, 4, 2, EQ_MMSE, DOMAIN_TIME, PDP_TDL_D, 1.9, NAN, 0, 0.02, 0.3), 4, 0, 2, EST_LS, INTERP_LMMSE2D),
   };
   const size_t n_est = sizeof estimated / sizeof estimated[0];
   for (size_t k = 0; k < (small ? 3 : n_est); k++) run_spec(estimated[small ? 2 * k : k], point++);
@@ -583,6 +586,8 @@ int main(void) {
            1),
       dmrs(chan(2, 4, 4, EQ_ZF, DOMAIN_FREQUENCY, PDP_TDL_B, 1.0, 0, 0, 0.02, 0), 2, 1, 3, 3, EST_LS, INTERP_LMMSE, 0),
       dmrs(spec{2, 2, 4, EQ_MMSE, CH_RAYLEIGH, DOMAIN_FREQUENCY, 0, 0, 0, 0}, 1, 1, 2, 2, EST_PERFECT, INTERP_LINEAR,
+           0),
+      dmrs(chan(4, 4, 2, EQ_MMSE, DOMAIN_FREQUENCY, PDP_TDL_A, 1.0, 0, 0, 0.02, 0), 1, 2, 1, 0, EST_LS, INTERP_LMMSE2D,
            0),
   };
   for (size_t k = 0; k < (small ? 2 : sizeof with_dmrs / sizeof with_dmrs[0]); k++) run_spec(with_dmrs[k], point++);

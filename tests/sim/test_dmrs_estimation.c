@@ -10,7 +10,7 @@
  *     them);
  *   - the estimation that knows its error: on TDL-A the measured MSE of the
  *     receiver's channel over the data REs is the est_error_var it is told,
- *     for nearest, linear and LMMSE interpolation, single and double
+ *     for nearest, linear, LMMSE and lmmse2d interpolation, single and double
  *     symbol, with and without Doppler, with linear and hold in time, and
  *     with several ports in a CDM group (their residue where the channel
  *     varies over a block is in the error);
@@ -134,6 +134,8 @@ static void test_error_model(void) {
       {2, 1, 1, 1, INTERP_NEAREST, 0, 0}, {2, 1, 1, 1, INTERP_LINEAR, 0, 0}, {2, 1, 1, 1, INTERP_LMMSE, 0, 0},
       {4, 2, 1, 2, INTERP_LINEAR, 0, 0},  {4, 1, 2, 1, INTERP_LMMSE, 0, 0},  {2, 1, 1, 3, INTERP_LINEAR, 1, 0},
       {2, 2, 2, 1, INTERP_LMMSE, 1, 0},   {2, 1, 1, 2, INTERP_LINEAR, 1, 1}, {6, 2, 1, 1, INTERP_LMMSE, 0, 1},
+      /* lmmse2d: its window spans the occasions; with the other ports' residue */
+      {2, 1, 1, 3, INTERP_LMMSE2D, 1, 0}, {4, 1, 2, 1, INTERP_LMMSE2D, 1, 0}, {4, 2, 1, 2, INTERP_LMMSE2D, 0, 0},
   };
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
     const int *k = cases[c];

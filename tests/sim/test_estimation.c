@@ -11,6 +11,9 @@
  *     the error variance the receiver is told (est_error_var);
  *   - under Doppler, the same for nearest, linear and LMMSE: the time
  *     interpolation's error is in the error variance too;
+ *   - lmmse2d, the 2-D Wiener filter: its measured MSE is its error
+ *     variance, below LMMSE's with linear time interpolation under Doppler
+ *     (both domains, a LOS path too);
  *   - a pilot on every subcarrier of a symbol, nearest interpolation: the
  *     BER equals the csi_error_var = N0 model's within its interval, and
  *     lies above perfect CSI's. */
@@ -204,6 +207,47 @@ static void test_doppler_error(void) {
   }
 }
 
+/* lmmse2d against LMMSE in frequency then linear in time, on the same
+ * draws under Doppler (pilot symbols 0, 3 and 6 of 8, f_d T_symbol = 0.04;
+ * TDL-A, and TDL-D with its LOS path; both domains): the 2-D filter's
+ * measured MSE is what its receiver is told, and below the separable
+ * estimator's, told and measured (the frames' paired differences, the
+ * draws being the same). */
+static void test_lmmse2d(void) {
+  const uint64_t frames = 400;
+  double *per = malloc(sizeof(double) * 2 * frames);
+  for (int c = 0; c < 3; c++) {
+    double mse[2], se[2], told[2];
+    for (int i = 0; i < 2; i++) {
+      link_params p = est_point(1, 2, 2, c == 1 ? PDP_TDL_D : PDP_TDL_A, 2.0, 15.0, 4, 0, 3,
+                                i ? INTERP_LMMSE2D : INTERP_LMMSE);
+      if (c == 2) p.domain = DOMAIN_TIME, p.cp_length = 16, p.delays = DELAYS_SAMPLE;
+      p.doppler_hz = 0.04 * p.subcarrier_spacing * p.subcarriers / (p.subcarriers + p.cp_length);
+      CHECK(finish(&p) == 0, "point");
+      lt_frame_buffers o;
+      uint32_t *errors = calloc(frames, sizeof *errors);
+      CHECK(lt_fetch_frames(&p, frames, &o, errors) == 0, "run");
+      mse[i] = lt_estimate_mse_frames(&p, &o, frames, &se[i], per + i * frames);
+      told[i] = p.est_error_var;
+      printf("%s ds 2, P 4, f_d %.0f Hz, %s domain, %s: MSE %.5f (se %.5f), told %.5f\n", pdp_kind_name(p.profile),
+             p.doppler_hz, ofdm_domain_name(p.domain), interp_kind_name(p.interpolation), mse[i], se[i], told[i]);
+      free(errors);
+      lt_frame_buffers_free(&o);
+    }
+    CHECK(fabs(mse[1] - told[1]) < 4 * se[1], "case %d: lmmse2d's measured MSE %.5f, told %.5f (se %.5f)", c, mse[1],
+          told[1], se[1]);
+    CHECK(told[1] < told[0], "case %d: lmmse2d's error %.5f not below lmmse's %.5f", c, told[1], told[0]);
+    double d = 0, d2 = 0;
+    for (uint64_t f = 0; f < frames; f++) d += per[f] - per[frames + f], d2 += (per[f] - per[frames + f]) * (per[f] - per[frames + f]);
+    d /= (double)frames;
+    const double se_d = sqrt((d2 / (double)frames - d * d) / (double)(frames - 1));
+    printf("  lmmse's MSE less lmmse2d's: %.5f (se %.5f, paired over frames)\n", d, se_d);
+    CHECK(d > 4 * se_d, "case %d: lmmse2d's MSE %.5f not below lmmse's %.5f (difference %.5f, se %.5f)", c, mse[1],
+          mse[0], d, se_d);
+  }
+  free(per);
+}
+
 /* Block-faded rayleigh (channel.fading): flat_block is one channel a frame,
  * which the pilots follow; block draws each subcarrier on its own, where
  * interpolation only adds the neighbours' independent channels. Either
@@ -267,6 +311,7 @@ int main(void) {
   test_linear_exact();
   test_lmmse();
   test_doppler_error();
+  test_lmmse2d();
   test_block_faded();
   test_pilot_everywhere();
   return test_finish("test_estimation");

@@ -100,5 +100,6 @@ int main(void) {
   check_profile(INTERP_NEAREST);
   check_profile(INTERP_LINEAR);
   check_profile(INTERP_LMMSE);
+  check_profile(INTERP_LMMSE2D);
   return test_finish("test_estimation_edges");
 }

@@ -3,7 +3,8 @@
  * error outweighs the noise, and can go negative (a TDL-C run with Doppler
  * printed -8.3 bit/RE when the LLRs counted the pilots' noise alone). With
  * the interpolation's and the time variation's error in the LLRs' noise
- * variance (channel/estimate.h), the GMI of every interpolation, with and
+ * variance (channel/estimate.h), the GMI of every interpolation (lmmse2d's
+ * 2-D Wiener filter too), with and
  * without Doppler, is non-decreasing in SNR within its 95% intervals: for
  * consecutive SNRs the higher one's interval reaches the lower one's. On
  * configs/estimation.cfg's link (2x2 16-QAM MMSE, max-log LLRs, TDL-A at
@@ -53,8 +54,8 @@ static void check_curve(interp_kind interp, double doppler_hz) {
 }
 
 int main(void) {
-  const interp_kind kinds[3] = {INTERP_NEAREST, INTERP_LINEAR, INTERP_LMMSE};
+  const interp_kind kinds[4] = {INTERP_NEAREST, INTERP_LINEAR, INTERP_LMMSE, INTERP_LMMSE2D};
   for (int d = 0; d < 2; d++)
-    for (int i = 0; i < 3; i++) check_curve(kinds[i], d ? 600.0 : 0.0);
+    for (int i = 0; i < 4; i++) check_curve(kinds[i], d ? 600.0 : 0.0);
   return test_finish("test_estimation_gmi");
 }

@@ -66,6 +66,11 @@ void lt_frame_buffers_free(lt_frame_buffers *o) {
 }
 
 double lt_estimate_mse(const link_params *p, const lt_frame_buffers *o, uint64_t frames, double *se) {
+  return lt_estimate_mse_frames(p, o, frames, se, NULL);
+}
+
+double lt_estimate_mse_frames(const link_params *p, const lt_frame_buffers *o, uint64_t frames, double *se,
+                              double *per) {
   const uint64_t rf = link_res_per_frame(p);
   const size_t R = (size_t)(frames * rf), links = (size_t)p->tx * p->rx;
   const pilot_grid g = link_pilot_grid(p);
@@ -82,6 +87,7 @@ double lt_estimate_mse(const link_params *p, const lt_frame_buffers *o, uint64_t
       }
     }
     sum += fs / fn, sum2 += (fs / fn) * (fs / fn);
+    if (per) per[f] = fs / fn;
   }
   const double mean = sum / frames;
   *se = sqrt((sum2 / frames - mean * mean) / (frames - 1));

@@ -36,6 +36,10 @@ void lt_frame_buffers_free(lt_frame_buffers *o);
  * error, the frames being the independent units (the spread of their
  * means). */
 double lt_estimate_mse(const link_params *p, const lt_frame_buffers *o, uint64_t frames, double *se);
+/* The same, each frame's mean also into per[frames] (paired comparisons of
+ * two estimators on the same draws). */
+double lt_estimate_mse_frames(const link_params *p, const lt_frame_buffers *o, uint64_t frames, double *se,
+                              double *per);
 
 #ifdef __cplusplus
 }
