@@ -26,11 +26,7 @@ AVX2 void ldpc_batch_layer_avx2(const ldpc_batch_state *s, int r, uint32_t keep)
   const ldpc_code *code = s->code;
   const int z = code->z;
   const int e0 = code->g->row_start[r], deg = code->g->row_start[r + 1] - e0;
-  const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
-  const __m256 sign_mask = _mm256_castsi256_ps(_mm256_set1_epi32((int)0x80000000u));
-  const __m256 alpha = _mm256_set1_ps(s->alpha), beta = _mm256_set1_ps(s->beta);
-  const __m256 zero = _mm256_setzero_ps(), mag_init = _mm256_set1_ps(LDPC_MAG_INIT);
-  const __m256 start_sign = ldpc_sign_start(deg) ? sign_mask : zero;
+  LDPC_AVX2_ROW_CONSTS(s->alpha, s->beta, deg);
   const __m256i lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
   /* all ones in the lanes that keep their LLRs */
   const __m256 keep_lanes =

@@ -163,4 +163,16 @@ OFDM_HD float ldpc_bp_message(float q, float phi_q, float sum_phi, uint32_t sgn)
   return ldpc_with_sign(ldpc_phi(sum_phi - phi_q), sgn ^ ldpc_sign_bit(q));
 }
 
+/* The vector constants of one row in the AVX2 kernels (ldpc_rows_avx2.c,
+ * ldpc_batch_avx2.c; a macro, so that only files compiled for AVX2 see the
+ * intrinsics): the masks of a float's magnitude and sign, the min-sum's
+ * scale alpha and offset beta, zero, the magnitude a row's minima start
+ * from, and the sign its product starts from (ldpc_sign_start). */
+#define LDPC_AVX2_ROW_CONSTS(alpha_, beta_, deg_)                                           \
+  const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));              \
+  const __m256 sign_mask = _mm256_castsi256_ps(_mm256_set1_epi32((int)0x80000000u));       \
+  const __m256 alpha = _mm256_set1_ps(alpha_), beta = _mm256_set1_ps(beta_);               \
+  const __m256 zero = _mm256_setzero_ps(), mag_init = _mm256_set1_ps(LDPC_MAG_INIT);      \
+  const __m256 start_sign = ldpc_sign_start(deg_) ? sign_mask : zero
+
 #endif

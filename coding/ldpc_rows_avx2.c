@@ -78,6 +78,14 @@ AVX2 __attribute__((noinline)) static void write_vec(float *col, int z, int p, i
     sg[u] = _mm256_xor_ps(sg[u], x);                                                  \
   } while (0)
 
+/* Every entry's LANES bits of the chunk through TAKE, read in place. */
+#define TAKE_CHUNK()                                                          \
+  for (int k = 0; k < deg; k++) {                                             \
+    const float *src = at[k], *m = chunk_msg + k * LANES;                     \
+    float *qk = q[k];                                                         \
+    for (int u = 0; u < VECS; u++) TAKE(u, _mm256_loadu_ps(src + 8 * u));     \
+  }
+
 /* Pass 2, vector u: the new message, stored, and out = q + message. */
 #define GIVE(u)                                                                                   \
   const __m256 x = _mm256_load_ps(qk + 8 * (u));                                                  \
@@ -110,11 +118,7 @@ AVX2 static inline __attribute__((always_inline)) void layer(const ldpc_rows_sta
   const ldpc_code *code = s->code;
   const int z = code->z, zp = s->zp;
   const int e0 = code->g->row_start[r], deg = code->g->row_start[r + 1] - e0;
-  const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
-  const __m256 sign_mask = _mm256_castsi256_ps(_mm256_set1_epi32((int)0x80000000u));
-  const __m256 alpha = _mm256_set1_ps(s->alpha), beta = _mm256_set1_ps(s->beta);
-  const __m256 zero = _mm256_setzero_ps(), mag_init = _mm256_set1_ps(LDPC_MAG_INIT);
-  const __m256 start_sign = ldpc_sign_start(deg) ? sign_mask : zero;
+  LDPC_AVX2_ROW_CONSTS(s->alpha, s->beta, deg);
   /* per entry: its column, shift, where its next full chunk starts (at),
    * and how many bits of it the one full chunk that wraps writes to the
    * mirror (wrap; 0 when none does) */
@@ -139,11 +143,7 @@ AVX2 static inline __attribute__((always_inline)) void layer(const ldpc_rows_sta
    * place (past Z: in the mirror). */
   for (; i0 + LANES <= z; i0 += LANES, chunk_msg += (size_t)deg * LANES) {
     START_CHUNK();
-    for (int k = 0; k < deg; k++) {
-      const float *src = at[k], *m = chunk_msg + k * LANES;
-      float *qk = q[k];
-      for (int u = 0; u < VECS; u++) TAKE(u, _mm256_loadu_ps(src + 8 * u));
-    }
+    TAKE_CHUNK();
     MESSAGES();
     for (int k = 0; k < deg; k++) {
       float *dst = at[k], *m = chunk_msg + k * LANES, *next = dst + LANES;
@@ -165,11 +165,7 @@ AVX2 static inline __attribute__((always_inline)) void layer(const ldpc_rows_sta
     const int n = z - i0;
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     START_CHUNK();
-    for (int k = 0; k < deg; k++) {
-      const float *src = at[k], *m = chunk_msg + k * LANES;
-      float *qk = q[k];
-      for (int u = 0; u < VECS; u++) TAKE(u, _mm256_loadu_ps(src + 8 * u));
-    }
+    TAKE_CHUNK();
     MESSAGES();
     for (int k = 0; k < deg; k++) {
       float *dst = at[k], *m = chunk_msg + k * LANES;
