@@ -51,42 +51,9 @@ namespace {
 
 constexpr int kFrames = 16;
 
-struct spec {
-  int tx, bps, K, S, pilots; /* pilots: 0 none, 1 the comb, 2 DMRS */
-  eq_kind eq;
-  code_decoder dec;
-  double rate;
-};
+typedef tp_coded_spec spec;
 
-link_params point_of(const spec &s, double esno) {
-  link_params p = tp_point(s.tx, s.tx, s.bps, CH_AWGN, s.K, s.S, s.K / 8);
-  p.pdp.taps = 1;
-  p.pdp.power[0] = 1.0f;
-  p.equalizer = s.eq;
-  p.kbest_k = 8;
-  p.llr_clip = 20.0;
-  p.llr = LLR_MAXLOG;
-  p.snr_kind = SNR_ESNO;
-  p.snr_db = esno;
-  p.n0 = link_noise_variance(p.snr_kind, p.snr_db, p.tx, p.bps);
-  p.subcarrier_spacing = 30e3;
-  p.seed = 7;
-  if (s.pilots == 2) {
-    /* NR DMRS: type 1, single symbol, occasions 2 and 11 */
-    p.pilot_kind = PILOT_DMRS;
-    p.dmrs_type = 1;
-    p.dmrs_length = 1;
-    p.dmrs_add_pos = 1;
-    p.dmrs_l0 = 2;
-    p.dmrs_boost = 1;
-  } else if (s.pilots) {
-    p.pilot_spacing = s.tx + 2;
-    p.pilot_first = 0;
-    p.pilot_every = 0;
-  }
-  tp_ldpc(&p, s.rate, s.dec);
-  return p;
-}
+link_params point_of(const spec &s, double esno) { return tp_coded_point(&s, esno, 7); }
 
 struct run_out {
   std::vector<frame_coded> coded;
@@ -259,8 +226,7 @@ int main(void) {
       {"16qam 4x4 mmse nms, pilots, 2 CBs", {4, 4, 144, 14, 1, EQ_MMSE, CODE_DEC_NMS, 0.5}, 6.8},
       {"qpsk 2x2 kbest oms, DMRS, 3 CBs", {2, 2, 600, 14, 2, EQ_KBEST, CODE_DEC_OMS, 0.6}, 2.6},
   };
-  const char *small = getenv("OFDMSIM_SMALL");
-  const bool limits = !(small && *small && strcmp(small, "0") != 0);
+  const bool limits = !test_small_mode();
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     const spec &s = cases[i].s;
     CHECK(compare(s, cases[i].mid, cases[i].name) >= 0, "%s: the waterfall point failed", cases[i].name);

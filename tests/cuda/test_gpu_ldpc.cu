@@ -44,11 +44,6 @@ extern "C" {
 }
 #include "coding/ldpc_msg.h"
 
-static int small_mode(void) {
-  const char *v = getenv("OFDMSIM_SMALL");
-  return v && *v && strcmp(v, "0") != 0;
-}
-
 typedef struct {
   int bg, z;
   double rate;
@@ -262,7 +257,7 @@ int main(void) {
     printf("test_gpu_ldpc: skipped: %s\n", why);
     return TEST_SKIP;
   }
-  const int small = small_mode();
+  const int small = test_small_mode();
   std::vector<test_case> cases;
   if (small) {
     cases.push_back({1, 384, 0.5, 0, 0, 0, 5, 2});

@@ -451,8 +451,7 @@ int main(void) {
   if (lt_cuda_missing("test_gpu_vs_cpu")) return TEST_SKIP;
   /* OFDMSIM_SMALL=1 (sanitizer runs): a subset that still passes every
    * kernel instantiation family (1, 2, 3 and 4 streams) and both paths. */
-  const char *small_env = getenv("OFDMSIM_SMALL");
-  const int small = small_env && strcmp(small_env, "0");
+  const int small = test_small_mode();
   const int shapes_all[][2] = {{1, 1}, {2, 2}, {2, 4}, {3, 3}, {4, 4}, {8, 8}};
   const int shapes_small[][2] = {{1, 1}, {2, 4}, {3, 3}, {4, 4}};
   const int bps_all[] = {1, 2, 4, 6, 8}, bps_small[] = {2, 6};
