@@ -33,6 +33,7 @@
 #include "cuda/check.h"
 #include "equalizer/soft.h"
 #include "linktest.h"
+#include "testparams.h"
 #include "sim/backends.h"
 #include "testutil.h"
 
@@ -215,13 +216,7 @@ link_params with_ls(int tx, int rx, int bps, eq_kind eq, double snr, llr_kind ll
   if (dmrs_type) {
     p.subcarriers = 72;
     p.symbols = 14;
-    p.pilot_kind = PILOT_DMRS;
-    p.dmrs_type = dmrs_type;
-    p.dmrs_length = 1;
-    p.dmrs_add_pos = 1;
-    p.dmrs_l0 = 2;
-    p.dmrs_nodata = 0;
-    p.dmrs_boost = 1;
+    tp_dmrs(&p, dmrs_type, 1, 1);
     p.dmrs_nid = 17;
     p.time_interpolation = dmrs_type == 2;
   } else {

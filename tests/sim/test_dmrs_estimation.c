@@ -29,6 +29,7 @@
 #include "core/names.h"
 #include "fetch.h"
 #include "linktest.h"
+#include "testparams.h"
 #include "sim/backends.h"
 #include "testutil.h"
 
@@ -38,12 +39,7 @@ static link_params dmrs_point(int tx, int rx, int type, int len, int add, interp
   p.symbols = 14;
   p.profile = PDP_TDL_A;
   p.delay_spread = 1.0;
-  p.pilot_kind = PILOT_DMRS;
-  p.dmrs_type = type;
-  p.dmrs_length = len;
-  p.dmrs_add_pos = add;
-  p.dmrs_l0 = 2;
-  p.dmrs_boost = 1;
+  tp_dmrs(&p, type, len, add);
   p.dmrs_nid = 3;
   p.estimation = EST_LS;
   p.interpolation = interp;

@@ -30,12 +30,7 @@ link_params tp_coded_point(const tp_coded_spec *s, double esno, uint64_t seed) {
   p.subcarrier_spacing = 30e3;
   p.seed = seed;
   if (s->pilots == 2) {
-    p.pilot_kind = PILOT_DMRS;
-    p.dmrs_type = 1;
-    p.dmrs_length = 1;
-    p.dmrs_add_pos = 1;
-    p.dmrs_l0 = 2;
-    p.dmrs_boost = 1;
+    tp_dmrs(&p, 1, 1, 1);
   } else if (s->pilots) {
     p.pilot_spacing = s->tx + 2;
     p.pilot_first = 0;
