@@ -152,6 +152,11 @@ const config_key config_keys[KEY_COUNT] = {
   [KEY_LLR_CLIP] = {.path = "receiver.llr_clip", .type = KT_NUMBER, .default_text = "20.0", .lo = 0,
                     .lo_open = 1, .hi = 64, .follows = KEY_EQUALIZER, .only_with = "kbest",
                     .help = "|LLR| K-best gives a bit whose other value no survivor holds"},
+  [KEY_GMI] = {.path = "receiver.gmi", .type = KT_CHOICE, .default_text = "\"sup\"", .choices = &gmi_kind_names,
+               .follows = KEY_LLR, .only_with = "maxlog|exact",
+               .help = "the GMI sums of a point with LLRs: sup (the loss at 23 LLR scalings s, the GMI "
+                       "maximised over s), s1 (at s = 1 only: one logarithm a bit, the GMI of the LLRs as "
+                       "they are, no gmi_s), none (no GMI: LLRs, BER and the coded link only)"},
   [KEY_SUBCARRIER_SPACING] = NUM_KEY("ofdm.subcarrier_spacing", "30000.0", 0, 1, 1e9, 0,
                                      "subcarrier spacing in Hz: the sample rate is subcarriers x spacing "
                                      "(turns delay_spread_ns and Doppler into samples)"),
@@ -582,7 +587,7 @@ void config_key_only_with_text(const config_key *key, char *out, size_t n) {
 
 int config_key_follows_receiver(config_key_id k) {
   const config_key *key = &config_keys[k];
-  return key->only_with && (key->follows == KEY_EQUALIZER || key->follows == KEY_ESTIMATION);
+  return key->only_with && (key->follows == KEY_EQUALIZER || key->follows == KEY_ESTIMATION || key->follows == KEY_LLR);
 }
 
 int config_key_choice(config_key_id k, const config_setting_t *s) { return choice_value(&config_keys[k], s); }
