@@ -23,6 +23,12 @@
  * The q = app - m_old of a row's edges stay in registers between the two
  * passes (the edge loops unrolled to the largest degree, 19).
  *
+ * The fixed-point decoder (nms16) is the same kernel on other types (the
+ * ops<> traits below): int16 LLRs in shared memory, quantised as they are
+ * loaded, int32 magnitudes in registers and in the compressed messages,
+ * coding/ldpc_msg16.h's integer operations, so it equals the CPU's int16
+ * kernels bit for bit as the float one equals the float kernels.
+ *
  * GPU equals CPU: ldpc_msg.h's functions in the CPU's order (edges in row
  * order, min2 before min1, the sign product from ldpc_sign_start), rows in
  * order, the syndrome after every iteration; this file is compiled with
@@ -142,7 +148,9 @@ __device__ __forceinline__ typename ops<ALG>::M message(typename ops<ALG>::M v1,
 
 /* The bytes of the LLRs in shared memory, rounded up to 16 (the words after
  * them stay aligned): 4 an LLR, 2 for nms16. */
-size_t app_bytes(int scols, int z, int elem) { return ((size_t)elem * scols * z + 15) / 16 * 16; }
+__host__ __device__ inline size_t app_bytes(int scols, int z, int elem) {
+  return ((size_t)elem * scols * z + 15) / 16 * 16;
+}
 
 size_t shared_bytes(int scols, int z, int zp, int rows_max, int msg_shared, int elem) {
   return app_bytes(scols, z, elem) + (msg_shared ? sizeof(uint32_t) * 3 * (size_t)rows_max * zp : 0) +

@@ -23,7 +23,7 @@
  *   the first transmission, lost TBs after HARQ and transmissions within
  *   2 + 10% (later transmissions' channels may differ in the last ulps as
  *   the first's do);
- * for BPSK, QPSK and 16-QAM, zf, mmse and kbest, nms and oms, one code block
+ * for BPSK, QPSK and 16-QAM, zf, mmse and kbest, nms, oms and nms16, one code block
  * and several, pilots on and off. Exits 77 without a GPU; OFDMSIM_SMALL=1
  * (compute-sanitizer) runs the waterfall points alone, and HARQ on the first
  * case only. */
@@ -258,6 +258,8 @@ int main(void) {
       {"qpsk 2x2 kbest oms, pilots, 3 CBs", {2, 2, 600, 14, 1, EQ_KBEST, CODE_DEC_OMS, 0.6}, 2.6},
       {"16qam 4x4 mmse nms, pilots, 2 CBs", {4, 4, 144, 14, 1, EQ_MMSE, CODE_DEC_NMS, 0.5}, 6.8},
       {"qpsk 2x2 kbest oms, DMRS, 3 CBs", {2, 2, 600, 14, 2, EQ_KBEST, CODE_DEC_OMS, 0.6}, 2.6},
+      {"qpsk 2x2 mmse nms16, one CB", {2, 2, 72, 14, 0, EQ_MMSE, CODE_DEC_NMS16, 0.5}, 1.6},
+      {"16qam 4x4 mmse nms16, pilots, 2 CBs", {4, 4, 144, 14, 1, EQ_MMSE, CODE_DEC_NMS16, 0.5}, 6.8},
   };
   const char *small = getenv("OFDMSIM_SMALL");
   const bool limits = !(small && *small && strcmp(small, "0") != 0);
