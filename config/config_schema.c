@@ -290,7 +290,7 @@ const config_key config_keys[KEY_COUNT] = {
                         .choices = &code_decoder_names, .follows = KEY_CODE_TYPE, .only_with = "ldpc",
                         .help = "layered normalised min-sum, layered offset min-sum, flooding belief "
                                 "propagation (sum-product, the reference), or layered normalised min-sum in "
-                                "int16 fixed point (LLRs quantised to 1/4, scale rounded to k/32768; the "
+                                "int16 fixed point (LLRs quantised to 1/16, |LLR| clamped at 64, scale rounded to k/32768; the "
                                 "fastest, same bits on CPU and GPU)"},
   [KEY_CODE_SCALE] = {.path = "code.scale", .type = KT_NUMBER, .default_text = "0.75", .lo = 0, .lo_open = 1,
                       .hi = 1, .follows = KEY_CODE_TYPE, .only_with = "ldpc",
