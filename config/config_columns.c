@@ -95,7 +95,10 @@ static void value_text(const sim_config *c, const sim_point *pt, config_key_id k
   case KEY_CODE_DECODER:
     if (link_coded(p)) snprintf(buf, n, "%s", value_to_name(&code_decoder_names, (int)p->code.decoder));
     break;
-  case KEY_CODE_SCALE: if (link_coded(p) && p->code.decoder == CODE_DEC_NMS) snprintf(buf, n, "%.17g", p->code.scale); break;
+  case KEY_CODE_SCALE:
+    if (link_coded(p) && (p->code.decoder == CODE_DEC_NMS || p->code.decoder == CODE_DEC_NMS16))
+      snprintf(buf, n, "%.17g", p->code.scale);
+    break;
   case KEY_CODE_OFFSET: if (link_coded(p) && p->code.decoder == CODE_DEC_OMS) snprintf(buf, n, "%.17g", p->code.offset); break;
   case KEY_CODE_MAX_ITERATIONS: if (link_coded(p)) snprintf(buf, n, "%d", p->code.max_iterations); break;
   case KEY_CODE_EARLY_TERMINATION: if (link_coded(p)) snprintf(buf, n, "%d", p->code.early_termination); break;

@@ -293,11 +293,13 @@ const config_key config_keys[KEY_COUNT] = {
                              "BLER, mean transmissions and throughput after HARQ (1: no retransmission)"},
   [KEY_CODE_DECODER] = {.path = "code.decoder", .type = KT_CHOICE, .default_text = "\"nms\"",
                         .choices = &code_decoder_names, .follows = KEY_CODE_TYPE, .only_with = "ldpc",
-                        .help = "layered normalised min-sum, layered offset min-sum, or flooding belief "
-                                "propagation (sum-product, the reference)"},
+                        .help = "layered normalised min-sum, layered offset min-sum, flooding belief "
+                                "propagation (sum-product, the reference), or layered normalised min-sum in "
+                                "int16 fixed point (LLRs quantised to 1/16, |LLR| clamped at 64, scale rounded to k/32768; the "
+                                "fastest, same bits on CPU and GPU)"},
   [KEY_CODE_SCALE] = {.path = "code.scale", .type = KT_NUMBER, .default_text = "0.75", .lo = 0, .lo_open = 1,
                       .hi = 1, .follows = KEY_CODE_TYPE, .only_with = "ldpc",
-                      .help = "normalised min-sum's scale of the check messages"},
+                      .help = "normalised min-sum's scale of the check messages (nms and nms16)"},
   [KEY_CODE_OFFSET] = {.path = "code.offset", .type = KT_NUMBER, .default_text = "0.5", .lo = 0, .hi = 10,
                        .follows = KEY_CODE_TYPE, .only_with = "ldpc",
                        .help = "offset min-sum's offset of the check message magnitudes"},

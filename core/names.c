@@ -36,7 +36,8 @@ NAME_TABLE(fading_kind_names, ("independent", "block", "flat_block"),
            (FADING_INDEPENDENT, FADING_BLOCK, FADING_FLAT_BLOCK));
 NAME_TABLE(ebno_overhead_names, ("excluded", "charged"), (0, 1));
 NAME_TABLE(code_kind_names, ("none", "ldpc"), (CODE_NONE, CODE_LDPC));
-NAME_TABLE(code_decoder_names, ("nms", "oms", "bp"), (CODE_DEC_NMS, CODE_DEC_OMS, CODE_DEC_BP));
+NAME_TABLE(code_decoder_names, ("nms", "oms", "bp", "nms16"),
+           (CODE_DEC_NMS, CODE_DEC_OMS, CODE_DEC_BP, CODE_DEC_NMS16));
 NAME_TABLE(mcs_table_names, ("64qam", "256qam"), (0, 1));
 NAME_TABLE(modulation_names, ("bpsk", "qpsk", "16qam", "64qam", "256qam"), (1, 2, 4, 6, 8));
 

@@ -392,8 +392,8 @@ static int code_ok(const verdict *v, const link_params *p) {
   if (c->harq > 1 && c->rv != 0)
     return fail(v, LP_CODE, "HARQ's transmissions take rv 0, 2, 3, 1: expected rv 0 with %d transmissions, got %d",
                 c->harq, c->rv);
-  if (c->decoder < CODE_DEC_NMS || c->decoder > CODE_DEC_BP)
-    return fail(v, LP_CODE, "expected the decoder nms, oms or bp, got %d", (int)c->decoder);
+  if (c->decoder < CODE_DEC_NMS || c->decoder > CODE_DEC_NMS16)
+    return fail(v, LP_CODE, "expected the decoder nms, oms, bp or nms16, got %d", (int)c->decoder);
   if (!(c->rate > 0.0 && c->rate < 1.0)) return fail(v, LP_CODE, "expected a code rate in (0, 1), got %g", c->rate);
   if (c->max_iterations < 1) return fail(v, LP_CODE, "expected at least 1 iteration, got %d", c->max_iterations);
   if (!(c->scale > 0.0) || !(c->offset >= 0.0))

@@ -98,7 +98,8 @@ typedef enum { INTERP_NEAREST = 0, INTERP_LINEAR = 1, INTERP_LMMSE = 2, INTERP_L
  * size (code.rate, code.tbs or code.mcs) into tbs and rate; the decoder
  * fields are the receiver's and stay out of the stream key. */
 typedef enum { CODE_NONE = 0, CODE_LDPC = 1 } code_kind;
-typedef enum { CODE_DEC_NMS = 0, CODE_DEC_OMS = 1, CODE_DEC_BP = 2 } code_decoder;
+/* nms16: normalised min-sum in int16 fixed point (coding/ldpc_msg16.h). */
+typedef enum { CODE_DEC_NMS = 0, CODE_DEC_OMS = 1, CODE_DEC_BP = 2, CODE_DEC_NMS16 = 3 } code_decoder;
 typedef struct link_code {
   code_kind type;
   int tbs;                 /* the transport block's information bits A */

@@ -936,7 +936,7 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
   if (link_coded(p) && !backend_cuda_covers(p)) {
     /* flooding BP has no GPU decoder (cuda/ldpc_gpu.h), and the decoder
      * needs the receiver's LLRs; "auto" runs such a point on the CPU */
-    snprintf(err, errlen, "cuda backend: the coded link runs here with code.decoder nms or oms and soft outputs "
+    snprintf(err, errlen, "cuda backend: the coded link runs here with code.decoder nms, oms or nms16 and soft outputs "
              "(llr maxlog or exact); this point runs on the cpu backend");
     return NULL;
   }
