@@ -60,7 +60,7 @@ static void value_text(const sim_config *c, const sim_point *pt, config_key_id k
   case KEY_DELAYS: if (tdl && !cdl) snprintf(buf, n, "%s", delay_grid_name(p->delays)); break;
   case KEY_DOPPLER_HZ: if (tdl || link_flat_doppler_per_sample(p) > 0.0) snprintf(buf, n, "%.17g", p->doppler_hz); break;
   case KEY_FADING: if (p->model == CH_RAYLEIGH) snprintf(buf, n, "%s", fading_kind_name(p->fading)); break;
-  case KEY_DROP_FRAMES: if (p->model == CH_RAYLEIGH) snprintf(buf, n, "%d", p->drop_frames > 1 ? p->drop_frames : 1); break;
+  case KEY_DROP_FRAMES: if (p->model == CH_RAYLEIGH || p->model == CH_TDL) snprintf(buf, n, "%d", p->drop_frames > 1 ? p->drop_frames : 1); break;
   case KEY_PILOT_SPACING: snprintf(buf, n, "%d", p->pilot_spacing); break;
   case KEY_PILOT_FIRST: if (p->pilot_spacing) snprintf(buf, n, "%d", p->pilot_first); break;
   case KEY_PILOT_EVERY: if (p->pilot_spacing) snprintf(buf, n, "%d", p->pilot_every); break;

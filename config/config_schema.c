@@ -202,10 +202,11 @@ const config_key config_keys[KEY_COUNT] = {
                           "(or drops: drop_frames); with doppler_hz each subcarrier (block) or the whole "
                           "band (flat_block) fades in time instead"},
   [KEY_DROP_FRAMES] = {.path = "channel.drop_frames", .type = KT_INT, .default_text = "1", .imin = 1,
-                       .imax = 1 << 20, .follows = KEY_MODEL, .only_with = "rayleigh",
+                       .imax = 1 << 20, .follows = KEY_MODEL, .only_with = TAPS_ONLY "|rayleigh",
                        .help = "frames per drop: consecutive frames share one channel realisation, the block "
-                               "draw held or the Doppler fading running on across them (time origin: the "
-                               "drop's first frame); drops independent (needs fading = block or flat_block)"},
+                               "draw or the taps held, or the Doppler fading (rayleigh's sinusoids, tdl's, "
+                               "cdl's rays) running on across them, time from the drop's first frame; "
+                               "drops independent (rayleigh needs fading = block or flat_block)"},
   [KEY_PILOT_TYPE] = CHOICE_KEY("pilots.type", "\"comb\"", pilot_kind_names, 0,
                                  "the pilots: the comb of pilots.spacing, or NR PDSCH DMRS (38.211 7.4.1.1, "
                                  "mapping type A, the frame one slot of whole resource blocks: stream t is port "

@@ -56,7 +56,7 @@ uint64_t link_stream_key(const link_params *p) {
   if (link_flat_doppler_per_sample(p) > 0.0 && n > 0 && (size_t)n < sizeof text)
     n += snprintf(text + n, sizeof text - (size_t)n, ";flat_fd=%.17g;cp=%d", link_flat_doppler_per_sample(p),
                   p->cp_length);
-  if (p->model == CH_RAYLEIGH && p->drop_frames > 1 && n > 0 && (size_t)n < sizeof text)
+  if ((p->model == CH_RAYLEIGH || p->model == CH_TDL) && p->drop_frames > 1 && n > 0 && (size_t)n < sizeof text)
     n += snprintf(text + n, sizeof text - (size_t)n, ";drop=%d", p->drop_frames);
   if (p->domain == DOMAIN_TIME && link_doppler_per_sample(p) == 0.0 && n > 0 && (size_t)n < sizeof text)
     n += snprintf(text + n, sizeof text - (size_t)n, ";cp=%d", p->cp_length);
@@ -220,11 +220,10 @@ static int fading_ok(const verdict *v, const link_params *p) {
                 fading_kind_name(FADING_INDEPENDENT));
   if (p->drop_frames < 0 || p->drop_frames > (1 << 20))
     return fail(v, LP_DROP, "expected 1 to %d frames, got %d", 1 << 20, p->drop_frames);
-  if (p->drop_frames > 1 && p->model != CH_RAYLEIGH)
-    return fail(v, LP_DROP, "drops of frames are for %s = \"%s\" so far, expected 1 with \"%s\", got %d",
-                name_of(v, LP_MODEL), channel_model_name(CH_RAYLEIGH), channel_model_name(p->model),
-                p->drop_frames);
-  if (p->drop_frames > 1 && p->fading == FADING_INDEPENDENT)
+  if (p->drop_frames > 1 && p->model == CH_AWGN)
+    return fail(v, LP_DROP, "expected 1 with %s = \"%s\" (no channel to hold), got %d", name_of(v, LP_MODEL),
+                channel_model_name(CH_AWGN), p->drop_frames);
+  if (p->drop_frames > 1 && p->model == CH_RAYLEIGH && p->fading == FADING_INDEPENDENT)
     return fail(v, LP_DROP,
                 "a drop holds a channel over its frames: expected fading \"%s\" or \"%s\", got \"%s\"",
                 fading_kind_name(FADING_BLOCK), fading_kind_name(FADING_FLAT_BLOCK),

@@ -142,8 +142,9 @@ typedef struct link_params {
   double subcarrier_spacing; /* Hz: sample rate = subcarriers x spacing */
   double doppler_hz;       /* tdl, rayleigh (block fading): maximum Doppler shift,
                               Hz (0: fixed per frame) */
-  int drop_frames;         /* rayleigh: frames per drop, over which block draws
-                              hold and Doppler fading runs on (core/flat_fading.h);
+  int drop_frames;         /* rayleigh, tdl, cdl: frames per drop, over which
+                              block draws and taps hold and Doppler fading runs
+                              on (core/flat_fading.h, channel/tdl_fading.h);
                               1 (or 0): every frame its own */
   double csi_error_var;    /* the equalizer sees H + E, E ~ CN(0, var) */
   int pilot_spacing;       /* comb spacing P in subcarriers (core/pilots.h); 0: no pilots */

@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(kBlock)
   const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= g.frames * pairs) return;
   const uint64_t f = j / pairs, qp = j - f * pairs, q = 2 * qp;
-  const rng_words w = re_draw(g.re, RNG_TAPS, g.first_frame + f, qp);
+  const rng_words w = re_draw(g.re, RNG_TAPS, tdl_drop_frame(g.fade, g.first_frame + f), qp);
   cf32 *out = taps + f * total;
   out[q] = cf_scale(rng_cnormal_of(w, 0), c->amp[q % g.L]);
   if (q + 1 < total) out[q + 1] = cf_scale(rng_cnormal_of(w, 1), c->amp[(q + 1) % g.L]);
@@ -129,7 +129,8 @@ __global__ void __launch_bounds__(kBlock)
   for (int e = 0; e < g.links; e++) t[e * g.L + l] = h[e];
 }
 
-/* Doppler: the sinusoids of every (frame, antenna pair, tap), as tdl_draw_sos. */
+/* Doppler: the sinusoids of every (frame, antenna pair, tap), and tap 0's
+ * thread the frame's LOS term after them, as tdl_draw_sos. */
 __global__ void __launch_bounds__(kBlock)
     sos_kernel(gpu_link g, sos_term *__restrict__ sos) {
   const uint64_t total = (uint64_t)g.links * g.L;
@@ -137,7 +138,9 @@ __global__ void __launch_bounds__(kBlock)
   if (j >= g.frames * total) return;
   const uint64_t f = j / total;
   const int q = (int)(j - f * total);
-  tdl_sos_terms(g.re, g.fade.nu, g.first_frame + f, q, sos + j * TDL_SOS_TERMS);
+  sos_term *frame_terms = sos + f * g.fade_terms;
+  tdl_sos_terms(g.re, g.fade, g.first_frame + f, q, frame_terms + (uint64_t)q * TDL_SOS_TERMS);
+  if (q == 0) frame_terms[g.fade_terms - 1] = tdl_los_term(g.fade, g.first_frame + f);
 }
 
 /* Doppler: every symbol's window-averaged taps, taps[((f*S + s)*links + e)*L
