@@ -58,9 +58,11 @@ void tdl_draw_taps(const link_params *p, const chan_spatial *s, uint64_t frame, 
       for (int e = 0; e < links; e++) taps[e * L + l] = h[e];
     }
   }
-  const float los = sqrtf(p->pdp.los_power);
-  if (los > 0.0f)
-    for (int e = 0; e < links; e++) taps[e * L] = tdl_add_los(taps[e * L], los);
+  for (int l = 0; l < L; l++) {
+    const float los = tdl_pdp_los_amp(&p->pdp, l);
+    if (los > 0.0f)
+      for (int e = 0; e < links; e++) taps[e * L + l] = tdl_add_los(taps[e * L + l], los);
+  }
 }
 
 void tdl_draw_sos(const link_params *p, uint64_t frame, sos_term *sos) {
@@ -82,7 +84,7 @@ tdl_fade tdl_fade_of(const link_params *p) {
   fd.nu = link_doppler_per_sample(p);
   fd.frame_samples = (double)p->symbols * (double)(p->subcarriers + p->cp_length);
   fd.drop = p->model == CH_TDL && p->drop_frames > 1 ? (uint32_t)p->drop_frames : 1u;
-  fd.los_amp = sqrtf(p->pdp.los_power);
+  for (int l = 0; l < TDL_MAX_TAPS; l++) fd.los_amp[l] = l < p->pdp.taps ? tdl_pdp_los_amp(&p->pdp, l) : 0.0f;
   fd.L = p->pdp.taps;
   fd.links = p->rx * p->tx;
   return fd;

@@ -60,7 +60,7 @@ typedef struct tdl_fade {
   double nu;            /* f_d in cycles per sample */
   double frame_samples; /* S (K + cp): a frame's length in samples */
   uint32_t drop;        /* frames per drop, >= 1 */
-  float los_amp;        /* sqrt(los_power) */
+  float los_amp[TDL_MAX_TAPS]; /* tap l's line of sight (tdl_pdp_los_amp), 0: none */
   int L, links;
 } tdl_fade;
 
@@ -154,15 +154,17 @@ OFDM_HD cf32 tdl_sos_value(const sos_term *terms, float amp, double t, int windo
 
 /* Every antenna pair of tap l at time t (window as tdl_sos_value): the
  * sinusoids of the frame's terms[(e*L + l)*M ...], the spatial mixing, and
- * on tap 0 the turning LOS path (the buffer's last term). h: links elements. */
+ * on the taps with a line of sight (tap 0's LOS path, a custom profile's
+ * per-tap K) the turning LOS path (the buffer's last term, one phase for
+ * every tap). h: links elements. */
 OFDM_HD void tdl_fading_taps(tdl_fade fd, const chan_spatial *s, const sos_term *terms, int l, float amp, double t,
                              int window, cf32 *h) {
   for (int e = 0; e < fd.links; e++)
     h[e] = tdl_sos_value(terms + (size_t)(e * fd.L + l) * TDL_SOS_TERMS, amp, t, window);
   if (s->correlated) chan_spatial_mix(s, h, 0, amp);
-  if (l == 0 && fd.los_amp > 0.0f) {
+  if (fd.los_amp[l] > 0.0f) {
     const sos_term lt = terms[tdl_frame_terms(fd) - 1];
-    cf32 los = cf_scale(tdl_rotor(lt.freq, lt.phase, t), fd.los_amp);
+    cf32 los = cf_scale(tdl_rotor(lt.freq, lt.phase, t), fd.los_amp[l]);
     if (window) los = cf_scale(los, tdl_dirichlet(lt.freq, window));
     for (int e = 0; e < fd.links; e++) h[e] = cf_add(h[e], los);
   }
@@ -171,8 +173,8 @@ OFDM_HD void tdl_fading_taps(tdl_fade fd, const chan_spatial *s, const sos_term 
 /* tdl_fading_taps on the segment centred at tc as cubics in tau = t - tc
  * (channel/tap_poly.h): c[e * TAP_POLY_COEFS + k] for link e. Each
  * sinusoid's Taylor coefficients about tc, scaled as tdl_sos_value, the
- * spatial mixing applied to each power of tau (it is linear), and on tap 0
- * the LOS path's. */
+ * spatial mixing applied to each power of tau (it is linear), and on the
+ * taps with a line of sight the LOS path's. */
 OFDM_HD void tdl_poly_taps(tdl_fade fd, const chan_spatial *s, const sos_term *terms, int l, float amp, double tc,
                            cf32 *c) {
   const float scale = amp * 0.22360679774997898f; /* sqrt(1/20), as tdl_sos_value */
@@ -191,12 +193,12 @@ OFDM_HD void tdl_poly_taps(tdl_fade fd, const chan_spatial *s, const sos_term *t
       for (int e = 0; e < fd.links; e++) c[(size_t)e * TAP_POLY_COEFS + k] = h[e];
     }
   }
-  if (l == 0 && fd.los_amp > 0.0f) {
+  if (fd.los_amp[l] > 0.0f) {
     const sos_term lt = terms[tdl_frame_terms(fd) - 1];
     cf32 los[TAP_POLY_COEFS];
     tap_poly_zero(los);
     const cf32 z = tdl_rotor(lt.freq, lt.phase, tc);
-    tap_poly_add(los, cf_make(mul_rn(z.re, fd.los_amp), mul_rn(z.im, fd.los_amp)), lt.freq);
+    tap_poly_add(los, cf_make(mul_rn(z.re, fd.los_amp[l]), mul_rn(z.im, fd.los_amp[l])), lt.freq);
     for (int e = 0; e < fd.links; e++)
       for (int k = 0; k < TAP_POLY_COEFS; k++)
         c[(size_t)e * TAP_POLY_COEFS + k] = cf_add(c[(size_t)e * TAP_POLY_COEFS + k], los[k]);

@@ -47,6 +47,11 @@ uint64_t link_stream_key(const link_params *p) {
     }
     snprintf(tap, sizeof tap, "los=%.9g", (double)p->pdp.los_power);
     for (const char *c = tap; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    /* per-tap K came later: hashed only where a tap has one */
+    for (int l = 0; l < p->pdp.taps && l < TDL_MAX_TAPS && tdl_pdp_has_tap_los(&p->pdp); l++) {
+      snprintf(tap, sizeof tap, "tlos%d=%.9g;", l, (double)p->pdp.tap_los[l]);
+      for (const char *c = tap; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    }
     n += snprintf(text + n, sizeof text - (size_t)n, ";pdp=%016llx", (unsigned long long)h);
   }
   /* Doppler: the shift per sample, and the symbol timing (the CP) it meets */
@@ -166,6 +171,9 @@ static int pdp_ok(const verdict *v, const link_params *p) {
                   pdp->delay[l], l);
   if (!(pdp->los_power >= 0.0f && pdp->los_power <= 1.0f))
     return fail(v, LP_PDP, "expected a LOS power in [0, 1], got %g", (double)pdp->los_power);
+  for (int l = 0; l < pdp->taps; l++)
+    if (!(pdp->tap_los[l] >= 0.0f && pdp->tap_los[l] <= 1.0f))
+      return fail(v, LP_PDP, "expected tap %d's LOS power in [0, 1], got %g", l, (double)pdp->tap_los[l]);
   return 0;
 }
 

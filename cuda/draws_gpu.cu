@@ -113,7 +113,7 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 /* Spatial correlation across the antenna pairs of each tap, the LOS path on
- * tap 0: one thread a (frame, tap), as tdl_draw_taps. */
+ * the taps that have one: one thread a (frame, tap), as tdl_draw_taps. */
 __global__ void __launch_bounds__(kBlock)
     taps_mix_kernel(gpu_link g, const gpu_consts *__restrict__ c, cf32 *__restrict__ taps) {
   const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -124,8 +124,8 @@ __global__ void __launch_bounds__(kBlock)
   cf32 h[LINK_MAX_RX * LINK_MAX_TX];
   for (int e = 0; e < g.links; e++) h[e] = t[e * g.L + l];
   if (c->spatial.correlated) chan_spatial_mix(&c->spatial, h, 0, c->amp[l]);
-  if (l == 0 && g.fade.los_amp > 0.0f)
-    for (int e = 0; e < g.links; e++) h[e] = tdl_add_los(h[e], g.fade.los_amp);
+  if (g.fade.los_amp[l] > 0.0f)
+    for (int e = 0; e < g.links; e++) h[e] = tdl_add_los(h[e], g.fade.los_amp[l]);
   for (int e = 0; e < g.links; e++) t[e * g.L + l] = h[e];
 }
 
@@ -251,7 +251,9 @@ int gpu_launch_taps(const gpu_link &g, const gpu_consts *c, const gpu_tdl &t, cu
     const uint64_t pairs = ((uint64_t)g.links * g.L + 1) / 2;
     taps_draw_kernel<<<gpu_blocks(g.frames * pairs, kBlock), kBlock, 0, s>>>(g, c, t.taps);
     CUDA_TRY_LAUNCH("taps_draw_kernel");
-    if (g.re.spatial || g.fade.los_amp > 0.0f) {
+    bool los = false;
+    for (int l = 0; l < g.L; l++) los = los || g.fade.los_amp[l] > 0.0f;
+    if (g.re.spatial || los) {
       taps_mix_kernel<<<gpu_blocks(g.frames * g.L, kBlock), kBlock, 0, s>>>(g, c, t.taps);
       CUDA_TRY_LAUNCH("taps_mix_kernel");
     }
