@@ -1,7 +1,6 @@
 /* A cdl point's clusters as a profile, its geometry, and a frame's ray terms
  * on the host (channel/cdl_channel.h). */
 #include "channel/cdl_channel.h"
-#include "channel/tdl.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -79,17 +79,6 @@ void tdl_draw_sos(const link_params *p, uint64_t frame, sos_term *sos) {
   sos[tdl_frame_terms(fd) - 1] = tdl_los_term(fd, frame);
 }
 
-tdl_fade tdl_fade_of(const link_params *p) {
-  tdl_fade fd;
-  fd.nu = link_doppler_per_sample(p);
-  fd.frame_samples = (double)p->symbols * (double)(p->subcarriers + p->cp_length);
-  fd.drop = p->model == CH_TDL && p->drop_frames > 1 ? (uint32_t)p->drop_frames : 1u;
-  for (int l = 0; l < TDL_MAX_TAPS; l++) fd.los_amp[l] = l < p->pdp.taps ? tdl_pdp_los_amp(&p->pdp, l) : 0.0f;
-  fd.L = p->pdp.taps;
-  fd.links = p->rx * p->tx;
-  return fd;
-}
-
 void tdl_symbol_taps(const link_params *p, const chan_spatial *s, const sos_term *sos, int sym, cf32 *taps) {
   const tdl_fade fd = tdl_fade_of(p);
   const double t = tdl_symbol_centre(sym, p->subcarriers, p->cp_length);

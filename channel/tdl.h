@@ -80,9 +80,6 @@ void tdl_draw_sos(const link_params *p, uint64_t frame, sos_term *sos);
 /* The size of one frame's buffer of tdl_draw_sos, in sos_terms. */
 size_t tdl_fade_terms(const link_params *p);
 
-/* The fading parameters of p. */
-tdl_fade tdl_fade_of(const link_params *p);
-
 /* The taps the receiver sees on symbol `sym` of a frame whose sinusoids are
  * sos: each tap averaged over the symbol's FFT window (the ICI-free part),
  * mixed, the LOS added; taps[(r*tx + t)*L + l]. */

@@ -64,6 +64,19 @@ typedef struct tdl_fade {
   int L, links;
 } tdl_fade;
 
+/* The fading parameters of p (host side: the backends pass the result by
+ * value). */
+static inline tdl_fade tdl_fade_of(const link_params *p) {
+  tdl_fade fd;
+  fd.nu = link_doppler_per_sample(p);
+  fd.frame_samples = (double)p->symbols * (double)(p->subcarriers + p->cp_length);
+  fd.drop = p->model == CH_TDL && p->drop_frames > 1 ? (uint32_t)p->drop_frames : 1u;
+  for (int l = 0; l < TDL_MAX_TAPS; l++) fd.los_amp[l] = l < p->pdp.taps ? tdl_pdp_los_amp(&p->pdp, l) : 0.0f;
+  fd.L = p->pdp.taps;
+  fd.links = p->rx * p->tx;
+  return fd;
+}
+
 /* The frame whose draws `frame` takes: its drop's index d = f / N, f the
  * frame within its HARQ transmission (the bits from RNG_FRAME_BITS up, which
  * name the transmission, are kept). N = 1: the frame itself. */
