@@ -207,10 +207,11 @@ const config_key config_keys[KEY_COUNT] = {
                           "(or drops: drop_frames); with doppler_hz each subcarrier (block) or the whole "
                           "band (flat_block) fades in time instead"},
   [KEY_DROP_FRAMES] = {.path = "channel.drop_frames", .type = KT_INT, .default_text = "1", .imin = 1,
-                       .imax = 1 << 20, .follows = KEY_MODEL, .only_with = "rayleigh",
+                       .imax = 1 << 20, .follows = KEY_MODEL, .only_with = TAPS_ONLY "|rayleigh",
                        .help = "frames per drop: consecutive frames share one channel realisation, the block "
-                               "draw held or the Doppler fading running on across them (time origin: the "
-                               "drop's first frame); drops independent (needs fading = block or flat_block)"},
+                               "draw or the taps held, or the Doppler fading (rayleigh's sinusoids, tdl's, "
+                               "cdl's rays) running on across them, time from the drop's first frame; "
+                               "drops independent (rayleigh needs fading = block or flat_block)"},
   [KEY_PILOT_TYPE] = CHOICE_KEY("pilots.type", "\"comb\"", pilot_kind_names, 0,
                                  "the pilots: the comb of pilots.spacing, or NR PDSCH DMRS (38.211 7.4.1.1, "
                                  "mapping type A, the frame one slot of whole resource blocks: stream t is port "
@@ -257,6 +258,12 @@ const config_key config_keys[KEY_COUNT] = {
                          .help = "the custom profile's tap powers in dB, as many as tap_delays_ns, normalised "
                                  "to unit total like the tables'; channel.k_factor adds a line of sight on the "
                                  "first tap (which must be at delay 0) with K over all the taps' power"},
+  [KEY_TAP_K_DB] = {.path = "channel.tap_k_db", .type = KT_VECTOR, .default_note = "none",
+                    .imax = TDL_MAX_TAPS, .lo = -300, .hi = 300, .follows = KEY_PROFILE, .only_with = "custom",
+                    .help = "optional: the custom profile's Rician K per tap in dB, as many as tap_delays_ns: "
+                            "tap i keeps its power, K/(K+1) of it a line of sight (phase 0 at the drop's start, "
+                            "turning at doppler_hz cos(45 deg) as tdl's LOS path), the rest Rayleigh; -300 dB "
+                            "is a tap without (K = 1e-30); not with channel.k_factor"},
   [KEY_EBNO_OVERHEAD] = {.path = "simulation.ebno_overhead", .type = KT_CHOICE, .default_text = "\"excluded\"",
                          .choices = &ebno_overhead_names, .follows = KEY_SNR_KIND, .only_with = "ebno",
                          .help = "excluded: Eb is the energy of a data bit (MATLAB's convention); charged: the "

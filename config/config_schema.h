@@ -109,6 +109,7 @@ typedef enum config_key_id {
   /* channel.profile = "custom": its taps */
   KEY_TAP_DELAYS_NS,
   KEY_TAP_POWERS_DB,
+  KEY_TAP_K_DB,
   KEY_COUNT
 } config_key_id;
 

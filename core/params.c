@@ -47,6 +47,11 @@ uint64_t link_stream_key(const link_params *p) {
     }
     snprintf(tap, sizeof tap, "los=%.9g", (double)p->pdp.los_power);
     for (const char *c = tap; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    /* per-tap K came later: hashed only where a tap has one */
+    for (int l = 0; l < p->pdp.taps && l < TDL_MAX_TAPS && tdl_pdp_has_tap_los(&p->pdp); l++) {
+      snprintf(tap, sizeof tap, "tlos%d=%.9g;", l, (double)p->pdp.tap_los[l]);
+      for (const char *c = tap; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    }
     n += snprintf(text + n, sizeof text - (size_t)n, ";pdp=%016llx", (unsigned long long)h);
   }
   /* Doppler: the shift per sample, and the symbol timing (the CP) it meets */
@@ -56,7 +61,7 @@ uint64_t link_stream_key(const link_params *p) {
   if (link_flat_doppler_per_sample(p) > 0.0 && n > 0 && (size_t)n < sizeof text)
     n += snprintf(text + n, sizeof text - (size_t)n, ";flat_fd=%.17g;cp=%d", link_flat_doppler_per_sample(p),
                   p->cp_length);
-  if (p->model == CH_RAYLEIGH && p->drop_frames > 1 && n > 0 && (size_t)n < sizeof text)
+  if ((p->model == CH_RAYLEIGH || p->model == CH_TDL) && p->drop_frames > 1 && n > 0 && (size_t)n < sizeof text)
     n += snprintf(text + n, sizeof text - (size_t)n, ";drop=%d", p->drop_frames);
   if (p->domain == DOMAIN_TIME && link_doppler_per_sample(p) == 0.0 && n > 0 && (size_t)n < sizeof text)
     n += snprintf(text + n, sizeof text - (size_t)n, ";cp=%d", p->cp_length);
@@ -166,6 +171,9 @@ static int pdp_ok(const verdict *v, const link_params *p) {
                   pdp->delay[l], l);
   if (!(pdp->los_power >= 0.0f && pdp->los_power <= 1.0f))
     return fail(v, LP_PDP, "expected a LOS power in [0, 1], got %g", (double)pdp->los_power);
+  for (int l = 0; l < pdp->taps; l++)
+    if (!(pdp->tap_los[l] >= 0.0f && pdp->tap_los[l] <= 1.0f))
+      return fail(v, LP_PDP, "expected tap %d's LOS power in [0, 1], got %g", l, (double)pdp->tap_los[l]);
   return 0;
 }
 
@@ -220,11 +228,10 @@ static int fading_ok(const verdict *v, const link_params *p) {
                 fading_kind_name(FADING_INDEPENDENT));
   if (p->drop_frames < 0 || p->drop_frames > (1 << 20))
     return fail(v, LP_DROP, "expected 1 to %d frames, got %d", 1 << 20, p->drop_frames);
-  if (p->drop_frames > 1 && p->model != CH_RAYLEIGH)
-    return fail(v, LP_DROP, "drops of frames are for %s = \"%s\" so far, expected 1 with \"%s\", got %d",
-                name_of(v, LP_MODEL), channel_model_name(CH_RAYLEIGH), channel_model_name(p->model),
-                p->drop_frames);
-  if (p->drop_frames > 1 && p->fading == FADING_INDEPENDENT)
+  if (p->drop_frames > 1 && p->model == CH_AWGN)
+    return fail(v, LP_DROP, "expected 1 with %s = \"%s\" (no channel to hold), got %d", name_of(v, LP_MODEL),
+                channel_model_name(CH_AWGN), p->drop_frames);
+  if (p->drop_frames > 1 && p->model == CH_RAYLEIGH && p->fading == FADING_INDEPENDENT)
     return fail(v, LP_DROP,
                 "a drop holds a channel over its frames: expected fading \"%s\" or \"%s\", got \"%s\"",
                 fading_kind_name(FADING_BLOCK), fading_kind_name(FADING_FLAT_BLOCK),

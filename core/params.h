@@ -122,13 +122,29 @@ typedef struct link_code {
 /* A multipath power-delay profile: tap l arrives delay[l] samples late (a
  * real number: continuous delays), its Rayleigh (NLOS) part of mean power
  * power[l]; tap 0 (delay 0) also carries a specular line-of-sight part of
- * power los_power (0: none). los_power and the powers sum to 1. */
+ * power los_power (0: none: the whole channel's K, or tdl-d/e's own), and
+ * tap l one of power tap_los[l] (a custom profile's per-tap K; 0: none).
+ * los_power, tap_los and the powers sum to 1. */
 typedef struct tdl_pdp {
   int taps;
   double delay[TDL_MAX_TAPS];
   float power[TDL_MAX_TAPS];
   float los_power;
+  float tap_los[TDL_MAX_TAPS];
 } tdl_pdp;
+
+/* The amplitude of tap l's line of sight: sqrt(los_power) on tap 0 (exactly
+ * that when tap_los[0] is 0), sqrt(tap_los[l]) elsewhere. */
+static inline float tdl_pdp_los_amp(const tdl_pdp *pdp, int l) {
+  return sqrtf(l == 0 ? pdp->los_power + pdp->tap_los[0] : pdp->tap_los[l]);
+}
+
+/* Whether any tap has a line of sight of its own (tap_los). */
+static inline int tdl_pdp_has_tap_los(const tdl_pdp *pdp) {
+  for (int l = 0; l < pdp->taps && l < TDL_MAX_TAPS; l++)
+    if (pdp->tap_los[l] > 0.0f) return 1;
+  return 0;
+}
 
 typedef struct link_params {
   int tx, rx;              /* streams Nt, receive antennas Nr */
@@ -149,8 +165,9 @@ typedef struct link_params {
   double subcarrier_spacing; /* Hz: sample rate = subcarriers x spacing */
   double doppler_hz;       /* tdl, rayleigh (block fading): maximum Doppler shift,
                               Hz (0: fixed per frame) */
-  int drop_frames;         /* rayleigh: frames per drop, over which block draws
-                              hold and Doppler fading runs on (core/flat_fading.h);
+  int drop_frames;         /* rayleigh, tdl, cdl: frames per drop, over which
+                              block draws and taps hold and Doppler fading runs
+                              on (core/flat_fading.h, channel/tdl_fading.h);
                               1 (or 0): every frame its own */
   double csi_error_var;    /* the equalizer sees H + E, E ~ CN(0, var) */
   int pilot_spacing;       /* comb spacing P in subcarriers (core/pilots.h); 0: no pilots */

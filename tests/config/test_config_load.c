@@ -399,7 +399,7 @@ static void test_echo(void) {
       /* the cdl keys: the channel is tdl, not a CDL model */
       if (k >= KEY_CDL_FIRST && k <= KEY_CDL_LAST) continue;
       /* the custom profile's taps: the profile is tdl-c */
-      if (k == KEY_TAP_DELAYS_NS || k == KEY_TAP_POWERS_DB) continue;
+      if (k == KEY_TAP_DELAYS_NS || k == KEY_TAP_POWERS_DB || k == KEY_TAP_K_DB) continue;
       /* the other units of a quantity given here in samples (and the carrier of a speed) */
       if (k == KEY_DELAY_SPREAD_NS || k == KEY_SPEED_KMH || k == KEY_CARRIER_GHZ) continue;
       char line[96];
