@@ -310,7 +310,8 @@ size_t conv_shared_bytes(const gpu_link &g, int nr) {
  * interpolator term (g.fade_reach). Per sample and tap each stream goes
  * through the tap's interpolator once (the untiled kernel does it once per
  * receive pair, each term a global read behind a 64-bit division), then the
- * NR rows take h_rt(tau) u_t. Same operations in the same order as
+ * rows take h_rt(tau) u_t. N (a power of two, at least rx and tx) sizes the
+ * register arrays. Same operations in the same order as
  * fading_sample (a staged zero adds an exact zero where that one skips the
  * term), the same noise words: the same values. */
 constexpr int kFadeBlock = 128;
@@ -319,7 +320,7 @@ size_t fade_shared_bytes(const gpu_link &g) {
   return sizeof(cf32) * (size_t)g.tx * (size_t)(kFadeBlock + g.fade_reach);
 }
 
-template <int NR>
+template <int N>
 __global__ void __launch_bounds__(kFadeBlock)
     modem_fade_tiled_kernel(gpu_link g, const gpu_consts *__restrict__ c, const cf32 *__restrict__ xt,
                             const cf32 *__restrict__ poly, cf32 *__restrict__ yt) {
@@ -345,25 +346,35 @@ __global__ void __launch_bounds__(kFadeBlock)
   const uint64_t seg = n / (uint64_t)g.poly_len;
   const float tau = tap_poly_tau(n, g.poly_len);
   const cf32 *ps = poly + (f * g.poly_segs + seg) * (uint64_t)g.L * g.links * TAP_POLY_COEFS;
-  cf32 z[NR];
+  cf32 z[N];
   OFDM_UNROLL
-  for (int r = 0; r < NR; r++) z[r] = cf_make(0.0f, 0.0f);
+  for (int r = 0; r < N; r++) z[r] = cf_make(0.0f, 0.0f);
   for (int l = 0; l < g.L; l++) {
     const cf32 *pl = ps + (uint64_t)l * g.links * TAP_POLY_COEFS;
-    const int first = c->tap_first[l], count = c->tap_count[l];
-    for (int t = 0; t < g.tx; t++) {
-      /* s_t(n - first - i) = xs[t][D + threadIdx.x - first - i] */
-      const cf32 *xrow = xs + (size_t)t * width + D + threadIdx.x - first;
-      cf32 u = cf_make(0.0f, 0.0f);
-      for (int i = 0; i < count; i++) u = cf_fma_real(u, c->tap_coef[l][i], xrow[-i]);
+    /* every stream through tap l's interpolator together (one coefficient
+     * read serves them all; each u_t still sums its terms in order):
+     * s_t(n - first - i) = xs[t][D + threadIdx.x - first - i] */
+    const int count = c->tap_count[l], at = D + (int)threadIdx.x - c->tap_first[l];
+    cf32 u[N];
+    OFDM_UNROLL
+    for (int t = 0; t < N; t++) u[t] = cf_make(0.0f, 0.0f);
+    for (int i = 0; i < count; i++) {
+      const float ci = c->tap_coef[l][i];
       OFDM_UNROLL
-      for (int r = 0; r < NR; r++) {
+      for (int t = 0; t < N; t++)
+        if (t < g.tx) u[t] = cf_fma_real(u[t], ci, xs[t * width + at - i]);
+    }
+    OFDM_UNROLL
+    for (int t = 0; t < N; t++) {
+      if (t >= g.tx) break;
+      OFDM_UNROLL
+      for (int r = 0; r < N; r++) {
         if (r >= g.rx) break;
         const cf32 *pe = pl + (uint64_t)(r * g.tx + t) * TAP_POLY_COEFS;
         cf32 cc[TAP_POLY_COEFS];
         OFDM_UNROLL
         for (int k = 0; k < TAP_POLY_COEFS; k++) cc[k] = gpu_load(pe + k);
-        z[r] = cf_fma_exact(z[r], tap_poly_eval(cc, tau), u);
+        z[r] = cf_fma_exact(z[r], tap_poly_eval(cc, tau), u[t]);
       }
     }
   }
@@ -371,14 +382,14 @@ __global__ void __launch_bounds__(kFadeBlock)
   if (k < 0) k += g.K;
   const uint64_t m = (uint64_t)sym * g.K + (uint64_t)k;
   OFDM_UNROLL
-  for (int p = 0; p < NR / 2 + (NR & 1); p++) {
+  for (int p = 0; p < N / 2 + (N & 1); p++) {
     if (2 * p >= g.rx) break;
     rng_words wn = {{0u, 0u, 0u, 0u}};
     if (g.noise_std > 0.0f) wn = re_draw(g.re, RNG_TDNOISE, g.first_frame + f, (uint64_t)p * g.nf + n);
     OFDM_UNROLL
     for (int b = 0; b < 2; b++) {
       const int r = 2 * p + b;
-      if (r >= NR || r >= g.rx) break;
+      if (r >= N || r >= g.rx) break;
       cf32 v = z[r];
       if (g.noise_std > 0.0f) v = cf_add(v, cf_scale(rng_cnormal_of(wn, b), g.noise_std));
       gpu_store(yt + ((uint64_t)f * g.rx + r) * g.rf + m, cf_scale(v, g.td_scale));
@@ -386,16 +397,16 @@ __global__ void __launch_bounds__(kFadeBlock)
   }
 }
 
-template <int NR>
+template <int N>
 int launch_fade_tiled(const gpu_link &g, const gpu_consts *c, const cf32 *xt, const gpu_tdl &t, cf32 *yt,
                       cudaStream_t s) {
   const size_t bytes = fade_shared_bytes(g);
   if (bytes > 48 * 1024) /* beyond the default: opt in (per kernel and device) */
-    CUDA_TRY(cudaFuncSetAttribute(modem_fade_tiled_kernel<NR>,
+    CUDA_TRY(cudaFuncSetAttribute(modem_fade_tiled_kernel<N>,
                                   cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
   const uint64_t tiles = ((uint64_t)g.K + kFadeBlock - 1) / kFadeBlock;
   const uint64_t blocks = g.frames * (uint64_t)g.S * tiles;
-  modem_fade_tiled_kernel<NR><<<(unsigned)blocks, kFadeBlock, bytes, s>>>(g, c, xt, t.poly, yt);
+  modem_fade_tiled_kernel<N><<<(unsigned)blocks, kFadeBlock, bytes, s>>>(g, c, xt, t.poly, yt);
   CUDA_TRY_LAUNCH("modem_fade_tiled_kernel");
   return 0;
 }
@@ -480,7 +491,8 @@ int gpu_launch_modem_channel(const gpu_link &g, const gpu_consts *c, const cf32 
     CUDA_TRY_LAUNCH("modem_poly_kernel");
     /* then the samples, tiled where the staged stream fits in shared memory */
     if (g.model == CH_TDL && g.fade_reach >= 0 && fade_shared_bytes(g) <= (size_t)g.smem_optin) {
-      const int nr = g.rx <= 1 ? 1 : g.rx <= 2 ? 2 : g.rx <= 4 ? 4 : g.rx <= 8 ? 8 : 16;
+      const int most = g.rx > g.tx ? g.rx : g.tx; /* the kernel's register arrays: N >= rx, tx */
+      const int nr = most <= 1 ? 1 : most <= 2 ? 2 : most <= 4 ? 4 : most <= 8 ? 8 : 16;
       switch (nr) {
         case 1: return launch_fade_tiled<1>(g, c, xt, t, yt, s);
         case 2: return launch_fade_tiled<2>(g, c, xt, t, yt, s);
