@@ -55,6 +55,7 @@ static void value_text(const sim_config *c, const sim_point *pt, config_key_id k
   case KEY_LLR: snprintf(buf, n, "%s", llr_kind_name(p->llr)); break;
   case KEY_KBEST_K: if (p->equalizer == EQ_KBEST) snprintf(buf, n, "%d", p->kbest_k); break;
   case KEY_LLR_CLIP: if (p->equalizer == EQ_KBEST) snprintf(buf, n, "%.17g", p->llr_clip); break;
+  case KEY_GMI: if (p->llr != LLR_OFF) snprintf(buf, n, "%s", gmi_kind_name(p->gmi)); break;
   case KEY_SUBCARRIER_SPACING: snprintf(buf, n, "%.17g", p->subcarrier_spacing); break;
   case KEY_DELAY_SPREAD_NS: if (tdl && !custom) snprintf(buf, n, "%.17g", p->delay_spread / link_sample_rate(p) * 1e9); break;
   case KEY_DELAYS: if (tdl && !cdl) snprintf(buf, n, "%s", delay_grid_name(p->delays)); break;
@@ -94,7 +95,10 @@ static void value_text(const sim_config *c, const sim_point *pt, config_key_id k
   case KEY_CODE_DECODER:
     if (link_coded(p)) snprintf(buf, n, "%s", value_to_name(&code_decoder_names, (int)p->code.decoder));
     break;
-  case KEY_CODE_SCALE: if (link_coded(p) && p->code.decoder == CODE_DEC_NMS) snprintf(buf, n, "%.17g", p->code.scale); break;
+  case KEY_CODE_SCALE:
+    if (link_coded(p) && (p->code.decoder == CODE_DEC_NMS || p->code.decoder == CODE_DEC_NMS16))
+      snprintf(buf, n, "%.17g", p->code.scale);
+    break;
   case KEY_CODE_OFFSET: if (link_coded(p) && p->code.decoder == CODE_DEC_OMS) snprintf(buf, n, "%.17g", p->code.offset); break;
   case KEY_CODE_MAX_ITERATIONS: if (link_coded(p)) snprintf(buf, n, "%d", p->code.max_iterations); break;
   case KEY_CODE_EARLY_TERMINATION: if (link_coded(p)) snprintf(buf, n, "%d", p->code.early_termination); break;
@@ -171,6 +175,9 @@ uint64_t config_point_key(const sim_config *c, const sim_point *pt) {
     /* the receiver keys came later: left out where they do nothing, so that
      * the points of earlier runs keep their keys (and journals) */
     if ((k == KEY_LLR && pt->p.llr == LLR_OFF) || ((k == KEY_KBEST_K || k == KEY_LLR_CLIP) && !v[0])) continue;
+    /* receiver.gmi came later still: sup, what every earlier point summed,
+     * keeps their keys; s1 and none sum less, so they are other points */
+    if (k == KEY_GMI && (pt->p.llr == LLR_OFF || pt->p.gmi == GMI_SUP)) continue;
     /* the physical units came later too: what they shape shows in the
      * samples they turn into (delay_spread, the Doppler shift with the
      * spacing), so they count only where they act beyond that */

@@ -87,6 +87,7 @@ static void fill(const point_view *v, const char *label, sim_point *pt) {
   p->csi_error_var = number_of(v, KEY_CSI_ERROR_VAR);
   if (link_is_cdl(p)) fill_cdl(v, p);
   p->llr = (llr_kind)choice_of(v, KEY_LLR);
+  p->gmi = (gmi_kind)choice_of(v, KEY_GMI);
   p->kbest_k = (int)int_of(v, KEY_KBEST_K);
   p->llr_clip = number_of(v, KEY_LLR_CLIP);
   p->domain = (ofdm_domain)choice_of(v, KEY_DOMAIN);
@@ -409,6 +410,7 @@ static const struct {
     [LP_DMRS] = {0, {KEY_DMRS_TYPE, KEY_DMRS_LENGTH, KEY_DMRS_ADD_POS, KEY_DMRS_L0, KEY_DMRS_NODATA, KEY_PILOT_TYPE,
                      -1}},
     [LP_TIME_INTERP] = {1, {KEY_TIME_INTERPOLATION, KEY_INTERPOLATION, -1}},
+    [LP_GMI] = {1, {KEY_GMI, KEY_LLR, -1}},
 };
 
 int point_check(const point_view *v, sim_point *pt, const char *file, char *err, size_t errlen) {

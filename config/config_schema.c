@@ -152,6 +152,11 @@ const config_key config_keys[KEY_COUNT] = {
   [KEY_LLR_CLIP] = {.path = "receiver.llr_clip", .type = KT_NUMBER, .default_text = "20.0", .lo = 0,
                     .lo_open = 1, .hi = 64, .follows = KEY_EQUALIZER, .only_with = "kbest",
                     .help = "|LLR| K-best gives a bit whose other value no survivor holds"},
+  [KEY_GMI] = {.path = "receiver.gmi", .type = KT_CHOICE, .default_text = "\"sup\"", .choices = &gmi_kind_names,
+               .follows = KEY_LLR, .only_with = "maxlog|exact",
+               .help = "the GMI sums of a point with LLRs: sup (the loss at 23 LLR scalings s, the GMI "
+                       "maximised over s), s1 (at s = 1 only: one logarithm a bit, the GMI of the LLRs as "
+                       "they are, no gmi_s), none (no GMI: LLRs, BER and the coded link only)"},
   [KEY_SUBCARRIER_SPACING] = NUM_KEY("ofdm.subcarrier_spacing", "30000.0", 0, 1, 1e9, 0,
                                      "subcarrier spacing in Hz: the sample rate is subcarriers x spacing "
                                      "(turns delay_spread_ns and Doppler into samples)"),
@@ -288,11 +293,13 @@ const config_key config_keys[KEY_COUNT] = {
                              "BLER, mean transmissions and throughput after HARQ (1: no retransmission)"},
   [KEY_CODE_DECODER] = {.path = "code.decoder", .type = KT_CHOICE, .default_text = "\"nms\"",
                         .choices = &code_decoder_names, .follows = KEY_CODE_TYPE, .only_with = "ldpc",
-                        .help = "layered normalised min-sum, layered offset min-sum, or flooding belief "
-                                "propagation (sum-product, the reference)"},
+                        .help = "layered normalised min-sum, layered offset min-sum, flooding belief "
+                                "propagation (sum-product, the reference), or layered normalised min-sum in "
+                                "int16 fixed point (LLRs quantised to 1/16, |LLR| clamped at 64, scale rounded to k/32768; the "
+                                "fastest, same bits on CPU and GPU)"},
   [KEY_CODE_SCALE] = {.path = "code.scale", .type = KT_NUMBER, .default_text = "0.75", .lo = 0, .lo_open = 1,
                       .hi = 1, .follows = KEY_CODE_TYPE, .only_with = "ldpc",
-                      .help = "normalised min-sum's scale of the check messages"},
+                      .help = "normalised min-sum's scale of the check messages (nms and nms16)"},
   [KEY_CODE_OFFSET] = {.path = "code.offset", .type = KT_NUMBER, .default_text = "0.5", .lo = 0, .hi = 10,
                        .follows = KEY_CODE_TYPE, .only_with = "ldpc",
                        .help = "offset min-sum's offset of the check message magnitudes"},
@@ -582,7 +589,7 @@ void config_key_only_with_text(const config_key *key, char *out, size_t n) {
 
 int config_key_follows_receiver(config_key_id k) {
   const config_key *key = &config_keys[k];
-  return key->only_with && (key->follows == KEY_EQUALIZER || key->follows == KEY_ESTIMATION);
+  return key->only_with && (key->follows == KEY_EQUALIZER || key->follows == KEY_ESTIMATION || key->follows == KEY_LLR);
 }
 
 int config_key_choice(config_key_id k, const config_setting_t *s) { return choice_value(&config_keys[k], s); }

@@ -106,7 +106,7 @@ static const char *const plain_names[LP_COUNT] = {
     [LP_PILOT_EVERY] = "pilot symbol spacing", [LP_ESTIMATION] = "channel estimation",
     [LP_CODE] = "channel code", [LP_DROP] = "frames per drop",
     [LP_ARRAY_TX] = "transmit array", [LP_ARRAY_RX] = "receive array", [LP_DMRS] = "DMRS",
-    [LP_TIME_INTERP] = "time interpolation"};
+    [LP_TIME_INTERP] = "time interpolation", [LP_GMI] = "GMI sums"};
 
 typedef struct verdict {
   const char *const *names;
@@ -264,6 +264,7 @@ static int receiver_ok(const verdict *v, const link_params *p) {
                 LINK_MAX_ML_CANDIDATES, modulation_name_of_bps(p->bps), p->tx, p->bps * p->tx);
   if (p->llr < LLR_OFF || p->llr > LLR_EXACT)
     return fail(v, LP_LLR, "expected off, maxlog or exact, got %d", (int)p->llr);
+  if (p->gmi < GMI_SUP || p->gmi > GMI_NONE) return fail(v, LP_GMI, "expected sup, s1 or none, got %d", (int)p->gmi);
   if (link_detector_is_tree(p->equalizer) && p->llr == LLR_EXACT)
     return fail(v, LP_LLR,
                 "expected \"off\" or \"maxlog\" with %s = \"%s\" (its LLRs are max-log over its candidates), got "
@@ -391,8 +392,8 @@ static int code_ok(const verdict *v, const link_params *p) {
   if (c->harq > 1 && c->rv != 0)
     return fail(v, LP_CODE, "HARQ's transmissions take rv 0, 2, 3, 1: expected rv 0 with %d transmissions, got %d",
                 c->harq, c->rv);
-  if (c->decoder < CODE_DEC_NMS || c->decoder > CODE_DEC_BP)
-    return fail(v, LP_CODE, "expected the decoder nms, oms or bp, got %d", (int)c->decoder);
+  if (c->decoder < CODE_DEC_NMS || c->decoder > CODE_DEC_NMS16)
+    return fail(v, LP_CODE, "expected the decoder nms, oms, bp or nms16, got %d", (int)c->decoder);
   if (!(c->rate > 0.0 && c->rate < 1.0)) return fail(v, LP_CODE, "expected a code rate in (0, 1), got %g", c->rate);
   if (c->max_iterations < 1) return fail(v, LP_CODE, "expected at least 1 iteration, got %d", c->max_iterations);
   if (!(c->scale > 0.0) || !(c->offset >= 0.0))
