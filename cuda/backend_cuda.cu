@@ -645,7 +645,7 @@ gpu_link make_link(const link_params *p, const chan_spatial *sp, const tdl_grid 
       /* the tiled Doppler convolution stages this many samples before its outputs */
       g.fade_reach = -1;
       if (g.fading)
-        for (int l = 0; l < grid->L; l++)
+        for (int l = 0; l < g.L; l++)
           if (grid->tap_count[l] > 0 && grid->tap_first[l] + grid->tap_count[l] - 1 > g.fade_reach)
             g.fade_reach = grid->tap_first[l] + grid->tap_count[l] - 1;
     }
