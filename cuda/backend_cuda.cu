@@ -642,6 +642,12 @@ gpu_link make_link(const link_params *p, const chan_spatial *sp, const tdl_grid 
       g.td_taps = g.fading ? 0 : grid->td_taps;
       g.td_max_delay = g.td_taps > 0 ? grid->td_delay[g.td_taps - 1] : 0;
       g.td_shift = grid->td_shift % p->subcarriers;
+      /* the tiled Doppler convolution stages this many samples before its outputs */
+      g.fade_reach = -1;
+      if (g.fading)
+        for (int l = 0; l < g.L; l++)
+          if (grid->tap_count[l] > 0 && grid->tap_first[l] + grid->tap_count[l] - 1 > g.fade_reach)
+            g.fade_reach = grid->tap_first[l] + grid->tap_count[l] - 1;
     }
   }
   return g;

@@ -90,6 +90,7 @@ struct gpu_link {
   uint64_t hk_span;         /* Hk row length: K, or R_f with Doppler */
   int td_taps, td_shift;    /* time domain: discrete taps, FFT window rotation */
   int td_max_delay;         /* the last discrete tap's delay in samples */
+  int fade_reach;           /* time domain with Doppler: the farthest interpolator term in samples (-1: none) */
   int smem_optin;           /* the device's opt-in shared memory a block, bytes */
   int sm_count;             /* the device's multiprocessors */
   /* fused mode with LS estimation: the batch's estimates on the pilot

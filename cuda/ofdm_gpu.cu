@@ -301,6 +301,116 @@ size_t conv_shared_bytes(const gpu_link &g, int nr) {
   return conv_shared_layout(g, nr, tile).total;
 }
 
+/* Doppler, tiled (the common case): the sample-by-sample fading convolution
+ * of modem_channel_kernel with one block a (frame, symbol, kFadeBlock window
+ * positions) and one thread a window position, every receive antenna in the
+ * thread. The block stages once, with the CP's index map and the unitary
+ * scale applied (zeros before the frame), the transmitted samples all its
+ * outputs read: xs[t][q] = s_t(nbase + w0 - reach + q), reach the farthest
+ * interpolator term (g.fade_reach). Per sample and tap each stream goes
+ * through the tap's interpolator once (the untiled kernel does it once per
+ * receive pair, each term a global read behind a 64-bit division), then the
+ * rows take h_rt(tau) u_t. N (a power of two, at least rx and tx) sizes the
+ * register arrays. Same operations in the same order as
+ * fading_sample (a staged zero adds an exact zero where that one skips the
+ * term), the same noise words: the same values. */
+constexpr int kFadeBlock = 128;
+
+size_t fade_shared_bytes(const gpu_link &g) {
+  return sizeof(cf32) * (size_t)g.tx * (size_t)(kFadeBlock + g.fade_reach);
+}
+
+template <int N>
+__global__ void __launch_bounds__(kFadeBlock)
+    modem_fade_tiled_kernel(gpu_link g, const gpu_consts *__restrict__ c, const cf32 *__restrict__ xt,
+                            const cf32 *__restrict__ poly, cf32 *__restrict__ yt) {
+  extern __shared__ __align__(16) unsigned char fade_smem_bytes[];
+  cf32 *xs = reinterpret_cast<cf32 *>(fade_smem_bytes);
+  const int D = g.fade_reach, width = kFadeBlock + D;
+  /* block -> (frame, symbol, tile); 32-bit: R_f <= 2^24 */
+  const uint32_t tiles = ((uint32_t)g.K + kFadeBlock - 1) / kFadeBlock;
+  const uint32_t fs = blockIdx.x / tiles, tile = blockIdx.x - fs * tiles;
+  const uint32_t f = fs / (uint32_t)g.S, sym = fs - f * (uint32_t)g.S;
+  const int w0 = (int)(tile * kFadeBlock);
+  const int64_t nbase = (int64_t)sym * ((int64_t)g.K + g.cp) + g.cp;
+  const cf32 *xt_frame = xt + (uint64_t)f * g.tx * g.rf;
+  for (int q = threadIdx.x; q < g.tx * width; q += blockDim.x) {
+    const int tt = q / width, j = q - tt * width;
+    const int64_t n = nbase + w0 - D + j;
+    xs[q] = n < 0 || n >= (int64_t)g.nf ? cf_make(0.0f, 0.0f) : sent_sample(g, xt_frame, tt, (uint64_t)n);
+  }
+  __syncthreads();
+  const int w = w0 + (int)threadIdx.x;
+  if (w >= g.K) return;
+  const uint64_t n = (uint64_t)(nbase + w);
+  const uint64_t seg = n / (uint64_t)g.poly_len;
+  const float tau = tap_poly_tau(n, g.poly_len);
+  const cf32 *ps = poly + (f * g.poly_segs + seg) * (uint64_t)g.L * g.links * TAP_POLY_COEFS;
+  cf32 z[N];
+  OFDM_UNROLL
+  for (int r = 0; r < N; r++) z[r] = cf_make(0.0f, 0.0f);
+  for (int l = 0; l < g.L; l++) {
+    const cf32 *pl = ps + (uint64_t)l * g.links * TAP_POLY_COEFS;
+    /* every stream through tap l's interpolator together (one coefficient
+     * read serves them all; each u_t still sums its terms in order):
+     * s_t(n - first - i) = xs[t][D + threadIdx.x - first - i] */
+    const int count = c->tap_count[l], at = D + (int)threadIdx.x - c->tap_first[l];
+    cf32 u[N];
+    OFDM_UNROLL
+    for (int t = 0; t < N; t++) u[t] = cf_make(0.0f, 0.0f);
+    for (int i = 0; i < count; i++) {
+      const float ci = c->tap_coef[l][i];
+      OFDM_UNROLL
+      for (int t = 0; t < N; t++)
+        if (t < g.tx) u[t] = cf_fma_real(u[t], ci, xs[t * width + at - i]);
+    }
+    OFDM_UNROLL
+    for (int t = 0; t < N; t++) {
+      if (t >= g.tx) break;
+      OFDM_UNROLL
+      for (int r = 0; r < N; r++) {
+        if (r >= g.rx) break;
+        const cf32 *pe = pl + (uint64_t)(r * g.tx + t) * TAP_POLY_COEFS;
+        cf32 cc[TAP_POLY_COEFS];
+        OFDM_UNROLL
+        for (int k = 0; k < TAP_POLY_COEFS; k++) cc[k] = gpu_load(pe + k);
+        z[r] = cf_fma_exact(z[r], tap_poly_eval(cc, tau), u[t]);
+      }
+    }
+  }
+  int k = w - g.td_shift; /* the RE whose FFT input this window sample is */
+  if (k < 0) k += g.K;
+  const uint64_t m = (uint64_t)sym * g.K + (uint64_t)k;
+  OFDM_UNROLL
+  for (int p = 0; p < N / 2 + (N & 1); p++) {
+    if (2 * p >= g.rx) break;
+    rng_words wn = {{0u, 0u, 0u, 0u}};
+    if (g.noise_std > 0.0f) wn = re_draw(g.re, RNG_TDNOISE, g.first_frame + f, (uint64_t)p * g.nf + n);
+    OFDM_UNROLL
+    for (int b = 0; b < 2; b++) {
+      const int r = 2 * p + b;
+      if (r >= N || r >= g.rx) break;
+      cf32 v = z[r];
+      if (g.noise_std > 0.0f) v = cf_add(v, cf_scale(rng_cnormal_of(wn, b), g.noise_std));
+      gpu_store(yt + ((uint64_t)f * g.rx + r) * g.rf + m, cf_scale(v, g.td_scale));
+    }
+  }
+}
+
+template <int N>
+int launch_fade_tiled(const gpu_link &g, const gpu_consts *c, const cf32 *xt, const gpu_tdl &t, cf32 *yt,
+                      cudaStream_t s) {
+  const size_t bytes = fade_shared_bytes(g);
+  if (bytes > 48 * 1024) /* beyond the default: opt in (per kernel and device) */
+    CUDA_TRY(cudaFuncSetAttribute(modem_fade_tiled_kernel<N>,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+  const uint64_t tiles = ((uint64_t)g.K + kFadeBlock - 1) / kFadeBlock;
+  const uint64_t blocks = g.frames * (uint64_t)g.S * tiles;
+  modem_fade_tiled_kernel<N><<<(unsigned)blocks, kFadeBlock, bytes, s>>>(g, c, xt, t.poly, yt);
+  CUDA_TRY_LAUNCH("modem_fade_tiled_kernel");
+  return 0;
+}
+
 /* One thread a (frame, receive pair, kept window sample w): the noise that
  * modem_channel_kernel adds to its convolution at that sample, with the same
  * words and the same scaling, written where that kernel writes (the RE the
@@ -379,6 +489,18 @@ int gpu_launch_modem_channel(const gpu_link &g, const gpu_consts *c, const cf32 
     const uint64_t n = g.frames * g.poly_segs * (uint64_t)g.L;
     modem_poly_kernel<<<gpu_blocks(n, kBlock), kBlock, 0, s>>>(g, c, t.sos, t.poly);
     CUDA_TRY_LAUNCH("modem_poly_kernel");
+    /* then the samples, tiled where the staged stream fits in shared memory */
+    if (g.model == CH_TDL && g.fade_reach >= 0 && fade_shared_bytes(g) <= (size_t)g.smem_optin) {
+      const int most = g.rx > g.tx ? g.rx : g.tx; /* the kernel's register arrays: N >= rx, tx */
+      const int nr = most <= 1 ? 1 : most <= 2 ? 2 : most <= 4 ? 4 : most <= 8 ? 8 : 16;
+      switch (nr) {
+        case 1: return launch_fade_tiled<1>(g, c, xt, t, yt, s);
+        case 2: return launch_fade_tiled<2>(g, c, xt, t, yt, s);
+        case 4: return launch_fade_tiled<4>(g, c, xt, t, yt, s);
+        case 8: return launch_fade_tiled<8>(g, c, xt, t, yt, s);
+        default: return launch_fade_tiled<16>(g, c, xt, t, yt, s);
+      }
+    }
   }
   const uint64_t work = g.frames * (uint64_t)((g.rx + 1) / 2) * g.rf;
   modem_channel_kernel<<<gpu_blocks(work, kBlock), kBlock, 0, s>>>(g, c, xt, t, yt);

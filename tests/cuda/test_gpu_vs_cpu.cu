@@ -543,6 +543,9 @@ int main(void) {
       chan(1, 2, 2, EQ_ZF, DOMAIN_TIME, PDP_TDL_D, 1.3, NAN, 0, 0.2, 0),
       chan(3, 4, 2, EQ_MMSE, DOMAIN_FREQUENCY, PDP_TDL_A, 1.5, 0, 0, 0.05, 0.5),
       chan(4, 4, 4, EQ_MMSE, DOMAIN_TIME, PDP_TDL_E, 1.1, NAN, 0, 0.02, 0.4),
+      /* an odd receive count: the tiled Doppler convolution's last receive
+       * pair has one row (its noise word's second half unused) */
+      chan(2, 3, 2, EQ_MMSE, DOMAIN_TIME, PDP_TDL_A, 1.5, 0, 0, 0.05, 0),
   };
   const size_t n_models = sizeof models / sizeof models[0];
   const size_t small_models[] = {1, 2, 7, 9}; /* time-domain sinc taps, LOS, both Dopplers */
