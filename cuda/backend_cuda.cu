@@ -435,7 +435,8 @@ int launch_batch(backend *b, uint64_t first_frame, uint64_t frames, const batch_
   const size_t list_len = s->staged ? 0 : sizeof(uint32_t); /* the repair list's length */
   CUDA_TRY(cudaMemsetAsync(s->errors, 0, counters + fb_bytes + list_len, s->stream));
   const int coded = s->coded.on; /* staged, with soft outputs (backend_cuda_create) */
-  const int detect = coded || g.llr != LLR_OFF || !link_detector_is_linear((eq_kind)g.equalizer);
+  /* (hard mmse-sic: the fused kernel, or the staged detect kernel) */
+  const int detect = coded || g.llr != LLR_OFF || (s->staged && !link_detector_is_linear((eq_kind)g.equalizer));
   const int capture = want->llr || want->bits;
   const int keep_llr = capture || coded; /* the coded link decodes them on the device */
   /* The LLRs, the bits and fetch's buffers go by cudaMemcpyDefault: host
@@ -956,10 +957,11 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
     cuda_destroy(b);
     return NULL;
   }
-  /* the joint detectors run over the staged stacks (detect_gpu.cu); pilots
-   * and LS estimation run fused (the estimate on the pilot symbols in a
-   * first pass, gpu_launch_fused_estimate) */
-  s->staged = o.staged != 0 || !link_detector_is_linear(p->equalizer);
+  /* kbest, ml and soft mmse-sic run over the staged stacks (detect_gpu.cu);
+   * hard mmse-sic is one more receiver of the fused kernel (fused_gpu.cu);
+   * pilots and LS estimation run fused (the estimate on the pilot symbols in
+   * a first pass, gpu_launch_fused_estimate) */
+  s->staged = o.staged != 0 || !link_fused_receiver(p);
   s->sync = o.sync;
   /* the coded link writes its labels between the staged draw and channel
    * stages, which the fused kernel does not separate */
