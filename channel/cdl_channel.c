@@ -138,6 +138,7 @@ int cdl_geom_make(const link_params *p, cdl_geom *g, char *err, size_t errlen) {
   g->los = t->los;
   g->xpr_amp = sqrt(pow(10.0, -t->xpr_db / 10.0));
   g->nu = link_doppler_per_sample(p);
+  g->fade = tdl_fade_of(p);
   const double tz = p->cdl.travel_zenith_deg * CDL_DEG, ta = p->cdl.travel_azimuth_deg * CDL_DEG;
   g->v[0] = sin(tz) * cos(ta);
   g->v[1] = sin(tz) * sin(ta);

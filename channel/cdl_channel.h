@@ -29,7 +29,12 @@
  * The per-frame draws (cdl_ray_terms) give each (cluster, ray) its Doppler
  * frequency and each link its complex amplitude; a tap at time t, or its
  * average over a symbol's FFT window, is cdl_tap (the rotors and Dirichlet
- * factors of channel/tdl_fading.h). Frames are independent realisations. */
+ * factors of channel/tdl_fading.h). Frames are independent realisations,
+ * or with drops (channel/tdl_fading.h) a drop's frames share its draws and
+ * each ray's amplitude carries the phase exp(j 2 pi nu_{n,m} t0) it has
+ * turned through by the frame's start t0 in the drop, so a ray runs on
+ * across the drop's frames (the LOS ray too, phase fixed at the drop's
+ * start). */
 #ifndef OFDMSIM_CDL_CHANNEL_H
 #define OFDMSIM_CDL_CHANNEL_H
 
@@ -65,6 +70,7 @@ typedef struct cdl_geom {
   int los;               /* 1: cluster 0 is the single LOS ray */
   double xpr_amp;        /* sqrt(1 / kappa) */
   double nu;             /* maximum Doppler shift, cycles per sample */
+  tdl_fade fade;         /* its drops (tdl_drop_frame, tdl_drop_time) */
   double v[3];           /* unit vector of the direction of travel */
   double amp[CDL_MAX_CLUSTERS];                  /* sqrt(P_n / M_n) */
   double aod[CDL_MAX_CLUSTERS], aoa[CDL_MAX_CLUSTERS]; /* cluster centres, degrees */
@@ -145,10 +151,13 @@ OFDM_HD int cdl_coupling(re_ctx c, uint64_t frame, int n, int which, int m) {
 }
 
 /* Ray m of cluster n in `frame`: its Doppler frequency (*freq) and its
- * amplitude on every link e = u*tx + s, amp[e * stride]. A ray the cluster
+ * amplitude on every link e = u*tx + s, amp[e * stride], drawn for the
+ * frame's drop and turned to the frame's start in it. A ray the cluster
  * does not have (m > 0 of the LOS path) is zero. */
-OFDM_HD void cdl_ray_terms(const cdl_geom *g, re_ctx c, uint64_t frame, int n, int m, float *freq, cf32 *amp,
+OFDM_HD void cdl_ray_terms(const cdl_geom *g, re_ctx c, uint64_t at_frame, int n, int m, float *freq, cf32 *amp,
                            size_t stride) {
+  const uint64_t frame = tdl_drop_frame(g->fade, at_frame);
+  const double t0 = tdl_drop_time(g->fade, at_frame);
   const int nt = g->tx.n, nr = g->rx.n;
   const int los = g->los && n == 0;
   if (los && m > 0) {
@@ -194,6 +203,11 @@ OFDM_HD void cdl_ray_terms(const cdl_geom *g, re_ctx c, uint64_t frame, int n, i
       const double wi = (double)sr[u].re * stx[s].im + (double)sr[u].im * stx[s].re;
       amp[(size_t)(u * nt + s) * stride] = cf_make((float)(pr * wr - pi * wi), (float)(pr * wi + pi * wr));
     }
+  }
+  if (t0 != 0.0) {
+    const cf32 turn = tdl_rotor(*freq, 0.0f, t0);
+    for (int e = 0; e < nt * nr; e++)
+      amp[(size_t)e * stride] = cf_fma_exact(cf_make(0.0f, 0.0f), amp[(size_t)e * stride], turn);
   }
 }
 

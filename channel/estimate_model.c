@@ -2,7 +2,7 @@
  * estimator's filters and error model share (estimate.c: the frequency
  * filters and time interpolation; estimate_2d.c: the 2-D Wiener filter), in
  * double; private to channel/. Correlations come per part: the Rayleigh taps
- * (n) and the LOS path on tap 0 (l), which fade differently in time
+ * (n) and the LOS path on tap 0 or the taps with a K of their own (l), which fade differently in time
  * (channel/fading_corr.h). */
 #include "channel/estimate_model.h"
 
@@ -37,6 +37,22 @@ void estm_corr_parts(const link_params *p, const tdl_grid *g, int a, int b, cd *
     total += pw;
     re += pw * ((double)ra.re * rb.re + (double)ra.im * rb.im);
     im += pw * ((double)ra.im * rb.re - (double)ra.re * rb.im);
+  }
+  if (tdl_pdp_has_tap_los(&p->pdp)) {
+    /* a custom profile's per-tap K: the taps' LOS paths turn together
+     * (one phase), so their part is H_los(a) conj(H_los(b)) with H_los(k)
+     * = sum_l tdl_pdp_los_amp(l) resp_l(k) */
+    cd ha = 0.0, hb = 0.0;
+    for (int t = 0; t < g->L; t++) {
+      const double amp = tdl_pdp_los_amp(&p->pdp, t);
+      const cf32 ra = g->resp[(size_t)t * K + a], rb = g->resp[(size_t)t * K + b];
+      ha += amp * (ra.re + ra.im * I);
+      hb += amp * (rb.re + rb.im * I);
+      total += (double)p->pdp.tap_los[t];
+    }
+    *n = (re + im * I) / total;
+    *l = ha * conj(hb) / total;
+    return;
   }
   const cf32 ra = g->resp[a], rb = g->resp[b];
   const double lp = p->pdp.los_power;
@@ -97,7 +113,9 @@ double estm_pilot_noise(const link_params *p) {
   if (p->domain != DOMAIN_TIME || nu <= 0.0) return p->n0;
   double lr, li;
   fading_corr_los(nu, p->subcarriers, 0.0, &lr, &li);
-  const double los = p->pdp.los_power, kept = (1.0 - los) * fading_corr_nlos(nu, p->subcarriers, 0.0) + los * lr;
+  double los = p->pdp.los_power;
+  for (int t = 0; t < p->pdp.taps; t++) los += p->pdp.tap_los[t]; /* a custom profile's per-tap K */
+  const double kept = (1.0 - los) * fading_corr_nlos(nu, p->subcarriers, 0.0) + los * lr;
   return p->n0 + p->tx * (1.0 - kept);
 }
 

@@ -11,7 +11,7 @@
 size_t tdl_fade_terms(const link_params *p) {
   const int links = p->rx * p->tx, L = p->pdp.taps;
   if (link_is_cdl(p)) return (cdl_terms_floats(L, links) * sizeof(float) + sizeof(sos_term) - 1) / sizeof(sos_term);
-  return (size_t)links * (size_t)L * TDL_SOS_TERMS;
+  return tdl_frame_terms(tdl_fade_of(p));
 }
 
 /* The point's cdl geometry; a point that passed link_params_check has one. */
@@ -42,11 +42,11 @@ void tdl_draw_taps(const link_params *p, const chan_spatial *s, uint64_t frame, 
     return;
   }
   const int L = p->pdp.taps, links = p->rx * p->tx, total = links * L;
-  const uint64_t key = rng_key(p->seed, p->stream_key);
+  const uint64_t key = rng_key(p->seed, p->stream_key), d = tdl_drop_frame(tdl_fade_of(p), frame);
   float amp[TDL_MAX_TAPS];
   for (int l = 0; l < L; l++) amp[l] = sqrtf(p->pdp.power[l]);
   for (int q = 0; q < total; q += 2) {
-    const rng_words w = rng_draw(key, RNG_TAPS, frame, (uint64_t)(q / 2));
+    const rng_words w = rng_draw(key, RNG_TAPS, d, (uint64_t)(q / 2));
     taps[q] = cf_scale(rng_cnormal_of(w, 0), amp[q % L]);
     if (q + 1 < total) taps[q + 1] = cf_scale(rng_cnormal_of(w, 1), amp[(q + 1) % L]);
   }
@@ -58,9 +58,11 @@ void tdl_draw_taps(const link_params *p, const chan_spatial *s, uint64_t frame, 
       for (int e = 0; e < links; e++) taps[e * L + l] = h[e];
     }
   }
-  const float los = sqrtf(p->pdp.los_power);
-  if (los > 0.0f)
-    for (int e = 0; e < links; e++) taps[e * L] = tdl_add_los(taps[e * L], los);
+  for (int l = 0; l < L; l++) {
+    const float los = tdl_pdp_los_amp(&p->pdp, l);
+    if (los > 0.0f)
+      for (int e = 0; e < links; e++) taps[e * L + l] = tdl_add_los(taps[e * L + l], los);
+  }
 }
 
 void tdl_draw_sos(const link_params *p, uint64_t frame, sos_term *sos) {
@@ -71,18 +73,10 @@ void tdl_draw_sos(const link_params *p, uint64_t frame, sos_term *sos) {
     return;
   }
   const re_ctx c = re_ctx_of(p, NULL);
-  const double nu = link_doppler_per_sample(p);
+  const tdl_fade fd = tdl_fade_of(p);
   const int total = p->rx * p->tx * p->pdp.taps;
-  for (int q = 0; q < total; q++) tdl_sos_terms(c, nu, frame, q, sos + (size_t)q * TDL_SOS_TERMS);
-}
-
-tdl_fade tdl_fade_of(const link_params *p) {
-  tdl_fade fd;
-  fd.nu = link_doppler_per_sample(p);
-  fd.los_amp = sqrtf(p->pdp.los_power);
-  fd.L = p->pdp.taps;
-  fd.links = p->rx * p->tx;
-  return fd;
+  for (int q = 0; q < total; q++) tdl_sos_terms(c, fd, frame, q, sos + (size_t)q * TDL_SOS_TERMS);
+  sos[tdl_frame_terms(fd) - 1] = tdl_los_term(fd, frame);
 }
 
 void tdl_symbol_taps(const link_params *p, const chan_spatial *s, const sos_term *sos, int sym, cf32 *taps) {

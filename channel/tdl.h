@@ -45,6 +45,15 @@ int tdl_pdp_make(pdp_kind kind, double delay_spread, double k_factor, delay_grid
 int tdl_pdp_custom(const double *delay, const double *power_db, int n, double k_factor, delay_grid grid,
                    double max_delay, tdl_pdp *out, char *err, size_t errlen);
 
+/* The custom profile with a Rician K per tap (channel.tap_k_db): k_db[i]
+ * (dB, in [-300, 300]) splits tap i's power 10^(power_db[i]/10) into a line
+ * of sight of K/(K+1) (tap_los) and a Rayleigh part of 1/(K+1) (power), the
+ * taps' total normalised to 1; no whole-channel K (los_power 0). Delays and
+ * powers as tdl_pdp_custom, taps merged where delays meet (their LOS and
+ * Rayleigh powers add). 0, or -1 with the reason in err. */
+int tdl_pdp_custom_k(const double *delay, const double *power_db, const double *k_db, int n, delay_grid grid,
+                     double max_delay, tdl_pdp *out, char *err, size_t errlen);
+
 /* Whether the profile's table has a LOS path of its own (tdl-d, tdl-e). */
 int tdl_pdp_has_los(pdp_kind kind);
 
@@ -52,15 +61,17 @@ int tdl_pdp_has_los(pdp_kind kind);
 double tdl_pdp_rms_delay(const tdl_pdp *pdp);
 
 /* Taps of `frame` for p->pdp: taps[(r*tx + t)*L + l] ~ CN(0, power[l]) from
- * RNG_TAPS (index q/2, q = (r*tx + t)*L + l; q even -> words 0,1, odd -> 2,3),
- * then spatial correlation across the antenna pairs of each tap, then the
- * LOS path on tap 0: + sqrt(los_power) on every link (a broadside plane
- * wave, as the rayleigh model's). */
+ * RNG_TAPS (index q/2, q = (r*tx + t)*L + l; q even -> words 0,1, odd -> 2,3)
+ * of the frame's drop (tdl_drop_frame: held over a drop), then spatial
+ * correlation across the antenna pairs of each tap, then the LOS path on
+ * the taps with one: + tdl_pdp_los_amp on every link (a broadside plane
+ * wave, as the rayleigh model's; phase 0 on every tap). */
 void tdl_draw_taps(const link_params *p, const chan_spatial *s, uint64_t frame, cf32 *taps);
 
 /* Doppler (link_doppler_per_sample(p) > 0, channel/tdl_fading.h): the
  * sinusoids of every tap of `frame`, sos[q*TDL_SOS_TERMS + m] for
- * q = (r*tx + t)*L + l, from RNG_DOPPLER. A cdl point's buffer holds the
+ * q = (r*tx + t)*L + l, from RNG_DOPPLER of the frame's drop, their phases
+ * at the frame's start in the drop, then the LOS term (tdl_los_term). A cdl point's buffer holds the
  * frame's ray terms instead (cdl_draw_terms, channel/cdl_channel.h; the
  * same for tdl_draw_taps, whose taps are then the rays' sums at t = 0, and
  * tdl_symbol_taps). */
@@ -68,9 +79,6 @@ void tdl_draw_sos(const link_params *p, uint64_t frame, sos_term *sos);
 
 /* The size of one frame's buffer of tdl_draw_sos, in sos_terms. */
 size_t tdl_fade_terms(const link_params *p);
-
-/* The fading parameters of p. */
-tdl_fade tdl_fade_of(const link_params *p);
 
 /* The taps the receiver sees on symbol `sym` of a frame whose sinusoids are
  * sos: each tap averaged over the symbol's FFT window (the ICI-free part),

@@ -24,8 +24,19 @@
  * which is the ICI-free (diagonal) part of the time-varying channel: each
  * sinusoid's average is its value at the window's centre times the
  * Dirichlet factor sin(pi f K) / (K sin(pi f)). The frequency-domain model
- * has no ICI. Frames are independent realisations; all draws are counter
- * based (RNG_DOPPLER, core/draws.h). */
+ * has no ICI. All draws are counter based (RNG_DOPPLER, core/draws.h).
+ *
+ * Drops (channel.drop_frames = N > 1): frame f is frame j = f mod N of drop
+ * d = f / N (tdl_drop_frame; a HARQ retransmission's frames form drops of
+ * their own). Every draw of the frame (these sinusoids, tdl's static taps,
+ * cdl's rays) is keyed by d, and the process runs on across the drop: the
+ * frame's sinusoids carry the phase they reach at the frame's start,
+ * t0 = j S (K + cp) samples after the drop's (tdl_drop_time), so evaluating
+ * them at frame-local times gives h(t0 + t), and E[h(t) h*(t + tau)] =
+ * p_l J0(2 pi nu tau) holds across frame boundaries. Drops are independent;
+ * N = 1 gives every frame its own realisation, the draws of before. The LOS
+ * path's phase is 0 at the drop's start: a frame's buffer ends with one more
+ * term, the LOS sinusoid (freq nu cos(pi/4), its phase at t0). */
 #ifndef OFDMSIM_TDL_FADING_H
 #define OFDMSIM_TDL_FADING_H
 
@@ -44,18 +55,81 @@ typedef struct sos_term {
   float freq, phase;
 } sos_term;
 
-/* The M sinusoids of tap q = e*L + l of `frame`. */
-OFDM_HD void tdl_sos_terms(re_ctx c, double nu, uint64_t frame, int q, sos_term *out) {
+/* What fading needs of a point, by value. */
+typedef struct tdl_fade {
+  double nu;            /* f_d in cycles per sample */
+  double frame_samples; /* S (K + cp): a frame's length in samples */
+  uint32_t drop;        /* frames per drop, >= 1 */
+  float los_amp[TDL_MAX_TAPS]; /* tap l's line of sight (tdl_pdp_los_amp), 0: none */
+  int L, links;
+} tdl_fade;
+
+/* The fading parameters of p (host side: the backends pass the result by
+ * value). */
+static inline tdl_fade tdl_fade_of(const link_params *p) {
+  tdl_fade fd;
+  fd.nu = link_doppler_per_sample(p);
+  fd.frame_samples = (double)p->symbols * (double)(p->subcarriers + p->cp_length);
+  fd.drop = p->model == CH_TDL && p->drop_frames > 1 ? (uint32_t)p->drop_frames : 1u;
+  for (int l = 0; l < TDL_MAX_TAPS; l++) fd.los_amp[l] = l < p->pdp.taps ? tdl_pdp_los_amp(&p->pdp, l) : 0.0f;
+  fd.L = p->pdp.taps;
+  fd.links = p->rx * p->tx;
+  return fd;
+}
+
+/* The frame whose draws `frame` takes: its drop's index d = f / N, f the
+ * frame within its HARQ transmission (the bits from RNG_FRAME_BITS up, which
+ * name the transmission, are kept). N = 1: the frame itself. */
+OFDM_HD uint64_t tdl_drop_frame(tdl_fade fd, uint64_t frame) {
+  if (fd.drop <= 1u) return frame;
+  const uint64_t low = frame & (RNG_MAX_FRAMES - 1);
+  return (frame - low) | (low / fd.drop);
+}
+
+/* The time of `frame`'s start in samples from its drop's: j S (K + cp). */
+OFDM_HD double tdl_drop_time(tdl_fade fd, uint64_t frame) {
+  if (fd.drop <= 1u) return 0.0;
+  return (double)((frame & (RNG_MAX_FRAMES - 1)) % fd.drop) * fd.frame_samples;
+}
+
+/* A sinusoid's phase (turns, in [0, 1)) at t0 samples on: phase + freq t0,
+ * reduced in double. t0 = 0 keeps the phase as drawn. */
+OFDM_HD float tdl_phase_at(float freq, float phase, double t0) {
+  if (t0 == 0.0) return phase;
+  double turns = fma((double)freq, t0, (double)phase);
+  turns -= floor(turns);
+  const float r = (float)turns;
+  return r < 1.0f ? r : 0.0f;
+}
+
+/* The M sinusoids of tap q = e*L + l of `frame`: drawn for its drop, their
+ * phases advanced to the frame's start within it. */
+OFDM_HD void tdl_sos_terms(re_ctx c, tdl_fade fd, uint64_t frame, int q, sos_term *out) {
   float u[4 * TDL_SOS_DRAWS];
+  const uint64_t d = tdl_drop_frame(fd, frame);
+  const double t0 = tdl_drop_time(fd, frame);
   for (int j = 0; j < TDL_SOS_DRAWS; j++) {
-    const rng_words w = re_draw(c, RNG_DOPPLER, frame, (uint64_t)q * TDL_SOS_DRAWS + (uint64_t)j);
+    const rng_words w = re_draw(c, RNG_DOPPLER, d, (uint64_t)q * TDL_SOS_DRAWS + (uint64_t)j);
     for (int k = 0; k < 4; k++) u[4 * j + k] = rng_u01(w.w[k]);
   }
   for (int m = 0; m < TDL_SOS_TERMS; m++) {
     const double a = 6.283185307179586 * ((double)m + (double)u[0]) / TDL_SOS_TERMS;
-    out[m].freq = (float)(nu * cos(a));
-    out[m].phase = u[m + 1];
+    out[m].freq = (float)(fd.nu * cos(a));
+    out[m].phase = tdl_phase_at(out[m].freq, u[m + 1], t0);
   }
+}
+
+/* The sos_terms of one tdl frame's buffer: every tap's sinusoids, then the
+ * LOS term (tdl_los_term). */
+OFDM_HD size_t tdl_frame_terms(tdl_fade fd) { return (size_t)fd.links * (size_t)fd.L * TDL_SOS_TERMS + 1; }
+
+/* The LOS path's sinusoid for `frame`: nu cos(pi/4), phase 0 at the drop's
+ * start. */
+OFDM_HD sos_term tdl_los_term(tdl_fade fd, uint64_t frame) {
+  sos_term t;
+  t.freq = (float)(fd.nu * TDL_LOS_COS);
+  t.phase = tdl_phase_at(t.freq, 0.0f, tdl_drop_time(fd, frame));
+  return t;
 }
 
 /* exp(j 2 pi (f t + phase)), the phase reduced in double (fma: the same on
@@ -91,25 +165,20 @@ OFDM_HD cf32 tdl_sos_value(const sos_term *terms, float amp, double t, int windo
   return cf_make(re * scale, im * scale);
 }
 
-/* What fading needs of a point, by value. */
-typedef struct tdl_fade {
-  double nu;     /* f_d in cycles per sample */
-  float los_amp; /* sqrt(los_power) */
-  int L, links;
-} tdl_fade;
-
 /* Every antenna pair of tap l at time t (window as tdl_sos_value): the
  * sinusoids of the frame's terms[(e*L + l)*M ...], the spatial mixing, and
- * on tap 0 the turning LOS path. h: links elements. */
+ * on the taps with a line of sight (tap 0's LOS path, a custom profile's
+ * per-tap K) the turning LOS path (the buffer's last term, one phase for
+ * every tap). h: links elements. */
 OFDM_HD void tdl_fading_taps(tdl_fade fd, const chan_spatial *s, const sos_term *terms, int l, float amp, double t,
                              int window, cf32 *h) {
   for (int e = 0; e < fd.links; e++)
     h[e] = tdl_sos_value(terms + (size_t)(e * fd.L + l) * TDL_SOS_TERMS, amp, t, window);
   if (s->correlated) chan_spatial_mix(s, h, 0, amp);
-  if (l == 0 && fd.los_amp > 0.0f) {
-    const float f = (float)(fd.nu * TDL_LOS_COS);
-    cf32 los = cf_scale(tdl_rotor(f, 0.0f, t), fd.los_amp);
-    if (window) los = cf_scale(los, tdl_dirichlet(f, window));
+  if (fd.los_amp[l] > 0.0f) {
+    const sos_term lt = terms[tdl_frame_terms(fd) - 1];
+    cf32 los = cf_scale(tdl_rotor(lt.freq, lt.phase, t), fd.los_amp[l]);
+    if (window) los = cf_scale(los, tdl_dirichlet(lt.freq, window));
     for (int e = 0; e < fd.links; e++) h[e] = cf_add(h[e], los);
   }
 }
@@ -117,8 +186,8 @@ OFDM_HD void tdl_fading_taps(tdl_fade fd, const chan_spatial *s, const sos_term 
 /* tdl_fading_taps on the segment centred at tc as cubics in tau = t - tc
  * (channel/tap_poly.h): c[e * TAP_POLY_COEFS + k] for link e. Each
  * sinusoid's Taylor coefficients about tc, scaled as tdl_sos_value, the
- * spatial mixing applied to each power of tau (it is linear), and on tap 0
- * the LOS path's. */
+ * spatial mixing applied to each power of tau (it is linear), and on the
+ * taps with a line of sight the LOS path's. */
 OFDM_HD void tdl_poly_taps(tdl_fade fd, const chan_spatial *s, const sos_term *terms, int l, float amp, double tc,
                            cf32 *c) {
   const float scale = amp * 0.22360679774997898f; /* sqrt(1/20), as tdl_sos_value */
@@ -137,12 +206,12 @@ OFDM_HD void tdl_poly_taps(tdl_fade fd, const chan_spatial *s, const sos_term *t
       for (int e = 0; e < fd.links; e++) c[(size_t)e * TAP_POLY_COEFS + k] = h[e];
     }
   }
-  if (l == 0 && fd.los_amp > 0.0f) {
-    const float f = (float)(fd.nu * TDL_LOS_COS);
+  if (fd.los_amp[l] > 0.0f) {
+    const sos_term lt = terms[tdl_frame_terms(fd) - 1];
     cf32 los[TAP_POLY_COEFS];
     tap_poly_zero(los);
-    const cf32 z = tdl_rotor(f, 0.0f, tc);
-    tap_poly_add(los, cf_make(mul_rn(z.re, fd.los_amp), mul_rn(z.im, fd.los_amp)), f);
+    const cf32 z = tdl_rotor(lt.freq, lt.phase, tc);
+    tap_poly_add(los, cf_make(mul_rn(z.re, fd.los_amp[l]), mul_rn(z.im, fd.los_amp[l])), lt.freq);
     for (int e = 0; e < fd.links; e++)
       for (int k = 0; k < TAP_POLY_COEFS; k++)
         c[(size_t)e * TAP_POLY_COEFS + k] = cf_add(c[(size_t)e * TAP_POLY_COEFS + k], los[k]);

@@ -269,11 +269,42 @@ int tdl_pdp_custom(const double *delay, const double *power_db, int n, double k_
   return finish(&pdp, power, 0.0, k_factor, max_delay, what, out, err, errlen);
 }
 
+int tdl_pdp_custom_k(const double *delay, const double *power_db, const double *k_db, int n, delay_grid grid,
+                     double max_delay, tdl_pdp *out, char *err, size_t errlen) {
+  tdl_pdp pdp;
+  /* the delays and powers checked, merged and sorted as without K */
+  if (tdl_pdp_custom(delay, power_db, n, 0.0, grid, max_delay, &pdp, err, errlen)) return -1;
+  if (!k_db) {
+    snprintf(err, errlen, "tdl_pdp_custom_k: NULL argument");
+    return -1;
+  }
+  double nlos[TDL_MAX_TAPS] = {0}, los[TDL_MAX_TAPS] = {0}, total = 0.0;
+  for (int i = 0; i < n; i++) {
+    if (!(k_db[i] >= -300.0 && k_db[i] <= 300.0)) {
+      snprintf(err, errlen, "custom profile: tap %d has K %g dB, expected a number in [-300, 300] dB", i, k_db[i]);
+      return -1;
+    }
+    const double d = grid == DELAYS_SAMPLE ? (double)lround(delay[i]) : delay[i];
+    const double p = pow(10.0, power_db[i] / 10.0), k = pow(10.0, k_db[i] / 10.0);
+    int l = 0;
+    while (l < pdp.taps - 1 && pdp.delay[l] != d) l++;
+    nlos[l] += p / (k + 1.0);
+    los[l] += p * k / (k + 1.0);
+    total += p;
+  }
+  for (int l = 0; l < pdp.taps; l++) {
+    pdp.power[l] = (float)(nlos[l] / total);
+    pdp.tap_los[l] = (float)(los[l] / total);
+  }
+  pdp.los_power = 0.0f;
+  *out = pdp;
+  return 0;
+}
 
 double tdl_pdp_rms_delay(const tdl_pdp *pdp) {
   double total = pdp->los_power, mean = 0.0, second = 0.0; /* the LOS path sits at delay 0 */
   for (int l = 0; l < pdp->taps; l++) {
-    const double p = pdp->power[l], d = pdp->delay[l];
+    const double p = pdp->power[l] + (double)pdp->tap_los[l], d = pdp->delay[l];
     total += p;
     mean += p * d;
     second += p * d * d;

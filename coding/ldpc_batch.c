@@ -31,7 +31,7 @@ struct ldpc_batch_decoder {
   ldpc_batch_syndrome_fn syndrome;
   float *app;               /* Nb Z B */
   float *msg;               /* nnz Z B */
-  ldpc_decoder *single;     /* flooding BP: the blocks one by one */
+  ldpc_decoder *single;     /* flooding BP and nms16: the blocks one by one */
 };
 
 int ldpc_batch_have_avx2(void) {
@@ -79,7 +79,7 @@ ldpc_batch_decoder *ldpc_batch_create(int bg, int z, const ldpc_decoder_config *
     d->syndrome = ldpc_batch_syndrome_avx2;
   }
 #endif
-  if (cfg->algorithm != LDPC_FLOODING_BP) {
+  if (cfg->algorithm != LDPC_FLOODING_BP && cfg->algorithm != LDPC_LAYERED_NMS16) {
     const size_t bits = (size_t)code.g->cols * z * B, msgs = (size_t)code.g->nnz * z * B;
     /* C11's aligned_alloc takes a size that is a multiple of the alignment */
     d->app = aligned_alloc(64, (sizeof(float) * bits + 63) & ~(size_t)63);
@@ -125,7 +125,7 @@ int ldpc_batch_execute(ldpc_batch_decoder *d, int n, const float *const *llr, in
   const int z = code->z;
   if (n < 1 || n > B || k_prime < 1 || k_prime > ldpc_k(code)) return -1;
   /* one block gains nothing from the lanes: the one-block decoder, faster */
-  if (d->cfg.algorithm == LDPC_FLOODING_BP || n == 1) {
+  if (d->cfg.algorithm == LDPC_FLOODING_BP || d->cfg.algorithm == LDPC_LAYERED_NMS16 || n == 1) {
     for (int b = 0; b < n; b++) ldpc_decoder_execute(d->single, llr[b], k_prime, bits[b], &res[b]);
     return 0;
   }

@@ -17,9 +17,11 @@
  * Two kernels compute the rows and the syndrome: a plain C one (`gen`, any
  * host, the reference) and an AVX2 one, chosen at run time from what the
  * CPU has (ldpc_batch_kernel); the tests hold both to the one-block decoder.
- * Flooding BP is not batched: a batch decoder made for it runs the blocks
- * one after the other through ldpc_decoder_execute, as it runs a batch of
- * one block (the one-block decoder is the faster for a single block).
+ * Flooding BP and the fixed-point min-sum (LDPC_LAYERED_NMS16, whose
+ * one-block AVX2 kernel already has 16 lanes a vector) are not batched: a
+ * batch decoder made for them runs the blocks one after the other through
+ * ldpc_decoder_execute, as it runs a batch of one block (the one-block
+ * decoder is the faster for a single block).
  *
  * Speed (BENCHMARKS.md, `ldpc_speed sweep`): the batch spends about the
  * same time an 8-lane edge at every Z (an index computed per check and

@@ -3,6 +3,9 @@
  * run in coding/ldpc_rows_gen.c (plain C) or coding/ldpc_rows_avx2.c (chosen
  * at run time where the CPU has AVX2), on the layout coding/ldpc_rows.h
  * describes; flooding sum-product is here, on the same layout (heads only).
+ * The fixed-point min-sum (LDPC_LAYERED_NMS16) has the same driver on int16
+ * arrays of that layout: the input quantised once (ldpc16_quantise), its
+ * rows in coding/ldpc_rows16_gen.c or coding/ldpc_rows16_avx2.c.
  *
  * Flooding: all rows from the previous iteration's app, then
  * app = channel + sum of all messages. */
@@ -14,6 +17,7 @@
 
 #include "coding/ldpc_graph.h"
 #include "coding/ldpc_msg.h"
+#include "coding/ldpc_msg16.h"
 #include "coding/ldpc_rows.h"
 
 #define LANES LDPC_ROW_LANES
@@ -34,6 +38,12 @@ struct ldpc_decoder {
   float *chan;      /* Nb * Z: the input (flooding rebuilds app from it) */
   float *msg;       /* nnz * zp: row r from row_start[r]*zp, chunk-major */
   uint8_t *hard;    /* Nb * Z */
+  /* LDPC_LAYERED_NMS16 only (else NULL): app and msg in int16, app's
+   * columns zs16 apart (Z + LANES rounded up to 32: 64 bytes) */
+  ldpc_rows16_layer_fn layer16;
+  int zs16;
+  int16_t *app16;
+  int16_t *msg16;
 };
 
 int ldpc_have_avx2(void) {
@@ -50,8 +60,12 @@ int ldpc_decoder_set_kernel(ldpc_decoder *d, ldpc_kernel kernel) {
   if (kernel == LDPC_KERNEL_AUTO) kernel = ldpc_have_avx2() ? LDPC_KERNEL_AVX2 : LDPC_KERNEL_GEN;
   d->kernel = kernel;
   d->layer = ldpc_rows_layer_gen;
+  d->layer16 = ldpc_rows16_layer_gen;
 #if defined(LDPC_ROWS_HAVE_AVX2_KERNEL)
-  if (kernel == LDPC_KERNEL_AVX2) d->layer = ldpc_rows_layer_avx2;
+  if (kernel == LDPC_KERNEL_AVX2) {
+    d->layer = ldpc_rows_layer_avx2;
+    d->layer16 = ldpc_rows16_layer_avx2;
+  }
 #endif
   return 0;
 }
@@ -76,7 +90,7 @@ ldpc_decoder *ldpc_decoder_create(int bg, int z, const ldpc_decoder_config *cfg,
     snprintf(err, err_len, "ldpc decoder: no code for base graph %d and lifting size %d", bg, z);
     return NULL;
   }
-  if (cfg->max_iterations < 1 || (unsigned)cfg->algorithm > LDPC_FLOODING_BP || !(cfg->alpha > 0.0f) ||
+  if (cfg->max_iterations < 1 || (unsigned)cfg->algorithm > LDPC_LAYERED_NMS16 || !(cfg->alpha > 0.0f) ||
       !(cfg->beta >= 0.0f)) {
     snprintf(err, err_len, "ldpc decoder: bad configuration (max_iterations %d, alpha %g, beta %g)",
              cfg->max_iterations, (double)cfg->alpha, (double)cfg->beta);
@@ -96,8 +110,14 @@ ldpc_decoder *ldpc_decoder_create(int bg, int z, const ldpc_decoder_config *cfg,
     d->chan = malloc(sizeof(float) * bits);
     d->msg = alloc_lines(sizeof(float) * (size_t)code.g->nnz * zp);
     d->hard = malloc(bits);
+    if (cfg->algorithm == LDPC_LAYERED_NMS16) {
+      d->zs16 = (z + LANES + 31) / 32 * 32;
+      d->app16 = alloc_lines(sizeof(int16_t) * (size_t)code.g->cols * d->zs16);
+      d->msg16 = alloc_lines(sizeof(int16_t) * (size_t)code.g->nnz * zp);
+    }
   }
-  if (!d || !d->app || !d->app_out || !d->chan || !d->msg || !d->hard) {
+  if (!d || !d->app || !d->app_out || !d->chan || !d->msg || !d->hard ||
+      (cfg->algorithm == LDPC_LAYERED_NMS16 && (!d->app16 || !d->msg16))) {
     ldpc_decoder_destroy(d);
     snprintf(err, err_len, "ldpc decoder: out of memory");
     return NULL;
@@ -106,6 +126,10 @@ ldpc_decoder *ldpc_decoder_create(int bg, int z, const ldpc_decoder_config *cfg,
    * (app), which the AVX2 kernel reads into lanes no result sees */
   memset(d->msg, 0, sizeof(float) * (size_t)code.g->nnz * zp);
   memset(d->app, 0, sizeof(float) * (size_t)code.g->cols * zs);
+  if (d->app16) {
+    memset(d->msg16, 0, sizeof(int16_t) * (size_t)code.g->nnz * zp);
+    memset(d->app16, 0, sizeof(int16_t) * (size_t)code.g->cols * d->zs16);
+  }
   return d;
 }
 
@@ -116,13 +140,18 @@ void ldpc_decoder_destroy(ldpc_decoder *d) {
   free(d->chan);
   free(d->msg);
   free(d->hard);
+  free(d->app16);
+  free(d->msg16);
   free(d);
 }
 
 const float *ldpc_decoder_app(const ldpc_decoder *d) {
   const int z = d->code.z;
   for (int c = 0; c < d->code.g->cols; c++)
-    memcpy(d->app_out + (size_t)c * z, d->app + (size_t)c * d->zs, sizeof(float) * (size_t)z);
+    if (d->app16)
+      for (int i = 0; i < z; i++) d->app_out[(size_t)c * z + i] = ldpc16_value(d->app16[(size_t)c * d->zs16 + i]);
+    else
+      memcpy(d->app_out + (size_t)c * z, d->app + (size_t)c * d->zs, sizeof(float) * (size_t)z);
   return d->app_out;
 }
 /* Where the message of entry e (row r, k-th of the row's deg) to lane i
@@ -132,7 +161,8 @@ float ldpc_decoder_message(const ldpc_decoder *d, int entry, int lane) {
   int r = 0;
   while (g->row_start[r + 1] <= entry) r++;
   const int deg = g->row_start[r + 1] - g->row_start[r], k = entry - g->row_start[r];
-  return d->msg[(size_t)g->row_start[r] * d->zp + ((size_t)(lane / LANES) * deg + k) * LANES + lane % LANES];
+  const size_t at = (size_t)g->row_start[r] * d->zp + ((size_t)(lane / LANES) * deg + k) * LANES + lane % LANES;
+  return d->msg16 ? ldpc16_value(d->msg16[at]) : d->msg[at];
 }
 
 /* Where lanes i0 .. i0+LANES-1 of an entry with shift s find their bits:
@@ -194,6 +224,17 @@ static void app_load(ldpc_decoder *d, const float *llr) {
   }
 }
 
+/* The int16 app: each LLR quantised (coding/ldpc_msg16.h), each mirror its
+ * column's first LANES values. */
+static void app16_load(ldpc_decoder *d, const float *llr) {
+  const int z = d->code.z, head = z < LANES ? z : LANES;
+  for (int c = 0; c < d->code.g->cols; c++) {
+    int16_t *col = d->app16 + (size_t)c * d->zs16;
+    for (int i = 0; i < z; i++) col[i] = ldpc16_quantise(llr[(size_t)c * z + i]);
+    memcpy(col + z, col, sizeof(int16_t) * (size_t)head);
+  }
+}
+
 /* Flooding: app = channel + every message of the decoded rows. */
 static void flood_collect(ldpc_decoder *d) {
   const ldpc_code *code = &d->code;
@@ -221,9 +262,15 @@ static void flood_collect(ldpc_decoder *d) {
   }
 }
 
-/* h[i] = the hard decision on col[i], i < z. */
-static void hard_column(const float *restrict col, int z, uint8_t *restrict h) {
-  for (int i = 0; i < z; i++) h[i] = ldpc_hard_bit(col[i]);
+/* h[i] = the hard decision on column c's LLR i, i < n (float or int16). */
+static void hard_column(const ldpc_decoder *d, int c, int n, uint8_t *restrict h) {
+  if (d->app16) {
+    const int16_t *restrict col = d->app16 + (size_t)c * d->zs16;
+    for (int i = 0; i < n; i++) h[i] = ldpc16_hard_bit(col[i]);
+  } else {
+    const float *restrict col = d->app + (size_t)c * d->zs;
+    for (int i = 0; i < n; i++) h[i] = ldpc_hard_bit(col[i]);
+  }
 }
 
 /* 1 when the hard decisions of app meet every decoded check. The decisions
@@ -234,11 +281,10 @@ static int syndrome_zero(ldpc_decoder *d) {
   const ldpc_code *code = &d->code;
   const int z = code->z;
   uint8_t *restrict h = d->hard;
-  const float *restrict app = d->app;
   int done = 0; /* columns decided */
   for (int r = 0; r < d->rows_used; r++) {
     const int need = code->g->col[code->g->row_start[r + 1] - 1] + 1;
-    for (int c = done; c < need; c++) hard_column(app + (size_t)c * d->zs, z, h + (size_t)c * z);
+    for (int c = done; c < need; c++) hard_column(d, c, z, h + (size_t)c * z);
     done = need > done ? need : done;
     uint8_t par[LDPC_Z_MAX];
     memset(par, 0, (size_t)z);
@@ -271,7 +317,10 @@ int ldpc_decoder_execute(ldpc_decoder *d, const float *llr, int k_prime, uint8_t
   if (k_prime < 1 || k_prime > ldpc_k(code)) return -1;
   const size_t nbits = (size_t)code->g->cols * z;
   d->rows_used = rows_to_decode(d, llr);
-  app_load(d, llr);
+  if (d->app16)
+    app16_load(d, llr);
+  else
+    app_load(d, llr);
   /* Only flooding rebuilds the app from the input, and reads its messages
    * before it writes them (the layered kernels' first iteration reads
    * none). */
@@ -281,6 +330,7 @@ int ldpc_decoder_execute(ldpc_decoder *d, const float *llr, int k_prime, uint8_t
   }
   const ldpc_rows_state st = {code, d->app, d->msg, d->zs, d->zp, d->cfg.alpha, d->cfg.beta,
                               d->cfg.algorithm == LDPC_LAYERED_OMS};
+  const ldpc_rows16_state st16 = {code, d->app16, d->msg16, d->zs16, d->zp, ldpc16_scale_k(d->cfg.alpha)};
 
   int it = 0, ok = 0;
   while (it < d->cfg.max_iterations && !(ok && !d->cfg.full_iterations)) {
@@ -288,6 +338,9 @@ int ldpc_decoder_execute(ldpc_decoder *d, const float *llr, int k_prime, uint8_t
       case LDPC_LAYERED_NMS:
       case LDPC_LAYERED_OMS:
         for (int r = 0; r < d->rows_used; r++) d->layer(&st, r, it == 0);
+        break;
+      case LDPC_LAYERED_NMS16:
+        for (int r = 0; r < d->rows_used; r++) d->layer16(&st16, r, it == 0);
         break;
       case LDPC_FLOODING_BP:
         for (int r = 0; r < d->rows_used; r++) row_sum_product(d, r);
@@ -299,7 +352,7 @@ int ldpc_decoder_execute(ldpc_decoder *d, const float *llr, int k_prime, uint8_t
   }
   for (int c = 0; c * z < k_prime; c++) {
     const int n = k_prime - c * z < z ? k_prime - c * z : z;
-    hard_column(d->app + (size_t)c * d->zs, n, bits + (size_t)c * z);
+    hard_column(d, c, n, bits + (size_t)c * z);
   }
   res->iterations = it;
   res->syndrome_ok = ok;

@@ -25,6 +25,9 @@ typedef enum ldpc_algorithm {
   LDPC_LAYERED_NMS,   /* layered normalised min-sum, messages times alpha */
   LDPC_LAYERED_OMS,   /* layered offset min-sum, magnitudes minus beta */
   LDPC_FLOODING_BP,   /* flooding sum-product, float */
+  LDPC_LAYERED_NMS16, /* layered normalised min-sum in int16 fixed point
+                         (coding/ldpc_msg16.h: the LLRs quantised once at
+                         the input, alpha rounded to k/2^15) */
 } ldpc_algorithm;
 
 typedef struct ldpc_decoder_config {
@@ -69,7 +72,8 @@ ldpc_decoder *ldpc_decoder_create(int bg, int z, const ldpc_decoder_config *cfg,
 int ldpc_decoder_execute(ldpc_decoder *d, const float *llr, int k_prime, uint8_t *bits, ldpc_decode_result *res);
 
 /* After execute: the a posteriori LLRs of all Nb Z bits (bits of undecoded
- * rows keep their channel LLR), and the last message from base-graph entry
+ * rows keep their channel LLR; LDPC_LAYERED_NMS16: the int16 values times
+ * 2^-LDPC16_FRAC_BITS, exact in float), and the last message from base-graph entry
  * `entry`'s check in lane `lane` (check entry-row*Z + lane) to its bit. */
 const float *ldpc_decoder_app(const ldpc_decoder *d);
 float ldpc_decoder_message(const ldpc_decoder *d, int entry, int lane);

@@ -51,33 +51,64 @@ typedef struct ldpc_rows_state {
 
 /* buf[j] = col[(i0 + j + s) mod Z] for the n = min(LANES, Z - i0) lanes
  * below Z, 0 past them: at most two runs, up to the end of the column and on
- * from its start (the heads only: no mirror is read). */
-static inline void ldpc_rows_gather(const float *col, int s, int z, int i0, float *buf) {
-  int start = i0 + s;
-  if (start >= z) start -= z;
-  const int n = z - i0 < LDPC_ROW_LANES ? z - i0 : LDPC_ROW_LANES, n1 = z - start < n ? z - start : n;
-  memcpy(buf, col + start, sizeof(float) * n1);
-  memcpy(buf + n1, col, sizeof(float) * (n - n1));
-  memset(buf + n, 0, sizeof(float) * (LDPC_ROW_LANES - n));
-}
+ * from its start (the heads only: no mirror is read); and the inverse,
+ * ..._scatter, for the lanes below Z. One pair for each element type: float
+ * (ldpc_rows_gather) and int16 (ldpc_rows_gather16, the fixed-point
+ * decoder's, coding/ldpc_msg16.h). */
+#define LDPC_ROWS_GATHER_SCATTER(suffix, type)                                                                \
+  static inline void ldpc_rows_gather##suffix(const type *col, int s, int z, int i0, type *buf) {            \
+    int start = i0 + s;                                                                                       \
+    if (start >= z) start -= z;                                                                               \
+    const int n = z - i0 < LDPC_ROW_LANES ? z - i0 : LDPC_ROW_LANES, n1 = z - start < n ? z - start : n;     \
+    memcpy(buf, col + start, sizeof(type) * n1);                                                              \
+    memcpy(buf + n1, col, sizeof(type) * (n - n1));                                                           \
+    memset(buf + n, 0, sizeof(type) * (LDPC_ROW_LANES - n));                                                  \
+  }                                                                                                           \
+  static inline void ldpc_rows_scatter##suffix(type *col, int s, int z, int i0, const type *buf) {           \
+    int start = i0 + s;                                                                                       \
+    if (start >= z) start -= z;                                                                               \
+    const int n = z - i0 < LDPC_ROW_LANES ? z - i0 : LDPC_ROW_LANES, n1 = z - start < n ? z - start : n;     \
+    memcpy(col + start, buf, sizeof(type) * n1);                                                              \
+    memcpy(col, buf + n1, sizeof(type) * (n - n1));                                                           \
+  }
+LDPC_ROWS_GATHER_SCATTER(, float)
+LDPC_ROWS_GATHER_SCATTER(16, int16_t)
 
-/* The inverse for the lanes below Z. */
-static inline void ldpc_rows_scatter(float *col, int s, int z, int i0, const float *buf) {
-  int start = i0 + s;
-  if (start >= z) start -= z;
-  const int n = z - i0 < LDPC_ROW_LANES ? z - i0 : LDPC_ROW_LANES, n1 = z - start < n ? z - start : n;
-  memcpy(col + start, buf, sizeof(float) * n1);
-  memcpy(col, buf + n1, sizeof(float) * (n - n1));
+/* For an entry of shift s, how many of its column's bits the AVX2 kernels
+ * write to the mirror instead of the head (Z >= LANES, every chunk read in
+ * place: the full ones and the last, partial one): lane L = Z - s is the
+ * first to read past Z (none when s = 0); its chunk j wraps unless L starts
+ * it, and writes the chunk's lanes from L on, up to LANES or Z, to the
+ * mirror. After the row, the head takes them back (0: none). */
+static inline int ldpc_rows_mirror_lanes(int z, int s) {
+  const int first_past = z - s, j = first_past / LDPC_ROW_LANES;
+  const int chunk_end = (j + 1) * LDPC_ROW_LANES < z ? (j + 1) * LDPC_ROW_LANES : z;
+  return s && first_past % LDPC_ROW_LANES && z >= LDPC_ROW_LANES ? chunk_end - first_past : 0;
 }
 
 /* One layered min-sum row r; first: the decoder's first iteration. */
 typedef void (*ldpc_rows_layer_fn)(const ldpc_rows_state *s, int r, int first);
 
+/* The fixed-point decoder's rows (LDPC_LAYERED_NMS16, coding/ldpc_msg16.h):
+ * the same layout in int16 elements (zs a multiple of 32, 64 bytes; the
+ * mirrors as above), normalised min-sum with scale k/2^15. */
+typedef struct ldpc_rows16_state {
+  const ldpc_code *code;
+  int16_t *app;
+  int16_t *msg;
+  int zs, zp;
+  int32_t scale_k;     /* ldpc16_scale_k(alpha) */
+} ldpc_rows16_state;
+
+typedef void (*ldpc_rows16_layer_fn)(const ldpc_rows16_state *s, int r, int first);
+
 void ldpc_rows_layer_gen(const ldpc_rows_state *s, int r, int first);
+void ldpc_rows16_layer_gen(const ldpc_rows16_state *s, int r, int first);
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define LDPC_ROWS_HAVE_AVX2_KERNEL 1
 void ldpc_rows_layer_avx2(const ldpc_rows_state *s, int r, int first);
+void ldpc_rows16_layer_avx2(const ldpc_rows16_state *s, int r, int first);
 #endif
 
 #endif

@@ -129,12 +129,7 @@ AVX2 static inline __attribute__((always_inline)) void layer(const ldpc_rows_sta
     shifts[k] = code->shift[e0 + k];
     at[k] = cols[k] + shifts[k];
     ends[k] = cols[k] + z;
-    /* lane L = Z - s is the first to read past Z (none when s = 0); its
-     * chunk j wraps unless L starts it, and writes the chunk's lanes from
-     * L on, up to LANES or Z, to the mirror */
-    const int first_past = z - shifts[k], j = first_past / LANES;
-    const int chunk_end = (j + 1) * LANES < z ? (j + 1) * LANES : z;
-    wrap[k] = shifts[k] && first_past % LANES && z >= LANES ? chunk_end - first_past : 0;
+    wrap[k] = ldpc_rows_mirror_lanes(z, shifts[k]);
   }
   float q[LDPC_ROW_DEGREE_MAX][LANES] __attribute__((aligned(32)));
   float *chunk_msg = s->msg + (size_t)e0 * zp;

@@ -254,7 +254,10 @@ ldpc_decoder_config tb_decoder_config(int decoder, double scale, double offset, 
                                       int early_termination) {
   ldpc_decoder_config c;
   ldpc_decoder_config_default(&c);
-  c.algorithm = decoder == 1 ? LDPC_LAYERED_OMS : decoder == 2 ? LDPC_FLOODING_BP : LDPC_LAYERED_NMS;
+  c.algorithm = decoder == 1   ? LDPC_LAYERED_OMS
+                : decoder == 2 ? LDPC_FLOODING_BP
+                : decoder == 3 ? LDPC_LAYERED_NMS16
+                               : LDPC_LAYERED_NMS;
   c.alpha = (float)scale;
   c.beta = (float)offset;
   c.max_iterations = max_iterations;

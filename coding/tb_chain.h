@@ -110,7 +110,7 @@ void tb_judge(const tb_plan *p, const uint8_t *bits, size_t stride, int iteratio
 void tb_draw_info(uint64_t key, uint64_t frame, int a, uint8_t *info);
 
 /* The decoder configuration of the simulator's decoder names (0 nms, 1 oms,
- * 2 bp). */
+ * 2 bp, 3 nms16). */
 ldpc_decoder_config tb_decoder_config(int decoder, double scale, double offset, int max_iterations,
                                       int early_termination);
 

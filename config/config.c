@@ -197,7 +197,9 @@ static int listed(const char *list, const char *name) {
 
 /* The value a receiver option's receiver key has at pt. */
 static const char *receiver_at(const sim_point *pt, int follows) {
-  return follows == KEY_EQUALIZER ? equalizer_name(pt->p.equalizer) : est_kind_name(pt->p.estimation);
+  return follows == KEY_EQUALIZER ? equalizer_name(pt->p.equalizer)
+         : follows == KEY_LLR     ? llr_kind_name(pt->p.llr)
+                                  : est_kind_name(pt->p.estimation);
 }
 
 /* A receiver option of the base config under a sweep of receivers

@@ -34,6 +34,8 @@ typedef struct sim_point {
    * holds them resolved), for the columns and the point key; 0 taps else */
   int custom_taps;
   double tap_delay_ns[TDL_MAX_TAPS], tap_power_db[TDL_MAX_TAPS];
+  int tap_k_given;                /* channel.tap_k_db: 1 where given (its K per tap) */
+  double tap_k_db[TDL_MAX_TAPS];
 } sim_point;
 
 typedef struct sim_config {

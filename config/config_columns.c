@@ -55,12 +55,13 @@ static void value_text(const sim_config *c, const sim_point *pt, config_key_id k
   case KEY_LLR: snprintf(buf, n, "%s", llr_kind_name(p->llr)); break;
   case KEY_KBEST_K: if (p->equalizer == EQ_KBEST) snprintf(buf, n, "%d", p->kbest_k); break;
   case KEY_LLR_CLIP: if (p->equalizer == EQ_KBEST) snprintf(buf, n, "%.17g", p->llr_clip); break;
+  case KEY_GMI: if (p->llr != LLR_OFF) snprintf(buf, n, "%s", gmi_kind_name(p->gmi)); break;
   case KEY_SUBCARRIER_SPACING: snprintf(buf, n, "%.17g", p->subcarrier_spacing); break;
   case KEY_DELAY_SPREAD_NS: if (tdl && !custom) snprintf(buf, n, "%.17g", p->delay_spread / link_sample_rate(p) * 1e9); break;
   case KEY_DELAYS: if (tdl && !cdl) snprintf(buf, n, "%s", delay_grid_name(p->delays)); break;
   case KEY_DOPPLER_HZ: if (tdl || link_flat_doppler_per_sample(p) > 0.0) snprintf(buf, n, "%.17g", p->doppler_hz); break;
   case KEY_FADING: if (p->model == CH_RAYLEIGH) snprintf(buf, n, "%s", fading_kind_name(p->fading)); break;
-  case KEY_DROP_FRAMES: if (p->model == CH_RAYLEIGH) snprintf(buf, n, "%d", p->drop_frames > 1 ? p->drop_frames : 1); break;
+  case KEY_DROP_FRAMES: if (p->model == CH_RAYLEIGH || p->model == CH_TDL) snprintf(buf, n, "%d", p->drop_frames > 1 ? p->drop_frames : 1); break;
   case KEY_PILOT_SPACING: snprintf(buf, n, "%d", p->pilot_spacing); break;
   case KEY_PILOT_FIRST: if (p->pilot_spacing) snprintf(buf, n, "%d", p->pilot_first); break;
   case KEY_PILOT_EVERY: if (p->pilot_spacing) snprintf(buf, n, "%d", p->pilot_every); break;
@@ -94,7 +95,10 @@ static void value_text(const sim_config *c, const sim_point *pt, config_key_id k
   case KEY_CODE_DECODER:
     if (link_coded(p)) snprintf(buf, n, "%s", value_to_name(&code_decoder_names, (int)p->code.decoder));
     break;
-  case KEY_CODE_SCALE: if (link_coded(p) && p->code.decoder == CODE_DEC_NMS) snprintf(buf, n, "%.17g", p->code.scale); break;
+  case KEY_CODE_SCALE:
+    if (link_coded(p) && (p->code.decoder == CODE_DEC_NMS || p->code.decoder == CODE_DEC_NMS16))
+      snprintf(buf, n, "%.17g", p->code.scale);
+    break;
   case KEY_CODE_OFFSET: if (link_coded(p) && p->code.decoder == CODE_DEC_OMS) snprintf(buf, n, "%.17g", p->code.offset); break;
   case KEY_CODE_MAX_ITERATIONS: if (link_coded(p)) snprintf(buf, n, "%d", p->code.max_iterations); break;
   case KEY_CODE_EARLY_TERMINATION: if (link_coded(p)) snprintf(buf, n, "%d", p->code.early_termination); break;
@@ -116,6 +120,7 @@ static void value_text(const sim_config *c, const sim_point *pt, config_key_id k
   case KEY_TX_DOWNTILT: case KEY_RX_DOWNTILT: if (cdl) snprintf(buf, n, "%.17g", pn->downtilt_deg); break;
   case KEY_TAP_DELAYS_NS: if (custom) list_text(pt->tap_delay_ns, pt->custom_taps, buf, n); break;
   case KEY_TAP_POWERS_DB: if (custom) list_text(pt->tap_power_db, pt->custom_taps, buf, n); break;
+  case KEY_TAP_K_DB: if (custom && pt->tap_k_given) list_text(pt->tap_k_db, pt->custom_taps, buf, n); break;
   /* a speed is shown as the Doppler shift it makes (doppler_hz) */
   case KEY_SPEED_KMH:
   case KEY_CARRIER_GHZ:
@@ -171,6 +176,9 @@ uint64_t config_point_key(const sim_config *c, const sim_point *pt) {
     /* the receiver keys came later: left out where they do nothing, so that
      * the points of earlier runs keep their keys (and journals) */
     if ((k == KEY_LLR && pt->p.llr == LLR_OFF) || ((k == KEY_KBEST_K || k == KEY_LLR_CLIP) && !v[0])) continue;
+    /* receiver.gmi came later still: sup, what every earlier point summed,
+     * keeps their keys; s1 and none sum less, so they are other points */
+    if (k == KEY_GMI && (pt->p.llr == LLR_OFF || pt->p.gmi == GMI_SUP)) continue;
     /* the physical units came later too: what they shape shows in the
      * samples they turn into (delay_spread, the Doppler shift with the
      * spacing), so they count only where they act beyond that */
@@ -196,7 +204,7 @@ uint64_t config_point_key(const sim_config *c, const sim_point *pt) {
     /* the cdl keys came later: they count on cdl points alone */
     if (k >= KEY_CDL_FIRST && k <= KEY_CDL_LAST && !link_is_cdl(&pt->p)) continue;
     /* and custom taps last: where the profile is custom */
-    if ((k == KEY_TAP_DELAYS_NS || k == KEY_TAP_POWERS_DB) && !v[0]) continue;
+    if ((k == KEY_TAP_DELAYS_NS || k == KEY_TAP_POWERS_DB || k == KEY_TAP_K_DB) && !v[0]) continue;
     for (const char *s = config_keys[k].path; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
     h = (h ^ '=') * 1099511628211ULL;
     for (const char *s = v; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;

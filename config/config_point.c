@@ -87,6 +87,7 @@ static void fill(const point_view *v, const char *label, sim_point *pt) {
   p->csi_error_var = number_of(v, KEY_CSI_ERROR_VAR);
   if (link_is_cdl(p)) fill_cdl(v, p);
   p->llr = (llr_kind)choice_of(v, KEY_LLR);
+  p->gmi = (gmi_kind)choice_of(v, KEY_GMI);
   p->kbest_k = (int)int_of(v, KEY_KBEST_K);
   p->llr_clip = number_of(v, KEY_LLR_CLIP);
   p->domain = (ofdm_domain)choice_of(v, KEY_DOMAIN);
@@ -250,10 +251,26 @@ static int custom_taps(const point_view *v, sim_point *pt, const char *at, const
     pt->tap_power_db[i] = config_setting_get_float(config_setting_get_elem(w, (unsigned)i));
     delay[i] = pt->tap_delay_ns[i] * 1e-9 * fs;
   }
+  /* a K per tap (optional): as many as the taps, not beside a whole
+   * channel's K */
+  const config_setting_t *kd = v->set[KEY_TAP_K_DB];
+  pt->tap_k_given = kd != NULL;
+  if (kd && config_setting_length(kd) != n)
+    return cfg_fail_at(kd, file, err, errlen,
+                       "channel.tap_k_db: expected one K per tap of channel.tap_delays_ns (%d), got %d%s", n,
+                       config_setting_length(kd), at);
+  if (kd && p->k_factor != 0.0)
+    return cfg_fail_at(first_given(v, KEYS(KEY_K_FACTOR, KEY_TAP_K_DB)), file, err, errlen,
+                       "channel.k_factor: expected 0 with channel.tap_k_db (each tap has its own K), got %g%s",
+                       p->k_factor, at);
+  for (int i = 0; kd && i < n; i++)
+    pt->tap_k_db[i] = config_setting_get_float(config_setting_get_elem(kd, (unsigned)i));
   /* the RMS delay spread the taps make: the report's channel line */
   char why[512];
-  if (!tdl_pdp_custom(delay, pt->tap_power_db, n, p->k_factor, p->delays, p->subcarriers - 1, &p->pdp, why,
-                      sizeof why)) {
+  if (kd ? !tdl_pdp_custom_k(delay, pt->tap_power_db, pt->tap_k_db, n, p->delays, p->subcarriers - 1, &p->pdp, why,
+                             sizeof why)
+         : !tdl_pdp_custom(delay, pt->tap_power_db, n, p->k_factor, p->delays, p->subcarriers - 1, &p->pdp, why,
+                           sizeof why)) {
     p->delay_spread = tdl_pdp_rms_delay(&p->pdp);
     return 0;
   }
@@ -409,6 +426,7 @@ static const struct {
     [LP_DMRS] = {0, {KEY_DMRS_TYPE, KEY_DMRS_LENGTH, KEY_DMRS_ADD_POS, KEY_DMRS_L0, KEY_DMRS_NODATA, KEY_PILOT_TYPE,
                      -1}},
     [LP_TIME_INTERP] = {1, {KEY_TIME_INTERPOLATION, KEY_INTERPOLATION, -1}},
+    [LP_GMI] = {1, {KEY_GMI, KEY_LLR, -1}},
 };
 
 int point_check(const point_view *v, sim_point *pt, const char *file, char *err, size_t errlen) {

@@ -152,6 +152,11 @@ const config_key config_keys[KEY_COUNT] = {
   [KEY_LLR_CLIP] = {.path = "receiver.llr_clip", .type = KT_NUMBER, .default_text = "20.0", .lo = 0,
                     .lo_open = 1, .hi = 64, .follows = KEY_EQUALIZER, .only_with = "kbest",
                     .help = "|LLR| K-best gives a bit whose other value no survivor holds"},
+  [KEY_GMI] = {.path = "receiver.gmi", .type = KT_CHOICE, .default_text = "\"sup\"", .choices = &gmi_kind_names,
+               .follows = KEY_LLR, .only_with = "maxlog|exact",
+               .help = "the GMI sums of a point with LLRs: sup (the loss at 23 LLR scalings s, the GMI "
+                       "maximised over s), s1 (at s = 1 only: one logarithm a bit, the GMI of the LLRs as "
+                       "they are, no gmi_s), none (no GMI: LLRs, BER and the coded link only)"},
   [KEY_SUBCARRIER_SPACING] = NUM_KEY("ofdm.subcarrier_spacing", "30000.0", 0, 1, 1e9, 0,
                                      "subcarrier spacing in Hz: the sample rate is subcarriers x spacing "
                                      "(turns delay_spread_ns and Doppler into samples)"),
@@ -202,10 +207,11 @@ const config_key config_keys[KEY_COUNT] = {
                           "(or drops: drop_frames); with doppler_hz each subcarrier (block) or the whole "
                           "band (flat_block) fades in time instead"},
   [KEY_DROP_FRAMES] = {.path = "channel.drop_frames", .type = KT_INT, .default_text = "1", .imin = 1,
-                       .imax = 1 << 20, .follows = KEY_MODEL, .only_with = "rayleigh",
+                       .imax = 1 << 20, .follows = KEY_MODEL, .only_with = TAPS_ONLY "|rayleigh",
                        .help = "frames per drop: consecutive frames share one channel realisation, the block "
-                               "draw held or the Doppler fading running on across them (time origin: the "
-                               "drop's first frame); drops independent (needs fading = block or flat_block)"},
+                               "draw or the taps held, or the Doppler fading (rayleigh's sinusoids, tdl's, "
+                               "cdl's rays) running on across them, time from the drop's first frame; "
+                               "drops independent (rayleigh needs fading = block or flat_block)"},
   [KEY_PILOT_TYPE] = CHOICE_KEY("pilots.type", "\"comb\"", pilot_kind_names, 0,
                                  "the pilots: the comb of pilots.spacing, or NR PDSCH DMRS (38.211 7.4.1.1, "
                                  "mapping type A, the frame one slot of whole resource blocks: stream t is port "
@@ -252,6 +258,12 @@ const config_key config_keys[KEY_COUNT] = {
                          .help = "the custom profile's tap powers in dB, as many as tap_delays_ns, normalised "
                                  "to unit total like the tables'; channel.k_factor adds a line of sight on the "
                                  "first tap (which must be at delay 0) with K over all the taps' power"},
+  [KEY_TAP_K_DB] = {.path = "channel.tap_k_db", .type = KT_VECTOR, .default_note = "none",
+                    .imax = TDL_MAX_TAPS, .lo = -300, .hi = 300, .follows = KEY_PROFILE, .only_with = "custom",
+                    .help = "optional: the custom profile's Rician K per tap in dB, as many as tap_delays_ns: "
+                            "tap i keeps its power, K/(K+1) of it a line of sight (phase 0 at the drop's start, "
+                            "turning at doppler_hz cos(45 deg) as tdl's LOS path), the rest Rayleigh; -300 dB "
+                            "is a tap without (K = 1e-30); not with channel.k_factor"},
   [KEY_EBNO_OVERHEAD] = {.path = "simulation.ebno_overhead", .type = KT_CHOICE, .default_text = "\"excluded\"",
                          .choices = &ebno_overhead_names, .follows = KEY_SNR_KIND, .only_with = "ebno",
                          .help = "excluded: Eb is the energy of a data bit (MATLAB's convention); charged: the "
@@ -288,11 +300,13 @@ const config_key config_keys[KEY_COUNT] = {
                              "BLER, mean transmissions and throughput after HARQ (1: no retransmission)"},
   [KEY_CODE_DECODER] = {.path = "code.decoder", .type = KT_CHOICE, .default_text = "\"nms\"",
                         .choices = &code_decoder_names, .follows = KEY_CODE_TYPE, .only_with = "ldpc",
-                        .help = "layered normalised min-sum, layered offset min-sum, or flooding belief "
-                                "propagation (sum-product, the reference)"},
+                        .help = "layered normalised min-sum, layered offset min-sum, flooding belief "
+                                "propagation (sum-product, the reference), or layered normalised min-sum in "
+                                "int16 fixed point (LLRs quantised to 1/16, |LLR| clamped at 64, scale rounded to k/32768; the "
+                                "fastest, same bits on CPU and GPU)"},
   [KEY_CODE_SCALE] = {.path = "code.scale", .type = KT_NUMBER, .default_text = "0.75", .lo = 0, .lo_open = 1,
                       .hi = 1, .follows = KEY_CODE_TYPE, .only_with = "ldpc",
-                      .help = "normalised min-sum's scale of the check messages"},
+                      .help = "normalised min-sum's scale of the check messages (nms and nms16)"},
   [KEY_CODE_OFFSET] = {.path = "code.offset", .type = KT_NUMBER, .default_text = "0.5", .lo = 0, .hi = 10,
                        .follows = KEY_CODE_TYPE, .only_with = "ldpc",
                        .help = "offset min-sum's offset of the check message magnitudes"},
@@ -582,7 +596,7 @@ void config_key_only_with_text(const config_key *key, char *out, size_t n) {
 
 int config_key_follows_receiver(config_key_id k) {
   const config_key *key = &config_keys[k];
-  return key->only_with && (key->follows == KEY_EQUALIZER || key->follows == KEY_ESTIMATION);
+  return key->only_with && (key->follows == KEY_EQUALIZER || key->follows == KEY_ESTIMATION || key->follows == KEY_LLR);
 }
 
 int config_key_choice(config_key_id k, const config_setting_t *s) { return choice_value(&config_keys[k], s); }

@@ -46,6 +46,7 @@ typedef enum config_key_id {
   KEY_LLR,
   KEY_KBEST_K,
   KEY_LLR_CLIP,
+  KEY_GMI,
   KEY_SUBCARRIER_SPACING,
   KEY_DELAY_SPREAD_NS,
   KEY_DELAYS,
@@ -108,6 +109,7 @@ typedef enum config_key_id {
   /* channel.profile = "custom": its taps */
   KEY_TAP_DELAYS_NS,
   KEY_TAP_POWERS_DB,
+  KEY_TAP_K_DB,
   KEY_COUNT
 } config_key_id;
 
@@ -174,7 +176,8 @@ int config_exact_integer(const config_setting_t *s, long long *v);
  * every reader see an integer; anything else is left alone. */
 void config_key_normalize(config_key_id k, config_setting_t *s);
 /* A receiver option that acts only with one receiver (kbest_k and llr_clip
- * with equalizer = "kbest", interpolation with channel_estimation = "ls"):
+ * with equalizer = "kbest", interpolation with channel_estimation = "ls",
+ * gmi with receiver.llr = "maxlog" or "exact"):
  * set in the base config of a sweep over receivers, it applies where it
  * acts and is unused elsewhere (config.c notes where), rather than refused. */
 /* Whether key applies where its `follows` key has `value`: only_with is one

@@ -49,6 +49,10 @@
  *   RNG_CDL      index = n*35 + j, n the cluster (cdl): draws 0..14 the
  *                random couplings of its rays, 15 + m the four initial
  *                phases of ray m (channel/cdl_channel.h)
+ * With drops (channel.drop_frames = N > 1) RNG_TAPS, RNG_DOPPLER and RNG_CDL
+ * take as frame the frame's drop, f / N within its HARQ transmission
+ * (tdl_drop_frame, channel/tdl_fading.h), as RNG_FADING and rayleigh's
+ * RNG_CHANNEL do (core/flat_fading.h).
  */
 #ifndef OFDMSIM_DRAWS_H
 #define OFDMSIM_DRAWS_H

@@ -26,6 +26,7 @@ NAME_TABLE(delay_grid_names, ("continuous", "sample"), (DELAYS_CONTINUOUS, DELAY
 NAME_TABLE(ofdm_domain_names, ("frequency", "time"), (DOMAIN_FREQUENCY, DOMAIN_TIME));
 NAME_TABLE(snr_kind_names, ("ebno", "esno", "snr"), (SNR_EBNO, SNR_ESNO, SNR_SNR));
 NAME_TABLE(llr_kind_names, ("off", "maxlog", "exact"), (LLR_OFF, LLR_MAXLOG, LLR_EXACT));
+NAME_TABLE(gmi_kind_names, ("sup", "s1", "none"), (GMI_SUP, GMI_S1, GMI_NONE));
 NAME_TABLE(est_kind_names, ("perfect", "ls"), (EST_PERFECT, EST_LS));
 NAME_TABLE(pilot_kind_names, ("comb", "dmrs"), (PILOT_COMB, PILOT_DMRS));
 NAME_TABLE(time_interp_names, ("linear", "hold"), (0, 1));
@@ -35,7 +36,8 @@ NAME_TABLE(fading_kind_names, ("independent", "block", "flat_block"),
            (FADING_INDEPENDENT, FADING_BLOCK, FADING_FLAT_BLOCK));
 NAME_TABLE(ebno_overhead_names, ("excluded", "charged"), (0, 1));
 NAME_TABLE(code_kind_names, ("none", "ldpc"), (CODE_NONE, CODE_LDPC));
-NAME_TABLE(code_decoder_names, ("nms", "oms", "bp"), (CODE_DEC_NMS, CODE_DEC_OMS, CODE_DEC_BP));
+NAME_TABLE(code_decoder_names, ("nms", "oms", "bp", "nms16"),
+           (CODE_DEC_NMS, CODE_DEC_OMS, CODE_DEC_BP, CODE_DEC_NMS16));
 NAME_TABLE(mcs_table_names, ("64qam", "256qam"), (0, 1));
 NAME_TABLE(modulation_names, ("bpsk", "qpsk", "16qam", "64qam", "256qam"), (1, 2, 4, 6, 8));
 
@@ -65,5 +67,6 @@ const char *fading_kind_name(fading_kind k) { return or_unknown(&fading_kind_nam
 const char *ofdm_domain_name(ofdm_domain d) { return or_unknown(&ofdm_domain_names, (int)d); }
 const char *snr_kind_name(snr_def k) { return or_unknown(&snr_kind_names, (int)k); }
 const char *llr_kind_name(llr_kind k) { return or_unknown(&llr_kind_names, (int)k); }
+const char *gmi_kind_name(gmi_kind k) { return or_unknown(&gmi_kind_names, (int)k); }
 const char *est_kind_name(est_kind k) { return or_unknown(&est_kind_names, (int)k); }
 const char *interp_kind_name(interp_kind k) { return or_unknown(&interp_kind_names, (int)k); }

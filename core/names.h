@@ -18,6 +18,7 @@ typedef struct name_table {
 
 extern const name_table equalizer_names;     /* eq_kind: zf, mmse, mmse-sic, kbest, ml */
 extern const name_table llr_kind_names;      /* llr_kind: off, maxlog, exact */
+extern const name_table gmi_kind_names;      /* gmi_kind: sup, s1, none */
 extern const name_table channel_model_names; /* channel_model: awgn, rayleigh, tdl */
 extern const name_table pdp_kind_names;      /* pdp_kind: exp, tdl-a .. tdl-e, cdl-a .. cdl-e, custom */
 extern const name_table tdl_profile_names;   /* channel.profile: exp, tdl-a .. tdl-e, custom */
@@ -46,6 +47,7 @@ const char *value_to_name(const name_table *t, int value);
 const char *modulation_name_of_bps(int bps);
 const char *equalizer_name(eq_kind e);
 const char *llr_kind_name(llr_kind k);
+const char *gmi_kind_name(gmi_kind k);
 const char *channel_model_name(channel_model m);
 const char *pdp_kind_name(pdp_kind k);
 const char *delay_grid_name(delay_grid g);

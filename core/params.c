@@ -47,6 +47,11 @@ uint64_t link_stream_key(const link_params *p) {
     }
     snprintf(tap, sizeof tap, "los=%.9g", (double)p->pdp.los_power);
     for (const char *c = tap; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    /* per-tap K came later: hashed only where a tap has one */
+    for (int l = 0; l < p->pdp.taps && l < TDL_MAX_TAPS && tdl_pdp_has_tap_los(&p->pdp); l++) {
+      snprintf(tap, sizeof tap, "tlos%d=%.9g;", l, (double)p->pdp.tap_los[l]);
+      for (const char *c = tap; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    }
     n += snprintf(text + n, sizeof text - (size_t)n, ";pdp=%016llx", (unsigned long long)h);
   }
   /* Doppler: the shift per sample, and the symbol timing (the CP) it meets */
@@ -56,7 +61,7 @@ uint64_t link_stream_key(const link_params *p) {
   if (link_flat_doppler_per_sample(p) > 0.0 && n > 0 && (size_t)n < sizeof text)
     n += snprintf(text + n, sizeof text - (size_t)n, ";flat_fd=%.17g;cp=%d", link_flat_doppler_per_sample(p),
                   p->cp_length);
-  if (p->model == CH_RAYLEIGH && p->drop_frames > 1 && n > 0 && (size_t)n < sizeof text)
+  if ((p->model == CH_RAYLEIGH || p->model == CH_TDL) && p->drop_frames > 1 && n > 0 && (size_t)n < sizeof text)
     n += snprintf(text + n, sizeof text - (size_t)n, ";drop=%d", p->drop_frames);
   if (p->domain == DOMAIN_TIME && link_doppler_per_sample(p) == 0.0 && n > 0 && (size_t)n < sizeof text)
     n += snprintf(text + n, sizeof text - (size_t)n, ";cp=%d", p->cp_length);
@@ -106,7 +111,7 @@ static const char *const plain_names[LP_COUNT] = {
     [LP_PILOT_EVERY] = "pilot symbol spacing", [LP_ESTIMATION] = "channel estimation",
     [LP_CODE] = "channel code", [LP_DROP] = "frames per drop",
     [LP_ARRAY_TX] = "transmit array", [LP_ARRAY_RX] = "receive array", [LP_DMRS] = "DMRS",
-    [LP_TIME_INTERP] = "time interpolation"};
+    [LP_TIME_INTERP] = "time interpolation", [LP_GMI] = "GMI sums"};
 
 typedef struct verdict {
   const char *const *names;
@@ -166,6 +171,9 @@ static int pdp_ok(const verdict *v, const link_params *p) {
                   pdp->delay[l], l);
   if (!(pdp->los_power >= 0.0f && pdp->los_power <= 1.0f))
     return fail(v, LP_PDP, "expected a LOS power in [0, 1], got %g", (double)pdp->los_power);
+  for (int l = 0; l < pdp->taps; l++)
+    if (!(pdp->tap_los[l] >= 0.0f && pdp->tap_los[l] <= 1.0f))
+      return fail(v, LP_PDP, "expected tap %d's LOS power in [0, 1], got %g", l, (double)pdp->tap_los[l]);
   return 0;
 }
 
@@ -220,11 +228,10 @@ static int fading_ok(const verdict *v, const link_params *p) {
                 fading_kind_name(FADING_INDEPENDENT));
   if (p->drop_frames < 0 || p->drop_frames > (1 << 20))
     return fail(v, LP_DROP, "expected 1 to %d frames, got %d", 1 << 20, p->drop_frames);
-  if (p->drop_frames > 1 && p->model != CH_RAYLEIGH)
-    return fail(v, LP_DROP, "drops of frames are for %s = \"%s\" so far, expected 1 with \"%s\", got %d",
-                name_of(v, LP_MODEL), channel_model_name(CH_RAYLEIGH), channel_model_name(p->model),
-                p->drop_frames);
-  if (p->drop_frames > 1 && p->fading == FADING_INDEPENDENT)
+  if (p->drop_frames > 1 && p->model == CH_AWGN)
+    return fail(v, LP_DROP, "expected 1 with %s = \"%s\" (no channel to hold), got %d", name_of(v, LP_MODEL),
+                channel_model_name(CH_AWGN), p->drop_frames);
+  if (p->drop_frames > 1 && p->model == CH_RAYLEIGH && p->fading == FADING_INDEPENDENT)
     return fail(v, LP_DROP,
                 "a drop holds a channel over its frames: expected fading \"%s\" or \"%s\", got \"%s\"",
                 fading_kind_name(FADING_BLOCK), fading_kind_name(FADING_FLAT_BLOCK),
@@ -264,6 +271,7 @@ static int receiver_ok(const verdict *v, const link_params *p) {
                 LINK_MAX_ML_CANDIDATES, modulation_name_of_bps(p->bps), p->tx, p->bps * p->tx);
   if (p->llr < LLR_OFF || p->llr > LLR_EXACT)
     return fail(v, LP_LLR, "expected off, maxlog or exact, got %d", (int)p->llr);
+  if (p->gmi < GMI_SUP || p->gmi > GMI_NONE) return fail(v, LP_GMI, "expected sup, s1 or none, got %d", (int)p->gmi);
   if (link_detector_is_tree(p->equalizer) && p->llr == LLR_EXACT)
     return fail(v, LP_LLR,
                 "expected \"off\" or \"maxlog\" with %s = \"%s\" (its LLRs are max-log over its candidates), got "
@@ -391,8 +399,8 @@ static int code_ok(const verdict *v, const link_params *p) {
   if (c->harq > 1 && c->rv != 0)
     return fail(v, LP_CODE, "HARQ's transmissions take rv 0, 2, 3, 1: expected rv 0 with %d transmissions, got %d",
                 c->harq, c->rv);
-  if (c->decoder < CODE_DEC_NMS || c->decoder > CODE_DEC_BP)
-    return fail(v, LP_CODE, "expected the decoder nms, oms or bp, got %d", (int)c->decoder);
+  if (c->decoder < CODE_DEC_NMS || c->decoder > CODE_DEC_NMS16)
+    return fail(v, LP_CODE, "expected the decoder nms, oms, bp or nms16, got %d", (int)c->decoder);
   if (!(c->rate > 0.0 && c->rate < 1.0)) return fail(v, LP_CODE, "expected a code rate in (0, 1), got %g", c->rate);
   if (c->max_iterations < 1) return fail(v, LP_CODE, "expected at least 1 iteration, got %d", c->max_iterations);
   if (!(c->scale > 0.0) || !(c->offset >= 0.0))

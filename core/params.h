@@ -25,6 +25,12 @@ typedef enum { EQ_ZF = 0, EQ_MMSE = 1, EQ_MMSE_SIC = 2, EQ_KBEST = 3, EQ_ML = 4 
 /* Soft outputs: none (hard decisions only), max-log or exact LLRs
  * (equalizer/soft.h); with LLRs the point's GMI is estimated too. */
 typedef enum { LLR_OFF = 0, LLR_MAXLOG = 1, LLR_EXACT = 2 } llr_kind;
+/* Which GMI sums a point with LLRs carries (receiver.gmi): sup, the s = 1
+ * loss per stream and the loss at every scaling of the GMI grid
+ * (core/gmi_grid.h), whose supremum over s the report gives; s1, the s = 1
+ * loss alone (one logarithm a bit instead of the grid's 23); none, no GMI
+ * sums (the LLRs still feed the export and the decoder). */
+typedef enum { GMI_SUP = 0, GMI_S1 = 1, GMI_NONE = 2 } gmi_kind;
 /* The largest K of kbest, and the largest M^tx ml enumerates. */
 #define LINK_MAX_KBEST 256
 #define LINK_MAX_ML_CANDIDATES 65536
@@ -92,7 +98,8 @@ typedef enum { INTERP_NEAREST = 0, INTERP_LINEAR = 1, INTERP_LMMSE = 2, INTERP_L
  * size (code.rate, code.tbs or code.mcs) into tbs and rate; the decoder
  * fields are the receiver's and stay out of the stream key. */
 typedef enum { CODE_NONE = 0, CODE_LDPC = 1 } code_kind;
-typedef enum { CODE_DEC_NMS = 0, CODE_DEC_OMS = 1, CODE_DEC_BP = 2 } code_decoder;
+/* nms16: normalised min-sum in int16 fixed point (coding/ldpc_msg16.h). */
+typedef enum { CODE_DEC_NMS = 0, CODE_DEC_OMS = 1, CODE_DEC_BP = 2, CODE_DEC_NMS16 = 3 } code_decoder;
 typedef struct link_code {
   code_kind type;
   int tbs;                 /* the transport block's information bits A */
@@ -115,13 +122,29 @@ typedef struct link_code {
 /* A multipath power-delay profile: tap l arrives delay[l] samples late (a
  * real number: continuous delays), its Rayleigh (NLOS) part of mean power
  * power[l]; tap 0 (delay 0) also carries a specular line-of-sight part of
- * power los_power (0: none). los_power and the powers sum to 1. */
+ * power los_power (0: none: the whole channel's K, or tdl-d/e's own), and
+ * tap l one of power tap_los[l] (a custom profile's per-tap K; 0: none).
+ * los_power, tap_los and the powers sum to 1. */
 typedef struct tdl_pdp {
   int taps;
   double delay[TDL_MAX_TAPS];
   float power[TDL_MAX_TAPS];
   float los_power;
+  float tap_los[TDL_MAX_TAPS];
 } tdl_pdp;
+
+/* The amplitude of tap l's line of sight: sqrt(los_power) on tap 0 (exactly
+ * that when tap_los[0] is 0), sqrt(tap_los[l]) elsewhere. */
+static inline float tdl_pdp_los_amp(const tdl_pdp *pdp, int l) {
+  return sqrtf(l == 0 ? pdp->los_power + pdp->tap_los[0] : pdp->tap_los[l]);
+}
+
+/* Whether any tap has a line of sight of its own (tap_los). */
+static inline int tdl_pdp_has_tap_los(const tdl_pdp *pdp) {
+  for (int l = 0; l < pdp->taps && l < TDL_MAX_TAPS; l++)
+    if (pdp->tap_los[l] > 0.0f) return 1;
+  return 0;
+}
 
 typedef struct link_params {
   int tx, rx;              /* streams Nt, receive antennas Nr */
@@ -142,8 +165,9 @@ typedef struct link_params {
   double subcarrier_spacing; /* Hz: sample rate = subcarriers x spacing */
   double doppler_hz;       /* tdl, rayleigh (block fading): maximum Doppler shift,
                               Hz (0: fixed per frame) */
-  int drop_frames;         /* rayleigh: frames per drop, over which block draws
-                              hold and Doppler fading runs on (core/flat_fading.h);
+  int drop_frames;         /* rayleigh, tdl, cdl: frames per drop, over which
+                              block draws and taps hold and Doppler fading runs
+                              on (core/flat_fading.h, channel/tdl_fading.h);
                               1 (or 0): every frame its own */
   double csi_error_var;    /* the equalizer sees H + E, E ~ CN(0, var) */
   int pilot_spacing;       /* comb spacing P in subcarriers (core/pilots.h); 0: no pilots */
@@ -167,6 +191,7 @@ typedef struct link_params {
   int ebno_charged;        /* snr_kind ebno: 1 charges the pilots and the CP to
                               the data bits (link_ebno_overhead) */
   llr_kind llr;            /* soft outputs and GMI */
+  gmi_kind gmi;            /* with LLRs: the GMI sums computed (0: sup, all) */
   link_code code;          /* channel coding (code.type none: uncoded) */
   int kbest_k;             /* kbest: survivors kept per layer */
   double llr_clip;         /* kbest/ml: |LLR| of a bit with no counter-hypothesis */
@@ -179,6 +204,12 @@ typedef struct link_params {
   uint64_t stream_key;     /* names the point's random streams: link_stream_key(),
                               set once every other field is (core/draws.h) */
 } link_params;
+
+/* Whether a batch of this point sums each stream's s = 1 GMI loss
+ * (batch_result.gmi_loss), and the losses at the GMI grid's scalings
+ * (gmi_loss_s): with LLRs, as receiver.gmi says. */
+static inline int link_gmi_loss(const link_params *p) { return p->llr != LLR_OFF && p->gmi != GMI_NONE; }
+static inline int link_gmi_grid(const link_params *p) { return p->llr != LLR_OFF && p->gmi == GMI_SUP; }
 
 /* A cdl point (a tdl point whose profile is a CDL model). */
 static inline int link_is_cdl(const link_params *p) { return p->model == CH_TDL && pdp_is_cdl(p->profile); }
@@ -340,7 +371,7 @@ typedef enum link_param {
   LP_TX, LP_RX, LP_BPS, LP_SUBCARRIERS, LP_SYMBOLS, LP_N0, LP_CSI_ERROR_VAR, LP_PDP, LP_MODEL,
   LP_DOMAIN, LP_CP_LENGTH, LP_RHO_TX, LP_RHO_RX, LP_K_FACTOR, LP_EQUALIZER, LP_LLR, LP_KBEST_K,
   LP_LLR_CLIP, LP_SUBCARRIER_SPACING, LP_DOPPLER, LP_PILOTS, LP_PILOT_FIRST, LP_PILOT_EVERY, LP_ESTIMATION, LP_CODE, LP_DROP,
-  LP_ARRAY_TX, LP_ARRAY_RX, LP_DMRS, LP_TIME_INTERP, LP_COUNT
+  LP_ARRAY_TX, LP_ARRAY_RX, LP_DMRS, LP_TIME_INTERP, LP_GMI, LP_COUNT
 } link_param;
 
 /* link_params_check for a caller that spells the parameters its own way (the

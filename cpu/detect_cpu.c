@@ -19,10 +19,13 @@ static void add_losses(uint64_t *frame_loss, const uint64_t *loss, int tx) {
   }
 }
 
-/* A stream's loss against its sent label: the s = 1 loss, and with a grid
- * (out->gmi_loss_s asked for) the loss at every grid scaling added to it. */
-static uint64_t stream_loss(int bps, const float *llr, uint32_t label, uint64_t *grid) {
-  return grid ? soft_label_loss_grid(bps, llr, label, grid) : soft_label_loss(bps, llr, label);
+/* A stream's loss against its sent label: the s = 1 loss where `at_1`
+ * (out->gmi_loss asked for), and with a grid (out->gmi_loss_s) the loss at
+ * every grid scaling added to it; neither (receiver.gmi = none): 0, no
+ * logarithm taken. */
+static uint64_t stream_loss(int bps, const float *llr, uint32_t label, int at_1, uint64_t *grid) {
+  if (grid) return soft_label_loss_grid(bps, llr, label, grid);
+  return at_1 ? soft_label_loss(bps, llr, label) : 0;
 }
 
 /* A work item's sums to its frame f: the per-stream losses and the grid's. */
@@ -78,7 +81,8 @@ void cpu_detect_joint(const link_params *p, cpu_state *s, uint64_t frames, batch
       /* the decisions as symbols: cpu_count_errors demaps them back exactly */
       for (int t = 0; t < tx; t++) s->xhat[(size_t)t * R + i] = qam_map(bps, lab[t]);
       if (!soft) continue;
-      for (int t = 0; t < tx; t++) loss[t] += stream_loss(bps, llr + t * bps, s->labels[(size_t)t * R + i], grid);
+      for (int t = 0; t < tx; t++)
+        loss[t] += stream_loss(bps, llr + t * bps, s->labels[(size_t)t * R + i], out->gmi_loss != NULL, grid);
       if (out->llr || out->bits) capture(p, s, R, i, c.f, c.m0 + j, llr, out);
     }
     if (soft) add_frame_losses(out, c.f, loss, grid_sums, tx);
@@ -91,6 +95,9 @@ void cpu_detect_joint(const link_params *p, cpu_state *s, uint64_t frames, batch
 }
 
 void cpu_soft_linear(const link_params *p, const cpu_state *s, uint64_t frames, batch_result *out) {
+  /* nothing asked of the LLRs (receiver.gmi = none, no export): the hard
+   * decisions already counted are the point's whole result */
+  if (!out->gmi_loss && !out->gmi_loss_s && !out->llr && !out->bits) return;
   const double t0 = clock_seconds();
   const chunk_grid g = cpu_chunk_grid(p, frames);
   const size_t R = g.R;
@@ -109,7 +116,7 @@ void cpu_soft_linear(const link_params *p, const cpu_state *s, uint64_t frames, 
         /* the stream's post-equalisation variance from its Gram-inverse diagonal */
         const float g = s->Ginv[(size_t)(t * tx + t) * R + i].re;
         soft_demap(bps, s->xhat[(size_t)t * R + i], soft_post_var(mmse, n0, g), exact, llr + t * bps);
-        loss[t] += stream_loss(bps, llr + t * bps, s->labels[(size_t)t * R + i], grid);
+        loss[t] += stream_loss(bps, llr + t * bps, s->labels[(size_t)t * R + i], out->gmi_loss != NULL, grid);
       }
       if (out->llr || out->bits) capture(p, s, R, i, c.f, c.m0 + j, llr, out);
     }

@@ -137,6 +137,7 @@ static void chunk_soft(const link_params *p, const cpu_state *s, const fused_scr
   const float n0 = (float)link_receiver_n0(p);
   const uint64_t df = link_data_res_per_frame(p);
   uint64_t loss[LINK_MAX_TX] = {0}, grid[GMI_GRID] = {0};
+  const int at_1 = out->gmi_loss || out->gmi_loss_s; /* receiver.gmi = none: no loss at all */
   size_t nb = 0; /* the chunk's bits so far in f->llr, f->bits */
   for (size_t j = 0; j < n; j++) {
     if (pilot_antenna(&s->re.pilots, m0 + j) >= 0) continue;
@@ -145,7 +146,7 @@ static void chunk_soft(const link_params *p, const cpu_state *s, const fused_scr
       const float g = f->gdiag[(size_t)t * C + j];
       const uint32_t label = lab[(size_t)t * ldl + j];
       soft_demap(bps, f->xhat[(size_t)t * C + j], soft_post_var(mmse, n0, g), exact, llr + t * bps);
-      loss[t] += soft_label_loss(bps, llr + t * bps, label);
+      if (at_1) loss[t] += soft_label_loss(bps, llr + t * bps, label);
       for (int k = 0; k < bps; k++) f->bits[nb + (size_t)(t * bps + k)] = (uint8_t)((label >> k) & 1u);
     }
     if (out->llr || out->bits) {
@@ -204,7 +205,9 @@ static void fused_chunk(const link_params *p, cpu_state *s, fused_scratch *f, ui
 #pragma omp atomic
     out->errors[fl * (uint64_t)tx + (uint64_t)t] += e;
   }
-  if (p->llr != LLR_OFF) chunk_soft(p, s, f, lab, ldl, fl, m0, n, out);
+  /* LLRs where something takes them: the GMI sums (receiver.gmi), the export */
+  if (p->llr != LLR_OFF && (out->gmi_loss || out->gmi_loss_s || out->llr || out->bits))
+    chunk_soft(p, s, f, lab, ldl, fl, m0, n, out);
 }
 
 int cpu_fused_run(const link_params *p, cpu_state *s, uint64_t first_frame, uint64_t frames, batch_result *out) {

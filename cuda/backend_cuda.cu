@@ -302,12 +302,13 @@ int run_modem(cuda_state *s, const gpu_link &g) {
 /* Soft outputs or a joint detector: the detect kernel after the staged
  * stages (from their stacks; for zf and mmse the staged chain has counted the
  * errors) or after the fused mode's taps and modem (from the draws). */
-int run_detect(cuda_state *s, const gpu_link &g, float *llr, uint8_t *bits, int grid) {
+int run_detect(cuda_state *s, const gpu_link &g, float *llr, uint8_t *bits, int at_1, int grid) {
   cudaStream_t st = s->stream;
   const int joint = !link_detector_is_linear((eq_kind)g.equalizer);
-  unsigned long long *loss_s = grid ? s->loss_s : NULL;
-  gpu_detect_out out = {!s->staged || joint, s->errors, fallbacks_of(s, g), s->loss, loss_s, llr, bits};
-  if (s->loss) CUDA_TRY(cudaMemsetAsync(s->loss, 0, sizeof(unsigned long long) * g.frames * g.tx, st));
+  /* the GMI sums asked for (receiver.gmi): s = 1's per stream, the grid's */
+  unsigned long long *loss = at_1 || grid ? s->loss : NULL, *loss_s = grid ? s->loss_s : NULL;
+  gpu_detect_out out = {!s->staged || joint, s->errors, fallbacks_of(s, g), loss, loss_s, llr, bits};
+  if (loss) CUDA_TRY(cudaMemsetAsync(loss, 0, sizeof(unsigned long long) * g.frames * g.tx, st));
   if (loss_s) CUDA_TRY(cudaMemsetAsync(loss_s, 0, sizeof(unsigned long long) * g.frames * GMI_GRID, st));
   if (s->staged) {
     if (run_staged(s, g)) return -1;
@@ -391,7 +392,7 @@ int run_harq(cuda_state *s, const gpu_link &g0, batch_result *out) {
     gpu_link g = g0;
     g.first_frame = rng_harq_frame(g0.first_frame, t);
     if (gpu_coded_encode(g, &s->coded, s->stream, t)) return -1;
-    if (run_detect(s, g, s->cap_llr, NULL, 0)) return -1;
+    if (run_detect(s, g, s->cap_llr, NULL, 0, 0)) return -1;
     if (gpu_coded_decode(g, &s->coded, s->cap_llr, NULL, s->stream, t, out->coded)) return -1;
     CUDA_TRY(cudaStreamSynchronize(s->stream));
     gpu_coded_collect(g, &s->coded, s->coded.h_counts, out->coded, t);
@@ -435,9 +436,16 @@ int launch_batch(backend *b, uint64_t first_frame, uint64_t frames, const batch_
   const size_t list_len = s->staged ? 0 : sizeof(uint32_t); /* the repair list's length */
   CUDA_TRY(cudaMemsetAsync(s->errors, 0, counters + fb_bytes + list_len, s->stream));
   const int coded = s->coded.on; /* staged, with soft outputs (backend_cuda_create) */
+  const int capture = want->llr || want->bits;
+  /* zf or mmse LLRs that nothing takes (receiver.gmi = none, uncoded, no
+   * export): the batch is the hard link's, on its kernels (the decisions
+   * are x_hat's either way: the same counts, without the demapper). The
+   * joint detectors keep their soft search, whose decisions are the CPU's. */
+  if (g.llr != LLR_OFF && link_detector_is_linear((eq_kind)g.equalizer) && !coded && !capture && !want->gmi_loss &&
+      !want->gmi_loss_s)
+    g.llr = LLR_OFF;
   /* (hard mmse-sic: the fused kernel, or the staged detect kernel) */
   const int detect = coded || g.llr != LLR_OFF || (s->staged && !link_detector_is_linear((eq_kind)g.equalizer));
-  const int capture = want->llr || want->bits;
   const int keep_llr = capture || coded; /* the coded link decodes them on the device */
   /* The LLRs, the bits and fetch's buffers go by cudaMemcpyDefault: host
    * memory or, for a library caller (api/), device memory of this GPU. */
@@ -445,7 +453,8 @@ int launch_batch(backend *b, uint64_t first_frame, uint64_t frames, const batch_
    * no batch in flight waits for a larger one's */
   if (keep_llr && capture_room(s, g, coded ? (size_t)(s->cap_frames * g.rf) : (size_t)g.R)) return -1;
   if (coded && gpu_coded_encode(g, &s->coded, s->stream)) return -1;
-  if (detect ? run_detect(s, g, keep_llr ? s->cap_llr : NULL, capture ? s->cap_bits : NULL, want->gmi_loss_s != NULL)
+  if (detect ? run_detect(s, g, keep_llr ? s->cap_llr : NULL, capture ? s->cap_bits : NULL, want->gmi_loss != NULL,
+                          want->gmi_loss_s != NULL)
              : s->staged ? run_staged(s, g) : run_fused(s, g))
     return -1;
   const int decode = coded && want->coded; /* NULL: the LLRs alone (an export) */
@@ -928,7 +937,7 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
   if (link_coded(p) && !backend_cuda_covers(p)) {
     /* flooding BP has no GPU decoder (cuda/ldpc_gpu.h), and the decoder
      * needs the receiver's LLRs; "auto" runs such a point on the CPU */
-    snprintf(err, errlen, "cuda backend: the coded link runs here with code.decoder nms or oms and soft outputs "
+    snprintf(err, errlen, "cuda backend: the coded link runs here with code.decoder nms, oms or nms16 and soft outputs "
              "(llr maxlog or exact); this point runs on the cpu backend");
     return NULL;
   }

@@ -13,11 +13,12 @@ constexpr int kBlock = 128;
 
 /* One stream's soft output: its LLRs (from the equalised symbol z and its
  * variance, or given in `given` by a joint detector), exported to llr/bits
- * when those are not NULL, and its GMI loss against the sent label; with a
- * grid (not NULL), its losses at the GMI grid's scalings added to it. */
+ * when those are not NULL, and its GMI loss against the sent label where
+ * at_1 (0 returned without: receiver.gmi = none); with a grid (not NULL,
+ * receiver.gmi = sup), its losses at the GMI grid's scalings added to it. */
 __device__ __noinline__ unsigned long long soft_stream(int bps, cf32 z, float var, int exact, const float *given,
                                                        uint32_t label, float *llr_out, uint8_t *bits_out,
-                                                       uint64_t *grid) {
+                                                       int at_1, uint64_t *grid) {
   float llr[SOFT_MAX_BPS];
   if (given)
     for (int k = 0; k < bps; k++) llr[k] = given[k];
@@ -27,7 +28,8 @@ __device__ __noinline__ unsigned long long soft_stream(int bps, cf32 z, float va
     if (llr_out) llr_out[k] = llr[k];
     if (bits_out) bits_out[k] = (uint8_t)((label >> k) & 1u);
   }
-  return grid ? soft_label_loss_grid(bps, llr, label, grid) : soft_label_loss(bps, llr, label);
+  if (grid) return soft_label_loss_grid(bps, llr, label, grid);
+  return at_1 ? soft_label_loss(bps, llr, label) : 0;
 }
 
 }  // namespace

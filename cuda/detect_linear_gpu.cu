@@ -38,7 +38,10 @@ __device__ __forceinline__ void count_loss(const T *loss, unsigned long long *lo
   if (threadIdx.x < NT && block_loss[threadIdx.x]) atomicAdd(&loss_frame[threadIdx.x], block_loss[threadIdx.x]);
 }
 
-template <int NT, int NR>
+/* GRID: the GMI grid's sums (out.loss_s, receiver.gmi = sup) at compile
+ * time, so that without them (s1, none) the kernel has no grid array and no
+ * grid reduction, not even in registers it does not use. */
+template <int NT, int NR, bool GRID>
 __global__ void __launch_bounds__(kBlock)
     linear_kernel(gpu_link g, const gpu_consts *__restrict__ c, const cf32 *__restrict__ Hk,
                   const cf32 *__restrict__ yt, gpu_stacks st, int from_stacks, gpu_detect_out out) {
@@ -46,7 +49,7 @@ __global__ void __launch_bounds__(kBlock)
   gpu_frame_position(g, &f, &m);
   uint32_t err[NT] = {};
   unsigned long long loss[NT] = {};
-  uint64_t grid[GMI_GRID] = {};
+  uint64_t grid[GRID ? GMI_GRID : 1] = {};
   const int soft = g.llr != LLR_OFF;
   if (m < g.rf && pilot_antenna(&g.re.pilots, m) < 0) { /* pilots: nothing to count or export */
     const uint64_t i = f * g.rf + m; /* batch index: the stacks' */
@@ -85,7 +88,7 @@ __global__ void __launch_bounds__(kBlock)
         if (soft)
           loss[t] = soft_stream(g.bps, xv[t], soft_post_var(g.equalizer == EQ_MMSE, g.n0r, gd[t]),
                                 g.llr == LLR_EXACT, NULL, lab[t], out.llr ? out.llr + at + t * g.bps : NULL,
-                                out.bits ? out.bits + at + t * g.bps : NULL, out.loss_s ? grid : NULL);
+                                out.bits ? out.bits + at + t * g.bps : NULL, out.loss != NULL, GRID ? grid : NULL);
       }
     }
     OFDM_UNROLL
@@ -94,7 +97,7 @@ __global__ void __launch_bounds__(kBlock)
   }
   if (out.count) gpu_count_errors<NT>(err, out.errors + f * NT);
   if (out.loss) count_loss<NT>(loss, out.loss + f * NT);
-  if (out.loss_s) count_loss<GMI_GRID>(grid, out.loss_s + f * GMI_GRID);
+  if (GRID) count_loss<GMI_GRID>(grid, out.loss_s + f * GMI_GRID);
 }
 
 }  // namespace
@@ -106,7 +109,10 @@ int Detect<NT, NR>::launch(const gpu_link &g, const gpu_consts *c, const cf32 *H
   const int block = warps >= kBlock / 32 ? kBlock : (int)(warps * 32);
   const uint64_t blocks = g.frames * ((g.rf + block - 1) / block);
   const gpu_stacks st = stacks ? *stacks : gpu_stacks{NULL, NULL, NULL, NULL};
-  linear_kernel<NT, NR><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, st, stacks != NULL, out);
+  if (out.loss_s)
+    linear_kernel<NT, NR, true><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, st, stacks != NULL, out);
+  else
+    linear_kernel<NT, NR, false><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, st, stacks != NULL, out);
   CUDA_TRY_LAUNCH("linear_kernel");
   return 0;
 }

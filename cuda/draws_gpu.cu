@@ -106,14 +106,14 @@ __global__ void __launch_bounds__(kBlock)
   const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= g.frames * pairs) return;
   const uint64_t f = j / pairs, qp = j - f * pairs, q = 2 * qp;
-  const rng_words w = re_draw(g.re, RNG_TAPS, g.first_frame + f, qp);
+  const rng_words w = re_draw(g.re, RNG_TAPS, tdl_drop_frame(g.fade, g.first_frame + f), qp);
   cf32 *out = taps + f * total;
   out[q] = cf_scale(rng_cnormal_of(w, 0), c->amp[q % g.L]);
   if (q + 1 < total) out[q + 1] = cf_scale(rng_cnormal_of(w, 1), c->amp[(q + 1) % g.L]);
 }
 
 /* Spatial correlation across the antenna pairs of each tap, the LOS path on
- * tap 0: one thread a (frame, tap), as tdl_draw_taps. */
+ * the taps that have one: one thread a (frame, tap), as tdl_draw_taps. */
 __global__ void __launch_bounds__(kBlock)
     taps_mix_kernel(gpu_link g, const gpu_consts *__restrict__ c, cf32 *__restrict__ taps) {
   const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -124,12 +124,13 @@ __global__ void __launch_bounds__(kBlock)
   cf32 h[LINK_MAX_RX * LINK_MAX_TX];
   for (int e = 0; e < g.links; e++) h[e] = t[e * g.L + l];
   if (c->spatial.correlated) chan_spatial_mix(&c->spatial, h, 0, c->amp[l]);
-  if (l == 0 && g.fade.los_amp > 0.0f)
-    for (int e = 0; e < g.links; e++) h[e] = tdl_add_los(h[e], g.fade.los_amp);
+  if (g.fade.los_amp[l] > 0.0f)
+    for (int e = 0; e < g.links; e++) h[e] = tdl_add_los(h[e], g.fade.los_amp[l]);
   for (int e = 0; e < g.links; e++) t[e * g.L + l] = h[e];
 }
 
-/* Doppler: the sinusoids of every (frame, antenna pair, tap), as tdl_draw_sos. */
+/* Doppler: the sinusoids of every (frame, antenna pair, tap), and tap 0's
+ * thread the frame's LOS term after them, as tdl_draw_sos. */
 __global__ void __launch_bounds__(kBlock)
     sos_kernel(gpu_link g, sos_term *__restrict__ sos) {
   const uint64_t total = (uint64_t)g.links * g.L;
@@ -137,7 +138,9 @@ __global__ void __launch_bounds__(kBlock)
   if (j >= g.frames * total) return;
   const uint64_t f = j / total;
   const int q = (int)(j - f * total);
-  tdl_sos_terms(g.re, g.fade.nu, g.first_frame + f, q, sos + j * TDL_SOS_TERMS);
+  sos_term *frame_terms = sos + f * g.fade_terms;
+  tdl_sos_terms(g.re, g.fade, g.first_frame + f, q, frame_terms + (uint64_t)q * TDL_SOS_TERMS);
+  if (q == 0) frame_terms[g.fade_terms - 1] = tdl_los_term(g.fade, g.first_frame + f);
 }
 
 /* Doppler: every symbol's window-averaged taps, taps[((f*S + s)*links + e)*L
@@ -248,7 +251,9 @@ int gpu_launch_taps(const gpu_link &g, const gpu_consts *c, const gpu_tdl &t, cu
     const uint64_t pairs = ((uint64_t)g.links * g.L + 1) / 2;
     taps_draw_kernel<<<gpu_blocks(g.frames * pairs, kBlock), kBlock, 0, s>>>(g, c, t.taps);
     CUDA_TRY_LAUNCH("taps_draw_kernel");
-    if (g.re.spatial || g.fade.los_amp > 0.0f) {
+    bool los = false;
+    for (int l = 0; l < g.L; l++) los = los || g.fade.los_amp[l] > 0.0f;
+    if (g.re.spatial || los) {
       taps_mix_kernel<<<gpu_blocks(g.frames * g.L, kBlock), kBlock, 0, s>>>(g, c, t.taps);
       CUDA_TRY_LAUNCH("taps_mix_kernel");
     }

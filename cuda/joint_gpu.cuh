@@ -73,7 +73,7 @@ __device__ __forceinline__ void joint_re_outputs(const gpu_link &g, const gpu_st
     const unsigned long long l =
         soft_stream(g.bps, cf_make(0.0f, 0.0f), 0.0f, 0, llr + t * g.bps, lab,
                     out.llr ? out.llr + at + t * g.bps : NULL, out.bits ? out.bits + at + t * g.bps : NULL,
-                    out.loss_s ? grid : NULL);
+                    out.loss != NULL, out.loss_s ? grid : NULL);
     if (l) atomicAdd(&block_loss[t], l);
   }
   if (llr && out.loss_s)

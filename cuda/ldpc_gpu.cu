@@ -23,6 +23,12 @@
  * The q = app - m_old of a row's edges stay in registers between the two
  * passes (the edge loops unrolled to the largest degree, 19).
  *
+ * The fixed-point decoder (nms16) is the same kernel on other types (the
+ * ops<> traits below): int16 LLRs in shared memory, quantised as they are
+ * loaded, int32 magnitudes in registers and in the compressed messages,
+ * coding/ldpc_msg16.h's integer operations, so it equals the CPU's int16
+ * kernels bit for bit as the float one equals the float kernels.
+ *
  * GPU equals CPU: ldpc_msg.h's functions in the CPU's order (edges in row
  * order, min2 before min1, the sign product from ldpc_sign_start), rows in
  * order, the syndrome after every iteration; this file is compiled with
@@ -42,8 +48,65 @@ extern "C" {
 #include "coding/ldpc_graph.h"
 }
 #include "coding/ldpc_msg.h"
+#include "coding/ldpc_msg16.h"
 
 namespace {
+
+/* The decoders the kernels are specialised for. */
+enum { kNms = 0, kOms = 1, kNms16 = 2 };
+
+/* The arithmetic of one decoder, spelled once for the kernel below: T the
+ * type of an a posteriori LLR in shared memory, M that of a magnitude (the
+ * running minima, v1 and v2), the float ones coding/ldpc_msg.h's and the
+ * fixed-point one coding/ldpc_msg16.h's, each exactly what the CPU kernels
+ * compute. A word of the compressed messages holds an M's bits. */
+struct scale_args {
+  float alpha, beta;
+  int32_t k;              /* ldpc16_scale_k(alpha) */
+};
+
+template <int ALG>
+struct ops {
+  typedef float T;
+  typedef float M;
+  static __device__ __forceinline__ T load(float llr) { return llr; }
+  static __device__ __forceinline__ T sub(T a, M m) { return a - m; }
+  static __device__ __forceinline__ T add(T q, M m) { return q + m; }
+  static __device__ __forceinline__ M mag(T x) { return fabsf(x); }
+  static __device__ __forceinline__ uint32_t sbit(T x) { return ldpc_sign_bit(x); }
+  static __device__ __forceinline__ M with_sign(M m, uint32_t s) { return ldpc_with_sign(m, s); }
+  static __device__ __forceinline__ M init() { return LDPC_MAG_INIT; }
+  /* alpha m, or max(m - beta, 0), as ldpc_ms_message_scaled / _offset */
+  static __device__ __forceinline__ M scaled(M m, const scale_args &c) {
+    if (ALG == kOms) {
+      const float v = m - c.beta;
+      return v > 0.0f ? v : 0.0f;
+    }
+    return c.alpha * m;
+  }
+  static __device__ __forceinline__ uint8_t hard(T x) { return ldpc_hard_bit(x); }
+  static __device__ __forceinline__ int nonzero(float llr) { return llr != 0.0f; }
+  static __device__ __forceinline__ uint32_t word(M m) { return __float_as_uint(m); }
+  static __device__ __forceinline__ M from_word(uint32_t w) { return __uint_as_float(w); }
+};
+
+template <>
+struct ops<kNms16> {
+  typedef int16_t T;
+  typedef int32_t M;
+  static __device__ __forceinline__ T load(float llr) { return ldpc16_quantise(llr); }
+  static __device__ __forceinline__ T sub(T a, M m) { return ldpc16_sat((int32_t)a - m); }
+  static __device__ __forceinline__ T add(T q, M m) { return ldpc16_sat((int32_t)q + m); }
+  static __device__ __forceinline__ M mag(T x) { return ldpc16_mag(x); }
+  static __device__ __forceinline__ uint32_t sbit(T x) { return x < 0 ? 0x80000000u : 0u; }
+  static __device__ __forceinline__ M with_sign(M m, uint32_t s) { return s ? -m : m; }
+  static __device__ __forceinline__ M init() { return LDPC16_MAG_MAX; }
+  static __device__ __forceinline__ M scaled(M m, const scale_args &c) { return ldpc16_scale(m, c.k); }
+  static __device__ __forceinline__ uint8_t hard(T x) { return ldpc16_hard_bit(x); }
+  static __device__ __forceinline__ int nonzero(float llr) { return llr != 0.0f; }
+  static __device__ __forceinline__ uint32_t word(M m) { return (uint32_t)m; }
+  static __device__ __forceinline__ M from_word(uint32_t w) { return (int32_t)w; }
+};
 
 /* The message word: sign bits of the edges in bits 0..18, min1's edge from
  * bit 24. */
@@ -60,7 +123,7 @@ struct kargs {
   ldpc_decode_result *res;
   uint32_t *gmsg;        /* global messages, or NULL: in shared memory */
   const uint32_t *tab;
-  float alpha, beta;
+  scale_args scale;
   int z, zp, nb, info_cols, rows, nnz;
   int scols;             /* columns held in shared memory */
   int rows_max;          /* scols - info_cols: the most rows a block can use */
@@ -77,23 +140,20 @@ __device__ __forceinline__ int slot(uint32_t entry, int lane, int z) {
 }
 
 /* Edge k's message from a compressed row (v1, v2, word w, index idx). */
-__device__ __forceinline__ float message(float v1, float v2, uint32_t w, int idx, int k) {
-  return ldpc_with_sign(k == idx ? v2 : v1, ((w >> k) & 1u) << 31);
+template <int ALG>
+__device__ __forceinline__ typename ops<ALG>::M message(typename ops<ALG>::M v1, typename ops<ALG>::M v2,
+                                                        uint32_t w, int idx, int k) {
+  return ops<ALG>::with_sign(k == idx ? v2 : v1, ((w >> k) & 1u) << 31);
 }
 
-/* The message magnitude for running minimum m: alpha m, or max(m - beta, 0),
- * as ldpc_ms_message_scaled / ldpc_ms_message_offset compute it. */
-template <bool OFFSET>
-__device__ __forceinline__ float magnitude(float m, float alpha, float beta) {
-  if (OFFSET) {
-    const float v = m - beta;
-    return v > 0.0f ? v : 0.0f;
-  }
-  return alpha * m;
+/* The bytes of the LLRs in shared memory, rounded up to 16 (the words after
+ * them stay aligned): 4 an LLR, 2 for nms16. */
+__host__ __device__ inline size_t app_bytes(int scols, int z, int elem) {
+  return ((size_t)elem * scols * z + 15) / 16 * 16;
 }
 
-size_t shared_bytes(int scols, int z, int zp, int rows_max, int msg_shared) {
-  return sizeof(float) * (size_t)scols * z + (msg_shared ? sizeof(uint32_t) * 3 * (size_t)rows_max * zp : 0) +
+size_t shared_bytes(int scols, int z, int zp, int rows_max, int msg_shared, int elem) {
+  return app_bytes(scols, z, elem) + (msg_shared ? sizeof(uint32_t) * 3 * (size_t)rows_max * zp : 0) +
          sizeof(uint32_t) * (kTabWords + 1);
 }
 
@@ -112,43 +172,50 @@ size_t shared_bytes(int scols, int z, int zp, int rows_max, int msg_shared) {
  * constants), not local memory. */
 constexpr int kCacheDeg = 12;
 
-template <bool OFFSET, int N, bool PRED>
-__device__ __forceinline__ void layer_row(float *app, const uint32_t *ent, int deg, int lane, int z, float o1,
-                                          float o2, uint32_t ow, float alpha, float beta, uint32_t *mr, int zp) {
+template <int ALG, int N, bool PRED>
+__device__ __forceinline__ void layer_row(typename ops<ALG>::T *app, const uint32_t *ent, int deg, int lane, int z,
+                                          typename ops<ALG>::M o1, typename ops<ALG>::M o2, uint32_t ow,
+                                          const scale_args &sc, uint32_t *mr, int zp) {
+  typedef ops<ALG> O;
+  typedef typename O::T T;
+  typedef typename O::M M;
   constexpr bool cache = N <= kCacheDeg;
   const int oidx = (int)(ow >> kIdxShift);
-  float m1 = LDPC_MAG_INIT, m2 = LDPC_MAG_INIT;
+  M m1 = O::init(), m2 = O::init();
   uint32_t sg = ldpc_sign_start(PRED ? deg : N);
   int idx = 0;
-  float q[N];
+  T q[N];
   int at[cache ? N : 1];
 #pragma unroll
   for (int k = 0; k < N; k++) {
     if (!PRED || k < deg) {
       const int sk = slot(ent[k], lane, z);
       if (cache) at[k] = sk;
-      const float x = app[sk] - message(o1, o2, ow, oidx, k);
-      const float mag = fabsf(x);
+      const T x = O::sub(app[sk], message<ALG>(o1, o2, ow, oidx, k));
+      const M mag = O::mag(x);
       q[k] = x;
-      idx = mag < m1 ? k : idx; /* where ldpc_ms_min1 takes a new minimum */
-      m2 = ldpc_ms_min2(m1, m2, mag);
-      m1 = ldpc_ms_min1(m1, mag);
-      sg ^= ldpc_sign_bit(x);
+      idx = mag < m1 ? k : idx; /* where the min1 update takes a new minimum */
+      /* coding/ldpc_msg.h's (and ldpc_msg16.h's) min2 = min(max(a, min1),
+       * min2) before min1 = min(a, min1), in either type */
+      const M hi = mag > m1 ? mag : m1;
+      m2 = hi < m2 ? hi : m2;
+      m1 = mag < m1 ? mag : m1;
+      sg ^= O::sbit(x);
     }
   }
-  const float v1 = magnitude<OFFSET>(m1, alpha, beta), v2 = magnitude<OFFSET>(m2, alpha, beta);
+  const M v1 = O::scaled(m1, sc), v2 = O::scaled(m2, sc);
   uint32_t nw = (uint32_t)idx << kIdxShift;
 #pragma unroll
   for (int k = 0; k < N; k++) {
     if (!PRED || k < deg) {
-      const float x = q[k];
-      const uint32_t s = sg ^ ldpc_sign_bit(x);
+      const T x = q[k];
+      const uint32_t s = sg ^ O::sbit(x);
       nw |= (s >> 31) << k;
-      app[cache ? at[k] : slot(ent[k], lane, z)] = x + ldpc_with_sign(k == idx ? v2 : v1, s);
+      app[cache ? at[k] : slot(ent[k], lane, z)] = O::add(x, O::with_sign(k == idx ? v2 : v1, s));
     }
   }
-  mr[0] = __float_as_uint(v1);
-  mr[zp] = __float_as_uint(v2);
+  mr[0] = O::word(v1);
+  mr[zp] = O::word(v2);
   mr[2 * zp] = nw;
 }
 
@@ -162,15 +229,19 @@ __device__ __forceinline__ void layer_row(float *app, const uint32_t *ent, int d
  *    touches, so without the barrier every lane still reads exactly the
  *    values the row kernel's lanes read (BG1 rows 16-17, 20-21, 22-23, ...
  *    and every pair past row 23; BG2 likewise). */
-template <bool OFFSET, bool GROUPED>
+template <int ALG, bool GROUPED>
 __device__ __forceinline__ void decode_block(const kargs &a) {
-  extern __shared__ float smem[];
+  typedef ops<ALG> O;
+  typedef typename O::T T;
+  typedef typename O::M M;
+  extern __shared__ float4 smem_words[];
   const int z = a.z, zp = a.zp, lane = threadIdx.x, nthreads = blockDim.x;
   const int blk = blockIdx.x;
   const bool active = lane < z;
   const size_t msg_words = 3 * (size_t)a.rows_max * zp;
-  float *app = smem;
-  uint32_t *after_app = reinterpret_cast<uint32_t *>(smem + (size_t)a.scols * z);
+  T *app = reinterpret_cast<T *>(smem_words);
+  uint32_t *after_app =
+      reinterpret_cast<uint32_t *>(reinterpret_cast<char *>(smem_words) + app_bytes(a.scols, z, (int)sizeof(T)));
   uint32_t *msg = a.gmsg ? a.gmsg + (size_t)blk * msg_words : after_app;
   uint32_t *tab = a.gmsg ? after_app : after_app + msg_words;
   int *s_last = reinterpret_cast<int *>(tab + kTabWords);
@@ -188,7 +259,7 @@ __device__ __forceinline__ void decode_block(const kargs &a) {
   int last = -1;
   for (int j = lane; j < n_app; j += nthreads) {
     const float v = llr[j];
-    app[j] = v;
+    app[j] = O::load(v);
     if (j >= scan_from && v != 0.0f) last = j;
   }
   if (last >= 0) atomicMax(s_last, last / z);
@@ -202,30 +273,30 @@ __device__ __forceinline__ void decode_block(const kargs &a) {
      * own, so no barrier orders them), hiding the latency of global memory.
      * The first iteration's are +0, as the CPU's zeroed array: v1 = v2 = +0
      * and no sign bits. */
-    float p1 = 0.0f, p2 = 0.0f;
+    M p1 = O::from_word(0), p2 = O::from_word(0);
     uint32_t pw = 0;
     if (it > 0 && active) {
-      p1 = __uint_as_float(msg[lane]);
-      p2 = __uint_as_float(msg[zp + lane]);
+      p1 = O::from_word(msg[lane]);
+      p2 = O::from_word(msg[zp + lane]);
       pw = msg[2 * zp + lane];
     }
     for (int r = 0; r < rows_used; r++) {
       if (active) {
         const int e0 = (int)row_start[r], deg = (int)row_start[r + 1] - e0;
         uint32_t *mr = msg + (size_t)r * 3 * zp + lane;
-        const float o1 = p1, o2 = p2;
+        const M o1 = p1, o2 = p2;
         const uint32_t ow = pw;
         if (it > 0 && r + 1 < rows_used) {
-          p1 = __uint_as_float(mr[3 * zp]);
-          p2 = __uint_as_float(mr[4 * zp]);
+          p1 = O::from_word(mr[3 * zp]);
+          p2 = O::from_word(mr[4 * zp]);
           pw = mr[5 * zp];
         }
         const uint32_t *re = ent + e0;
         if (!GROUPED) {
-          layer_row<OFFSET, LDPC_ROW_DEGREE_MAX, true>(app, re, deg, lane, z, o1, o2, ow, a.alpha, a.beta, mr, zp);
+          layer_row<ALG, LDPC_ROW_DEGREE_MAX, true>(app, re, deg, lane, z, o1, o2, ow, a.scale, mr, zp);
         } else {
 #define LDPC_ROW_CASE(D) \
-  case D: layer_row<OFFSET, D, false>(app, re, D, lane, z, o1, o2, ow, a.alpha, a.beta, mr, zp); break;
+  case D: layer_row<ALG, D, false>(app, re, D, lane, z, o1, o2, ow, a.scale, mr, zp); break;
           switch (deg) {
             LDPC_ROW_CASE(3) LDPC_ROW_CASE(4) LDPC_ROW_CASE(5) LDPC_ROW_CASE(6) LDPC_ROW_CASE(7) LDPC_ROW_CASE(8)
             LDPC_ROW_CASE(9) LDPC_ROW_CASE(10) LDPC_ROW_CASE(11) LDPC_ROW_CASE(12) LDPC_ROW_CASE(13)
@@ -246,7 +317,7 @@ __device__ __forceinline__ void decode_block(const kargs &a) {
     if (active) {
       for (int r = 0; r < rows_used && !bad; r++) {
         uint32_t par = 0;
-        for (int e = (int)row_start[r]; e < (int)row_start[r + 1]; e++) par ^= ldpc_hard_bit(app[slot(ent[e], lane, z)]);
+        for (int e = (int)row_start[r]; e < (int)row_start[r + 1]; e++) par ^= O::hard(app[slot(ent[e], lane, z)]);
         bad = (int)par;
       }
     }
@@ -255,7 +326,7 @@ __device__ __forceinline__ void decode_block(const kargs &a) {
 
   const int k_sys = a.info_cols * z;
   uint8_t *out = a.bits + (size_t)blk * k_sys;
-  for (int j = lane; j < k_sys; j += nthreads) out[j] = ldpc_hard_bit(app[j]);
+  for (int j = lane; j < k_sys; j += nthreads) out[j] = O::hard(app[j]);
   if (lane == 0) {
     a.res[blk].iterations = it;
     a.res[blk].syndrome_ok = ok;
@@ -265,15 +336,15 @@ __device__ __forceinline__ void decode_block(const kargs &a) {
 
 /* The row kernel: every row unrolled to the largest degree, a barrier after
  * every row. */
-template <bool OFFSET>
+template <int ALG>
 __global__ void __launch_bounds__(LDPC_Z_MAX) ldpc_layered_kernel(const kargs a) {
-  decode_block<OFFSET, false>(a);
+  decode_block<ALG, false>(a);
 }
 
 /* The grouped kernel (the default): three blocks an SM (see layer_row). */
-template <bool OFFSET>
+template <int ALG>
 __global__ void __launch_bounds__(LDPC_Z_MAX, 3) ldpc_grouped_kernel(const kargs a) {
-  decode_block<OFFSET, true>(a);
+  decode_block<ALG, true>(a);
 }
 
 }  // namespace
@@ -293,6 +364,11 @@ struct ldpc_gpu_decoder {
 
 extern "C" {
 
+/* The bytes of one LLR in shared memory. */
+static int llr_bytes(const ldpc_decoder_config *cfg) {
+  return cfg->algorithm == LDPC_LAYERED_NMS16 ? (int)sizeof(int16_t) : (int)sizeof(float);
+}
+
 static int set_kernel_attributes(const void *kernel, size_t smem_max) {
   CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_max));
   /* As much of the L1/shared split as shared memory as the kernels can use:
@@ -303,9 +379,10 @@ static int set_kernel_attributes(const void *kernel, size_t smem_max) {
 }
 
 static int set_attributes(size_t smem_max) {
-  const void *kernels[4] = {(const void *)ldpc_layered_kernel<false>, (const void *)ldpc_layered_kernel<true>,
-                            (const void *)ldpc_grouped_kernel<false>, (const void *)ldpc_grouped_kernel<true>};
-  for (int k = 0; k < 4; k++)
+  const void *kernels[6] = {(const void *)ldpc_layered_kernel<kNms>,   (const void *)ldpc_layered_kernel<kOms>,
+                            (const void *)ldpc_layered_kernel<kNms16>, (const void *)ldpc_grouped_kernel<kNms>,
+                            (const void *)ldpc_grouped_kernel<kOms>,   (const void *)ldpc_grouped_kernel<kNms16>};
+  for (int k = 0; k < 6; k++)
     if (set_kernel_attributes(kernels[k], smem_max) != 0) return -1;
   return 0;
 }
@@ -335,7 +412,9 @@ ldpc_gpu_decoder *ldpc_gpu_create(int bg, int z, const ldpc_decoder_config *cfg,
     return NULL;
   }
   if (!cfg || cfg->max_iterations < 1 ||
-      (cfg->algorithm != LDPC_LAYERED_NMS && cfg->algorithm != LDPC_LAYERED_OMS) || !(cfg->alpha > 0.0f) ||
+      (cfg->algorithm != LDPC_LAYERED_NMS && cfg->algorithm != LDPC_LAYERED_OMS &&
+       cfg->algorithm != LDPC_LAYERED_NMS16) ||
+      !(cfg->alpha > 0.0f) ||
       !(cfg->beta >= 0.0f) || (unsigned)place > LDPC_GPU_MSG_GLOBAL) {
     snprintf(err, err_len,
              "ldpc gpu decoder: bad configuration (layered min-sum only; max_iterations >= 1, alpha > 0, "
@@ -350,7 +429,7 @@ ldpc_gpu_decoder *ldpc_gpu_create(int bg, int z, const ldpc_decoder_config *cfg,
   }
   const int zp = (z + 31) / 32 * 32;
   const ldpc_base_graph *g = code.g;
-  if (shared_bytes(g->info_cols + 4, z, zp, 4, 0) > (size_t)optin) {
+  if (shared_bytes(g->info_cols + 4, z, zp, 4, 0, llr_bytes(cfg)) > (size_t)optin) {
     snprintf(err, err_len, "ldpc gpu decoder: a Z %d block needs more shared memory than the device's %d bytes", z,
              optin);
     return NULL;
@@ -400,8 +479,9 @@ static int shared_cols(const ldpc_gpu_decoder *d, int cols) {
 int ldpc_gpu_placement(const ldpc_gpu_decoder *d, int cols) {
   const int scols = shared_cols(d, cols), rows_max = scols - d->code.g->info_cols;
   const int z = d->code.z;
-  const int fits_shared = shared_bytes(scols, z, d->zp, rows_max, 1) <= d->smem_max;
-  const int fits_global = shared_bytes(scols, z, d->zp, rows_max, 0) <= d->smem_max;
+  const int elem = llr_bytes(&d->cfg);
+  const int fits_shared = shared_bytes(scols, z, d->zp, rows_max, 1, elem) <= d->smem_max;
+  const int fits_global = shared_bytes(scols, z, d->zp, rows_max, 0, elem) <= d->smem_max;
   switch (d->place) {
     case LDPC_GPU_MSG_SHARED: return fits_shared ? LDPC_GPU_MSG_SHARED : -1;
     case LDPC_GPU_MSG_GLOBAL: return fits_global ? LDPC_GPU_MSG_GLOBAL : -1;
@@ -431,8 +511,9 @@ int ldpc_gpu_decode(ldpc_gpu_decoder *d, const float *llr, int nblocks, int cols
   a.res = res;
   a.gmsg = NULL;
   a.tab = d->tab;
-  a.alpha = d->cfg.alpha;
-  a.beta = d->cfg.beta;
+  a.scale.alpha = d->cfg.alpha;
+  a.scale.beta = d->cfg.beta;
+  a.scale.k = ldpc16_scale_k(d->cfg.alpha);
   a.z = z;
   a.zp = zp;
   a.nb = g->cols;
@@ -456,22 +537,31 @@ int ldpc_gpu_decode(ldpc_gpu_decoder *d, const float *llr, int nblocks, int cols
     }
     a.gmsg = d->scratch;
   }
-  const size_t smem = shared_bytes(scols, z, zp, rows_max, place == LDPC_GPU_MSG_SHARED);
+  const size_t smem = shared_bytes(scols, z, zp, rows_max, place == LDPC_GPU_MSG_SHARED, llr_bytes(&d->cfg));
   cudaStream_t s = (cudaStream_t)stream;
-  if (d->kernel == LDPC_GPU_KERNEL_GROUPED) {
-    if (d->cfg.algorithm == LDPC_LAYERED_OMS) {
-      ldpc_grouped_kernel<true><<<nblocks, zp, smem, s>>>(a);
-      CUDA_TRY_LAUNCH("ldpc_grouped_kernel<offset>");
-    } else {
-      ldpc_grouped_kernel<false><<<nblocks, zp, smem, s>>>(a);
-      CUDA_TRY_LAUNCH("ldpc_grouped_kernel<normalised>");
-    }
-  } else if (d->cfg.algorithm == LDPC_LAYERED_OMS) {
-    ldpc_layered_kernel<true><<<nblocks, zp, smem, s>>>(a);
-    CUDA_TRY_LAUNCH("ldpc_layered_kernel<offset>");
-  } else {
-    ldpc_layered_kernel<false><<<nblocks, zp, smem, s>>>(a);
-    CUDA_TRY_LAUNCH("ldpc_layered_kernel<normalised>");
+  const int grouped = d->kernel == LDPC_GPU_KERNEL_GROUPED;
+  switch (d->cfg.algorithm) {
+    case LDPC_LAYERED_OMS:
+      if (grouped)
+        ldpc_grouped_kernel<kOms><<<nblocks, zp, smem, s>>>(a);
+      else
+        ldpc_layered_kernel<kOms><<<nblocks, zp, smem, s>>>(a);
+      CUDA_TRY_LAUNCH("ldpc kernel<offset>");
+      break;
+    case LDPC_LAYERED_NMS16:
+      if (grouped)
+        ldpc_grouped_kernel<kNms16><<<nblocks, zp, smem, s>>>(a);
+      else
+        ldpc_layered_kernel<kNms16><<<nblocks, zp, smem, s>>>(a);
+      CUDA_TRY_LAUNCH("ldpc kernel<nms16>");
+      break;
+    default:
+      if (grouped)
+        ldpc_grouped_kernel<kNms><<<nblocks, zp, smem, s>>>(a);
+      else
+        ldpc_layered_kernel<kNms><<<nblocks, zp, smem, s>>>(a);
+      CUDA_TRY_LAUNCH("ldpc kernel<normalised>");
+      break;
   }
   return 0;
 }

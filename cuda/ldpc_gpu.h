@@ -7,7 +7,8 @@
  * The contract is GPU equals CPU: for the same input and configuration every
  * block's decisions, iteration count, syndrome flag and rows used are those
  * of ldpc_decoder_execute (coding/ldpc_decode.h), bit for bit: the kernel
- * runs coding/ldpc_msg.h's min-sum functions in the CPU's order (rows in
+ * runs coding/ldpc_msg.h's min-sum functions (coding/ldpc_msg16.h's for
+ * nms16) in the CPU's order (rows in
  * order, each row's edges in order, the same early termination on a zero
  * syndrome), compiled without fused multiply-add.
  *
@@ -57,7 +58,9 @@ typedef enum ldpc_gpu_kernel {
 } ldpc_gpu_kernel;
 
 /* A decoder for base graph bg (1, 2), lifting size z and cfg (algorithm
- * LDPC_LAYERED_NMS or LDPC_LAYERED_OMS; flooding BP is CPU only) on the
+ * LDPC_LAYERED_NMS, LDPC_LAYERED_OMS or the fixed-point LDPC_LAYERED_NMS16,
+ * whose LLRs take 2 bytes of shared memory instead of 4; flooding BP is CPU
+ * only) on the
  * current device (cuda/gpu.h's gpu_use_device). NULL with the reason in err
  * on bad input, when even the a posteriori LLRs of one block do not fit the
  * device's shared memory, or on a CUDA failure. */

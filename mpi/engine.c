@@ -361,7 +361,7 @@ static void fold_counts(coord *k, size_t i, const result_head *h, const unit_cou
   pstate *p = &k->p[i];
   const sim_point *pt = &k->c->points[i];
   const uint64_t tx = (uint64_t)pt->p.tx;
-  const int soft = pt->p.llr != LLR_OFF;
+  const int soft = link_gmi_loss(&pt->p), grid = link_gmi_grid(&pt->p); /* the sums its frames carry */
   chunk_out out = {&k->s, i, h->backend, NULL};
   const uint8_t *enc = uc->enc;
   for (uint64_t j = 0; j < uc->chunks && !p->f.stop && !k->rc; enc += chunk_bytes(uc, j), j++) {
@@ -375,8 +375,8 @@ static void fold_counts(coord *k, size_t i, const result_head *h, const unit_cou
     const uint64_t n = t.frames;
     uint32_t *e = malloc(sizeof(uint32_t) * (size_t)(n * (tx + 1) + 1));
     /* with soft outputs: the per-stream losses, then the GMI grid's */
-    uint64_t *loss = soft ? malloc(sizeof(uint64_t) * (size_t)(n * (tx + GMI_GRID) + 1)) : NULL;
-    uint64_t *loss_s = loss ? loss + n * tx : NULL;
+    uint64_t *loss = soft ? malloc(sizeof(uint64_t) * (size_t)(n * (tx + (grid ? GMI_GRID : 0)) + 1)) : NULL;
+    uint64_t *loss_s = loss && grid ? loss + n * tx : NULL;
     frame_coded *coded = link_coded(&pt->p) ? malloc(sizeof(frame_coded) * (size_t)(n + 1)) : NULL;
     const long long bc = coded ? coded_decode(enc, chunk_bytes(uc, j), n, coded) : 0;
     if (!e || (soft && !loss) || (link_coded(&pt->p) && (!coded || bc < 0)) ||

@@ -299,7 +299,7 @@ uint64_t point_work_key(const sim_point *pt) {
 
 double tally_gmi(const sim_point *pt, const tally *t, int s) {
   const link_params *p = &pt->p;
-  if (p->llr == LLR_OFF || !t->frames) return NAN;
+  if (!link_gmi_loss(p) || !t->frames) return NAN;
   const double uses = (double)t->frames * (double)link_data_res_per_frame(p);
   if (s >= 0) return p->bps - t->gmi_loss[s] / uses;
   double loss = 0.0;

@@ -20,15 +20,15 @@
 size_t frame_encoded_max(uint64_t n, int tx);
 
 /* Encodes errors[i*tx + s], fallbacks[i] (NULL: zeros), and loss[i*tx + s]
- * with loss_s[i*GMI_GRID + k] (both NULL: none; both given, or neither) of
- * n frames into out (at least frame_encoded_max bytes); returns the bytes
+ * and loss_s[i*GMI_GRID + k] (each NULL: none; receiver.gmi = s1 has the
+ * first alone) of n frames into out (at least frame_encoded_max bytes); returns the bytes
  * written. */
 size_t frame_encode(const uint32_t *errors, const uint32_t *fallbacks, const uint64_t *loss, const uint64_t *loss_s,
                     uint64_t n, int tx, uint8_t *out);
 
 /* Decodes n frames of tx streams from the len bytes at in into errors
- * (n*tx), fallbacks (n) and, when loss and loss_s are not NULL (the encoder
- * had losses), loss (n*tx) and loss_s (n*GMI_GRID). 0, or -1 when the bytes
+ * (n*tx), fallbacks (n) and, when loss or loss_s is not NULL (the encoder
+ * had those losses), loss (n*tx) and loss_s (n*GMI_GRID). 0, or -1 when the bytes
  * do not hold exactly that. */
 int frame_decode(const uint8_t *in, size_t len, uint64_t n, int tx, uint32_t *errors, uint32_t *fallbacks,
                  uint64_t *loss, uint64_t *loss_s);

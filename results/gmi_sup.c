@@ -122,8 +122,22 @@ void tally_gmi_sup(const sim_point *pt, const tally *t, double conf, gmi_sup *ou
   loss[GMI_GRID_S1] = at_1;
   const gmi_sums in = {(double)p->bps * p->tx, (double)link_data_res_per_frame(p), t->frames, loss,
                        t->gmi_loss_s_sq};
-  if (p->llr == LLR_OFF) {
+  if (!link_gmi_loss(p)) {
     gmi_sup_find(&(gmi_sums){0}, conf, out);
+    return;
+  }
+  if (!link_gmi_grid(p)) {
+    /* s = 1 alone: GMI(1) and the interval of its mean loss */
+    out->gmi = out->lo = out->hi = out->s = NAN;
+    out->edge = 0;
+    if (!t->frames || !(in.res > 0)) return;
+    out->gmi = gmi_sums_at(&in, GMI_GRID_S1);
+    double lo, hi;
+    mean_interval(at_1 / in.res, t->gmi_loss_sq, t->frames, conf, &lo, &hi);
+    if (t->frames >= 2 && !isnan(lo) && !isnan(hi)) {
+      out->lo = fmax(0.0, in.full - hi);
+      out->hi = in.full - lo;
+    }
     return;
   }
   gmi_sup_find(&in, conf, out);

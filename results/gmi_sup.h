@@ -62,7 +62,10 @@ typedef struct gmi_sup {
  * (and edge 0) without frames. */
 void gmi_sup_find(const gmi_sums *in, double conf, gmi_sup *out);
 
-/* The same for the frames of t (NAN fields without soft outputs or frames). */
+/* The same for the frames of t (NAN fields without soft outputs or frames,
+ * or with receiver.gmi = none). With receiver.gmi = s1 the point has no
+ * grid sums: gmi is then the GMI at s = 1 with its interval, and s NAN (no
+ * supremum was taken). */
 void tally_gmi_sup(const sim_point *pt, const tally *t, double conf, gmi_sup *out);
 
 /* GMI(s) at grid point k from the sums, bits per RE: full - loss[k] / uses. */

@@ -75,13 +75,16 @@ void report_table_row(FILE *f, const sim_point *pt, const point_result *r) {
           (double)r->n.bits, (unsigned long long)r->n.bit_errors, ber, interval, theory,
           mbit_per_s(r), inv_per_s(r) / 1e6, r->stop);
   if (pt->label[0]) fprintf(f, "      %s\n", pt->label);
-  if (pt->p.llr != LLR_OFF && r->n.frames) {
+  if (link_gmi_loss(&pt->p) && r->n.frames) {
     gmi_sup g;
     tally_gmi_sup(pt, &r->n, 0.95, &g);
     fprintf(f, "      GMI %.4f bit/RE", g.gmi);
     if (!isnan(g.lo)) fprintf(f, " [%.4f, %.4f]", g.lo, g.hi);
-    fprintf(f, " at LLR scaling s = %.3g%s (%s LLRs); at s = 1 %.4f, per stream", g.s,
-            g.edge ? " (the grid's end: a lower bound)" : "", llr_kind_name(pt->p.llr), tally_gmi(pt, &r->n, -1));
+    if (link_gmi_grid(&pt->p))
+      fprintf(f, " at LLR scaling s = %.3g%s (%s LLRs); at s = 1 %.4f, per stream", g.s,
+              g.edge ? " (the grid's end: a lower bound)" : "", llr_kind_name(pt->p.llr), tally_gmi(pt, &r->n, -1));
+    else
+      fprintf(f, " at s = 1 (%s LLRs; receiver.gmi = s1: no supremum over s), per stream", llr_kind_name(pt->p.llr));
     for (int t = 0; t < pt->p.tx; t++) fprintf(f, " %.4f", tally_gmi(pt, &r->n, t));
     fputc('\n', f);
   }
@@ -111,11 +114,13 @@ void report_table_row(FILE *f, const sim_point *pt, const point_result *r) {
 
 /* The GMI columns of the CSV: the supremum over the LLR scaling and its
  * interval, per stream (at s = 1) and the sums a merge adds up; empty
- * without soft outputs. */
-/* The GMI supremum of a point with soft outputs and frames (1); 0 with the
+ * without soft outputs or with receiver.gmi = none. With receiver.gmi = s1
+ * gmi and its interval are the GMI at s = 1 (gmi_s1's value), and gmi_s,
+ * gmi_loss_s and frame_gmi_loss_s_sq are empty: no supremum was taken. */
+/* The GMI supremum of a point with GMI sums and frames (1); 0 with the
  * empty fields written instead (`empty`). */
 static int gmi_sup_or_empty(FILE *f, const sim_point *pt, const point_result *r, const char *empty, gmi_sup *g) {
-  if (pt->p.llr == LLR_OFF || !r->n.frames) return fputs(empty, f), 0;
+  if (!link_gmi_loss(&pt->p) || !r->n.frames) return fputs(empty, f), 0;
   tally_gmi_sup(pt, &r->n, 0.95, g);
   return 1;
 }
@@ -143,10 +148,11 @@ static void csv_gmi_grid(FILE *f, const sim_point *pt, const point_result *r) {
   gmi_sup g;
   if (!gmi_sup_or_empty(f, pt, r, ",,,,", &g)) return;
   fputc(',', f);
-  csv_real(f, 10, g.s);
+  if (!isnan(g.s)) csv_real(f, 10, g.s);
   fputc(',', f);
   csv_real(f, 10, tally_gmi(pt, &r->n, -1));
   fputc(',', f);
+  if (!link_gmi_grid(&pt->p)) return (void)fputc(',', f); /* s1: no grid sums */
   for (int k = 0; k < GMI_GRID; k++) fputs(k ? ";" : "", f), csv_real(f, 17, r->n.gmi_loss_s[k]);
   fputc(',', f);
   for (int k = 0; k < GMI_GRID; k++) fputs(k ? ";" : "", f), csv_real(f, 17, r->n.gmi_loss_s_sq[k]);
@@ -367,12 +373,13 @@ static json_t *gmi_grid_json(const tally *n) {
   return json_pack("{s:o, s:o, s:o}", "s", s, "loss", loss, "frame_loss_sq", sq);
 }
 
-/* The point's GMI (null without soft outputs): the supremum over the LLR
- * scaling (total, ci95, s), the GMI at s = 1 (total_s1, streams and their
- * sums), and the grid's sums. */
+/* The point's GMI (null without soft outputs or with receiver.gmi = none):
+ * the supremum over the LLR scaling (total, ci95, s), the GMI at s = 1
+ * (total_s1, streams and their sums), and the grid's sums; with
+ * receiver.gmi = s1, total and ci95 at s = 1, s and grid null. */
 static json_t *gmi_json(const sim_point *pt, const point_result *r) {
   const link_params *p = &pt->p;
-  if (p->llr == LLR_OFF || !r->n.frames) return json_null();
+  if (!link_gmi_loss(p) || !r->n.frames) return json_null();
   gmi_sup g;
   tally_gmi_sup(pt, &r->n, 0.95, &g);
   json_t *streams = json_array(), *loss = json_array();
@@ -383,7 +390,7 @@ static json_t *gmi_json(const sim_point *pt, const point_result *r) {
       json_decref(loss);
       return NULL;
     }
-  json_t *grid = gmi_grid_json(&r->n);
+  json_t *grid = link_gmi_grid(p) ? gmi_grid_json(&r->n) : json_null();
   if (!grid) {
     json_decref(streams);
     json_decref(loss);

@@ -405,10 +405,11 @@ static int merge_gmi(const group *g, part **data, size_t n, char **cells, char *
                    data[i]->t->lines[data[i]->row]);
       return 2;
     }
-  /* rows written before the grid came: the GMI at s = 1, as they have it */
+  /* rows written before the grid came, or with receiver.gmi = s1: the GMI
+   * at s = 1, as they have it (gmi_s stays empty: no supremum was taken) */
   double llo, lhi;
   mean_interval(total / res, sq, frames, 0.95, &llo, &lhi);
-  if (set_cell(t, cells, "gmi", real(10, full - total / uses)) ||
+  if (set_cell(t, cells, "gmi", real(10, full - total / uses)) || set_cell(t, cells, "gmi_s1", real(10, full - total / uses)) ||
       set_cell(t, cells, "gmi_ci95_low", isnan(lhi) ? strdup("") : real(10, full - lhi)) ||
       set_cell(t, cells, "gmi_ci95_high", isnan(llo) ? strdup("") : real(10, full - llo))) {
     results_fail(err, errlen, "out of memory");

@@ -33,7 +33,7 @@ for spec in "$@"; do
   frames=${spec#*:}
   t0=$(date +%s.%N)
   "$ofdmsim" "$tmp/coded.cfg" -q --force -o "$tmp/$backend.csv" --set simulation.backend="$backend" \
-    --set simulation.min_frames="$frames" --set simulation.max_blocks="$frames" > /dev/null
+    --set simulation.min_frames="$frames" --set simulation.max_blocks="$frames" --set simulation.max_bits=1e15 > /dev/null
   t1=$(date +%s.%N)
   python3 - "$tmp/$backend.csv" "$backend" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" <<'PY'
 import csv, sys

@@ -4,7 +4,7 @@
 # link): simulated Mbit/s end to end through the CLI, 4x4 16-QAM MMSE,
 # TDL-A at 100 ns, 1024 x 14 REs a frame at 30 kHz, Eb/N0 20 dB, one thread
 # (pinned to one core where taskset exists). Cases: hard decisions; max-log
-# and exact LLRs with the GMI; pilots (comb 4 on symbols 2 and 9) with LS
+# and exact LLRs with the GMI (receiver.gmi sup, s1; max-log with none); pilots (comb 4 on symbols 2 and 9) with LS
 # estimation, linear and LMMSE; the time domain, hard, with LLRs, with LS;
 # and Doppler (389 Hz) in each domain; MMSE-SIC (hard decisions). The BER
 # column shows the work done.
@@ -29,6 +29,9 @@ cases=(
   "frequency|hard decisions|"
   "frequency|max-log LLRs, GMI|--set receiver.llr=maxlog"
   "frequency|exact LLRs, GMI|--set receiver.llr=exact"
+  "frequency|max-log, GMI at s = 1|--set receiver.llr=maxlog --set receiver.gmi=s1"
+  "frequency|exact, GMI at s = 1|--set receiver.llr=exact --set receiver.gmi=s1"
+  "frequency|max-log, no GMI|--set receiver.llr=maxlog --set receiver.gmi=none"
   "frequency|pilots, perfect CSI|$pilots"
   "frequency|pilots, LS linear|$ls --set receiver.interpolation=linear"
   "frequency|pilots, LS LMMSE|$ls --set receiver.interpolation=lmmse"

@@ -3,7 +3,8 @@
 # the same link, on one backend, in one run. Link: 4x4 16-QAM, TDL-A at
 # 100 ns, 1024 x 14 REs a frame at 30 kHz, Eb/N0 20 dB, MMSE with perfect
 # CSI and hard decisions in the frequency domain (the "ideal" row, 100%).
-# Each other row changes one thing: LLRs with the GMI, pilots (comb 4 on
+# Each other row changes one thing: LLRs with the GMI (its supremum over the
+# scalings, at s = 1 only, or none: receiver.gmi), pilots (comb 4 on
 # symbols 2 and 9, or NR DMRS type 1 with one additional position on 85
 # resource blocks, 1020 subcarriers) with LS
 # estimation, Doppler (389 Hz: 120 km/h at 3.5 GHz), the time domain,
@@ -27,7 +28,13 @@ time="--set ofdm.domain=time"
 cases=(
   "ideal (hard, perfect CSI)|"
   "max-log LLRs, GMI|--set receiver.llr=maxlog"
+  "max-log LLRs, GMI at s=1|--set receiver.llr=maxlog --set receiver.gmi=s1"
+  "max-log LLRs, no GMI|--set receiver.llr=maxlog --set receiver.gmi=none"
   "exact LLRs, GMI|--set receiver.llr=exact"
+  "exact LLRs, no GMI|--set receiver.llr=exact --set receiver.gmi=none"
+  "max-log LLRs, GMI at s = 1|--set receiver.llr=maxlog --set receiver.gmi=s1"
+  "exact LLRs, GMI at s = 1|--set receiver.llr=exact --set receiver.gmi=s1"
+  "max-log LLRs, no GMI|--set receiver.llr=maxlog --set receiver.gmi=none"
   "comb pilots, perfect CSI|$comb"
   "comb, LS nearest|$comb $ls --set receiver.interpolation=nearest"
   "comb, LS linear|$comb $ls --set receiver.interpolation=linear"
@@ -39,6 +46,7 @@ cases=(
   "time domain, Doppler|$time $dop"
   "MMSE-SIC|--set equalizer=mmse-sic"
   "K-best K=16, max-log|--set equalizer=kbest --set receiver.llr=maxlog"
+  "K-best K=16, max-log, no GMI|--set equalizer=kbest --set receiver.llr=maxlog --set receiver.gmi=none"
   "CDL-C (4x4 arrays)|--set channel.model=cdl-c"
 )
 printf '%-28s %10s %8s %11s\n' case Gbit/s share ber

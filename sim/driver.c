@@ -68,10 +68,13 @@ static int run_point(run_state *s, size_t i) {
   if (c->batch_frames && c->batch_frames < cap) cap = c->batch_frames;
   uint32_t *errors = malloc(sizeof(uint32_t) * (size_t)cap * ((size_t)tx + 1));
   /* with soft outputs: the per-stream losses, then the GMI grid's */
-  uint64_t *loss = pt->p.llr != LLR_OFF ? malloc(sizeof(uint64_t) * (size_t)cap * ((size_t)tx + GMI_GRID)) : NULL;
-  uint64_t *loss_s = loss ? loss + (size_t)cap * (size_t)tx : NULL;
+  /* (as receiver.gmi asks: the grid's with sup, none with none) */
+  const int grid = link_gmi_grid(&pt->p);
+  uint64_t *loss = link_gmi_loss(&pt->p) ? malloc(sizeof(uint64_t) * (size_t)cap * ((size_t)tx + (grid ? GMI_GRID : 0)))
+                                         : NULL;
+  uint64_t *loss_s = loss && grid ? loss + (size_t)cap * (size_t)tx : NULL;
   frame_coded *coded = link_coded(&pt->p) ? malloc(sizeof(frame_coded) * (size_t)cap) : NULL;
-  if (!errors || (pt->p.llr != LLR_OFF && !loss) || (link_coded(&pt->p) && !coded)) {
+  if (!errors || (link_gmi_loss(&pt->p) && !loss) || (link_coded(&pt->p) && !coded)) {
     free(errors);
     free(loss);
     free(coded);

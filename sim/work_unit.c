@@ -211,8 +211,8 @@ int unit_exec_step(unit_exec *x, char *err, size_t errlen) {
   }
   /* the backend writes straight into the unit's per-frame counts */
   batch_result br = {.errors = x->errors + x->done * tx, .fallbacks = x->fallbacks + x->done,
-                     .gmi_loss = pt->p.llr != LLR_OFF ? x->loss + x->done * tx : NULL,
-                     .gmi_loss_s = pt->p.llr != LLR_OFF ? x->loss_s + x->done * GMI_GRID : NULL,
+                     .gmi_loss = link_gmi_loss(&pt->p) ? x->loss + x->done * tx : NULL,
+                     .gmi_loss_s = link_gmi_grid(&pt->p) ? x->loss_s + x->done * GMI_GRID : NULL,
                      .coded = link_coded(&pt->p) ? x->coded + x->done : NULL};
   const double t0 = clock_seconds();
   if (backend_run(x->b, pt->first_frame + x->u.offset + x->done, n, &br)) {
@@ -240,10 +240,10 @@ const unit_spec *unit_exec_spec(const unit_exec *x) { return &x->u; }
 const uint32_t *unit_exec_errors(const unit_exec *x) { return x->errors; }
 const uint32_t *unit_exec_fallbacks(const unit_exec *x) { return x->fallbacks; }
 const uint64_t *unit_exec_gmi_loss(const unit_exec *x) {
-  return x->c->points[x->u.point].p.llr != LLR_OFF ? x->loss : NULL;
+  return link_gmi_loss(&x->c->points[x->u.point].p) ? x->loss : NULL;
 }
 const uint64_t *unit_exec_gmi_loss_s(const unit_exec *x) {
-  return x->c->points[x->u.point].p.llr != LLR_OFF ? x->loss_s : NULL;
+  return link_gmi_grid(&x->c->points[x->u.point].p) ? x->loss_s : NULL;
 }
 const frame_coded *unit_exec_coded(const unit_exec *x) {
   return link_coded(&x->c->points[x->u.point].p) ? x->coded : NULL;
@@ -254,14 +254,12 @@ void unit_exec_take_counts(unit_exec *x, uint32_t **errors, uint32_t **fallbacks
                            uint64_t **gmi_loss_s, frame_coded **coded) {
   *errors = x->errors;
   *fallbacks = x->fallbacks;
-  if (x->c->points[x->u.point].p.llr != LLR_OFF) {
-    *gmi_loss = x->loss;
-    *gmi_loss_s = x->loss_s;
-  } else {
-    *gmi_loss = *gmi_loss_s = NULL;
-    free(x->loss);
-    free(x->loss_s);
-  }
+  /* the sums the point has (receiver.gmi) pass on, the others are freed */
+  const link_params *lp = &x->c->points[x->u.point].p;
+  *gmi_loss = link_gmi_loss(lp) ? x->loss : NULL;
+  *gmi_loss_s = link_gmi_grid(lp) ? x->loss_s : NULL;
+  if (!*gmi_loss) free(x->loss);
+  if (!*gmi_loss_s) free(x->loss_s);
   /* an uncoded point's unit keeps the TB array for the next coded one */
   *coded = NULL;
   if (link_coded(&x->c->points[x->u.point].p)) {

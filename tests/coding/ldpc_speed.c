@@ -101,7 +101,7 @@ static void run(const char *name, int bg, int z, int k_info, int cols_sent, ldpc
            iters[t], (double)it / (double)n, k_info / per_block * 1e-6,
            k_info / (per_iteration_floor * iters[t]) * 1e-6, floor_bytes / 1024.0);
     ldpc_decoder_destroy(d);
-    if (alg == LDPC_FLOODING_BP) continue;
+    if (alg == LDPC_FLOODING_BP || alg == LDPC_LAYERED_NMS16) continue; /* not batched (coding/ldpc_batch.h) */
     /* the batch decoder: LDPC_BATCH copies of the block a call */
     ldpc_batch_decoder *bd = ldpc_batch_create(bg, z, &cfg, LDPC_KERNEL_AUTO, err, sizeof err);
     const float *in[LDPC_BATCH];
@@ -205,6 +205,9 @@ int main(int argc, char **argv) {
   /* BG2 Z 56 (K' 560 of K 560) R 1/3 in round numbers: 1680 bits = 30 Z
    * sent, columns 0..31, rows 0..21. */
   run("BG2 Z56 R1/3 layered NMS", 2, 56, 560, 32, LDPC_LAYERED_NMS, calls);
+  /* the fixed-point decoder (coding/ldpc_msg16.h) on the same blocks */
+  run("BG1 Z384 R1/2 layered NMS16", 1, 384, 8448, 46, LDPC_LAYERED_NMS16, calls);
+  run("BG2 Z56 R1/3 layered NMS16", 2, 56, 560, 32, LDPC_LAYERED_NMS16, calls);
   run("BG1 Z384 R1/2 flooding BP", 1, 384, 8448, 46, LDPC_FLOODING_BP, calls);
   return 0;
 }

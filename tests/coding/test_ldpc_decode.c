@@ -148,7 +148,7 @@ int main(void) {
   for (size_t c = 0; c < sizeof clean / sizeof clean[0]; c++) {
     block b;
     make_block(&b, clean[c].a, clean[c].bg, clean[c].e, INFINITY);
-    for (int alg = 0; alg < 3; alg++) {
+    for (int alg = 0; alg <= LDPC_LAYERED_NMS16; alg++) { /* nms, oms, bp and the fixed-point nms16 */
       ldpc_decoder_config cfg;
       ldpc_decoder_config_default(&cfg);
       cfg.algorithm = (ldpc_algorithm)alg;
@@ -217,14 +217,17 @@ int main(void) {
     free_block(&b);
   }
 
-  /* Bad input: a lifting size that is none, a zero iteration cap, k_prime
-   * beyond K. */
+  /* Bad input: a lifting size that is none, a zero iteration cap, an
+   * algorithm that is none, k_prime beyond K. */
   ldpc_decoder_config cfg;
   ldpc_decoder_config_default(&cfg);
   CHECK(ldpc_decoder_create(1, 17, &cfg, err, sizeof err) == NULL, "Z 17 accepted");
   cfg.max_iterations = 0;
   CHECK(ldpc_decoder_create(1, 16, &cfg, err, sizeof err) == NULL, "0 iterations accepted");
   cfg.max_iterations = 5;
+  cfg.algorithm = (ldpc_algorithm)(LDPC_LAYERED_NMS16 + 1);
+  CHECK(ldpc_decoder_create(2, 16, &cfg, err, sizeof err) == NULL, "an algorithm past nms16 accepted");
+  cfg.algorithm = LDPC_LAYERED_NMS;
   ldpc_decoder *d = ldpc_decoder_create(2, 16, &cfg, err, sizeof err);
   float llr[52 * 16] = {0};
   uint8_t bits[200];

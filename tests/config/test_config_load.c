@@ -388,18 +388,20 @@ static void test_echo(void) {
     /* every key shows, the computed default cp_length too, as one line each
      * (but the K-best, LS and Eb/N0 options: no point of this sweep uses
      * kbest, ls, ebno, ldpc or dmrs pilots, the channel is tdl, not rayleigh,
-     * and without pilots there are no pilot symbols to place) */
+     * no point has LLRs for receiver.gmi to act on, and without pilots there
+     * are no pilot symbols to place) */
     for (int k = 0; k < KEY_COUNT; k++) {
       if (config_keys[k].only_with &&
           (!strcmp(config_keys[k].only_with, "kbest") || !strcmp(config_keys[k].only_with, "ls") ||
            !strcmp(config_keys[k].only_with, "ebno") || !strcmp(config_keys[k].only_with, "ldpc") ||
-           !strcmp(config_keys[k].only_with, "rayleigh") || !strcmp(config_keys[k].only_with, "dmrs")))
+           !strcmp(config_keys[k].only_with, "rayleigh") || !strcmp(config_keys[k].only_with, "dmrs") ||
+           !strcmp(config_keys[k].only_with, "maxlog|exact")))
         continue;
       if (k == KEY_PILOT_FIRST || k == KEY_PILOT_EVERY) continue;
       /* the cdl keys: the channel is tdl, not a CDL model */
       if (k >= KEY_CDL_FIRST && k <= KEY_CDL_LAST) continue;
       /* the custom profile's taps: the profile is tdl-c */
-      if (k == KEY_TAP_DELAYS_NS || k == KEY_TAP_POWERS_DB) continue;
+      if (k == KEY_TAP_DELAYS_NS || k == KEY_TAP_POWERS_DB || k == KEY_TAP_K_DB) continue;
       /* the other units of a quantity given here in samples (and the carrier of a speed) */
       if (k == KEY_DELAY_SPREAD_NS || k == KEY_SPEED_KMH || k == KEY_CARRIER_GHZ) continue;
       char line[96];

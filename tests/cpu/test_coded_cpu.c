@@ -29,63 +29,14 @@
 
 enum { FRAMES = 16 };
 
-typedef struct spec {
-  int tx, bps, K, S, pilots; /* pilots: 0 none, 1 the comb, 2 DMRS */
-  eq_kind eq;
-  code_decoder dec;
-  double rate;
-} spec;
+typedef tp_coded_spec spec;
 
-static link_params point_of(const spec *s, double esno) {
-  link_params p = tp_point(s->tx, s->tx, s->bps, CH_AWGN, s->K, s->S, s->K / 8);
-  p.pdp.taps = 1;
-  p.pdp.power[0] = 1.0f;
-  p.equalizer = s->eq;
-  p.kbest_k = 8;
-  p.llr_clip = 20.0;
-  p.llr = LLR_MAXLOG;
-  p.snr_kind = SNR_ESNO;
-  p.snr_db = esno;
-  p.n0 = link_noise_variance(p.snr_kind, p.snr_db, p.tx, p.bps);
-  p.subcarrier_spacing = 30e3;
-  p.seed = 7;
-  if (s->pilots == 2) {
-    /* NR DMRS: type 1, single symbol, occasions 2 and 11; data on the
-     * other CDM group's REs of those symbols */
-    p.pilot_kind = PILOT_DMRS;
-    p.dmrs_type = 1;
-    p.dmrs_length = 1;
-    p.dmrs_add_pos = 1;
-    p.dmrs_l0 = 2;
-    p.dmrs_boost = 1;
-  } else if (s->pilots) {
-    p.pilot_spacing = s->tx + 2;
-    p.pilot_first = 0;
-    p.pilot_every = 0;
-  }
-  tp_ldpc(&p, s->rate, s->dec);
-  return p;
-}
+static link_params point_of(const spec *s, double esno) { return tp_coded_point(s, esno, 7); }
 
 /* Frames [0, FRAMES) in batches of `batch`: coded[f], and with llr/bits
  * (NULL: not asked) the export. 0, or -1 on a failure (CHECKed). */
 static int run(const link_params *p, int threads, uint64_t batch, frame_coded *coded, float *llr, uint8_t *bits) {
-  backend *b = tc_cpu_create(p, 0, threads, batch);
-  if (!b) return -1;
-  const size_t g = (size_t)link_bits_per_frame(p);
-  uint32_t errors[FRAMES * LINK_MAX_TX], fallbacks[FRAMES];
-  uint64_t loss[FRAMES * LINK_MAX_TX];
-  int rc = 0;
-  if (batch > b->ops->max_frames(b)) batch = b->ops->max_frames(b);
-  for (uint64_t f = 0; f < FRAMES && rc == 0; f += batch) {
-    const uint64_t n = FRAMES - f < batch ? FRAMES - f : batch;
-    batch_result out = {.errors = errors, .fallbacks = fallbacks, .gmi_loss = loss, .coded = coded + f,
-                        .llr = llr ? llr + f * g : NULL, .bits = bits ? bits + f * g : NULL};
-    rc = backend_run(b, f, n, &out);
-    CHECK(rc == 0, "run: %s", backend_error(b));
-  }
-  backend_destroy(b);
-  return rc;
+  return tc_run_coded(p, threads, batch, FRAMES, coded, llr, bits);
 }
 
 static int same(const frame_coded *a, const frame_coded *b) {
@@ -196,6 +147,7 @@ int main(void) {
       {"qpsk 2x2 zf bp", {2, 2, 72, 14, 0, EQ_ZF, CODE_DEC_BP, 0.5}, 1.4},
       {"qpsk 2x2 kbest oms, pilots, 3 CBs", {2, 2, 600, 14, 1, EQ_KBEST, CODE_DEC_OMS, 0.6}, 2.6},
       {"qpsk 2x2 kbest oms, DMRS, 3 CBs", {2, 2, 600, 14, 2, EQ_KBEST, CODE_DEC_OMS, 0.6}, 2.6},
+      {"qpsk 2x2 mmse nms16, one CB", {2, 2, 72, 14, 0, EQ_MMSE, CODE_DEC_NMS16, 0.5}, 1.6},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     const int lost = consistent(&cases[i].s, cases[i].mid, cases[i].name);

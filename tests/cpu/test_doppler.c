@@ -124,7 +124,7 @@ static void test_autocorrelation(void) {
                               4.6, 5.520078110286311, 7.0, 8.653727912911013};
   enum { NX = sizeof xs / sizeof *xs };
   const double nu = fd.nu, frame_len = (double)p.symbols * (K + p.cp_length);
-  sos_term *sos = malloc(sizeof *sos * (size_t)links * L * TDL_SOS_TERMS);
+  sos_term *sos = malloc(sizeof *sos * tdl_fade_terms(&p));
   acc re[3][NX], im[3][NX];
   memset(re, 0, sizeof re);
   memset(im, 0, sizeof im);
@@ -186,7 +186,7 @@ static void test_window_average(void) {
   const chan_spatial s = tp_spatial(&p);
   const tdl_fade fd = tdl_fade_of(&p);
   const int L = p.pdp.taps, links = p.tx * p.rx;
-  sos_term *sos = malloc(sizeof *sos * (size_t)links * L * TDL_SOS_TERMS);
+  sos_term *sos = malloc(sizeof *sos * tdl_fade_terms(&p));
   cf32 *taps = malloc(sizeof *taps * links * L);
   double worst = 0.0, spread = 0.0;
   for (int f = 0; f < 4; f++) {
@@ -256,7 +256,7 @@ static void check_ici(pdp_kind kind, double ds, int cp, double fd_T, int frames)
     return;
   }
   const size_t rf = (size_t)link_res_per_frame(&p);
-  sos_term *sos = malloc(sizeof *sos * (size_t)L * TDL_SOS_TERMS);
+  sos_term *sos = malloc(sizeof *sos * tdl_fade_terms(&p));
   cf32 *x = malloc(sizeof *x * rf), *y = malloc(sizeof *y * rf), *taps = malloc(sizeof *taps * L),
        *Hk = malloc(sizeof *Hk * K);
   const float a = 0.70710678f;
@@ -421,8 +421,8 @@ static void test_draws(void) {
   p.n0 = link_noise_variance(p.snr_kind, p.snr_db, p.tx, p.bps);
   p.stream_key = link_stream_key(&p);
   const int L = p.pdp.taps, links = p.tx * p.rx, total = links * L * TDL_SOS_TERMS;
-  const size_t bytes = sizeof(sos_term) * (size_t)total;
-  sos_term *a = malloc(bytes), *b = malloc(bytes), *c = malloc(bytes);
+  const size_t bytes = sizeof(sos_term) * (size_t)total, room = sizeof(sos_term) * tdl_fade_terms(&p);
+  sos_term *a = malloc(room), *b = malloc(room), *c = malloc(room);
   tdl_draw_sos(&p, 41, a);
   tdl_draw_sos(&p, 41, b);
   CHECK(memcmp(a, b, bytes) == 0, "the same frame drew different sinusoids");

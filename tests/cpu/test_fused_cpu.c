@@ -25,7 +25,11 @@
 #include "testparams.h"
 #include "testutil.h"
 
+/* Frames a point: FRAMES, or under the sanitizers (OFDMSIM_TEST_SCALE,
+ * test_scaled) 8, which every batch split below still splits (5 + 3, 7 + 1,
+ * one by one); the buffers hold FRAMES. */
 enum { FRAMES = 24 };
+static int frames = FRAMES;
 
 typedef struct spec {
   int tx, rx, bps;
@@ -102,11 +106,11 @@ static link_params point_of(const spec *s, int cdl) {
 typedef struct outcome {
   uint32_t errors[FRAMES * LINK_MAX_TX], fallbacks[FRAMES];
   uint64_t loss[FRAMES * LINK_MAX_TX], grid[FRAMES * GMI_GRID];
-  float *llr;    /* with export: FRAMES * D_f * tx * bps */
+  float *llr;    /* with export: frames * D_f * tx * bps */
   uint8_t *bits;
 } outcome;
 
-/* Runs frames [0, FRAMES) in batches of `batch` frames (at most the
+/* Runs frames [0, frames) in batches of `batch` frames (at most the
  * backend's) into o (zeroed by the caller; llr and bits allocated with
  * export). Returns whether the backend kept its buffers (-1: failed). */
 static int run(const link_params *p, int staged, int threads, uint64_t batch, outcome *o) {
@@ -115,8 +119,8 @@ static int run(const link_params *p, int staged, int threads, uint64_t batch, ou
   int rc = 0;
   const uint64_t per_frame = link_data_res_per_frame(p) * (uint64_t)p->tx * (uint64_t)p->bps;
   if (batch > b->ops->max_frames(b)) batch = b->ops->max_frames(b);
-  for (uint64_t f = 0; f < FRAMES && rc == 0; f += batch) {
-    const uint64_t n = FRAMES - f < batch ? FRAMES - f : batch;
+  for (uint64_t f = 0; f < (uint64_t)frames && rc == 0; f += batch) {
+    const uint64_t n = frames - f < batch ? frames - f : batch;
     batch_result r;
     memset(&r, 0, sizeof r);
     r.errors = o->errors + f * (uint64_t)p->tx;
@@ -141,7 +145,7 @@ static int run(const link_params *p, int staged, int threads, uint64_t batch, ou
 
 static outcome *outcome_new(const link_params *p, int export) {
   outcome *o = calloc(1, sizeof *o);
-  const size_t n = (size_t)(FRAMES * link_data_res_per_frame(p) * (uint64_t)p->tx * (uint64_t)p->bps);
+  const size_t n = (size_t)(frames * link_data_res_per_frame(p) * (uint64_t)p->tx * (uint64_t)p->bps);
   if (o && export) {
     o->llr = malloc(sizeof(float) * n);
     o->bits = malloc(n);
@@ -170,15 +174,15 @@ static void check_spec(const spec *s, int cdl) {
     CHECK(0, "%s: %s", what, err);
     return;
   }
-  const size_t nllr = (size_t)(FRAMES * link_data_res_per_frame(&p) * (uint64_t)p.tx * (uint64_t)p.bps);
+  const size_t nllr = (size_t)(frames * link_data_res_per_frame(&p) * (uint64_t)p.tx * (uint64_t)p.bps);
   outcome *es = outcome_new(&p, s->export);
   if (!es || run(&p, 1, 2, 5, es) < 0) {
     outcome_free(es);
     return;
   }
   uint64_t sum = 0, loss = 0, grid = 0;
-  for (int i = 0; i < FRAMES * p.tx; i++) sum += es->errors[i], loss += es->loss[i];
-  for (int i = 0; i < FRAMES * GMI_GRID; i++) grid += es->grid[i];
+  for (int i = 0; i < frames * p.tx; i++) sum += es->errors[i], loss += es->loss[i];
+  for (int i = 0; i < frames * GMI_GRID; i++) grid += es->grid[i];
   CHECK(sum > 0, "%s: no bit errors at all (the comparison would be empty)", what);
   CHECK(p.llr == LLR_OFF || (loss > 0 && grid > loss), "%s: no GMI loss (%llu, grid %llu)", what,
         (unsigned long long)loss, (unsigned long long)grid);
@@ -204,7 +208,7 @@ static void check_spec(const spec *s, int cdl) {
             (unsigned long long)runs[k].batch);
     outcome_free(ef);
   }
-  for (int f = 0; f < FRAMES; f++) {
+  for (int f = 0; f < frames; f++) {
     total_fallbacks += es->fallbacks[f];
     if (p.llr != LLR_OFF) soft_fallbacks += es->fallbacks[f];
     if (p.equalizer == EQ_MMSE_SIC) sic_fallbacks += es->fallbacks[f];
@@ -232,6 +236,7 @@ static void check_staged_only(void) {
 }
 
 int main(void) {
+  frames = (int)test_scaled(FRAMES, 8);
   static const spec specs[] = {
       {1, 1, 1, EQ_MMSE, CH_RAYLEIGH, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
       {2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},

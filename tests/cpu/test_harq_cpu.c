@@ -191,37 +191,15 @@ static void chase_gain(void) {
 /* ---- the backend ------------------------------------------------------- */
 
 static link_params point_of(int harq, double esno) {
-  link_params p = tp_point(2, 2, 2, CH_AWGN, 72, 14, 9);
-  p.pdp.taps = 1;
-  p.pdp.power[0] = 1.0f;
-  p.equalizer = EQ_MMSE;
-  p.llr_clip = 20.0;
-  p.llr = LLR_MAXLOG;
-  p.snr_kind = SNR_ESNO;
-  p.snr_db = esno;
-  p.n0 = link_noise_variance(p.snr_kind, p.snr_db, p.tx, p.bps);
-  p.subcarrier_spacing = 30e3;
-  p.seed = 11;
+  static const tp_coded_spec s = {2, 2, 72, 14, 0, EQ_MMSE, CODE_DEC_NMS, 0.6};
+  link_params p = tp_coded_point(&s, esno, 11);
   p.code.harq = harq;
-  tp_ldpc(&p, 0.6, CODE_DEC_NMS);
+  p.stream_key = link_stream_key(&p);
   return p;
 }
 
 static int run(const link_params *p, int threads, uint64_t batch, frame_coded *coded) {
-  backend *b = tc_cpu_create(p, 0, threads, batch);
-  if (!b) return -1;
-  uint32_t errors[FRAMES * LINK_MAX_TX], fallbacks[FRAMES];
-  uint64_t loss[FRAMES * LINK_MAX_TX];
-  int rc = 0;
-  if (batch > b->ops->max_frames(b)) batch = b->ops->max_frames(b);
-  for (uint64_t f = 0; f < FRAMES && rc == 0; f += batch) {
-    const uint64_t n = FRAMES - f < batch ? FRAMES - f : batch;
-    batch_result out = {.errors = errors, .fallbacks = fallbacks, .gmi_loss = loss, .coded = coded + f};
-    rc = backend_run(b, f, n, &out);
-    CHECK(rc == 0, "run: %s", backend_error(b));
-  }
-  backend_destroy(b);
-  return rc;
+  return tc_run_coded(p, threads, batch, FRAMES, coded, NULL, NULL);
 }
 
 static int same_all(const frame_coded *a, const frame_coded *b) {

@@ -59,7 +59,8 @@ static double d2d_rate(size_t bytes) {
   return (double)bytes / (best * 1e-3);
 }
 
-static void run(const char *name, int bg, int z, int k_info, int cols_sent, int nblocks, double copy_rate) {
+static void run(const char *name, int bg, int z, int k_info, int cols_sent, int nblocks, double copy_rate,
+                ldpc_algorithm alg) {
   const ldpc_base_graph *g = ldpc_base_graph_get(bg);
   const int nbits = g->cols * z;
   std::vector<float> llr((size_t)nblocks * nbits, 0.0f);
@@ -94,6 +95,7 @@ static void run(const char *name, int bg, int z, int k_info, int cols_sent, int 
       ldpc_decoder_config cfg;
       ldpc_decoder_config_default(&cfg);
       cfg.max_iterations = iters[t];
+      cfg.algorithm = alg;
       ldpc_gpu_decoder *d = ldpc_gpu_create(bg, z, &cfg, places[pi], err, sizeof err);
       if (!d) {
         fprintf(stderr, "%s\n", err);
@@ -123,7 +125,8 @@ static void run(const char *name, int bg, int z, int k_info, int cols_sent, int 
       ldpc_decode_result r0;
       CUDA_CHECK(cudaMemcpy(&r0, d_res, sizeof r0, cudaMemcpyDeviceToHost));
       const double bits = (double)nblocks * k_info;
-      const double own_bytes = sizeof(float) * (double)cols_sent * z / 2 + 12.0 * rows * zp * iters[t];
+      const double llr_bytes = alg == LDPC_LAYERED_NMS16 ? sizeof(int16_t) : sizeof(float);
+      const double own_bytes = llr_bytes * (double)cols_sent * z / 2 + 12.0 * rows * zp * iters[t];
       printf("%-22s %-7s kernel %-6s messages %2d it (block 0: %2d): %7.2f Gbit/s info   floor %7.2f Gbit/s "
              "(%.0f KiB/iteration/block), compressed-message floor %7.2f Gbit/s (%d blocks)\n",
              name, kernel_names[ki], pi ? "global" : "shared", iters[t], r0.iterations, bits / (best * 1e-3) * 1e-9,
@@ -151,8 +154,11 @@ int main(int argc, char **argv) {
   printf("device-to-device copy: %.0f GB/s (bytes copied per second)\n", rate * 1e-9);
   /* BG1 Z 384 R 1/2: K 8448, E 16896 = 44 Z after the 2Z punctured bits:
    * columns 0..45, rows 0..23. */
-  run("BG1 Z384 R1/2 NMS", 1, 384, 8448, 46, nblocks, rate);
+  run("BG1 Z384 R1/2 NMS", 1, 384, 8448, 46, nblocks, rate, LDPC_LAYERED_NMS);
+  /* the fixed-point decoder (coding/ldpc_msg16.h), int16 LLRs in shared memory */
+  run("BG1 Z384 R1/2 NMS16", 1, 384, 8448, 46, nblocks, rate, LDPC_LAYERED_NMS16);
   /* BG2 Z 56 R 1/3: K' 560, 1680 bits = 30 Z sent: columns 0..31, rows 0..21. */
-  run("BG2 Z56 R1/3 NMS", 2, 56, 560, 32, nblocks * 8, rate);
+  run("BG2 Z56 R1/3 NMS", 2, 56, 560, 32, nblocks * 8, rate, LDPC_LAYERED_NMS);
+  run("BG2 Z56 R1/3 NMS16", 2, 56, 560, 32, nblocks * 8, rate, LDPC_LAYERED_NMS16);
   return 0;
 }

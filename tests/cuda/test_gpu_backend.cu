@@ -51,15 +51,10 @@ size_t device_free(void) {
  * beyond the cap. The backend counts the cuFFT plans' own tables in its cap. */
 constexpr double kSlackMb = 4.0;
 
-/* OFDMSIM_SMALL=1 (sanitizer runs): smaller frames, no device-sized batch. */
-int small_run(void) {
-  const char *v = getenv("OFDMSIM_SMALL");
-  return v && strcmp(v, "0");
-}
-
+/* test_small_mode() (sanitizer runs): smaller frames, no device-sized batch. */
 link_params big_params(channel_model model, ofdm_domain domain) {
   link_params p = lt_params(4, 4, 4, EQ_MMSE, model, 10.0);
-  p.subcarriers = small_run() ? 256 : 1024;
+  p.subcarriers = test_small_mode() ? 256 : 1024;
   p.symbols = 14;
   p.cp_length = 72;
   p.domain = domain;
@@ -116,7 +111,7 @@ void check_memory_cap(channel_model model, ofdm_domain domain, int staged, const
    * memory off the device's free memory, which there also moves with the
    * tool's own shadow allocations (seen: 252 vs 496 frames for tdl time
    * fused under racecheck). The normal run checks it (and passes). */
-  if (small_run()) return;
+  if (test_small_mode()) return;
   CHECK(frames[1] + 1 >= 2 * frames[0] && (has_fft || frames[1] <= 2 * frames[0] + 2),
         "%s: %llu frames in 64 MB but %llu in 128 MB", what, (unsigned long long)frames[0],
         (unsigned long long)frames[1]);
@@ -314,7 +309,7 @@ int main(void) {
   check_memory_cap(CH_TDL, DOMAIN_FREQUENCY, 0, "tdl fused");
   check_memory_cap(CH_TDL, DOMAIN_TIME, 0, "tdl time fused");
   check_memory_cap(CH_TDL, DOMAIN_TIME, 1, "tdl time staged");
-  if (!small_run()) check_huge_cap();
+  if (!test_small_mode()) check_huge_cap();
   check_max_batch();
   check_batching(CH_RAYLEIGH, DOMAIN_FREQUENCY, 0, "rayleigh fused");
   check_batching(CH_RAYLEIGH, DOMAIN_FREQUENCY, 1, "rayleigh staged");

@@ -19,6 +19,10 @@
  * against the CPU's within the same tolerances.
  * And the grid's losses of given LLRs (soft_label_loss_grid) on the device
  * equal the host's bit for bit: the same LLRs give the same sums.
+ * And receiver.gmi = s1 and none beside sup, every detector, fused and
+ * staged (compare_gmi_modes): s1's losses sup's exactly on each backend and
+ * the CPU's within the tolerance above, no grid written; none's errors
+ * sup's and the CPU's, no loss written.
  * OFDMSIM_SMALL=1 runs a subset (for compute-sanitizer). */
 #include <math.h>
 #include <stdint.h>
@@ -33,6 +37,7 @@
 #include "cuda/check.h"
 #include "equalizer/soft.h"
 #include "linktest.h"
+#include "testparams.h"
 #include "sim/backends.h"
 #include "testutil.h"
 
@@ -132,6 +137,79 @@ void compare(const char *what, const link_params &p, int staged) {
          (unsigned long long)ec, (unsigned long long)eg, worst_loss, worst_grid, off, c.llr.size());
 }
 
+/* receiver.gmi on the device: p run with sup, s1 and none on each backend,
+ * the sums asked for as the driver asks (link_gmi_loss, link_gmi_grid), no
+ * export (so that none runs the hard link's kernels for zf and mmse). On
+ * each backend s1's per-stream losses are sup's exactly (the same LLRs, the
+ * same s = 1 arithmetic; the grid left out by a template on the linear
+ * kernel, a run-time flag on the joint ones) and none's errors sup's; the
+ * GPU against the CPU within compare()'s tolerances. */
+int run_gmi(const char *name, int staged, const link_params &p, run_out *o) {
+  backend_options opt;
+  memset(&opt, 0, sizeof opt);
+  opt.max_batch_frames = kFrames;
+  backend_options_set(&opt, "cuda", "staged", staged);
+  char err[512];
+  backend *b = backends_create(name, &p, &opt, err, sizeof err);
+  if (!b) {
+    fprintf(stderr, "%s\n", err);
+    return -1;
+  }
+  o->errors.assign(kFrames * (size_t)p.tx, 0);
+  o->fallbacks.assign(kFrames, 0);
+  o->loss.assign(kFrames * (size_t)p.tx, UINT64_MAX);
+  o->grid.assign(kFrames * GMI_GRID, UINT64_MAX);
+  batch_result r;
+  memset(&r, 0, sizeof r);
+  r.errors = o->errors.data();
+  r.fallbacks = o->fallbacks.data();
+  if (link_gmi_loss(&p)) r.gmi_loss = o->loss.data();
+  if (link_gmi_grid(&p)) r.gmi_loss_s = o->grid.data();
+  const int rc = backend_run(b, 3, kFrames, &r);
+  if (rc) fprintf(stderr, "%s: %s\n", name, backend_error(b));
+  backend_destroy(b);
+  return rc;
+}
+
+void compare_gmi_modes(const char *what, link_params p, int staged) {
+  run_out c[3], g[3];
+  for (int m = 0; m < 3; m++) {
+    p.gmi = (gmi_kind)m;
+    if (run_gmi("cpu", 0, p, &c[m]) || run_gmi("cuda", staged, p, &g[m])) {
+      CHECK(0, "%s gmi %s: a backend failed", what, gmi_kind_name(p.gmi));
+      return;
+    }
+  }
+  const int sup = GMI_SUP, s1 = GMI_S1, none = GMI_NONE;
+  CHECK(c[s1].errors == c[sup].errors && c[none].errors == c[sup].errors && c[s1].loss == c[sup].loss,
+        "%s: on the cpu, s1's and none's errors and s1's losses are sup's", what);
+  CHECK(g[s1].errors == g[sup].errors && g[s1].loss == g[sup].loss,
+        "%s: on the gpu, s1's errors and per-stream losses are sup's exactly", what);
+  size_t untouched = 0;
+  for (uint64_t k = 0; k < g[s1].grid.size(); k++) untouched += g[s1].grid[k] == UINT64_MAX;
+  for (uint64_t k = 0; k < g[none].loss.size(); k++) untouched += g[none].loss[k] == UINT64_MAX;
+  CHECK(untouched == g[s1].grid.size() + g[none].loss.size(), "%s: s1 wrote no grid sums, none no loss", what);
+  const double rf = (double)link_res_per_frame(&p);
+  uint64_t ec = 0, eg = 0, es = 0;
+  double worst = 0.0;
+  for (size_t k = 0; k < c[sup].errors.size(); k++) {
+    ec += c[none].errors[k];
+    eg += g[none].errors[k];
+    es += g[sup].errors[k];
+  }
+  for (size_t k = 0; k < c[s1].loss.size(); k++) {
+    const double a = ldexp((double)c[s1].loss[k], -GMI_LOSS_SHIFT), b = ldexp((double)g[s1].loss[k], -GMI_LOSS_SHIFT);
+    worst = fmax(worst, fabs(a - b) / (0.001 * a + rf / 1024.0));
+  }
+  const double tol = 0.001 * (double)ec + 2.0;
+  CHECK(fabs((double)ec - (double)eg) <= tol && fabs((double)es - (double)eg) <= tol,
+        "%s: none's errors cpu %llu, gpu %llu (gpu sup %llu)", what, (unsigned long long)ec, (unsigned long long)eg,
+        (unsigned long long)es);
+  CHECK(worst <= 1.0, "%s: s1's losses differ from the cpu's by %.2f of the tolerance", what, worst);
+  printf("%-44s gmi s1 loss %.2f of tol, none errors %6llu / %6llu\n", what, worst, (unsigned long long)ec,
+         (unsigned long long)eg);
+}
+
 /* soft_label_loss_grid of stream i's 8 LLRs and label, on the device. */
 __global__ void grid_kernel(const float *llr, const uint32_t *label, size_t n, int bps, unsigned long long *loss,
                             unsigned long long *grid) {
@@ -215,13 +293,7 @@ link_params with_ls(int tx, int rx, int bps, eq_kind eq, double snr, llr_kind ll
   if (dmrs_type) {
     p.subcarriers = 72;
     p.symbols = 14;
-    p.pilot_kind = PILOT_DMRS;
-    p.dmrs_type = dmrs_type;
-    p.dmrs_length = 1;
-    p.dmrs_add_pos = 1;
-    p.dmrs_l0 = 2;
-    p.dmrs_nodata = 0;
-    p.dmrs_boost = 1;
+    tp_dmrs(&p, dmrs_type, 1, 1);
     p.dmrs_nid = 17;
     p.time_interpolation = dmrs_type == 2;
   } else {
@@ -229,8 +301,7 @@ link_params with_ls(int tx, int rx, int bps, eq_kind eq, double snr, llr_kind ll
     p.pilot_first = 0;
     p.pilot_every = 3;
   }
-  char why[256] = "";
-  if (lt_finish(&p) || est_resolve(&p, why, sizeof why)) fprintf(stderr, "with_ls: %s\n", why);
+  if (lt_finish_estimated(&p)) fprintf(stderr, "with_ls: the point failed\n");
   return p;
 }
 
@@ -238,7 +309,7 @@ link_params with_ls(int tx, int rx, int bps, eq_kind eq, double snr, llr_kind ll
 
 int main(void) {
   if (lt_cuda_missing("test_gpu_detectors")) return TEST_SKIP;
-  const int small = getenv("OFDMSIM_SMALL") != NULL;
+  const int small = test_small_mode();
   test_grid_bits(small ? 4096 : 1 << 18);
   struct {
     int tx, rx, bps;
@@ -277,6 +348,22 @@ int main(void) {
     snprintf(what, sizeof what, "4x4 16-QAM csi 0.05 %s", equalizer_name(q.equalizer));
     compare(what, q, 0);
     compare(what, q, 1);
+  }
+  /* receiver.gmi = s1 and none beside sup: linear (fused and staged, with
+   * LS estimation too) and joint detectors */
+  for (int e = 0; e < 5; e++)
+    for (int staged = 0; staged < 2; staged++) {
+      if (small && (staged || e > 2)) continue;
+      const llr_kind llr = eqs[e] == EQ_MMSE ? LLR_EXACT : LLR_MAXLOG;
+      link_params p = point(4, 4, 4, eqs[e], CH_RAYLEIGH, 14.0, llr);
+      snprintf(what, sizeof what, "4x4 16-QAM %s llr %s %s", equalizer_name(p.equalizer), llr_kind_name(llr),
+               staged ? "staged" : "fused");
+      compare_gmi_modes(what, p, staged);
+    }
+  for (int staged = 0; staged < 2; staged++) {
+    link_params p = with_ls(2, 2, 4, EQ_MMSE, 14.0, LLR_MAXLOG, 0, INTERP_LINEAR, DOMAIN_FREQUENCY);
+    snprintf(what, sizeof what, "2x2 comb ls linear mmse llr maxlog %s", staged ? "staged" : "fused");
+    compare_gmi_modes(what, p, staged);
   }
   /* LS estimation from pilots, LLRs with the GMI grid, fused and staged */
   const interp_kind interps[3] = {INTERP_NEAREST, INTERP_LINEAR, INTERP_LMMSE};

@@ -51,11 +51,6 @@ static const double kResC = 4.0;
 
 static double residual_bound(int n, double kappa_inf) { return kResC * n * kappa_inf * kU; }
 
-static int small_mode(void) {
-  const char *v = getenv("OFDMSIM_SMALL");
-  return v && *v && strcmp(v, "0") != 0;
-}
-
 /* ---- host threads ----------------------------------------------------------- */
 
 template <class F>
@@ -439,7 +434,7 @@ int main(void) {
     printf("test_gpu_inverse: skipped: %s\n", why);
     return TEST_SKIP;
   }
-  const size_t M = small_mode() ? 3001 : 1000000;
+  const size_t M = test_small_mode() ? 3001 : 1000000;
   test_arguments();
   for (int n = 1; n <= GPU_INVERT_MAX_N; n++) {
     test_random(n, M);

@@ -262,7 +262,7 @@ void check_case(const inputs &in, eq_kind eq, int K, int soft, float n0) {
 
 int main(void) {
   if (lt_cuda_missing("test_gpu_kbest")) return TEST_SKIP;
-  const int small = getenv("OFDMSIM_SMALL") != NULL;
+  const int small = test_small_mode();
   const struct {
     int tx, rx;
   } shapes[] = {{2, 2}, {4, 4}, {2, 4}, {3, 3}};

@@ -14,7 +14,9 @@
  * shared memory where they fit and the columns bounded by
  * ldpc_gpu_cols_for, and all its blocks with the messages in global memory
  * and every column, both normalised and
- * offset min-sum across the cases. Also:
+ * offset min-sum across the cases, and every normalised case once more
+ * with the fixed-point decoder (nms16, coding/ldpc_msg16.h), whose int16
+ * arithmetic the GPU must also reproduce bit for bit. Also:
  *   - noise-free blocks with every unpunctured bit sent decode in one
  *     iteration with the syndrome met and the information bits back;
  *   - ldpc_gpu_cols_for bounds the columns that carry nonzero LLRs;
@@ -44,17 +46,13 @@ extern "C" {
 }
 #include "coding/ldpc_msg.h"
 
-static int small_mode(void) {
-  const char *v = getenv("OFDMSIM_SMALL");
-  return v && *v && strcmp(v, "0") != 0;
-}
-
 typedef struct {
   int bg, z;
   double rate;
   int fillers;        /* F = K - K' */
   int mixed_rv;       /* rv 0, 2, 3, 1 by block; else rv 0 */
   int offset;         /* offset min-sum, else normalised */
+  int fixed;          /* normalised in int16 fixed point (nms16) */
   int max_iterations;
   int per_snr;        /* blocks per Es/N0 */
 } test_case;
@@ -192,7 +190,7 @@ static void run_case(int ci, const test_case *tc, int small) {
 
   ldpc_decoder_config cfg;
   ldpc_decoder_config_default(&cfg);
-  cfg.algorithm = tc->offset ? LDPC_LAYERED_OMS : LDPC_LAYERED_NMS;
+  cfg.algorithm = tc->fixed ? LDPC_LAYERED_NMS16 : tc->offset ? LDPC_LAYERED_OMS : LDPC_LAYERED_NMS;
   cfg.max_iterations = tc->max_iterations;
   ldpc_decoder *cpu = ldpc_decoder_create(tc->bg, tc->z, &cfg, err, sizeof err);
   CHECK(cpu != NULL, "case %d: CPU decoder: %s", ci, err);
@@ -243,7 +241,7 @@ static void run_case(int ci, const test_case *tc, int small) {
     const int br = bad_res < 0 ? 0 : bad_res;
     CHECK(bad_res < 0,
           "case %d (BG%d Z %d R %.3f %s) run %d: block %d: GPU %d iterations, syndrome %d, rows %d; CPU %d, %d, %d",
-          ci, tc->bg, tc->z, tc->rate, tc->offset ? "OMS" : "NMS", v, br, res[br].iterations, res[br].syndrome_ok,
+          ci, tc->bg, tc->z, tc->rate, tc->fixed ? "NMS16" : tc->offset ? "OMS" : "NMS", v, br, res[br].iterations, res[br].syndrome_ok,
           res[br].rows_used, cpu_res[br].iterations, cpu_res[br].syndrome_ok, cpu_res[br].rows_used);
     CHECK(bad_bits < 0, "case %d (BG%d Z %d R %.3f) run %d: block %d: GPU decisions differ from the CPU's", ci,
           tc->bg, tc->z, tc->rate, v, bad_bits);
@@ -262,12 +260,13 @@ int main(void) {
     printf("test_gpu_ldpc: skipped: %s\n", why);
     return TEST_SKIP;
   }
-  const int small = small_mode();
+  const int small = test_small_mode();
   std::vector<test_case> cases;
   if (small) {
-    cases.push_back({1, 384, 0.5, 0, 0, 0, 5, 2});
-    cases.push_back({2, 15, 1.0 / 3, 6, 1, 1, 5, 3});
-    cases.push_back({1, 2, 2.0 / 3, 4, 0, 1, 5, 3});
+    cases.push_back({1, 384, 0.5, 0, 0, 0, 0, 5, 2});
+    cases.push_back({2, 15, 1.0 / 3, 6, 1, 1, 0, 5, 3});
+    cases.push_back({1, 2, 2.0 / 3, 4, 0, 1, 0, 5, 3});
+    cases.push_back({2, 56, 1.0 / 3, 7, 0, 0, 1, 5, 3});
   } else {
     static const int zs[6] = {384, 208, 56, 15, 2, 104};
     static const double rates_bg1[4] = {1.0 / 3, 0.5, 2.0 / 3, 8.0 / 9};
@@ -285,9 +284,14 @@ int main(void) {
           tc.fillers = n % 3 == 1 ? k / 8 : 0;
           tc.mixed_rv = n % 4 == 3 && tc.rate < 0.6;
           tc.offset = n % 2;
+          tc.fixed = 0;
           tc.max_iterations = iters[n % 3];
           tc.per_snr = tc.z >= 200 ? 4 : 12;
           cases.push_back(tc);
+          if (!tc.offset) {
+            tc.fixed = 1;
+            cases.push_back(tc);
+          }
         }
   }
   for (size_t c = 0; c < cases.size(); c++) run_case((int)c, &cases[c], small);
@@ -310,6 +314,9 @@ int main(void) {
   cfg.max_iterations = 0;
   CHECK(ldpc_gpu_create(2, 16, &cfg, LDPC_GPU_MSG_AUTO, err, sizeof err) == NULL, "0 iterations accepted");
   cfg.max_iterations = 5;
+  cfg.algorithm = (ldpc_algorithm)9;
+  CHECK(ldpc_gpu_create(2, 16, &cfg, LDPC_GPU_MSG_AUTO, err, sizeof err) == NULL, "algorithm 9 accepted");
+  cfg.algorithm = LDPC_LAYERED_NMS;
   ldpc_gpu_decoder *d = ldpc_gpu_create(2, 16, &cfg, LDPC_GPU_MSG_AUTO, err, sizeof err);
   CHECK(d != NULL, "BG2 Z 16: %s", err);
   if (d) {

@@ -108,8 +108,7 @@ int main(void) {
            e != cudaSuccess ? cudaGetErrorString(e) : "count 0");
     return TEST_SKIP;
   }
-  const char *small_env = getenv("OFDMSIM_SMALL");
-  const int small = small_env && *small_env && strcmp(small_env, "0") != 0;
+  const int small = test_small_mode();
   const uint64_t n = small ? (1ull << 24) : (1ull << 30); /* complex normals */
 
   sums *d = nullptr;

@@ -118,8 +118,7 @@ int main(void) {
            e != cudaSuccess ? cudaGetErrorString(e) : "count 0");
     return TEST_SKIP;
   }
-  const char *small_env = getenv("OFDMSIM_SMALL");
-  const int small = small_env && *small_env && strcmp(small_env, "0") != 0;
+  const int small = test_small_mode();
   const std::vector<tuple_in> tuples = make_tuples(small ? 2000 : 1000000);
   const size_t n = tuples.size();
 

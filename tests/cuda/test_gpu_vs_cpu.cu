@@ -20,7 +20,9 @@
  * and time-domain taps within a longer CP, where the fused mode takes the
  * CP-aligned transform (cuda/ofdm_gpu.cu) instead of the staged mode's
  * sample-by-sample convolution: the path each mode took is checked against
- * the one the taps and the CP call for.
+ * the one the taps and the CP call for; drops of frames on tdl and cdl
+ * (channel.drop_frames: the frame's drop's draws, the fading run on to its
+ * start), and a custom profile with a Rician K per tap.
  * MMSE-SIC with hard decisions (fused_gpu.cu's Sic instances) goes through
  * the same comparisons but x_hat's (its decisions as symbols: the counts
  * compare them).
@@ -59,6 +61,7 @@
 #include <vector>
 
 #include "channel/estimate.h"
+#include "channel/tdl.h"
 #include "channel/tdl_grid.h"
 #include "core/names.h"
 #include "cuda/backend_cuda.h"
@@ -102,7 +105,21 @@ struct spec {
    * an occasion, additional positions, CDM groups without data (0: the
    * ports'), hold in time; on a slot of 14 symbols and 72 subcarriers */
   int dmrs_type = 0, dmrs_len = 1, dmrs_add = 0, dmrs_nodata = 0, hold = 0;
+  /* channel.drop_frames (1: every frame its own), and a custom profile with
+   * a K per tap (tap_k_profile) instead of the named one */
+  int drop = 1, tap_k = 0;
 };
+
+/* The custom profile of the per-tap K cases: three taps, 0, -3 and -8 dB,
+ * K 6 dB, none (-300 dB) and 3 dB. */
+int tap_k_profile(link_params *p, char *why, size_t n) {
+  static const double delay[3] = {0.0, 1.5, 4.0}, power[3] = {0.0, -3.0, -8.0}, k[3] = {6.0, -300.0, 3.0};
+  p->profile = PDP_CUSTOM;
+  if (tdl_pdp_custom_k(delay, power, k, 3, p->delays, p->subcarriers - 1, &p->pdp, why, n)) return -1;
+  p->delay_spread = tdl_pdp_rms_delay(&p->pdp);
+  p->stream_key = link_stream_key(p);
+  return 0;
+}
 
 /* One row of positions holding n elements of polarisation pol. */
 link_panel row_panel(int n, panel_pol pol, panel_pattern pattern) {
@@ -145,9 +162,10 @@ void describe(const link_params &p, const spec &s, char *out, size_t n) {
   else if (s.pilot_spacing)
     snprintf(chan, sizeof chan, " pilots %d/%d/%d %s", s.pilot_spacing, s.pilot_first, s.pilot_every,
              s.est == EST_LS ? interp_kind_name(s.interp) : "perfect");
-  else if (p.model == CH_TDL && (s.profile != PDP_EXP || s.on_grid || s.fdT > 0))
-    snprintf(chan, sizeof chan, " %s ds %g%s%s fdT %g", pdp_kind_name(s.profile), s.ds,
-             s.on_grid ? " on-grid" : "", isnan(s.k_factor) ? " table-K" : "", s.fdT);
+  else if (p.model == CH_TDL && (s.profile != PDP_EXP || s.on_grid || s.fdT > 0 || s.tap_k || s.drop > 1))
+    snprintf(chan, sizeof chan, " %s ds %g%s%s fdT %g%s drop %d", s.tap_k ? "custom" : pdp_kind_name(s.profile), s.ds,
+             s.on_grid ? " on-grid" : "", isnan(s.k_factor) ? " table-K" : "", s.fdT, s.tap_k ? " tap-K" : "",
+             s.drop);
   else if (p.model == CH_RAYLEIGH && s.fdT > 0)
     snprintf(chan, sizeof chan, " fdT %g", s.fdT);
   char cp[16] = "";
@@ -350,12 +368,16 @@ void run_spec(const spec &s, uint32_t point) {
   p.k_factor = s.k_factor;
   p.csi_error_var = s.csi;
   p.fading = s.fading;
+  p.drop_frames = s.drop;
   if (pdp_is_cdl(s.profile)) {
     p.cdl.tx = row_panel(s.tx, s.pol, s.pattern);
     p.cdl.rx = row_panel(s.rx, s.pol, PANEL_ISOTROPIC);
     p.cdl.travel_azimuth_deg = 30.0;
     p.cdl.travel_zenith_deg = 90.0;
   }
+  /* the 2-D Wiener filter needs pilot symbols to interpolate between in
+   * time: a slot of 14 symbols (with 2, a spacing of 3 is refused) */
+  if (s.interp == INTERP_LMMSE2D) p.symbols = 14;
   if (s.dmrs_type) {
     p.subcarriers = 72;
     p.symbols = 14;
@@ -374,7 +396,7 @@ void run_spec(const spec &s, uint32_t point) {
   char what[128];
   describe(p, s, what, sizeof what);
   char why[256] = "";
-  if (lt_finish(&p) || est_resolve(&p, why, sizeof why)) {
+  if (lt_finish(&p) || (s.tap_k && tap_k_profile(&p, why, sizeof why)) || est_resolve(&p, why, sizeof why)) {
     CHECK(0, "%s: lt_finish: %s", what, why);
     return;
   }
@@ -438,8 +460,14 @@ void run_spec(const spec &s, uint32_t point) {
         t.equalize, t.demap);
   CHECK(fused.t.invert > 0, "%s: the fused kernel's time is missing", what);
   /* every point here is fused (pilots and LS included): no Gram or
-   * equalisation stage of its own, which the staged mode always times */
-  CHECK(fused.t.gram == 0 && fused.t.equalize == 0 && fused.t.demap == 0, "%s: the fused run went staged", what);
+   * equalisation stage of its own, which the staged mode always times;
+   * except lmmse2d, whose per-symbol 2-D estimates the fused kernel does not
+   * read (est_2d_kernel runs in the staged mode only): the fused mode must
+   * hand it to the staged path, and the counts above hold either way */
+  const bool fused_expected = s.interp != INTERP_LMMSE2D;
+  const bool went_fused = fused.t.gram == 0 && fused.t.equalize == 0 && fused.t.demap == 0;
+  CHECK(went_fused == fused_expected, "%s: the fused run went %s, expected %s", what,
+        went_fused ? "fused" : "staged", fused_expected ? "fused" : "staged");
   if (p.domain == DOMAIN_TIME) {
     const char *want = transform ? "CP-aligned transform" : "sample by sample";
     CHECK(fused.td_path && !strcmp(fused.td_path, want), "%s: fused time domain took '%s', expected '%s'", what,
@@ -456,8 +484,7 @@ int main(void) {
   if (lt_cuda_missing("test_gpu_vs_cpu")) return TEST_SKIP;
   /* OFDMSIM_SMALL=1 (sanitizer runs): a subset that still passes every
    * kernel instantiation family (1, 2, 3 and 4 streams) and both paths. */
-  const char *small_env = getenv("OFDMSIM_SMALL");
-  const int small = small_env && strcmp(small_env, "0");
+  const int small = test_small_mode();
   const int shapes_all[][2] = {{1, 1}, {2, 2}, {2, 4}, {3, 3}, {4, 4}, {8, 8}};
   const int shapes_small[][2] = {{1, 1}, {2, 4}, {3, 3}, {4, 4}};
   const int bps_all[] = {1, 2, 4, 6, 8}, bps_small[] = {2, 6};
@@ -660,6 +687,33 @@ int main(void) {
           INTERP_LINEAR),
   };
   for (const spec &s : sic) run_spec(s, point++);
+  /* Drops on the multipath models (channel/tdl_fading.h): kFrames = 4
+   * frames in drops of 2 or 3, the draws of the frame's drop and the
+   * fading advanced to its start; tdl with and without Doppler in both
+   * domains, cdl with Doppler. Then a custom profile with a K per tap: the
+   * LOS on several taps, held and turning, estimated from pilots. */
+  auto dropped = [](spec s, int drop) {
+    s.drop = drop;
+    return s;
+  };
+  auto tap_k = [](spec s) {
+    s.tap_k = 1;
+    return s;
+  };
+  const spec drops_and_k[] = {
+      dropped(chan(2, 2, 4, EQ_MMSE, DOMAIN_FREQUENCY, PDP_TDL_A, 2.0, 0, 0, 0.05, 0), 2),
+      dropped(chan(2, 4, 2, EQ_ZF, DOMAIN_TIME, PDP_TDL_D, 1.3, NAN, 0, 0.1, 0.3), 3),
+      dropped(chan(2, 2, 4, EQ_MMSE, DOMAIN_TIME, PDP_TDL_C, 2.0, 0, 0, 0, 0), 2),
+      dropped(cdl(chan(4, 4, 4, EQ_MMSE, DOMAIN_FREQUENCY, PDP_CDL_C, 2.5, 0, 0, 0.05, 0), PANEL_POL_X, PANEL_38901),
+              2),
+      dropped(cdl(chan(2, 2, 2, EQ_MMSE, DOMAIN_TIME, PDP_CDL_D, 1.5, NAN, 0, 0.02, 0), PANEL_POL_V,
+                  PANEL_ISOTROPIC),
+              3),
+      tap_k(chan(2, 2, 4, EQ_MMSE, DOMAIN_FREQUENCY, PDP_EXP, 0, 0, 0, 0, 0)),
+      dropped(tap_k(chan(2, 4, 2, EQ_MMSE, DOMAIN_TIME, PDP_EXP, 0, 0, 0, 0.05, 0.3)), 2),
+      tap_k(est(chan(2, 2, 4, EQ_MMSE, DOMAIN_FREQUENCY, PDP_EXP, 0, 0, 0, 0.02, 0), 4, 0, 1, EST_LS, INTERP_LMMSE)),
+  };
+  for (const spec &s : drops_and_k) run_spec(s, point++);
 
   printf("xhat over all points: %llu stream estimates: %llu within 1e-4, %llu within their "
          "conditioning bound only, %llu unchecked (kappa > %.2g; %llu of those NaN on one side); "

@@ -30,26 +30,17 @@
 #include <vector>
 
 extern "C" { /* C headers without their own C++ guards */
-#include "coding/crc.h"
 #include "coding/ldpc_encode.h"
 #include "coding/ldpc_graph.h"
-#include "coding/segment.h"
-#include "coding/tb_chain.h"
-#include "coding/tbs.h"
 }
 #include "core/draws.h"
 #include "cuda/check.h"
 #include "cuda/gpu.h"
 #include "cuda/tb_encode_gpu.cuh"
+#include "tb_case.h"
 #include "testutil.h"
 
 namespace {
-
-struct tb_case {
-  int n_re;    /* data REs a frame */
-  double rate; /* target rate */
-  int qm, layers;
-};
 
 /* The cases and why each is there (the comments give tbs_from_re's TBS and
  * the segmentation it leads to; the coverage check below holds them to it). */
@@ -67,11 +58,6 @@ const tb_case kCases[] = {
 };
 const size_t kNumCases = sizeof kCases / sizeof kCases[0];
 
-int small_mode(void) {
-  const char *v = getenv("OFDMSIM_SMALL");
-  return v && *v && strcmp(v, "0") != 0;
-}
-
 /* The case's TB and its plans for transmissions 0..3 (rv tb_harq_rv(t)). */
 struct built {
   int tbs;
@@ -82,11 +68,10 @@ struct built {
 
 int build(const tb_case &c, built *b) {
   memset(b, 0, sizeof *b);
-  b->tbs = tbs_from_re(c.n_re, c.rate, c.qm, c.layers);
-  b->g = (long)c.n_re * c.layers * c.qm;
+  b->g = tb_case_bits(&c);
   char err[256];
   for (int t = 0; t < LINK_HARQ_MAX; t++)
-    if (tb_plan_make(b->tbs, c.rate, c.qm, c.layers, b->g, tb_harq_rv(t), &b->plan[t], err, sizeof err)) {
+    if (tb_case_plan(&c, tb_harq_rv(t), &b->plan[t], &b->tbs, err, sizeof err)) {
       fprintf(stderr, "case n_re %d rate %g Qm %d layers %d: TBS %d: %s\n", c.n_re, c.rate, c.qm, c.layers, b->tbs,
               err);
       for (int u = 0; u < t; u++) tb_plan_free(&b->plan[u]);
@@ -258,7 +243,7 @@ int run_batch(size_t ci, const tb_case &c, const built &b, gpu_tb_encoder *enc, 
 }  // namespace
 
 int main(void) {
-  const int small = small_mode();
+  const int small = test_small_mode();
   std::vector<built> bs(kNumCases);
   int built_ok = 1;
   for (size_t i = 0; i < kNumCases; i++) built_ok &= build(kCases[i], &bs[i]) == 0;

@@ -31,24 +31,13 @@
 
 #include <vector>
 
-extern "C" { /* C headers without their own C++ guards */
-#include "coding/crc.h"
-#include "coding/segment.h"
-#include "coding/tb_chain.h"
-#include "coding/tbs.h"
-}
 #include "cuda/check.h"
 #include "cuda/gpu.h"
 #include "cuda/tb_judge_gpu.cuh"
+#include "tb_case.h"
 #include "testutil.h"
 
 namespace {
-
-struct tb_case {
-  int n_re;    /* data REs a frame */
-  double rate; /* target rate */
-  int qm, layers;
-};
 
 /* tbs_from_re's TBS and the segmentation it leads to; check_coverage holds
  * the set to what the header comment promises. */
@@ -61,11 +50,6 @@ const tb_case kCases[] = {
 };
 const size_t kNumCases = sizeof kCases / sizeof kCases[0];
 constexpr int kScenarios = 6;
-
-int small_mode(void) {
-  const char *v = getenv("OFDMSIM_SMALL");
-  return v && *v && strcmp(v, "0") != 0;
-}
 
 /* A full generator polynomial, D^L included, as a mask of D^0 .. D^L. */
 uint64_t full_generator(crc_kind k) { return (1ull << crc_length(k)) | (uint64_t)crc_polynomial(k); }
@@ -345,15 +329,14 @@ int run_case(size_t ci, const tb_plan &p, int frames, const crafted &x, cudaStre
 }  // namespace
 
 int main(void) {
-  const int small = small_mode();
+  const int small = test_small_mode();
   std::vector<tb_plan> plans(kNumCases);
   int ok = 1;
   for (size_t i = 0; i < kNumCases; i++) {
     const tb_case &c = kCases[i];
-    const int tbs = tbs_from_re(c.n_re, c.rate, c.qm, c.layers);
+    int tbs;
     char err[256];
-    const long g = (long)c.n_re * c.layers * c.qm;
-    const int rc = tb_plan_make(tbs, c.rate, c.qm, c.layers, g, 0, &plans[i], err, sizeof err);
+    const int rc = tb_case_plan(&c, 0, &plans[i], &tbs, err, sizeof err);
     CHECK(rc == 0, "case %zu: TBS %d: %s", i, tbs, err);
     ok &= rc == 0;
   }

@@ -29,6 +29,7 @@
 #include "core/names.h"
 #include "fetch.h"
 #include "linktest.h"
+#include "testparams.h"
 #include "sim/backends.h"
 #include "testutil.h"
 
@@ -38,27 +39,14 @@ static link_params dmrs_point(int tx, int rx, int type, int len, int add, interp
   p.symbols = 14;
   p.profile = PDP_TDL_A;
   p.delay_spread = 1.0;
-  p.pilot_kind = PILOT_DMRS;
-  p.dmrs_type = type;
-  p.dmrs_length = len;
-  p.dmrs_add_pos = add;
-  p.dmrs_l0 = 2;
-  p.dmrs_boost = 1;
+  tp_dmrs(&p, type, len, add);
   p.dmrs_nid = 3;
   p.estimation = EST_LS;
   p.interpolation = interp;
   return p;
 }
 
-static int finish(link_params *p) {
-  char err[256];
-  if (lt_finish(p)) return -1;
-  if (link_params_check(p, err, sizeof err) || est_resolve(p, err, sizeof err)) {
-    fprintf(stderr, "point: %s\n", err);
-    return -1;
-  }
-  return 0;
-}
+static int finish(link_params *p) { return lt_finish_estimated(p); }
 
 /* What pilot and data REs send. */
 static void test_pattern(void) {

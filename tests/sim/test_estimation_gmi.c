@@ -37,8 +37,7 @@ static void check_curve(interp_kind interp, double doppler_hz) {
     p.estimation = EST_LS;
     p.interpolation = interp;
     p.llr = LLR_MAXLOG;
-    char err[256];
-    CHECK(lt_finish(&p) == 0 && est_resolve(&p, err, sizeof err) == 0, "point");
+    CHECK(lt_finish_estimated(&p) == 0, "point");
     lt_counts c;
     const uint64_t frames = test_scaled(120, 12);
     CHECK(lt_simulate("cpu", &p, UINT64_MAX, (double)frames * link_bits_per_frame(&p), 0, &c) == 0, "simulate");

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "channel/estimate.h"
 #include "channel/tdl.h"
 #include "sim/backends.h"
 #include "results/stats.h"
@@ -36,6 +37,16 @@ int lt_finish(link_params *p) {
     }
   }
   p->stream_key = link_stream_key(p);
+  return 0;
+}
+
+int lt_finish_estimated(link_params *p) {
+  char err[256];
+  if (lt_finish(p)) return -1;
+  if (link_params_check(p, err, sizeof err) || est_resolve(p, err, sizeof err)) {
+    fprintf(stderr, "point: %s\n", err);
+    return -1;
+  }
   return 0;
 }
 

@@ -17,6 +17,10 @@ extern "C" {
 link_params lt_params(int tx, int rx, int bps, eq_kind eq, channel_model model, double ebno_db);
 /* Recomputes n0 and resolves the tdl profile after fields were changed; 0 or -1. */
 int lt_finish(link_params *p);
+/* lt_finish, then the point's checks (link_params_check) and its channel
+ * estimation resolved (est_resolve: the pilots' error and shrink), as a run
+ * does for a point with estimation; 0, or -1 with the reason printed. */
+int lt_finish_estimated(link_params *p);
 
 typedef struct lt_counts {
   uint64_t bits, errors, frames;

@@ -17,3 +17,12 @@ chan_spatial tp_spatial(const link_params *p) {
   CHECK(chan_spatial_init(p, &s, err, sizeof err) == 0, "chan_spatial_init: %s", err);
   return s;
 }
+
+void tp_dmrs(link_params *p, int type, int length, int add_pos) {
+  p->pilot_kind = PILOT_DMRS;
+  p->dmrs_type = type;
+  p->dmrs_length = length;
+  p->dmrs_add_pos = add_pos;
+  p->dmrs_l0 = 2;
+  p->dmrs_boost = 1;
+}

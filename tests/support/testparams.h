@@ -20,6 +20,13 @@ extern "C" {
 link_params tp_point(int tx, int rx, int bps, channel_model model, int subcarriers, int symbols,
                      int cp_length);
 
+/* NR DMRS pilots on p (core/dmrs.h): configuration `type` (1 or 2),
+ * `length` symbols (1 or 2), dmrs-AdditionalPosition `add_pos`, the first
+ * DMRS symbol 2, boosted by sqrt(nodata); the data on the CDM groups the
+ * ports leave (nodata 0) and scrambling identity 0 unless the test sets
+ * them after. */
+void tp_dmrs(link_params *p, int type, int length, int add_pos);
+
 /* p's spatial mixing (chan_spatial_init), a failed CHECK when it has none. */
 chan_spatial tp_spatial(const link_params *p);
 

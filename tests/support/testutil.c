@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 int test_passed = 0, test_failed = 0;
 
@@ -72,3 +73,8 @@ uint64_t test_scaled(uint64_t n, uint64_t least) {
 }
 
 double test_widened(double tol) { return tol / sqrt(test_size_scale()); }
+
+int test_small_mode(void) {
+  const char *v = getenv("OFDMSIM_SMALL");
+  return v && *v && strcmp(v, "0") != 0;
+}

@@ -63,6 +63,11 @@ uint64_t test_scaled(uint64_t n, uint64_t least);
  * scaled. */
 double test_widened(double tol);
 
+/* OFDMSIM_SMALL set, and neither empty nor "0": the GPU tests' smaller run
+ * for compute-sanitizer (scripts/gpu-check.sh sets OFDMSIM_SMALL=1), which
+ * slows kernels 10-100 times; each test says what it leaves out. */
+int test_small_mode(void);
+
 /* Exit code a test uses when it cannot run here (no GPU): ctest's skip. */
 #define TEST_SKIP 77
 
