@@ -316,6 +316,12 @@ static inline double link_receiver_n0(const link_params *p) {
  * G = Hhat^H Hhat, one stream decided at a time; the other detectors are
  * joint (equalizer/detect.h) and need no G. */
 static inline int link_detector_is_linear(eq_kind e) { return e == EQ_ZF || e == EQ_MMSE; }
+/* The receivers the fused paths of both backends run (cpu/fused_cpu.c,
+ * cuda/fused_gpu.cu): zf and mmse, and mmse-sic with hard decisions (its
+ * soft outputs, kbest and ml run staged). */
+static inline int link_fused_receiver(const link_params *p) {
+  return link_detector_is_linear(p->equalizer) || (p->equalizer == EQ_MMSE_SIC && p->llr == LLR_OFF);
+}
 /* The tree searches (kbest, ml) run on the QR of H, which needs rx >= tx;
  * they invert no matrix, and their LLRs are max-log over their candidate
  * lists. */

@@ -115,7 +115,8 @@ void cpu_count_errors(const link_params *p, const cpu_state *s, uint64_t frames,
 uint32_t cpu_chunk_bit_errors(const link_params *p, const pilot_grid *pilots, uint64_t m0, size_t n, const cf32 *xh,
                               const uint8_t *lab);
 /* fused_cpu.c: whether the fused path covers p (zf or mmse, hard decisions
- * or LLRs with the GMI and their export, the receiver's channel known, with
+ * or LLRs with the GMI and their export; mmse-sic with hard decisions; the
+ * receiver's channel known, with
  * CSI error or LS-estimated from the pilots, either domain; not the coded
  * link), and a batch on it (errors, fallbacks and losses added to out's,
  * which backend_run zeroed): 0, or -1 when the time-domain modem's scratch

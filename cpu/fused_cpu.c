@@ -15,18 +15,20 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/popcount.h"
 #include "cpu/cpu_internal.h"
 #include "cpu/draws_block.h"
 #include "cpu/fused_cpu.h"
 #include "equalizer/equalizer.h"
 #include "equalizer/fallback.h"
+#include "equalizer/sic.h"
 #include "equalizer/soft.h"
 #include "equalizer/soft_block.h"
 
 /* NR DMRS runs staged here (the GPU's fused mode covers it): the fused
  * frame-level LS estimate reads the comb's pattern, not DMRS's OCC blocks. */
 int cpu_fused_covers(const link_params *p) {
-  return link_detector_is_linear(p->equalizer) && !link_coded(p) && p->pilot_kind != PILOT_DMRS;
+  return link_fused_receiver(p) && !link_coded(p) && p->pilot_kind != PILOT_DMRS;
 }
 
 /* The frame-level work a point needs before its chunks: the time domain's
@@ -78,6 +80,35 @@ static void chunk_equalize(const link_params *p, fused_scratch *f, const cf32 *y
   if (f->gdiag)
     for (int t = 0; t < tx; t++)
       for (size_t i = 0; i < n - d; i++) f->gdiag[(size_t)t * C + d + i] = f->Ginv[(size_t)(t * tx + t) * C + i].re;
+}
+
+/* mmse-sic with hard decisions on the chunk's data REs (cpu_detect_joint's
+ * step: the same det_mmse_sic on the same channel, y and noise), its bit
+ * errors and its REs with a stage solved in double added to frame fl's. */
+static void chunk_sic(const link_params *p, const cpu_state *s, const fused_scratch *f, const cf32 *yc,
+                      size_t ldy, const uint8_t *lab, size_t ldl, uint64_t fl, uint64_t m0, size_t n,
+                      batch_result *out) {
+  const size_t C = CPU_FUSED_CHUNK;
+  const int tx = p->tx, rx = p->rx, bps = p->bps;
+  const float n0 = (float)link_receiver_n0(p);
+  uint32_t err[LINK_MAX_TX] = {0}, solved = 0;
+  for (size_t j = 0; j < n; j++) {
+    if (pilot_antenna(&s->re.pilots, m0 + j) >= 0) continue;
+    cf32 h[LINK_MAX_RX * LINK_MAX_TX], y[LINK_MAX_RX];
+    uint32_t dec[LINK_MAX_TX];
+    for (int e = 0; e < rx * tx; e++) h[e] = f->Hhat[(size_t)e * C + j];
+    for (int r = 0; r < rx; r++) y[r] = yc[(size_t)r * ldy + j];
+    solved += det_mmse_sic(rx, tx, bps, h, y, n0, LLR_OFF, dec, NULL) > 0;
+    for (int t = 0; t < tx; t++) err[t] += ofdm_popcount(dec[t] ^ lab[(size_t)t * ldl + j]);
+  }
+  for (int t = 0; t < tx; t++) {
+#pragma omp atomic
+    out->errors[fl * (uint64_t)tx + (uint64_t)t] += err[t];
+  }
+  if (solved && out->fallbacks) {
+#pragma omp atomic
+    out->fallbacks[fl] += solved;
+  }
 }
 
 /* Adds a chunk's per-stream and grid sums to frame fl's. */
@@ -158,6 +189,10 @@ static void fused_chunk(const link_params *p, cpu_state *s, fused_scratch *f, ui
   }
   if (p->estimation == EST_LS) fused_chunk_estimate(p, s, f, m0, n);
   else if (f->Hhat != f->H) block_csi(&s->re, frame, m0, n, f->H, C, f->Hhat, C);
+  if (p->equalizer == EQ_MMSE_SIC) {
+    chunk_sic(p, s, f, yc, ldy, lab, ldl, fl, m0, n, out);
+    return;
+  }
   chunk_equalize(p, f, yc, ldy, n, diag);
   const uint32_t solved = chunk_repair(p, f, yc, ldy, n, diag);
   if (solved && out->fallbacks) {
@@ -213,6 +248,6 @@ int cpu_fused_run(const link_params *p, cpu_state *s, uint64_t first_frame, uint
   /* one pass does it all: reported as the inversion stage, as the GPU's
    * fused kernel is */
   out->t.invert = clock_seconds() - t0;
-  out->inversions = (uint64_t)frames * rf;
+  out->inversions = (uint64_t)frames * rf * link_inversions_per_re(p);
   return rc ? -1 : 0;
 }

@@ -444,7 +444,8 @@ int launch_batch(backend *b, uint64_t first_frame, uint64_t frames, const batch_
   if (g.llr != LLR_OFF && link_detector_is_linear((eq_kind)g.equalizer) && !coded && !capture && !want->gmi_loss &&
       !want->gmi_loss_s)
     g.llr = LLR_OFF;
-  const int detect = coded || g.llr != LLR_OFF || !link_detector_is_linear((eq_kind)g.equalizer);
+  /* (hard mmse-sic: the fused kernel, or the staged detect kernel) */
+  const int detect = coded || g.llr != LLR_OFF || (s->staged && !link_detector_is_linear((eq_kind)g.equalizer));
   const int keep_llr = capture || coded; /* the coded link decodes them on the device */
   /* The LLRs, the bits and fetch's buffers go by cudaMemcpyDefault: host
    * memory or, for a library caller (api/), device memory of this GPU. */
@@ -971,10 +972,11 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
     cuda_destroy(b);
     return NULL;
   }
-  /* the joint detectors run over the staged stacks (detect_gpu.cu); pilots
-   * and LS estimation run fused (the estimate on the pilot symbols in a
-   * first pass, gpu_launch_fused_estimate) */
-  s->staged = o.staged != 0 || !link_detector_is_linear(p->equalizer);
+  /* kbest, ml and soft mmse-sic run over the staged stacks (detect_gpu.cu);
+   * hard mmse-sic is one more receiver of the fused kernel (fused_gpu.cu);
+   * pilots and LS estimation run fused (the estimate on the pilot symbols in
+   * a first pass, gpu_launch_fused_estimate) */
+  s->staged = o.staged != 0 || !link_fused_receiver(p);
   s->sync = o.sync;
   /* the coded link writes its labels between the staged draw and channel
    * stages, which the fused kernel does not separate */

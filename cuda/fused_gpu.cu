@@ -12,6 +12,7 @@
 #include "cuda/check.h"
 #include "cuda/gpu_internal.cuh"
 #include "equalizer/fallback.h"
+#include "equalizer/sic.h"
 
 #ifndef OFDMSIM_SHAPE_GROUP
 #error "compiled once per group of shapes: CMake sets OFDMSIM_SHAPE_GROUP (cuda/shapes.cmake)"
@@ -72,9 +73,16 @@ int fused_per_thread(uint64_t rf, int block) {
  *     41% of the floor with labels, against 40.7 and 83% before it).
  *   Pilots (with Exact only): as Plain, but with pilots (and with or
  *     without LS estimation): the realistic links' receiver without the
- *     spatial mix's, the CSI error's and the flat model's fading code. */
+ *     spatial mix's, the CSI error's and the flat model's fading code.
+ *
+ * Sic: the receiver is ordered MMSE-SIC with hard decisions (equalizer/sic.h,
+ * noise n0r as the staged joint kernel takes it) instead of zf or mmse: a
+ * template parameter, so that the linear instances keep their registers. A
+ * stage whose float inverse is flagged lists the RE for the repair kernel,
+ * which runs the whole RE again with the double-precision stage
+ * (det_mmse_sic): this kernel keeps none of that cold path's local memory. */
 enum fused_mode { kGeneric = 0, kPlain = 1, kPilots = 2 };
-template <int NT, int NR, bool Exact, int Mode>
+template <int NT, int NR, bool Exact, int Mode, bool Sic>
 __global__ void __launch_bounds__(kBlock, fused_min_blocks(NT, NR))
     fused_kernel(gpu_link g, const gpu_consts *__restrict__ c, const cf32 *__restrict__ Hk,
                  const cf32 *__restrict__ yt, int per_thread, uint32_t *__restrict__ errors,
@@ -108,6 +116,16 @@ __global__ void __launch_bounds__(kBlock, fused_min_blocks(NT, NR))
     uint32_t lab[NT];
     cf32 h[NR * NT], yv[NR];
     gpu_re_front<NT, NR>(g, c, Hk, yt, f, m, lab, h, yv);
+    if (Sic) {
+      uint32_t dec[NT];
+      if (sic_stages(NR, NT, g.bps, h, yv, g.n0r, LLR_OFF, dec, NULL, 0) < 0) {
+        repair[1 + atomicAdd(&repair[0], 1u)] = f * rf + m;
+      } else {
+        OFDM_UNROLL
+        for (int t = 0; t < NT; t++) err[t] += (uint32_t)__popc(dec[t] ^ lab[t]);
+      }
+      continue;
+    }
     cf32 gm[NT * NT], zv[NT], gi[NT * NT], xv[NT];
     mat_gram(NR, NT, h, g.diag, gm);
     mat_herm_mulvec(NR, NT, h, yv, zv);
@@ -127,8 +145,9 @@ __global__ void __launch_bounds__(kBlock, fused_min_blocks(NT, NR))
   gpu_count_errors<NT>(err, errors + (uint64_t)f * NT);
 }
 
-/* One listed RE (batch index i) in double. */
-template <int NT, int NR>
+/* One listed RE (batch index i) in double (Sic: MMSE-SIC with its flagged
+ * stages in double, det_mmse_sic, as the staged joint kernel runs it). */
+template <int NT, int NR, bool Sic>
 __device__ void repair_one(const gpu_link &g, const gpu_consts *__restrict__ c, const cf32 *__restrict__ Hk,
                            const cf32 *__restrict__ yt, uint64_t i, uint32_t *__restrict__ errors,
                            uint32_t *__restrict__ fallbacks) {
@@ -136,10 +155,12 @@ __device__ void repair_one(const gpu_link &g, const gpu_consts *__restrict__ c, 
   uint32_t lab[NT];
   cf32 h[NR * NT], yv[NR], xv[NT];
   gpu_re_front<NT, NR>(g, c, Hk, yt, f, m, lab, h, yv);
-  eq_solve_double(NR, NT, h, yv, g.diag, xv, NULL);
+  uint32_t dec[NT];
+  if (Sic) det_mmse_sic(NR, NT, g.bps, h, yv, g.n0r, LLR_OFF, dec, NULL);
+  else eq_solve_double(NR, NT, h, yv, g.diag, xv, NULL);
   OFDM_UNROLL
   for (int t = 0; t < NT; t++) {
-    const uint32_t e = re_bit_errors(g.bps, xv[t], lab[t]);
+    const uint32_t e = Sic ? (uint32_t)__popc(dec[t] ^ lab[t]) : re_bit_errors(g.bps, xv[t], lab[t]);
     if (e) atomicAdd(&errors[f * NT + t], e);
   }
   atomicAdd(&fallbacks[f], 1u);
@@ -151,14 +172,14 @@ __device__ void repair_one(const gpu_link &g, const gpu_consts *__restrict__ c, 
  * the repair follows the fused kernel on the stream, and the next batch
  * follows it before this one's counters reach the host. A fixed grid strides
  * over the list (most batches have none: every thread leaves at once). */
-template <int NT, int NR>
+template <int NT, int NR, bool Sic>
 __global__ void __launch_bounds__(kBlock)
     repair_kernel(gpu_link g, const gpu_consts *__restrict__ c, const cf32 *__restrict__ Hk,
                   const cf32 *__restrict__ yt, const uint32_t *__restrict__ repair,
                   uint32_t *__restrict__ errors, uint32_t *__restrict__ fallbacks) {
   const uint32_t n = repair[0];
   for (uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x)
-    repair_one<NT, NR>(g, c, Hk, yt, repair[1 + k], errors, fallbacks);
+    repair_one<NT, NR, Sic>(g, c, Hk, yt, repair[1 + k], errors, fallbacks);
 }
 
 /* The fused mode's pilot rows, LS estimation's input: the received rows of
@@ -197,9 +218,12 @@ int PilotRows<NT, NR>::launch(const gpu_link &g, const gpu_consts *c, const cf32
   return 0;
 }
 
-template <int NT, int NR>
-int Fused<NT, NR>::launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt, uint32_t *errors,
-                          uint32_t *repair, cudaStream_t s) {
+namespace {
+
+/* The fused kernel's instances of one receiver (Sic or zf/mmse). */
+template <int NT, int NR, bool Sic>
+void launch_fused(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt, uint32_t *errors,
+                  uint32_t *repair, cudaStream_t s) {
   const int block = gpu_frame_block(g.rf);
   const int per_thread = fused_per_thread(g.rf, block);
   const uint64_t span = (uint64_t)block * per_thread;
@@ -212,15 +236,26 @@ int Fused<NT, NR>::launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk
   /* (rx < NR exists only for NR > 1: no such kernel for NR = 1) */
   constexpr bool kPadded = NR > 1;
   if ((NR == 1 || g.rx == NR) && plain)
-    fused_kernel<NT, NR, true, kPlain><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors, repair);
+    fused_kernel<NT, NR, true, kPlain, Sic>
+        <<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors, repair);
   else if ((NR == 1 || g.rx == NR) && lean && pilots)
-    fused_kernel<NT, NR, true, kPilots><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors, repair);
+    fused_kernel<NT, NR, true, kPilots, Sic>
+        <<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors, repair);
   else if (NR == 1 || g.rx == NR)
-    fused_kernel<NT, NR, true, kGeneric><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors,
-                                                                            repair);
+    fused_kernel<NT, NR, true, kGeneric, Sic>
+        <<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors, repair);
   else
-    fused_kernel<NT, NR, !kPadded, kGeneric><<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors,
-                                                                               repair);
+    fused_kernel<NT, NR, !kPadded, kGeneric, Sic>
+        <<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors, repair);
+}
+
+}  // namespace
+
+template <int NT, int NR>
+int Fused<NT, NR>::launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt, uint32_t *errors,
+                          uint32_t *repair, cudaStream_t s) {
+  if (g.equalizer == EQ_MMSE_SIC) launch_fused<NT, NR, true>(g, c, Hk, yt, errors, repair, s);
+  else launch_fused<NT, NR, false>(g, c, Hk, yt, errors, repair, s);
   CUDA_TRY_LAUNCH("fused_kernel");
   return 0;
 }
@@ -231,7 +266,10 @@ int Repair<NT, NR>::launch(const gpu_link &g, const gpu_consts *c, const cf32 *H
   /* enough blocks to fill the device when every RE is listed, no more */
   const unsigned most = (unsigned)(g.sm_count > 0 ? g.sm_count : 128) * (2048 / kBlock);
   const unsigned blocks = gpu_blocks(g.R, kBlock) < most ? gpu_blocks(g.R, kBlock) : most;
-  repair_kernel<NT, NR><<<blocks, kBlock, 0, s>>>(g, c, Hk, yt, repair, errors, fallbacks);
+  if (g.equalizer == EQ_MMSE_SIC)
+    repair_kernel<NT, NR, true><<<blocks, kBlock, 0, s>>>(g, c, Hk, yt, repair, errors, fallbacks);
+  else
+    repair_kernel<NT, NR, false><<<blocks, kBlock, 0, s>>>(g, c, Hk, yt, repair, errors, fallbacks);
   CUDA_TRY_LAUNCH("repair_kernel");
   return 0;
 }

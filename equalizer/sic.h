@@ -122,17 +122,13 @@ EQ_COLD sic_pick sic_stage_double(int nr, int nt, const cf32 *hw, const cf32 *yw
   return p;
 }
 
-/* Ordered MMSE-SIC of one RE (above): h nr x nt, y nr, noise n0 > 0 (the
- * receiver's effective noise variance); lab[nt] the hard decisions; llr
- * (nt*bps entries) the LLRs when llr != NULL and llr_mode != LLR_OFF (max-log
- * for LLR_MAXLOG, exact for LLR_EXACT), untouched otherwise.  Every stream is
- * detected exactly once, so all of lab (and llr) is written, but by stores
- * predicated on the run-time stream index: GCC cannot see it and may warn
- * about a caller's array it reads afterwards.  Returns the number of stages
- * whose float inverse was flagged singular and were solved in double
- * precision instead (0 normally). */
-MAT_HD int det_mmse_sic(int nr, int nt, int bps, const cf32 *h, const cf32 *y, float n0, int llr_mode,
-                        uint32_t *lab, float *llr) {
+/* The stages of det_mmse_sic; in_double = 0 (a constant in the caller)
+ * gives up on the first flagged stage instead, returning -1 with lab and
+ * llr partly written: the GPU's fused kernel lists such an RE for its repair
+ * kernel, which runs det_mmse_sic, so that the hot kernel carries none of
+ * the cold branch's copies (its only local memory) or registers. */
+MAT_HD int sic_stages(int nr, int nt, int bps, const cf32 *h, const cf32 *y, float n0, int llr_mode,
+                      uint32_t *lab, float *llr, int in_double) {
   cf32 hw[MAT_MAX_RX * MAT_MAX_N], yw[MAT_MAX_RX]; /* working channel and residual */
   nt = nt < MAT_MAX_N ? nt : MAT_MAX_N;
   nr = nr < MAT_MAX_RX ? nr : MAT_MAX_RX;
@@ -179,6 +175,8 @@ MAT_HD int det_mmse_sic(int nr, int nt, int bps, const cf32 *h, const cf32 *y, f
       /* a stream with no SINR left (n0 g_k rounded to >= 1: a zero column)
        * is estimated as 0 rather than 0 * Inf; its LLRs are zero */
       xu = gain > 0.0f && gain < INFINITY ? cf_scale(xk, gain) : cf_make(0.0f, 0.0f);
+    } else if (!in_double) {
+      return -1;
     } else {
       cf32 hc[MAT_MAX_RX * MAT_MAX_N], yc[MAT_MAX_RX]; /* the copy it reads (see there) */
       MAT_UNROLL
@@ -219,6 +217,20 @@ MAT_HD int det_mmse_sic(int nr, int nt, int bps, const cf32 *h, const cf32 *y, f
     done |= 1u << k;
   }
   return fallbacks;
+}
+
+/* Ordered MMSE-SIC of one RE (above): h nr x nt, y nr, noise n0 > 0 (the
+ * receiver's effective noise variance); lab[nt] the hard decisions; llr
+ * (nt*bps entries) the LLRs when llr != NULL and llr_mode != LLR_OFF (max-log
+ * for LLR_MAXLOG, exact for LLR_EXACT), untouched otherwise.  Every stream is
+ * detected exactly once, so all of lab (and llr) is written, but by stores
+ * predicated on the run-time stream index: GCC cannot see it and may warn
+ * about a caller's array it reads afterwards.  Returns the number of stages
+ * whose float inverse was flagged singular and were solved in double
+ * precision instead (0 normally). */
+MAT_HD int det_mmse_sic(int nr, int nt, int bps, const cf32 *h, const cf32 *y, float n0, int llr_mode,
+                        uint32_t *lab, float *llr) {
+  return sic_stages(nr, nt, bps, h, y, n0, llr_mode, lab, llr, 1);
 }
 
 #endif

@@ -6,8 +6,10 @@
 # (pinned to one core where taskset exists). Cases: hard decisions; max-log
 # and exact LLRs with the GMI (receiver.gmi sup, s1; max-log with none); pilots (comb 4 on symbols 2 and 9) with LS
 # estimation, linear and LMMSE; the time domain, hard, with LLRs, with LS;
-# and Doppler (389 Hz) in each domain. The BER column shows the work done.
+# and Doppler (389 Hz) in each domain; MMSE-SIC (hard decisions). The BER
+# column shows the work done.
 #   scripts/bench-cpu-links.sh [CORE]      # CORE: the core to pin to (default 0)
+# CASES (a regular expression, default all) keeps the cases whose name matches.
 # OFDMSIM (default build/ofdmsim) is the binary; SECONDS_PER_CASE (default 2).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench-lib.sh"
@@ -39,10 +41,12 @@ cases=(
   "time|max-log LLRs, GMI|--set receiver.llr=maxlog"
   "time|pilots, LS linear|$ls --set receiver.interpolation=linear"
   "time|Doppler 389 Hz|--set channel.doppler_hz=389.0"
+  "frequency|MMSE-SIC|--set equalizer=mmse-sic"
 )
 printf '%-10s %-24s %10s %11s\n' domain case Mbit/s ber
 for c in "${cases[@]}"; do
   IFS='|' read -r domain name extra <<< "$c"
+  [[ "$name" =~ ${CASES:-.} ]] || continue
   read -r -a extra <<< "$extra"
   bench_point case "${base[@]}" --set ofdm.domain="$domain" "${extra[@]}"
   printf '%-10s %-24s %10.2f %11.4e\n' "$domain" "$name" "$(col "$tmp/case.csv" mbit_per_s)" "$(col "$tmp/case.csv" ber)"

@@ -8,9 +8,11 @@
  * every frame and stream, the fallbacks of every frame, the GMI losses of
  * every frame and stream and at every grid scaling, and the exported LLRs
  * and bits are the same numbers, whatever the batch size and thread count.
- * A fused backend keeps no buffers (its fetch fails, which is how the test
- * knows the fused path ran), and points it does not cover (joint detectors)
- * run staged. A high-SNR ZF case makes the double-precision repair run in
+ * mmse-sic with hard decisions too (rayleigh, tdl, pilots, LS, CSI error,
+ * the time domain, and stages solved in double at high SNR on correlated
+ * antennas). A fused backend keeps no buffers (its fetch fails, which is how
+ * the test knows the fused path ran), and points it does not cover (kbest,
+ * ml, mmse-sic with LLRs) run staged. A high-SNR ZF case makes the double-precision repair run in
  * both, with LLRs too (the repair writes the demapper's variances). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,13 +161,13 @@ static void outcome_free(outcome *o) {
   free(o);
 }
 
-static uint64_t total_fallbacks, soft_fallbacks;
+static uint64_t total_fallbacks, soft_fallbacks, sic_fallbacks;
 
 static void check_spec(const spec *s, int cdl) {
   const link_params p = point_of(s, cdl);
   char what[192];
   snprintf(what, sizeof what, "%dx%d bps %d %s model %d ebno %g rho %g K %g csi %g fd %g pilots %d llr %d est %d td %d",
-           s->tx, s->rx, s->bps, s->eq == EQ_ZF ? "zf" : "mmse", (int)s->model, s->ebno, s->rho, s->k, s->csi,
+           s->tx, s->rx, s->bps, s->eq == EQ_ZF ? "zf" : s->eq == EQ_MMSE ? "mmse" : "mmse-sic", (int)s->model, s->ebno, s->rho, s->k, s->csi,
            s->doppler, s->pilots, s->llr, s->est, s->td);
   char err[256];
   if (link_params_check(&p, err, sizeof err)) {
@@ -209,6 +211,7 @@ static void check_spec(const spec *s, int cdl) {
   for (int f = 0; f < frames; f++) {
     total_fallbacks += es->fallbacks[f];
     if (p.llr != LLR_OFF) soft_fallbacks += es->fallbacks[f];
+    if (p.equalizer == EQ_MMSE_SIC) sic_fallbacks += es->fallbacks[f];
   }
   outcome_free(es);
 }
@@ -219,8 +222,16 @@ static void check_staged_only(void) {
   spec s = {2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   link_params p = point_of(&s, 0);
   p.equalizer = EQ_MMSE_SIC;
+  p.llr = LLR_MAXLOG;
   outcome *o = outcome_new(&p, 0);
-  CHECK(o && run(&p, 0, 2, FRAMES, o) == 1, "mmse-sic ran fused");
+  CHECK(o && run(&p, 0, 2, FRAMES, o) == 1, "mmse-sic with LLRs ran fused");
+  outcome_free(o);
+  p.equalizer = EQ_KBEST;
+  p.kbest_k = 4;
+  p.llr_clip = 20.0;
+  p.llr = LLR_OFF;
+  o = outcome_new(&p, 0);
+  CHECK(o && run(&p, 0, 2, FRAMES, o) == 1, "kbest ran fused");
   outcome_free(o);
 }
 
@@ -270,6 +281,15 @@ int main(void) {
       /* lmmse2d: every RE from its window's pilot rows, both domains */
       {2, 2, 4, EQ_MMSE, CH_TDL, 15, 0, 0, 0, 600, 0, 256, LLR_MAXLOG, 1 + INTERP_LMMSE2D, 0, 14, 0},
       {2, 2, 4, EQ_MMSE, CH_TDL, 20, 0, 0, 0, 600, 0, 128, LLR_OFF, 1 + INTERP_LMMSE2D, 1, 14, 0},
+      /* mmse-sic, hard decisions: rayleigh, tdl with pilots and CSI error,
+       * LS, the time domain, and correlated antennas at high SNR (stages
+       * solved in double) */
+      {2, 2, 2, EQ_MMSE_SIC, CH_RAYLEIGH, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+      {4, 4, 4, EQ_MMSE_SIC, CH_TDL, 14, 0.2, 1.0, 0.01, 300, 1, 613, 0, 0, 0, 0, 0},
+      {3, 4, 6, EQ_MMSE_SIC, CH_RAYLEIGH, 18, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+      {4, 4, 4, EQ_MMSE_SIC, CH_TDL, 15, 0, 0, 0, 0, 0, 256, LLR_OFF, 1 + INTERP_LINEAR, 0, 14, 0},
+      {2, 2, 4, EQ_MMSE_SIC, CH_TDL, 16, 0, 0, 0, 0, 0, 256, LLR_OFF, 0, 1, 0, 0},
+      {2, 2, 4, EQ_MMSE_SIC, CH_RAYLEIGH, 60, 0.9999, 0, 0, 0, 0, 0, LLR_OFF, 0, 0, 0, 0},
   };
   for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) check_spec(&specs[i], 0);
   /* CDL: the frame's rays summed once per frame, and with Doppler per
@@ -280,6 +300,7 @@ int main(void) {
   check_spec(&cdl_d, PDP_CDL_D);
   CHECK(total_fallbacks > 0, "no RE was repaired in double: the repair went untested");
   CHECK(soft_fallbacks > 0, "no RE with LLRs was repaired in double: the repair's variances went untested");
+  CHECK(sic_fallbacks > 0, "no mmse-sic stage was solved in double: its fused fallback went untested");
   fprintf(stderr, "fused = staged on %zu points; %llu REs repaired in double (%llu with LLRs)\n",
           sizeof specs / sizeof *specs + 2, (unsigned long long)total_fallbacks, (unsigned long long)soft_fallbacks);
   check_staged_only();
