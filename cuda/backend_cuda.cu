@@ -976,7 +976,8 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
    * hard mmse-sic is one more receiver of the fused kernel (fused_gpu.cu);
    * pilots and LS estimation run fused (the estimate on the pilot symbols in
    * a first pass, gpu_launch_fused_estimate) */
-  s->staged = o.staged != 0 || !link_fused_receiver(p);
+  s->staged = o.staged != 0 || !link_fused_receiver(p) ||
+              (p->equalizer == EQ_MMSE_SIC && p->tx > GPU_FUSED_SIC_MAX_TX);
   s->sync = o.sync;
   /* the coded link writes its labels between the staged draw and channel
    * stages, which the fused kernel does not separate */

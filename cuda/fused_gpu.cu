@@ -253,11 +253,42 @@ void launch_fused(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const 
 
 }  // namespace
 
+/* The MMSE-SIC instances of a shape: only up to GPU_FUSED_SIC_MAX_TX streams
+ * (gpu_internal.cuh); above it the backend runs hard MMSE-SIC staged, and a
+ * launch here is refused rather than compiled. */
+template <int NT, int NR, bool Compiled = (NT <= GPU_FUSED_SIC_MAX_TX)>
+struct FusedSic {
+  static int launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt, uint32_t *errors,
+                    uint32_t *repair, cudaStream_t s) {
+    launch_fused<NT, NR, true>(g, c, Hk, yt, errors, repair, s);
+    return 0;
+  }
+  static int repair(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt, const uint32_t *repair,
+                    uint32_t *errors, uint32_t *fallbacks, unsigned blocks, cudaStream_t s) {
+    repair_kernel<NT, NR, true><<<blocks, kBlock, 0, s>>>(g, c, Hk, yt, repair, errors, fallbacks);
+    return 0;
+  }
+};
+template <int NT, int NR>
+struct FusedSic<NT, NR, false> {
+  static int launch(const gpu_link &, const gpu_consts *, const cf32 *, const cf32 *, uint32_t *, uint32_t *,
+                    cudaStream_t) {
+    return gpu_fused_sic_refused(NT);
+  }
+  static int repair(const gpu_link &, const gpu_consts *, const cf32 *, const cf32 *, const uint32_t *, uint32_t *,
+                    uint32_t *, unsigned, cudaStream_t) {
+    return gpu_fused_sic_refused(NT);
+  }
+};
+
 template <int NT, int NR>
 int Fused<NT, NR>::launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt, uint32_t *errors,
                           uint32_t *repair, cudaStream_t s) {
-  if (g.equalizer == EQ_MMSE_SIC) launch_fused<NT, NR, true>(g, c, Hk, yt, errors, repair, s);
-  else launch_fused<NT, NR, false>(g, c, Hk, yt, errors, repair, s);
+  if (g.equalizer == EQ_MMSE_SIC) {
+    if (FusedSic<NT, NR>::launch(g, c, Hk, yt, errors, repair, s)) return -1;
+  } else {
+    launch_fused<NT, NR, false>(g, c, Hk, yt, errors, repair, s);
+  }
   CUDA_TRY_LAUNCH("fused_kernel");
   return 0;
 }
@@ -268,10 +299,11 @@ int Repair<NT, NR>::launch(const gpu_link &g, const gpu_consts *c, const cf32 *H
   /* enough blocks to fill the device when every RE is listed, no more */
   const unsigned most = (unsigned)(g.sm_count > 0 ? g.sm_count : 128) * (2048 / kBlock);
   const unsigned blocks = gpu_blocks(g.R, kBlock) < most ? gpu_blocks(g.R, kBlock) : most;
-  if (g.equalizer == EQ_MMSE_SIC)
-    repair_kernel<NT, NR, true><<<blocks, kBlock, 0, s>>>(g, c, Hk, yt, repair, errors, fallbacks);
-  else
+  if (g.equalizer == EQ_MMSE_SIC) {
+    if (FusedSic<NT, NR>::repair(g, c, Hk, yt, repair, errors, fallbacks, blocks, s)) return -1;
+  } else {
     repair_kernel<NT, NR, false><<<blocks, kBlock, 0, s>>>(g, c, Hk, yt, repair, errors, fallbacks);
+  }
   CUDA_TRY_LAUNCH("repair_kernel");
   return 0;
 }

@@ -449,6 +449,15 @@ int gpu_launch_detect(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, co
  * OFDMSIM_SHAPE_GROUP, so that the groups compile in parallel): declared
  * here, defined and instantiated there for the group's shapes only, and
  * called through gpu_dispatch (shapes.cu, detect_gpu.cu). */
+/* The fused kernel's hard MMSE-SIC instances exist up to this many streams.
+ * Above it the backend runs hard MMSE-SIC on the staged path (the same
+ * counts): nvcc's time on the unrolled stages doubles a shape's fused
+ * object (8x16: 115 s without SIC, 225 s with it, one core), and the
+ * eight-stream group set the whole build's critical path. */
+#define GPU_FUSED_SIC_MAX_TX 4
+/* A fused MMSE-SIC launch of a shape above GPU_FUSED_SIC_MAX_TX: reports the
+ * error and returns -1 (never reached: the backend stages those points). */
+int gpu_fused_sic_refused(int nt);
 template <int NT, int NR>
 struct Fused {
   static int launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt, uint32_t *errors,

@@ -34,3 +34,10 @@ int gpu_launch_fused_estimate(const gpu_link &g, const gpu_consts *c, const cf32
   if (gpu_dispatch<PilotRows>(g.tx, g.rx, g, c, Hk, yt, s)) return -1;
   return gpu_launch_estimate_pilots(g, g.est, s);
 }
+
+int gpu_fused_sic_refused(int nt) {
+  char what[96];
+  snprintf(what, sizeof what, "fused MMSE-SIC with %d streams (compiled up to %d)", nt, GPU_FUSED_SIC_MAX_TX);
+  gpu_report_failure(__FILE__, __LINE__, what, "refused", "the backend runs this point staged", 0);
+  return -1;
+}
