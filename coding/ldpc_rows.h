@@ -86,6 +86,22 @@ static inline int ldpc_rows_mirror_lanes(int z, int s) {
   return s && first_past % LDPC_ROW_LANES && z >= LDPC_ROW_LANES ? chunk_end - first_past : 0;
 }
 
+/* The AVX2 row kernels' cursors over a row's deg entries, from edge e0, for
+ * either element type T (float or int16_t: the state's app and zs):
+ * cols[k] the entry's column, at[k] where its lanes start (the shift),
+ * ends[k] the column's end, wrap[k] the lanes of the one full chunk that
+ * wraps into the mirror (ldpc_rows_mirror_lanes). */
+#define LDPC_ROW_CURSORS(T, s, code, e0, deg, z)                                                  \
+  T *cols[LDPC_ROW_DEGREE_MAX], *at[LDPC_ROW_DEGREE_MAX], *ends[LDPC_ROW_DEGREE_MAX];             \
+  int shifts[LDPC_ROW_DEGREE_MAX], wrap[LDPC_ROW_DEGREE_MAX];                                       \
+  for (int k = 0; k < (deg); k++) {                                                                 \
+    cols[k] = (s)->app + (size_t)(code)->g->col[(e0) + k] * (s)->zs;                                \
+    shifts[k] = (code)->shift[(e0) + k];                                                            \
+    at[k] = cols[k] + shifts[k];                                                                    \
+    ends[k] = cols[k] + (z);                                                                        \
+    wrap[k] = ldpc_rows_mirror_lanes((z), shifts[k]);                                               \
+  }
+
 /* One layered min-sum row r; first: the decoder's first iteration. */
 typedef void (*ldpc_rows_layer_fn)(const ldpc_rows_state *s, int r, int first);
 

@@ -94,15 +94,7 @@ AVX2 static inline __attribute__((always_inline)) void layer(const ldpc_rows16_s
   const __m256i mag_init = _mm256_set1_epi16(LDPC16_MAG_MAX);
   const __m256i scale = _mm256_set1_epi16((short)s->scale_k);
   const __m256i start_sign = _mm256_set1_epi16((short)ldpc16_sign_start(deg));
-  int16_t *cols[LDPC_ROW_DEGREE_MAX], *at[LDPC_ROW_DEGREE_MAX], *ends[LDPC_ROW_DEGREE_MAX];
-  int shifts[LDPC_ROW_DEGREE_MAX], wrap[LDPC_ROW_DEGREE_MAX];
-  for (int k = 0; k < deg; k++) {
-    cols[k] = s->app + (size_t)code->g->col[e0 + k] * s->zs;
-    shifts[k] = code->shift[e0 + k];
-    at[k] = cols[k] + shifts[k];
-    ends[k] = cols[k] + z;
-    wrap[k] = ldpc_rows_mirror_lanes(z, shifts[k]);
-  }
+  LDPC_ROW_CURSORS(int16_t, s, code, e0, deg, z);
   int16_t q[LDPC_ROW_DEGREE_MAX][LANES] __attribute__((aligned(32)));
   int16_t *chunk_msg = s->msg + (size_t)e0 * zp;
   int i0 = 0;

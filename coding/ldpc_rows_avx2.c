@@ -122,15 +122,7 @@ AVX2 static inline __attribute__((always_inline)) void layer(const ldpc_rows_sta
   /* per entry: its column, shift, where its next full chunk starts (at),
    * and how many bits of it the one full chunk that wraps writes to the
    * mirror (wrap; 0 when none does) */
-  float *cols[LDPC_ROW_DEGREE_MAX], *at[LDPC_ROW_DEGREE_MAX], *ends[LDPC_ROW_DEGREE_MAX];
-  int shifts[LDPC_ROW_DEGREE_MAX], wrap[LDPC_ROW_DEGREE_MAX];
-  for (int k = 0; k < deg; k++) {
-    cols[k] = s->app + (size_t)code->g->col[e0 + k] * s->zs;
-    shifts[k] = code->shift[e0 + k];
-    at[k] = cols[k] + shifts[k];
-    ends[k] = cols[k] + z;
-    wrap[k] = ldpc_rows_mirror_lanes(z, shifts[k]);
-  }
+  LDPC_ROW_CURSORS(float, s, code, e0, deg, z);
   float q[LDPC_ROW_DEGREE_MAX][LANES] __attribute__((aligned(32)));
   float *chunk_msg = s->msg + (size_t)e0 * zp;
   int i0 = 0;

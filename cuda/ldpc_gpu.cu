@@ -347,6 +347,19 @@ __global__ void __launch_bounds__(LDPC_Z_MAX, 3) ldpc_grouped_kernel(const kargs
   decode_block<ALG, true>(a);
 }
 
+/* One decode launch of arithmetic ALG on the chosen kernel. */
+template <int ALG>
+int launch_decoder(bool grouped, int nblocks, int zp, size_t smem, cudaStream_t s, const kargs &a) {
+  if (grouped)
+    ldpc_grouped_kernel<ALG><<<nblocks, zp, smem, s>>>(a);
+  else
+    ldpc_layered_kernel<ALG><<<nblocks, zp, smem, s>>>(a);
+  CUDA_TRY_LAUNCH(ALG == kOms     ? "ldpc kernel<offset>"
+                  : ALG == kNms16 ? "ldpc kernel<nms16>"
+                                  : "ldpc kernel<normalised>");
+  return 0;
+}
+
 }  // namespace
 
 struct ldpc_gpu_decoder {
@@ -539,28 +552,16 @@ int ldpc_gpu_decode(ldpc_gpu_decoder *d, const float *llr, int nblocks, int cols
   }
   const size_t smem = shared_bytes(scols, z, zp, rows_max, place == LDPC_GPU_MSG_SHARED, llr_bytes(&d->cfg));
   cudaStream_t s = (cudaStream_t)stream;
-  const int grouped = d->kernel == LDPC_GPU_KERNEL_GROUPED;
+  const bool grouped = d->kernel == LDPC_GPU_KERNEL_GROUPED;
   switch (d->cfg.algorithm) {
     case LDPC_LAYERED_OMS:
-      if (grouped)
-        ldpc_grouped_kernel<kOms><<<nblocks, zp, smem, s>>>(a);
-      else
-        ldpc_layered_kernel<kOms><<<nblocks, zp, smem, s>>>(a);
-      CUDA_TRY_LAUNCH("ldpc kernel<offset>");
+      if (launch_decoder<kOms>(grouped, nblocks, zp, smem, s, a)) return -1;
       break;
     case LDPC_LAYERED_NMS16:
-      if (grouped)
-        ldpc_grouped_kernel<kNms16><<<nblocks, zp, smem, s>>>(a);
-      else
-        ldpc_layered_kernel<kNms16><<<nblocks, zp, smem, s>>>(a);
-      CUDA_TRY_LAUNCH("ldpc kernel<nms16>");
+      if (launch_decoder<kNms16>(grouped, nblocks, zp, smem, s, a)) return -1;
       break;
     default:
-      if (grouped)
-        ldpc_grouped_kernel<kNms><<<nblocks, zp, smem, s>>>(a);
-      else
-        ldpc_layered_kernel<kNms><<<nblocks, zp, smem, s>>>(a);
-      CUDA_TRY_LAUNCH("ldpc kernel<normalised>");
+      if (launch_decoder<kNms>(grouped, nblocks, zp, smem, s, a)) return -1;
       break;
   }
   return 0;

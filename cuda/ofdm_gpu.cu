@@ -175,6 +175,32 @@ struct conv_shape {
   static constexpr int tile = kConvBlock * S;
 };
 
+/* Window sample w of symbol sym (sample n of frame f) at the receive
+ * antennas, z[r] for r < N: each antenna pair's noise drawn (one draw a
+ * pair), added, scaled and stored at the RE whose FFT input the sample is.
+ * Both the CP-aligned convolution and the tiled fading kernel end so. */
+template <int N>
+__device__ __forceinline__ void td_store_sample(const gpu_link &g, uint32_t f, uint32_t sym, int w, uint64_t n,
+                                                const cf32 *z, cf32 *yt) {
+  int k = w - g.td_shift; /* the RE whose FFT input this window sample is */
+  if (k < 0) k += g.K;
+  const uint64_t m = (uint64_t)sym * g.K + (uint64_t)k;
+  OFDM_UNROLL
+  for (int p = 0; p < N / 2 + (N & 1); p++) {
+    if (2 * p >= g.rx) break;
+    rng_words wn = {{0u, 0u, 0u, 0u}};
+    if (g.noise_std > 0.0f) wn = re_draw(g.re, RNG_TDNOISE, g.first_frame + f, (uint64_t)p * g.nf + n);
+    OFDM_UNROLL
+    for (int b = 0; b < 2; b++) {
+      const int r = 2 * p + b;
+      if (r >= N || r >= g.rx) break;
+      cf32 v = z[r];
+      if (g.noise_std > 0.0f) v = cf_add(v, cf_scale(rng_cnormal_of(wn, b), g.noise_std));
+      gpu_store(yt + ((uint64_t)f * g.rx + r) * g.rf + m, cf_scale(v, g.td_scale));
+    }
+  }
+}
+
 /* Byte offsets of the shared arrays; the taps start on 16 bytes. */
 struct conv_smem {
   size_t h, d, total;
@@ -259,24 +285,7 @@ __global__ void __launch_bounds__(kConvBlock)
   for (int s = 0; s < S; s++) {
     const int w = w0 + (int)threadIdx.x + s * kConvBlock;
     if (w >= g.K) break;
-    const uint64_t n = (uint64_t)(nbase + w);
-    int k = w - g.td_shift; /* the RE whose FFT input this window sample is */
-    if (k < 0) k += g.K;
-    const uint64_t m = (uint64_t)sym * g.K + (uint64_t)k;
-    OFDM_UNROLL
-    for (int p = 0; p < NR / 2 + (NR & 1); p++) {
-      if (2 * p >= g.rx) break;
-      rng_words wn = {{0u, 0u, 0u, 0u}};
-      if (g.noise_std > 0.0f) wn = re_draw(g.re, RNG_TDNOISE, g.first_frame + f, (uint64_t)p * g.nf + n);
-      OFDM_UNROLL
-      for (int b = 0; b < 2; b++) {
-        const int r = 2 * p + b;
-        if (r >= NR || r >= g.rx) break;
-        cf32 v = z[s][r];
-        if (g.noise_std > 0.0f) v = cf_add(v, cf_scale(rng_cnormal_of(wn, b), g.noise_std));
-        gpu_store(yt + ((uint64_t)f * g.rx + r) * g.rf + m, cf_scale(v, g.td_scale));
-      }
-    }
+    td_store_sample<NR>(g, f, sym, w, (uint64_t)(nbase + w), z[s], yt);
   }
 }
 
@@ -378,23 +387,7 @@ __global__ void __launch_bounds__(kFadeBlock)
       }
     }
   }
-  int k = w - g.td_shift; /* the RE whose FFT input this window sample is */
-  if (k < 0) k += g.K;
-  const uint64_t m = (uint64_t)sym * g.K + (uint64_t)k;
-  OFDM_UNROLL
-  for (int p = 0; p < N / 2 + (N & 1); p++) {
-    if (2 * p >= g.rx) break;
-    rng_words wn = {{0u, 0u, 0u, 0u}};
-    if (g.noise_std > 0.0f) wn = re_draw(g.re, RNG_TDNOISE, g.first_frame + f, (uint64_t)p * g.nf + n);
-    OFDM_UNROLL
-    for (int b = 0; b < 2; b++) {
-      const int r = 2 * p + b;
-      if (r >= N || r >= g.rx) break;
-      cf32 v = z[r];
-      if (g.noise_std > 0.0f) v = cf_add(v, cf_scale(rng_cnormal_of(wn, b), g.noise_std));
-      gpu_store(yt + ((uint64_t)f * g.rx + r) * g.rf + m, cf_scale(v, g.td_scale));
-    }
-  }
+  td_store_sample<N>(g, f, sym, w, n, z, yt);
 }
 
 template <int N>
