@@ -29,6 +29,8 @@
 
 #include <vector>
 
+#include "tb_case.h" /* first: its C headers take C linkage before any header includes them bare */
+
 extern "C" { /* C headers without their own C++ guards */
 #include "coding/ldpc_encode.h"
 #include "coding/ldpc_graph.h"
@@ -37,7 +39,6 @@ extern "C" { /* C headers without their own C++ guards */
 #include "cuda/check.h"
 #include "cuda/gpu.h"
 #include "cuda/tb_encode_gpu.cuh"
-#include "tb_case.h"
 #include "testutil.h"
 
 namespace {

@@ -31,10 +31,11 @@
 
 #include <vector>
 
+#include "tb_case.h" /* first: its C headers take C linkage before any header includes them bare */
+
 #include "cuda/check.h"
 #include "cuda/gpu.h"
 #include "cuda/tb_judge_gpu.cuh"
-#include "tb_case.h"
 #include "testutil.h"
 
 namespace {
