@@ -20,6 +20,7 @@
 #include "coding/ldpc_decode.h"
 #include "coding/ldpc_encode.h"
 #include "coding/ratematch.h"
+#include "ldpc_agree.h"
 #include "testutil.h"
 
 static int g_blocks, g_stopped_early, g_failed;
@@ -58,33 +59,11 @@ static void make_input(const ldpc_code *code, int rows, int fillers, double esn0
 
 /* Decodes `llr` with both kernels and compares everything; 1 when equal. */
 static int compare_block(ldpc_decoder *gen, ldpc_decoder *avx, const ldpc_code *code, const float *llr) {
-  const int k = ldpc_k(code), z = code->z, nbits = ldpc_codeword_bits(code);
-  uint8_t *b1 = malloc((size_t)k), *b2 = malloc((size_t)k);
-  ldpc_decode_result r1, r2;
-  ldpc_decoder_execute(gen, llr, k, b1, &r1);
-  ldpc_decoder_execute(avx, llr, k, b2, &r2);
-  int same = memcmp(b1, b2, (size_t)k) == 0 && r1.iterations == r2.iterations &&
-             r1.syndrome_ok == r2.syndrome_ok && r1.rows_used == r2.rows_used;
-  same &= memcmp(ldpc_decoder_app(gen), ldpc_decoder_app(avx), sizeof(float) * (size_t)nbits) == 0;
-  const int entries = code->g->row_start[r1.rows_used];
-  for (int e = 0; e < entries && same; e++)
-    for (int i = 0; i < z; i++) {
-      const float m1 = ldpc_decoder_message(gen, e, i), m2 = ldpc_decoder_message(avx, e, i);
-      if (memcmp(&m1, &m2, sizeof m1) != 0) {
-        fprintf(stderr, "  entry %d lane %d: message %.9g (plain C) vs %.9g (AVX2)\n", e, i, (double)m1,
-                (double)m2);
-        same = 0;
-        break;
-      }
-    }
-  if (!same)
-    fprintf(stderr, "  iterations %d vs %d, syndrome %d vs %d, rows %d vs %d\n", r1.iterations, r2.iterations,
-            r1.syndrome_ok, r2.syndrome_ok, r1.rows_used, r2.rows_used);
+  ldpc_decode_result r;
+  const int same = ldpc_decoders_agree(gen, avx, code, llr, &r);
   g_blocks++;
-  g_stopped_early += r1.syndrome_ok && r1.iterations < 6;
-  g_failed += !r1.syndrome_ok;
-  free(b1);
-  free(b2);
+  g_stopped_early += r.syndrome_ok && r.iterations < 6;
+  g_failed += !r.syndrome_ok;
   return same;
 }
 
