@@ -26,35 +26,11 @@
 #include "channel/cdl_channel.h"
 #include "channel/tdl.h"
 #include "core/params.h"
+#include "refmath.h"
 #include "testparams.h"
 #include "testutil.h"
 
 static const double kPi = 3.14159265358979323846;
-
-/* J0 by its power series; good to about 1e-12 for |x| <= 12. */
-static double bessel_j0(double x) {
-  const double q = 0.25 * x * x;
-  double term = 1.0, sum = 1.0;
-  for (int k = 1; k < 100 && fabs(term) > 1e-18; k++) {
-    term *= -q / ((double)k * (double)k);
-    sum += term;
-  }
-  return sum;
-}
-
-/* A running mean and variance (Welford) of per-drop values. */
-typedef struct acc {
-  double n, mean, m2;
-} acc;
-
-static void acc_add(acc *a, double v) {
-  a->n += 1.0;
-  const double d = v - a->mean;
-  a->mean += d / a->n;
-  a->m2 += d * (v - a->mean);
-}
-
-static double acc_se(const acc *a) { return a->n > 1.0 ? sqrt(a->m2 / (a->n - 1.0) / a->n) : INFINITY; }
 
 /* A 2x2 frequency-domain tdl point of `kind` on 64 subcarriers, 14 symbols,
  * CP 16, Doppler fd_T (f_d over the subcarrier spacing), drops of N. */
@@ -137,7 +113,7 @@ static void check_tdl_autocorrelation(int drops, int cross) {
    * the drop, or from the drop's last frame into the next drop) */
   sos_term *later[4];
   for (int i = 0; i < 4; i++) later[i] = malloc(sizeof(sos_term) * tdl_fade_terms(&p));
-  acc re[NX], im[NX];
+  ref_acc re[NX], im[NX];
   memset(re, 0, sizeof re);
   memset(im, 0, sizeof im);
   for (int d = 0; d < drops; d++) {
@@ -166,25 +142,25 @@ static void check_tdl_autocorrelation(int drops, int cross) {
       }
     }
     for (int x = 0; x < NX; x++) {
-      acc_add(&re[x], sr[x] / norm);
-      acc_add(&im[x], si[x] / norm);
+      ref_acc_add(&re[x], sr[x] / norm);
+      ref_acc_add(&im[x], si[x] / norm);
     }
   }
   int bad = 0;
   double power = 0.0;
   for (int x = 0; x < NX; x++) {
-    const double want = cross ? 0.0 : bessel_j0(xs[x]), se = acc_se(&re[x]);
-    const int ok = fabs(re[x].mean - want) <= 5.0 * se && fabs(im[x].mean) <= 5.0 * acc_se(&im[x]);
+    const double want = cross ? 0.0 : ref_bessel_j0(xs[x]), se = ref_acc_se(&re[x]);
+    const int ok = fabs(re[x].mean - want) <= 5.0 * se && fabs(im[x].mean) <= 5.0 * ref_acc_se(&im[x]);
     bad += !ok;
     /* the power: a 10% frequency error (in a drop), or J0 itself (across) */
-    power = fmax(power, (cross ? fabs(bessel_j0(xs[x])) : fabs(bessel_j0(1.1 * xs[x]) - want)) / se);
+    power = fmax(power, (cross ? fabs(ref_bessel_j0(xs[x])) : fabs(ref_bessel_j0(1.1 * xs[x]) - want)) / se);
     if (!ok || getenv("TEST_VERBOSE"))
       fprintf(stderr, "%s: 2 pi nu tau %.3f: R/p %.5f%+.5fj (se %.5f), expected %.5f\n",
               cross ? "across drops" : "in a drop", xs[x], re[x].mean, im[x].mean, se, want);
   }
   printf("tdl-a drops of %d, %s: %d lags, R/p at 2 pi nu tau = 0.8 %.4f (se %.4f, expected %.4f); power %.0f se\n",
-         N, cross ? "across a drop boundary" : "across frame boundaries in a drop", NX, re[0].mean, acc_se(&re[0]),
-         cross ? 0.0 : bessel_j0(xs[0]), power);
+         N, cross ? "across a drop boundary" : "across frame boundaries in a drop", NX, re[0].mean, ref_acc_se(&re[0]),
+         cross ? 0.0 : ref_bessel_j0(xs[0]), power);
   CHECK(bad == 0, "%s: %d of %d lags off by more than 5 standard errors", cross ? "across drops" : "in a drop", bad,
         NX);
   CHECK(power > 8.0, "the check would see a wrong answer by only %.1f standard errors", power);

@@ -34,37 +34,11 @@
 #include "core/rng.h"
 #include "core/spatial.h"
 #include "cpu/backend_cpu.h"
+#include "refmath.h"
 #include "testparams.h"
 #include "testutil.h"
 
 static const double kPi = 3.14159265358979323846;
-
-/* J0 by its power series sum_k (-1)^k (x/2)^2k / (k!)^2: for |x| <= 12 the
- * largest term is about 4e3, so the sum is good to about 1e-12. */
-static double bessel_j0(double x) {
-  const double q = 0.25 * x * x;
-  double term = 1.0, sum = 1.0;
-  for (int k = 1; k < 100 && fabs(term) > 1e-18; k++) {
-    term *= -q / ((double)k * (double)k);
-    sum += term;
-  }
-  return sum;
-}
-
-/* A running mean and variance (Welford) of per-frame values. */
-typedef struct acc {
-  double n, mean, m2;
-} acc;
-
-static void acc_add(acc *a, double v) {
-  a->n += 1.0;
-  const double d = v - a->mean;
-  a->mean += d / a->n;
-  a->m2 += d * (v - a->mean);
-}
-
-/* The standard error of the mean. */
-static double acc_se(const acc *a) { return a->n > 1.0 ? sqrt(a->m2 / (a->n - 1.0) / a->n) : INFINITY; }
 
 /* A time-domain QPSK tdl point with Doppler fd_T = f_d / subcarrier spacing
  * (the maximum Doppler shift times the useful symbol time), its pdp resolved
@@ -89,11 +63,11 @@ static link_params doppler_params(int tx, int rx, pdp_kind kind, double ds, int 
 static void test_reference(void) {
   /* the series against known values: J0(1), J0 at its first zero and its
    * first minimum, J0(8) */
-  CHECK(fabs(bessel_j0(1.0) - 0.7651976865579666) < 1e-14, "J0(1) = %.16f", bessel_j0(1.0));
-  CHECK(fabs(bessel_j0(2.404825557695773)) < 1e-13, "J0 at its first zero: %g", bessel_j0(2.404825557695773));
-  CHECK(fabs(bessel_j0(3.831705970207512) + 0.4027593957025531) < 1e-13, "J0 at its minimum: %.16f",
-        bessel_j0(3.831705970207512));
-  CHECK(fabs(bessel_j0(8.0) - 0.1716508071375539) < 1e-11, "J0(8) = %.16f", bessel_j0(8.0));
+  CHECK(fabs(ref_bessel_j0(1.0) - 0.7651976865579666) < 1e-14, "J0(1) = %.16f", ref_bessel_j0(1.0));
+  CHECK(fabs(ref_bessel_j0(2.404825557695773)) < 1e-13, "J0 at its first zero: %g", ref_bessel_j0(2.404825557695773));
+  CHECK(fabs(ref_bessel_j0(3.831705970207512) + 0.4027593957025531) < 1e-13, "J0 at its minimum: %.16f",
+        ref_bessel_j0(3.831705970207512));
+  CHECK(fabs(ref_bessel_j0(8.0) - 0.1716508071375539) < 1e-11, "J0(8) = %.16f", ref_bessel_j0(8.0));
   /* nu is f_d over the sample rate K * spacing */
   const link_params p = doppler_params(1, 1, PDP_EXP, 0.0, 64, 2, 16, 0.1);
   CHECK(fabs(link_doppler_per_sample(&p) - 0.1 / 64) < 1e-15 && tdl_fade_of(&p).nu == link_doppler_per_sample(&p),
@@ -125,7 +99,7 @@ static void test_autocorrelation(void) {
   enum { NX = sizeof xs / sizeof *xs };
   const double nu = fd.nu, frame_len = (double)p.symbols * (K + p.cp_length);
   sos_term *sos = malloc(sizeof *sos * tdl_fade_terms(&p));
-  acc re[3][NX], im[3][NX];
+  ref_acc re[3][NX], im[3][NX];
   memset(re, 0, sizeof re);
   memset(im, 0, sizeof im);
   for (int f = 0; f < frames; f++) {
@@ -148,8 +122,8 @@ static void test_autocorrelation(void) {
       }
       const double norm = (double)links * npos * p.pdp.power[l];
       for (int x = 0; x < NX; x++) {
-        acc_add(&re[i][x], sr[x] / norm);
-        acc_add(&im[i][x], si[x] / norm);
+        ref_acc_add(&re[i][x], sr[x] / norm);
+        ref_acc_add(&im[i][x], si[x] / norm);
       }
     }
   }
@@ -157,23 +131,23 @@ static void test_autocorrelation(void) {
     int bad = 0;
     double power = 0.0; /* how many standard errors a 10% frequency error would move the worst lag */
     for (int x = 0; x < NX; x++) {
-      const double want = bessel_j0(xs[x]), se_re = acc_se(&re[i][x]), se_im = acc_se(&im[i][x]);
+      const double want = ref_bessel_j0(xs[x]), se_re = ref_acc_se(&re[i][x]), se_im = ref_acc_se(&im[i][x]);
       const int ok = fabs(re[i][x].mean - want) <= 5.0 * se_re && fabs(im[i][x].mean) <= 5.0 * se_im;
       bad += !ok;
-      power = fmax(power, fabs(bessel_j0(1.1 * xs[x]) - want) / se_re);
+      power = fmax(power, fabs(ref_bessel_j0(1.1 * xs[x]) - want) / se_re);
       if (!ok || getenv("TEST_VERBOSE"))
         fprintf(stderr, "tap %d (p %.4f) 2 pi nu tau %.3f: R/p = %.5f %+.5fj (se %.5f), J0 %.5f\n", taps[i],
                 p.pdp.power[taps[i]], xs[x], re[i][x].mean, im[i][x].mean, se_re, want);
     }
     CHECK(bad == 0, "tap %d: %d of %d lags off J0(2 pi nu tau) by more than 5 standard errors", taps[i], bad, NX);
-    CHECK(fabs(re[i][0].mean - 1.0) <= 5.0 * acc_se(&re[i][0]), "tap %d: power %.5f p_l (se %.5f)", taps[i],
-          re[i][0].mean, acc_se(&re[i][0]));
+    CHECK(fabs(re[i][0].mean - 1.0) <= 5.0 * ref_acc_se(&re[i][0]), "tap %d: power %.5f p_l (se %.5f)", taps[i],
+          re[i][0].mean, ref_acc_se(&re[i][0]));
     CHECK(power > 10.0, "tap %d: a 10%% frequency error would move the autocorrelation by only %.1f se", taps[i],
           power);
     printf("autocorrelation, tap %d of %d: power %.4f p_l (se %.4f); at the first zero %.4f (se %.4f), at the "
            "minimum %.4f (J0 %.4f); 10%% off in f_d = %.0f se\n",
-           taps[i], L, re[i][0].mean, acc_se(&re[i][0]), re[i][3].mean, acc_se(&re[i][3]), re[i][5].mean,
-           bessel_j0(xs[5]), power);
+           taps[i], L, re[i][0].mean, ref_acc_se(&re[i][0]), re[i][3].mean, ref_acc_se(&re[i][3]), re[i][5].mean,
+           ref_bessel_j0(xs[5]), power);
   }
   free(sos);
 }
@@ -227,7 +201,7 @@ static void test_window_average(void) {
  * spectrum: 1 - [K + 2 sum_{d=1}^{K-1} (K-d) J0(2 pi nu d)] / K^2. */
 static double ici_theory(double nu, int K) {
   double s = K;
-  for (int d = 1; d < K; d++) s += 2.0 * (K - d) * bessel_j0(2.0 * kPi * nu * d);
+  for (int d = 1; d < K; d++) s += 2.0 * (K - d) * ref_bessel_j0(2.0 * kPi * nu * d);
   return 1.0 - s / ((double)K * K);
 }
 
@@ -261,7 +235,7 @@ static void check_ici(pdp_kind kind, double ds, int cp, double fd_T, int frames)
        *Hk = malloc(sizeof *Hk * K);
   const float a = 0.70710678f;
   test_rng_seed(0x1c1 + (uint64_t)(fd_T * 1000));
-  acc ici = {0}, rx_power = {0};
+  ref_acc ici = {0}, rx_power = {0};
   int fails = 0;
   for (int f = 0; f < frames; f++) {
     for (size_t i = 0; i < rf; i++) {
@@ -282,19 +256,19 @@ static void check_ici(pdp_kind kind, double ds, int cp, double fd_T, int frames)
         y2 += (double)y[i].re * y[i].re + (double)y[i].im * y[i].im;
       }
     }
-    acc_add(&ici, e2 / (double)rf);
-    acc_add(&rx_power, y2 / (double)rf);
+    ref_acc_add(&ici, e2 / (double)rf);
+    ref_acc_add(&rx_power, y2 / (double)rf);
   }
   CHECK(fails == 0, "%d frames failed", fails);
-  const double nu = link_doppler_per_sample(&p), want = ici_theory(nu, K), se = acc_se(&ici);
+  const double nu = link_doppler_per_sample(&p), want = ici_theory(nu, K), se = ref_acc_se(&ici);
   const double power = fabs(ici_theory(1.1 * nu, K) - want) / se;
   const char *name = kind == PDP_EXP ? "flat" : "tdl-a";
   CHECK(fabs(ici.mean - want) <= 5.0 * se, "%s, f_d T %g: ICI power %.4e (se %.2e), Jakes %.4e", name, fd_T,
         ici.mean, se, want);
   CHECK(power > 8.0, "%s, f_d T %g: a 10%% frequency error moves the ICI by only %.1f se", name, fd_T, power);
   /* the received power is the channel's, 1 (the ICI included) */
-  CHECK(fabs(rx_power.mean - 1.0) <= 5.0 * acc_se(&rx_power), "%s, f_d T %g: received power %.4f (se %.4f)", name,
-        fd_T, rx_power.mean, acc_se(&rx_power));
+  CHECK(fabs(rx_power.mean - 1.0) <= 5.0 * ref_acc_se(&rx_power), "%s, f_d T %g: received power %.4f (se %.4f)", name,
+        fd_T, rx_power.mean, ref_acc_se(&rx_power));
   printf("ICI, %s (%d taps), f_d T %.2f: %.4e = %.2f dB (se %.1f%%), Jakes %.4e = %.2f dB; "
          "10%% off in f_d = %.0f se; received power %.4f\n",
          name, L, fd_T, ici.mean, 10 * log10(ici.mean), 100 * se / ici.mean, want, 10 * log10(want), power,
@@ -342,7 +316,7 @@ static ber_est run_ber(const link_params *p, uint64_t frames) {
   memset(&r, 0, sizeof r);
   r.errors = e;
   r.fallbacks = fb;
-  acc per_frame = {0};
+  ref_acc per_frame = {0};
   for (uint64_t first = 0; first < frames;) {
     const uint64_t n = frames - first < cap ? frames - first : cap;
     if (backend_run(b, first, n, &r)) {
@@ -353,13 +327,13 @@ static ber_est run_ber(const link_params *p, uint64_t frames) {
       uint64_t fe = 0;
       for (int t = 0; t < p->tx; t++) fe += e[f * (uint64_t)p->tx + (uint64_t)t];
       out.errors += fe;
-      acc_add(&per_frame, (double)fe);
+      ref_acc_add(&per_frame, (double)fe);
     }
     first += n;
   }
   out.bits = frames * bpf;
   out.ber = (double)out.errors / (double)out.bits;
-  out.se = fmax(acc_se(&per_frame) / (double)bpf, sqrt(fmax((double)out.errors, 1.0)) / (double)out.bits);
+  out.se = fmax(ref_acc_se(&per_frame) / (double)bpf, sqrt(fmax((double)out.errors, 1.0)) / (double)out.bits);
   free(e);
   free(fb);
   backend_destroy(b);

@@ -121,3 +121,22 @@ double ref_znorm_inf(int n, const double *a) {
   }
   return best;
 }
+
+double ref_bessel_j0(double x) {
+  const double q = 0.25 * x * x;
+  double term = 1.0, sum = 1.0;
+  for (int k = 1; k < 100 && fabs(term) > 1e-18; k++) {
+    term *= -q / ((double)k * (double)k);
+    sum += term;
+  }
+  return sum;
+}
+
+void ref_acc_add(ref_acc *a, double v) {
+  a->n += 1.0;
+  const double d = v - a->mean;
+  a->mean += d / a->n;
+  a->m2 += d * (v - a->mean);
+}
+
+double ref_acc_se(const ref_acc *a) { return a->n > 1.0 ? sqrt(a->m2 / (a->n - 1.0) / a->n) : INFINITY; }

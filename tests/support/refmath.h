@@ -57,6 +57,20 @@ int ref_zinv(int n, const double *a, double *x);
 /* The infinity norm: the largest row sum of |a_rc|. */
 double ref_znorm_inf(int n, const double *a);
 
+/* J0(x), Bessel's function of the first kind (the Jakes/Clarke fading
+ * autocorrelation), by its power series sum_k (-1)^k (x/2)^2k / (k!)^2: for
+ * |x| <= 12 the largest term is about 4e3, so it is good to about 1e-12. */
+double ref_bessel_j0(double x);
+
+/* A running mean and variance of values (Welford), for a mean's standard
+ * error over independent units (frames, drops). Start from {0}. */
+typedef struct ref_acc {
+  double n, mean, m2;
+} ref_acc;
+void ref_acc_add(ref_acc *a, double v);
+/* The standard error of the mean; INFINITY below two values. */
+double ref_acc_se(const ref_acc *a);
+
 #ifdef __cplusplus
 }
 #endif
