@@ -20,6 +20,7 @@
 #include "channel/tdl.h"
 #include "core/params.h"
 #include "testparams.h"
+#include "cdl_ref.h"
 #include "testutil.h"
 
 static const double kPi = 3.14159265358979323846;
@@ -61,12 +62,6 @@ static float *terms_of(const link_params *p, const cdl_geom *g, uint64_t f, floa
   return buf;
 }
 
-static double table_power(const cdl_table *t, int n) {
-  double total = 0;
-  for (int i = 0; i < t->clusters; i++) total += pow(10.0, t->power_db[i] / 10.0);
-  return pow(10.0, t->power_db[n] / 10.0) / total;
-}
-
 /* Delays and the frequency correlation of H(k) = sum_n h_n exp(-j 2 pi k tau_n / K). */
 static void check_delays_and_powers(pdp_kind kind, int frames) {
   const cdl_table *t = &cdl_tables[kind - PDP_CDL_A];
@@ -103,14 +98,15 @@ static void check_delays_and_powers(pdp_kind kind, int frames) {
   /* per-cluster power: the mean of |tap|^2 over frames (20 equal rays with
    * independent phases: relative spread about 1 per frame) */
   for (int n = 0; n < g.L; n++) {
-    const double want = table_power(t, n), got = pw[n] / frames;
+    const double want = cdl_ref_power(t, n), got = pw[n] / frames;
     const double tol = t->los && n == 0 ? 1e-5 : test_widened(4.5 / sqrt((double)frames));
     CHECK(fabs(got / want - 1.0) < tol, "CDL-%c cluster %d power %.5f, table %.5f", t->name, n, got, want);
   }
   CHECK(fabs(h0 / frames - 1.0) < test_widened(0.1), "CDL-%c: E|H|^2 = %.4f", t->name, h0 / frames);
   for (int i = 0; i < 3; i++) {
     double complex want = 0;
-    for (int n = 0; n < t->clusters; n++) want += table_power(t, n) * cexp(2.0 * I * kPi * lags[i] * t->delay[n] * ds / K);
+    for (int n = 0; n < t->clusters; n++)
+      want += cdl_ref_power(t, n) * cexp(2.0 * I * kPi * lags[i] * t->delay[n] * ds / K);
     const double complex got = corr[i] / frames;
     CHECK(cabs(got - want) < test_widened(0.1), "CDL-%c lag %d: correlation %.3f%+.3fj, table %.3f%+.3fj", t->name,
           lags[i], creal(got), cimag(got), creal(want), cimag(want));
@@ -179,7 +175,7 @@ static void check_ula_correlation(pdp_kind kind, int frames) {
         const double aoa = (t->aoa[n] + (rays > 1 ? t->c_asa * cdl_ray_offset[m] : 0)) * kPi / 180;
         double zoa = t->zoa[n] + (rays > 1 ? t->c_zsa * cdl_ray_offset[q] : 0);
         if (zoa > 180) zoa = 360 - zoa;
-        want += table_power(t, n) / (rays * rays) * cexp(-I * kPi * sin(zoa * kPi / 180) * sin(aoa));
+        want += cdl_ref_power(t, n) / (rays * rays) * cexp(-I * kPi * sin(zoa * kPi / 180) * sin(aoa));
       }
   }
   printf("CDL-%c ULA correlation %.4f%+.4fj (from the table %.4f%+.4fj)\n", t->name, creal(got), cimag(got),
@@ -219,19 +215,7 @@ static void check_doppler(int frames) {
       pw += a.re * a.re + a.im * a.im;
     }
   }
-  double complex want = 0;
-  double total = 0;
-  for (int n = 1; n < t->clusters; n++) {
-    for (int m = 0; m < 20; m++)
-      for (int q = 0; q < 20; q++) {
-        const double aoa = (t->aoa[n] + t->c_asa * cdl_ray_offset[m]) * kPi / 180;
-        double zoa = t->zoa[n] + t->c_zsa * cdl_ray_offset[q];
-        if (zoa > 180) zoa = 360 - zoa;
-        want += table_power(t, n) / 400 * cexp(-2 * I * kPi * nu * tau * sin(zoa * kPi / 180) * cos(aoa));
-      }
-    total += table_power(t, n);
-  }
-  want /= total;
+  const double complex want = cdl_ref_nlos_autocorrelation(t, nu, tau);
   const double complex got = acc / pw;
   printf("CDL-D NLOS autocorrelation at f_d tau = %.2f: %.4f%+.4fj (from the table %.4f%+.4fj)\n", nu * tau,
          creal(got), cimag(got), creal(want), cimag(want));
@@ -263,7 +247,7 @@ static void check_k(pdp_kind kind, double k_set, int frames) {
       *(n == 0 ? &los : &nlos) += h.re * h.re + h.im * h.im;
     }
   }
-  const double want = isnan(k_set) ? table_power(t, 0) / (1 - table_power(t, 0)) : k_set;
+  const double want = isnan(k_set) ? cdl_ref_power(t, 0) / (1 - cdl_ref_power(t, 0)) : k_set;
   const double got = los / nlos;
   printf("CDL-%c K = %.3f dB (expected %.3f dB)\n", t->name, 10 * log10(got), 10 * log10(want));
   CHECK(fabs(10 * log10(got / want)) < test_widened(0.3), "CDL-%c K %.3f dB, expected %.3f dB", t->name,

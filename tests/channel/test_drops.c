@@ -28,6 +28,7 @@
 #include "core/params.h"
 #include "refmath.h"
 #include "testparams.h"
+#include "cdl_ref.h"
 #include "testutil.h"
 
 static const double kPi = 3.14159265358979323846;
@@ -237,12 +238,6 @@ static link_params cdl_point(double nu, int N) {
   return p;
 }
 
-static double table_power(const cdl_table *t, int n) {
-  double total = 0;
-  for (int i = 0; i < t->clusters; i++) total += pow(10.0, t->power_db[i] / 10.0);
-  return pow(10.0, t->power_db[n] / 10.0) / total;
-}
-
 /* cdl: continuity over a drop (every cluster, the LOS ray's too), the NLOS
  * autocorrelation across frames of a drop against the table's rays, and
  * across a drop boundary about 0; without Doppler the rays are held. */
@@ -294,19 +289,7 @@ static void check_cdl(int drops) {
       }
     }
   }
-  double complex want = 0;
-  double total = 0;
-  for (int n = 1; n < t->clusters; n++) {
-    for (int m = 0; m < 20; m++)
-      for (int q = 0; q < 20; q++) {
-        const double aoa = (t->aoa[n] + t->c_asa * cdl_ray_offset[m]) * kPi / 180;
-        double zoa = t->zoa[n] + t->c_zsa * cdl_ray_offset[q];
-        if (zoa > 180) zoa = 360 - zoa;
-        want += table_power(t, n) / 400 * cexp(-2 * I * kPi * nu * tau * sin(zoa * kPi / 180) * cos(aoa));
-      }
-    total += table_power(t, n);
-  }
-  want /= total;
+  const double complex want = cdl_ref_nlos_autocorrelation(t, nu, tau);
   const double complex got = in / pw, off = across / pw;
   printf("cdl-d NLOS autocorrelation at f_d tau = %.2f across 3 frames of a drop: %.4f%+.4fj (table %.4f%+.4fj); "
          "across a drop boundary %.4f%+.4fj\n",
