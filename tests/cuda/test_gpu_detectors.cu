@@ -52,17 +52,22 @@ struct run_out {
   std::vector<uint8_t> bits;
 };
 
-int run(const char *name, int staged, const link_params &p, run_out *o) {
+/* Backend `name` for p, batches of kFrames, staged or fused (cuda);
+ * NULL with the reason on stderr. */
+backend *create(const char *name, int staged, const link_params &p) {
   backend_options opt;
   memset(&opt, 0, sizeof opt);
   opt.max_batch_frames = kFrames;
   backend_options_set(&opt, "cuda", "staged", staged);
   char err[512];
   backend *b = backends_create(name, &p, &opt, err, sizeof err);
-  if (!b) {
-    fprintf(stderr, "%s\n", err);
-    return -1;
-  }
+  if (!b) fprintf(stderr, "%s\n", err);
+  return b;
+}
+
+int run(const char *name, int staged, const link_params &p, run_out *o) {
+  backend *b = create(name, staged, p);
+  if (!b) return -1;
   const size_t n = kFrames * link_res_per_frame(&p) * (size_t)p.tx * (size_t)p.bps;
   o->errors.assign(kFrames * (size_t)p.tx, 0);
   o->fallbacks.assign(kFrames, 0);
@@ -145,16 +150,8 @@ void compare(const char *what, const link_params &p, int staged) {
  * kernel, a run-time flag on the joint ones) and none's errors sup's; the
  * GPU against the CPU within compare()'s tolerances. */
 int run_gmi(const char *name, int staged, const link_params &p, run_out *o) {
-  backend_options opt;
-  memset(&opt, 0, sizeof opt);
-  opt.max_batch_frames = kFrames;
-  backend_options_set(&opt, "cuda", "staged", staged);
-  char err[512];
-  backend *b = backends_create(name, &p, &opt, err, sizeof err);
-  if (!b) {
-    fprintf(stderr, "%s\n", err);
-    return -1;
-  }
+  backend *b = create(name, staged, p);
+  if (!b) return -1;
   o->errors.assign(kFrames * (size_t)p.tx, 0);
   o->fallbacks.assign(kFrames, 0);
   o->loss.assign(kFrames * (size_t)p.tx, UINT64_MAX);
