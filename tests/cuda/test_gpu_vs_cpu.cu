@@ -214,7 +214,9 @@ int run_one(const char *name, const link_params &p, int staged, int fetch, fetch
         backend_fetch(b, BUF_H, o->H.data(), o->H.size()) ||
         backend_fetch(b, BUF_Y, o->Y.data(), o->Y.size()) ||
         backend_fetch(b, BUF_XHAT, o->XH.data(), o->XH.size()) ||
-        backend_fetch(b, BUF_GINV, o->GI.data(), o->GI.size()) ||
+        /* the joint detectors (mmse-sic here) run without the Gram stages on
+         * the GPU: no G^-1 to fetch, and none is compared for them */
+        (p.equalizer != EQ_MMSE_SIC && backend_fetch(b, BUF_GINV, o->GI.data(), o->GI.size())) ||
         backend_fetch(b, BUF_HHAT, o->HH.data(), o->HH.size())) {
       fprintf(stderr, "fetch from %s failed\n", name);
       rc = -1;
