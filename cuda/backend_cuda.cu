@@ -121,7 +121,7 @@ struct cuda_state {
 
 /* The buffer plan of a batch of `frames` frames: byte offsets into the pool. */
 struct layout {
-  size_t consts, errors, loss, loss_s, labels, x, H, Hhat, y, G, Ginv, z, xhat, taps, sos, resp, Hk, td_delay, td_coef,
+  size_t consts, errors, loss, loss_s, labels, x, H, Hhat, y, G, Ginv, z, xhat, taps, sos, win, resp, Hk, td_delay, td_coef,
       dtaps, poly, est_first, est_w, est_lo, est_wl, hp, est_ls, est_yp, dmrs_seq, xt, yt, work, total;
 };
 
@@ -159,6 +159,8 @@ layout plan_layout(const link_params *p, int staged, uint64_t frames, size_t wor
   const size_t L = tdl ? (size_t)p->pdp.taps : 0, span = fading ? rf : (size_t)p->subcarriers;
   l.taps = take(&at, c8 * frames * links * L * (fading ? (size_t)p->symbols : 1));
   l.sos = take(&at, fading || link_is_cdl(p) ? sizeof(sos_term) * frames * tdl_fade_terms(p) : 0);
+  /* tdl with Doppler in the frequency domain: the terms' window factors */
+  l.win = take(&at, fading && !td && tdl && !link_is_cdl(p) ? sizeof(float) * frames * tdl_fade_terms(p) : 0);
   l.resp = take(&at, c8 * L * (size_t)p->subcarriers);
   l.Hk = take(&at, tdl ? c8 * frames * links * span : 0);
   const size_t D = td && tdl && !fading ? (size_t)td_taps : 0;
@@ -786,6 +788,7 @@ int allocate(cuda_state *s, const link_params *p, const chan_spatial *sp, const 
   s->xhat = carve<cf32>(s->pool, l.xhat);
   s->tdl.taps = carve<cf32>(s->pool, l.taps);
   s->tdl.sos = carve<sos_term>(s->pool, l.sos);
+  s->tdl.win = carve<float>(s->pool, l.win);
   cf32 *resp = carve<cf32>(s->pool, l.resp);
   s->tdl.resp = resp;
   s->tdl.Hk = carve<cf32>(s->pool, l.Hk);

@@ -115,6 +115,8 @@ struct gpu_tdl {
   cf32 *taps;         /* [f][links][L]; with Doppler [f][S][links][L], window averages */
   sos_term *sos;      /* Doppler: [f][links][L][TDL_SOS_TERMS]; cdl (with Doppler
                          or not): [f][fade_terms], the frame's ray terms */
+  float *win;         /* tdl with Doppler, frequency domain: [f][fade_terms], each
+                         term's window factor (tdl_window_factors) */
   const cf32 *resp;   /* [L][K], tdl_grid's */
   cf32 *Hk;           /* [f][links][hk_span] */
   const int *td_delay;   /* time domain without Doppler: [td_taps] */
