@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <vector>
+
 #include "cuda/backend_cuda.h"
 #include "cuda/check.h"
 #include "cuda/coded_gpu.cuh"
@@ -806,7 +808,16 @@ int allocate(cuda_state *s, const link_params *p, const chan_spatial *sp, const 
     const size_t n = (size_t)e.tx * (size_t)e.K;
     CUDA_TRY(cudaMemcpyAsync(first, e.first, sizeof(int) * n, cudaMemcpyHostToDevice, s->stream));
     const size_t per = e.tt ? (size_t)p->symbols * (size_t)e.tt : 1;
-    CUDA_TRY(cudaMemcpyAsync(w, e.w, sizeof(cf32) * n * (size_t)e.taps * per, cudaMemcpyHostToDevice, s->stream));
+    if (e.tt) {
+      CUDA_TRY(cudaMemcpyAsync(w, e.w, sizeof(cf32) * n * (size_t)e.taps * per, cudaMemcpyHostToDevice, s->stream));
+    } else { /* transposed to [tx][taps][K] for the kernels' coalesced reads (est_freq_at) */
+      std::vector<cf32> wt(n * (size_t)e.taps);
+      for (int t = 0; t < e.tx; t++)
+        for (int k = 0; k < e.K; k++)
+          for (int i = 0; i < e.taps; i++)
+            wt[((size_t)t * e.taps + i) * e.K + k] = e.w[((size_t)t * e.K + k) * e.taps + i];
+      CUDA_TRY(cudaMemcpy(w, wt.data(), sizeof(cf32) * wt.size(), cudaMemcpyHostToDevice));
+    }
     CUDA_TRY(cudaMemcpyAsync(lo, e.sym_lo, sizeof(int) * (size_t)p->symbols, cudaMemcpyHostToDevice, s->stream));
     CUDA_TRY(cudaMemcpyAsync(wl, e.sym_w, sizeof(float) * (size_t)p->symbols, cudaMemcpyHostToDevice, s->stream));
     const pilot_grid pg = link_pilot_grid(p);

@@ -45,7 +45,8 @@ enum gpu_ysrc { YSRC_COMPUTE = 0, YSRC_BUFFER = 1, YSRC_NOISE = 2 };
  * symbol estimates hp [f][links][pilot symbol][K]. */
 struct gpu_est {
   const int *first;   /* [tx][K] */
-  const cf32 *w;      /* [tx][K][taps]; lmmse2d [tx][S][K][tt][taps] */
+  const cf32 *w;      /* [tx][taps][K] (est_plan's [tx][K][taps] transposed: est_freq_at);
+                         lmmse2d [tx][S][K][tt][taps] as the plan's */
   const int *sym_lo;  /* [S]; lmmse2d: the first pilot symbol of the window */
   const float *sym_w; /* [S] */
   cf32 *hp;
