@@ -40,7 +40,12 @@ export NCCL_NVLS_ENABLE=0
 # ---- bookkeeping: one summary row per check ---------------------------------
 rows=()
 failures=0
-row() { rows+=("$(printf '%-34s %-8s %s' "$1" "$2" "${3:-}")"); }
+# Each row is also printed as it is made: a run stopped by its time limit
+# before the summary still shows every verdict reached.
+row() {
+  rows+=("$(printf '%-34s %-8s %s' "$1" "$2" "${3:-}")")
+  printf 'ROW %s\n' "${rows[-1]}"
+}
 pass() { row "$1" PASS "${2:-}"; }
 fail() { row "$1" FAIL "${2:-}"; failures=$((failures + 1)); }
 note() { row "$1" "${2:-info}" "${3:-}"; }
