@@ -210,6 +210,7 @@ static const struct {
     {"mpi_mixed.cfg", "mixed links for multi-GPU runs: 2x2 QPSK and 4x4 16-QAM, Rayleigh and TDL-A in time"},
     {"coded.cfg", "5G NR LDPC: BLER and throughput of 2x2 and 4x4 MMSE vs K-best over TDL-A at two MCSs"},
     {"coded_harq.cfg", "HARQ with incremental redundancy: 1, 2 and 4 transmissions, residual BLER and throughput"},
+    {"drops.cfg", "HARQ over drops of 20 slowly fading slots, a Rician first tap (tap_k_db): intervals over drops"},
 };
 
 static void print_examples(FILE *f) {

@@ -114,19 +114,29 @@ int est_plan_matches(const est_plan *e, const link_params *p, char *err, size_t 
 /* ---- per element, both backends ------------------------------------------ */
 
 /* Step 2 on one subcarrier k of one pilot symbol for link (r, t): y_row is
- * antenna r's received pilot symbol, subcarrier k at y_row[k * ystride]. */
-OFDM_HD cf32 est_freq(const int *first, const cf32 *w, int taps, int P, int K, int t, int k, const cf32 *y_row,
-                      size_t ystride) {
+ * antenna r's received pilot symbol, subcarrier k at y_row[k * ystride];
+ * est_freq_at with the weights of (t, k) at wk[0], wk[wstep], ...: the GPU keeps
+ * them transposed, [tx][taps][K] (wstep K), so that a warp's threads,
+ * consecutive k, read consecutive words (with [tx][K][taps] each of LMMSE's
+ * 16 weight loads touched 32 lines a warp). The same sum in the same order. */
+OFDM_HD cf32 est_freq_at(const int *first, const cf32 *wk, size_t wstep, int taps, int P, int K, int t, int k,
+                         const cf32 *y_row, size_t ystride) {
   const size_t at = (size_t)t * (size_t)K + (size_t)k;
   const int i0 = first[at], np = (K - 1 - t) / P + 1;
-  const cf32 *wk = w + at * (size_t)taps;
   cf32 acc = cf_make(0.0f, 0.0f);
   for (int i = 0; i < taps; i++) {
     const int ip = i0 + i < np ? i0 + i : i0 + i - np; /* a window across DC wraps to pilot 0 */
     const size_t kp = (size_t)(t + ip * P);
-    acc = cf_fma_exact(acc, wk[i], y_row[kp * ystride]);
+    acc = cf_fma_exact(acc, wk[(size_t)i * wstep], y_row[kp * ystride]);
   }
   return acc;
+}
+
+/* est_freq_at with est_plan's weights, [tx][K][taps]. */
+OFDM_HD cf32 est_freq(const int *first, const cf32 *w, int taps, int P, int K, int t, int k, const cf32 *y_row,
+                      size_t ystride) {
+  const size_t at = (size_t)t * (size_t)K + (size_t)k;
+  return est_freq_at(first, w + at * (size_t)taps, 1, taps, P, K, t, k, y_row, ystride);
 }
 
 /* DMRS step 1: port t's LS estimate at OCC block i of occasion j, from
@@ -155,12 +165,18 @@ OFDM_HD cf32 est_dmrs_ls(const pilot_grid *g, int t, int j, int i, const cf32 *y
 
 /* DMRS step 2 on subcarrier k for port t: the weights over the LS
  * estimates ls[0 .. np) of one occasion (a window never wraps). */
+OFDM_HD cf32 est_freq_dmrs_at(const int *first, const cf32 *wk, size_t wstep, int K, int taps, int t, int k,
+                              const cf32 *ls) {
+  const cf32 *l = ls + first[(size_t)t * (size_t)K + (size_t)k];
+  cf32 acc = cf_make(0.0f, 0.0f);
+  for (int i = 0; i < taps; i++) acc = cf_fma_exact(acc, wk[(size_t)i * wstep], l[i]);
+  return acc;
+}
+
+/* est_freq_dmrs_at with est_plan's weights, [tx][K][taps]. */
 OFDM_HD cf32 est_freq_dmrs(const int *first, const cf32 *w, int taps, int K, int t, int k, const cf32 *ls) {
   const size_t at = (size_t)t * (size_t)K + (size_t)k;
-  const cf32 *wk = w + at * (size_t)taps, *l = ls + first[at];
-  cf32 acc = cf_make(0.0f, 0.0f);
-  for (int i = 0; i < taps; i++) acc = cf_fma_exact(acc, wk[i], l[i]);
-  return acc;
+  return est_freq_dmrs_at(first, w + at * (size_t)taps, 1, K, taps, t, k, ls);
 }
 
 /* lmmse2d on RE (s, k) for antenna (port) t: sum_j sum_i w_ji h(j, i),

@@ -79,7 +79,17 @@ void tdl_draw_sos(const link_params *p, uint64_t frame, sos_term *sos) {
   sos[tdl_frame_terms(fd) - 1] = tdl_los_term(fd, frame);
 }
 
+void tdl_frame_window(const link_params *p, const sos_term *sos, float *win) {
+  if (link_is_cdl(p)) return;
+  tdl_window_factors(sos, 0, tdl_fade_terms(p), p->subcarriers, win);
+}
+
 void tdl_symbol_taps(const link_params *p, const chan_spatial *s, const sos_term *sos, int sym, cf32 *taps) {
+  tdl_symbol_taps_win(p, s, sos, NULL, sym, taps);
+}
+
+void tdl_symbol_taps_win(const link_params *p, const chan_spatial *s, const sos_term *sos, const float *win, int sym,
+                         cf32 *taps) {
   const tdl_fade fd = tdl_fade_of(p);
   const double t = tdl_symbol_centre(sym, p->subcarriers, p->cp_length);
   if (link_is_cdl(p)) {
@@ -88,7 +98,7 @@ void tdl_symbol_taps(const link_params *p, const chan_spatial *s, const sos_term
   }
   cf32 h[LINK_MAX_RX * LINK_MAX_TX];
   for (int l = 0; l < fd.L; l++) {
-    tdl_fading_taps(fd, s, sos, l, sqrtf(p->pdp.power[l]), t, p->subcarriers, h);
+    tdl_fading_taps_win(fd, s, sos, win, l, sqrtf(p->pdp.power[l]), t, p->subcarriers, h);
     for (int e = 0; e < fd.links; e++) taps[e * fd.L + l] = h[e];
   }
 }

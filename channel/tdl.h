@@ -85,6 +85,17 @@ size_t tdl_fade_terms(const link_params *p);
  * mixed, the LOS added; taps[(r*tx + t)*L + l]. */
 void tdl_symbol_taps(const link_params *p, const chan_spatial *s, const sos_term *sos, int sym, cf32 *taps);
 
+/* The window factors of a frame's sinusoids (tdl_window_factors): they do
+ * not depend on the symbol, so a caller that evaluates every symbol of a
+ * frame computes them once a frame; win: tdl_fade_terms(p) floats. A cdl
+ * point has none (pass NULL to tdl_symbol_taps_win). */
+void tdl_frame_window(const link_params *p, const sos_term *sos, float *win);
+
+/* tdl_symbol_taps with the frame's window factors from tdl_frame_window (or
+ * NULL: computed as it goes): the same taps. */
+void tdl_symbol_taps_win(const link_params *p, const chan_spatial *s, const sos_term *sos, const float *win, int sym,
+                         cf32 *taps);
+
 #ifdef __cplusplus
 }
 #endif

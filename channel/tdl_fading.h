@@ -152,12 +152,15 @@ OFDM_HD float tdl_dirichlet(float f, int K) {
 
 /* Link e of tap l at time t (window = 0), or averaged over the K samples
  * centred on t (window = K): the unmixed NLOS part, of power p_l when
- * amp = sqrt(p_l). */
-OFDM_HD cf32 tdl_sos_value(const sos_term *terms, float amp, double t, int window) {
+ * amp = sqrt(p_l). win: the terms' window factors tdl_dirichlet(freq,
+ * window), or NULL to compute them here (they do not depend on t, so a
+ * caller that evaluates every symbol of a frame may compute them once: the
+ * same values, two double sines a term fewer per symbol). */
+OFDM_HD cf32 tdl_sos_value(const sos_term *terms, const float *win, float amp, double t, int window) {
   float re = 0.0f, im = 0.0f;
   for (int m = 0; m < TDL_SOS_TERMS; m++) {
     cf32 z = tdl_rotor(terms[m].freq, terms[m].phase, t);
-    if (window) z = cf_scale(z, tdl_dirichlet(terms[m].freq, window));
+    if (window) z = cf_scale(z, win ? win[m] : tdl_dirichlet(terms[m].freq, window));
     re += z.re;
     im += z.im;
   }
@@ -170,17 +173,32 @@ OFDM_HD cf32 tdl_sos_value(const sos_term *terms, float amp, double t, int windo
  * on the taps with a line of sight (tap 0's LOS path, a custom profile's
  * per-tap K) the turning LOS path (the buffer's last term, one phase for
  * every tap). h: links elements. */
-OFDM_HD void tdl_fading_taps(tdl_fade fd, const chan_spatial *s, const sos_term *terms, int l, float amp, double t,
-                             int window, cf32 *h) {
-  for (int e = 0; e < fd.links; e++)
-    h[e] = tdl_sos_value(terms + (size_t)(e * fd.L + l) * TDL_SOS_TERMS, amp, t, window);
+OFDM_HD void tdl_fading_taps_win(tdl_fade fd, const chan_spatial *s, const sos_term *terms, const float *win, int l,
+                                 float amp, double t, int window, cf32 *h) {
+  for (int e = 0; e < fd.links; e++) {
+    const size_t at = (size_t)(e * fd.L + l) * TDL_SOS_TERMS;
+    h[e] = tdl_sos_value(terms + at, win ? win + at : NULL, amp, t, window);
+  }
   if (s->correlated) chan_spatial_mix(s, h, 0, amp);
   if (fd.los_amp[l] > 0.0f) {
-    const sos_term lt = terms[tdl_frame_terms(fd) - 1];
+    const size_t at = tdl_frame_terms(fd) - 1;
+    const sos_term lt = terms[at];
     cf32 los = cf_scale(tdl_rotor(lt.freq, lt.phase, t), fd.los_amp[l]);
-    if (window) los = cf_scale(los, tdl_dirichlet(lt.freq, window));
+    if (window) los = cf_scale(los, win ? win[at] : tdl_dirichlet(lt.freq, window));
     for (int e = 0; e < fd.links; e++) h[e] = cf_add(h[e], los);
   }
+}
+
+/* tdl_fading_taps_win with the window factors computed as it goes. */
+OFDM_HD void tdl_fading_taps(tdl_fade fd, const chan_spatial *s, const sos_term *terms, int l, float amp, double t,
+                             int window, cf32 *h) {
+  tdl_fading_taps_win(fd, s, terms, NULL, l, amp, t, window, h);
+}
+
+/* The window factors of a frame's terms for tdl_fading_taps_win, win[j] =
+ * tdl_dirichlet(terms[j].freq, window), j over [first, first + n). */
+OFDM_HD void tdl_window_factors(const sos_term *terms, size_t first, size_t n, int window, float *win) {
+  for (size_t j = first; j < first + n; j++) win[j] = tdl_dirichlet(terms[j].freq, window);
 }
 
 /* tdl_fading_taps on the segment centred at tc as cubics in tau = t - tc

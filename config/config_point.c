@@ -376,6 +376,19 @@ static int frames_fit(const point_view *v, const sim_point *pt, const char *at, 
                      frames, bpf, limit, got, at);
 }
 
+/* With drops a run's frames start at a drop's first frame: its chunks, its
+ * journal and the parts of a merge then hold whole drops, the units of the
+ * intervals (results/chunks.h). */
+static int drops_aligned(const point_view *v, const sim_point *pt, const char *at, const char *file, char *err,
+                         size_t errlen) {
+  const uint64_t n = link_drop_frames(&pt->p);
+  if (pt->first_frame % n == 0) return 0;
+  return cfg_fail_at(first_given(v, KEYS(KEY_FIRST_FRAME, KEY_DROP_FRAMES)), file, err, errlen,
+                     "simulation.first_frame: expected a multiple of channel.drop_frames = %llu (a drop's first "
+                     "frame: a drop is the intervals' unit and is never split between runs), got %llu%s",
+                     (unsigned long long)n, (unsigned long long)pt->first_frame, at);
+}
+
 int point_resolve(const point_view *v, const char *label, const char *file, sim_point *pt, char *err,
                   size_t errlen) {
   char at[300];
@@ -383,7 +396,7 @@ int point_resolve(const point_view *v, const char *label, const char *file, sim_
   fill(v, label, pt);
   if (conditions_hold(v, at, file, err, errlen) || one_of_each(v, at, file, err, errlen) ||
       antennas_fit(v, &pt->p, at, file, err, errlen) || resolve_taps(v, pt, at, file, err, errlen) || resolve_code(v, &pt->p, at, file, err, errlen) ||
-      frames_fit(v, pt, at, file, err, errlen))
+      frames_fit(v, pt, at, file, err, errlen) || drops_aligned(v, pt, at, file, err, errlen))
     return 2;
   return 0;
 }

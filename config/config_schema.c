@@ -93,7 +93,8 @@ const config_key config_keys[KEY_COUNT] = {
                                  "at that SNR or higher are skipped (0 = off); coded points: their BLER"),
   [KEY_FIRST_FRAME] = INT_KEY("simulation.first_frame", "0", 0, (int64_t)RNG_MAX_FRAMES - 1, 0,
                               "index of the point's first frame: runs of one point over disjoint frame "
-                              "ranges (same seed) are independent parts that `ofdmsim merge` adds up"),
+                              "ranges (same seed) are independent parts that `ofdmsim merge` adds up; "
+                              "with drops a multiple of channel.drop_frames"),
   [KEY_THREADS] = INT_KEY("simulation.threads", "0", 0, 1024, 1, "CPU threads (0 = all cores)"),
   [KEY_BATCH_FRAMES] = INT_KEY("simulation.batch_frames", "0", 0, INT64_MAX, 1,
                                "frames per batch (0 = the backend chooses)"),
@@ -211,7 +212,8 @@ const config_key config_keys[KEY_COUNT] = {
                        .help = "frames per drop: consecutive frames share one channel realisation, the block "
                                "draw or the taps held, or the Doppler fading (rayleigh's sinusoids, tdl's, "
                                "cdl's rays) running on across them, time from the drop's first frame; "
-                               "drops independent (rayleigh needs fading = block or flat_block)"},
+                               "drops independent (rayleigh needs fading = block or flat_block); every "
+                               "interval takes the drop as its unit"},
   [KEY_PILOT_TYPE] = CHOICE_KEY("pilots.type", "\"comb\"", pilot_kind_names, 0,
                                  "the pilots: the comb of pilots.spacing, or NR PDSCH DMRS (38.211 7.4.1.1, "
                                  "mapping type A, the frame one slot of whole resource blocks: stream t is port "

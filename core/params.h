@@ -279,6 +279,13 @@ static inline uint64_t link_bits_per_frame(const link_params *p) {
 }
 
 /* The coded link: 1 when the frame carries an LDPC transport block. */
+/* Frames per drop as the statistics see them (channel.drop_frames where a
+ * model takes drops, else 1): frames f = dN .. dN + N - 1 share one drop's
+ * draws and fade on across it, so the drop, not the frame, is the unit of
+ * independent counts for every interval (results/chunks.h). */
+static inline uint64_t link_drop_frames(const link_params *p) {
+  return (p->model == CH_RAYLEIGH || p->model == CH_TDL) && p->drop_frames > 1 ? (uint64_t)p->drop_frames : 1u;
+}
 static inline int link_coded(const link_params *p) { return p->code.type == CODE_LDPC; }
 
 /* HARQ: the most transmissions of a TB, and a point's (harq 0 reads as 1:

@@ -10,15 +10,19 @@
 #include "core/re.h"
 #include "cpu/draws_block.h"
 
-void chan_fill_fading(const link_params *p, const chan_spatial *s, const tdl_grid *g, const sos_term *sos,
-                      uint64_t m0, size_t n, cf32 *H, size_t ldh) {
+void chan_fill_fading(const link_params *p, const chan_spatial *s, const tdl_grid *g, fading_frame *ff, uint64_t m0,
+                      size_t n, cf32 *H, size_t ldh) {
   const int links = p->rx * p->tx, K = p->subcarriers;
-  cf32 taps[LINK_MAX_RX * LINK_MAX_TX * TDL_MAX_TAPS];
+  cf32 own[LINK_MAX_RX * LINK_MAX_TX * TDL_MAX_TAPS];
+  cf32 *taps = ff->taps ? ff->taps : own;
   for (size_t j = 0; j < n;) {
     const uint64_t m = m0 + j;
     const int sym = (int)(m / (uint64_t)K), k = (int)(m % (uint64_t)K);
     const size_t run = (size_t)(K - k) < n - j ? (size_t)(K - k) : n - j;
-    tdl_symbol_taps(p, s, sos, sym, taps);
+    if (!ff->taps || ff->taps_sym != sym) {
+      tdl_symbol_taps_win(p, s, ff->sos, ff->win, sym, taps);
+      ff->taps_sym = ff->taps ? sym : -1;
+    }
     tdl_response(g, links, taps, k, (int)run, H + j, ldh);
     j += run;
   }
@@ -30,7 +34,8 @@ static void fill_fading(const link_params *p, const chan_spatial *s, const tdl_g
   sos_term *sos = malloc(sizeof *sos * tdl_fade_terms(p));
   if (!sos) abort(); /* some KB: no way on without them */
   tdl_draw_sos(p, frame, sos);
-  chan_fill_fading(p, s, g, sos, m0, n, H, ldh);
+  fading_frame ff = {sos, NULL, NULL, -1};
+  chan_fill_fading(p, s, g, &ff, m0, n, H, ldh);
   free(sos);
 }
 

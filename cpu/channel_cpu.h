@@ -31,11 +31,24 @@ extern "C" {
 void chan_fill(const link_params *p, const chan_spatial *s, const tdl_grid *g, uint64_t frame, uint64_t m0,
                size_t n, cf32 *H, size_t ldh);
 
-/* chan_fill's tdl with Doppler, from the frame's sinusoids (tdl_draw_sos):
- * each symbol's window-averaged taps through the response on its
- * subcarriers. For a caller that keeps a frame's sinusoids across calls. */
-void chan_fill_fading(const link_params *p, const chan_spatial *s, const tdl_grid *g, const sos_term *sos,
-                      uint64_t m0, size_t n, cf32 *H, size_t ldh);
+/* What chan_fill_fading reads and keeps of one frame across its calls: the
+ * frame's sinusoids (tdl_draw_sos), their window factors (tdl_frame_window;
+ * NULL: computed as it goes, as a cdl point always does), and the taps of
+ * the last symbol evaluated, taps_sym (-1: none; taps NULL: none kept, a
+ * symbol's taps computed at every call). A frame's chunks that each cover
+ * part of a symbol then evaluate its sum of sinusoids once. */
+typedef struct fading_frame {
+  const sos_term *sos;
+  const float *win;
+  cf32 *taps; /* [links][TDL_MAX_TAPS] */
+  int taps_sym;
+} fading_frame;
+
+/* chan_fill's tdl with Doppler: each symbol's window-averaged taps through
+ * the response on its subcarriers. For a caller that keeps a frame's
+ * sinusoids across calls. */
+void chan_fill_fading(const link_params *p, const chan_spatial *s, const tdl_grid *g, fading_frame *ff, uint64_t m0,
+                      size_t n, cf32 *H, size_t ldh);
 
 /* y = H x + sqrt(n0) w, w ~ CN(0,1) from RNG_NOISE. x: [tx] with stride ldx,
  * y: [rx] with stride ldy. */

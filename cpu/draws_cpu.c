@@ -2,6 +2,7 @@
  * (per RE for awgn/rayleigh, per frame and subcarrier for tdl), and the
  * receiver's imperfect estimate of it. */
 #include <omp.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cpu/channel_cpu.h"
@@ -16,12 +17,15 @@ static void fill_tdl_frame(const link_params *p, cpu_state *s, uint64_t frame, c
   const int links = p->rx * p->tx, K = p->subcarriers;
   if (sos) {
     tdl_draw_sos(p, frame, sos);
+    float *win = link_is_cdl(p) ? NULL : malloc(sizeof(float) * tdl_fade_terms(p));
+    if (win) tdl_frame_window(p, sos, win); /* (without it, the same taps computed as they go) */
     for (int sym = 0; sym < p->symbols; sym++) {
-      tdl_symbol_taps(p, &s->spatial, sos, sym, taps);
+      tdl_symbol_taps_win(p, &s->spatial, sos, win, sym, taps);
       tdl_response(&s->grid, links, taps, 0, K, Hk, (size_t)K);
       for (int e = 0; e < links; e++)
         memcpy(H + (size_t)e * ld + (size_t)sym * K, Hk + (size_t)e * K, sizeof(cf32) * K);
     }
+    free(win);
     return;
   }
   tdl_draw_taps(p, &s->spatial, frame, taps);

@@ -17,9 +17,11 @@ typedef struct fused_scratch {
   float *gdiag;          /* LLRs: (G^-1)_tt of each stream [tx][C]; NULL without */
   float *llr;            /* LLRs: the chunk's, data RE by RE [C][tx][bps] */
   uint8_t *bits;         /* and their sent bits, the same layout */
-  cf32 *taps;            /* tdl: the frame's taps [links][L] */
+  cf32 *taps;            /* tdl: the frame's taps [links][L]; with Doppler symbol taps_sym's */
   cf32 *Hk;              /* tdl without Doppler: [links][K] */
   sos_term *sos;         /* tdl with Doppler: the sinusoids of the frame */
+  float *win;            /* and their window factors (tdl_frame_window); NULL for cdl */
+  int taps_sym;          /* with Doppler, the symbol whose taps `taps` holds (-1: none) */
   uint64_t frame;        /* the frame taps, Hk or sos hold */
   cf32 *hp;              /* LS: [links][pilot symbols][K] the estimate on the pilot symbols */
   cf32 *ypil;            /* LS in frequency: [rx][pilot symbols][K] their received rows */

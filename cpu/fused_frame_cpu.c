@@ -11,7 +11,7 @@
 #include "cpu/fused_cpu.h"
 
 /* The arrays of one thread, in carve order: bytes of each (0: absent). */
-enum { A_LABELS, A_X, A_H, A_HHAT, A_Y, A_G, A_GINV, A_Z, A_XHAT, A_GDIAG, A_LLR, A_BITS, A_TAPS, A_HK, A_SOS,
+enum { A_LABELS, A_X, A_H, A_HHAT, A_Y, A_G, A_GINV, A_Z, A_XHAT, A_GDIAG, A_LLR, A_BITS, A_TAPS, A_HK, A_SOS, A_WIN,
        A_HP, A_YPIL, A_PV, A_FLABELS, A_FX, A_FY, A_COUNT };
 
 static void sizes(const link_params *p, size_t *b) {
@@ -34,6 +34,7 @@ static void sizes(const link_params *p, size_t *b) {
   b[A_TAPS] = tdl ? sizeof(cf32) * links * TDL_MAX_TAPS : 0;
   b[A_HK] = tdl ? sizeof(cf32) * links * K : 0;
   b[A_SOS] = link_doppler_per_sample(p) > 0.0 ? sizeof(sos_term) * tdl_fade_terms(p) : 0;
+  b[A_WIN] = b[A_SOS] && !link_is_cdl(p) ? sizeof(float) * tdl_fade_terms(p) : 0;
   b[A_HP] = ls && p->interpolation != INTERP_LMMSE2D ? sizeof(cf32) * links * ps * K : 0;
   b[A_YPIL] = ls && !td ? sizeof(cf32) * rx * ps * K : 0;
   b[A_PV] = ls ? sizeof(cf32) * (K + EST_LMMSE_TAPS) : 0;
@@ -74,6 +75,8 @@ fused_scratch fused_carve(const link_params *p, const cpu_state *s, unsigned cha
   f.taps = ptr[A_TAPS];
   f.Hk = ptr[A_HK];
   f.sos = ptr[A_SOS];
+  f.win = ptr[A_WIN];
+  f.taps_sym = -1;
   f.hp = ptr[A_HP];
   f.ypil = ptr[A_YPIL];
   f.pv = ptr[A_PV];
@@ -89,6 +92,8 @@ static void frame_taps(const link_params *p, cpu_state *s, fused_scratch *f, uin
   if (f->frame == frame) return;
   if (f->sos) {
     tdl_draw_sos(p, frame, f->sos);
+    if (f->win) tdl_frame_window(p, f->sos, f->win);
+    f->taps_sym = -1;
   } else {
     tdl_draw_taps(p, &s->spatial, frame, f->taps);
     tdl_response(&s->grid, p->rx * p->tx, f->taps, 0, p->subcarriers, f->Hk, (size_t)p->subcarriers);
@@ -105,7 +110,9 @@ void fused_chunk_channel(const link_params *p, cpu_state *s, fused_scratch *f, u
   }
   frame_taps(p, s, f, frame);
   if (f->sos) {
-    chan_fill_fading(p, &s->spatial, &s->grid, f->sos, m0, n, f->H, C);
+    fading_frame ff = {f->sos, f->win, f->taps, f->taps_sym};
+    chan_fill_fading(p, &s->spatial, &s->grid, &ff, m0, n, f->H, C);
+    f->taps_sym = ff.taps_sym;
     return;
   }
   const int links = p->rx * p->tx, K = p->subcarriers;

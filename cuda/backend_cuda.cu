@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <vector>
+
 #include "cuda/backend_cuda.h"
 #include "cuda/check.h"
 #include "cuda/coded_gpu.cuh"
@@ -121,7 +123,7 @@ struct cuda_state {
 
 /* The buffer plan of a batch of `frames` frames: byte offsets into the pool. */
 struct layout {
-  size_t consts, errors, loss, loss_s, labels, x, H, Hhat, y, G, Ginv, z, xhat, taps, sos, resp, Hk, td_delay, td_coef,
+  size_t consts, errors, loss, loss_s, labels, x, H, Hhat, y, G, Ginv, z, xhat, taps, sos, win, resp, Hk, td_delay, td_coef,
       dtaps, poly, est_first, est_w, est_lo, est_wl, hp, est_ls, est_yp, dmrs_seq, xt, yt, work, total;
 };
 
@@ -159,6 +161,8 @@ layout plan_layout(const link_params *p, int staged, uint64_t frames, size_t wor
   const size_t L = tdl ? (size_t)p->pdp.taps : 0, span = fading ? rf : (size_t)p->subcarriers;
   l.taps = take(&at, c8 * frames * links * L * (fading ? (size_t)p->symbols : 1));
   l.sos = take(&at, fading || link_is_cdl(p) ? sizeof(sos_term) * frames * tdl_fade_terms(p) : 0);
+  /* tdl with Doppler in the frequency domain: the terms' window factors */
+  l.win = take(&at, fading && !td && tdl && !link_is_cdl(p) ? sizeof(float) * frames * tdl_fade_terms(p) : 0);
   l.resp = take(&at, c8 * L * (size_t)p->subcarriers);
   l.Hk = take(&at, tdl ? c8 * frames * links * span : 0);
   const size_t D = td && tdl && !fading ? (size_t)td_taps : 0;
@@ -786,6 +790,7 @@ int allocate(cuda_state *s, const link_params *p, const chan_spatial *sp, const 
   s->xhat = carve<cf32>(s->pool, l.xhat);
   s->tdl.taps = carve<cf32>(s->pool, l.taps);
   s->tdl.sos = carve<sos_term>(s->pool, l.sos);
+  s->tdl.win = carve<float>(s->pool, l.win);
   cf32 *resp = carve<cf32>(s->pool, l.resp);
   s->tdl.resp = resp;
   s->tdl.Hk = carve<cf32>(s->pool, l.Hk);
@@ -803,7 +808,16 @@ int allocate(cuda_state *s, const link_params *p, const chan_spatial *sp, const 
     const size_t n = (size_t)e.tx * (size_t)e.K;
     CUDA_TRY(cudaMemcpyAsync(first, e.first, sizeof(int) * n, cudaMemcpyHostToDevice, s->stream));
     const size_t per = e.tt ? (size_t)p->symbols * (size_t)e.tt : 1;
-    CUDA_TRY(cudaMemcpyAsync(w, e.w, sizeof(cf32) * n * (size_t)e.taps * per, cudaMemcpyHostToDevice, s->stream));
+    if (e.tt) {
+      CUDA_TRY(cudaMemcpyAsync(w, e.w, sizeof(cf32) * n * (size_t)e.taps * per, cudaMemcpyHostToDevice, s->stream));
+    } else { /* transposed to [tx][taps][K] for the kernels' coalesced reads (est_freq_at) */
+      std::vector<cf32> wt(n * (size_t)e.taps);
+      for (int t = 0; t < e.tx; t++)
+        for (int k = 0; k < e.K; k++)
+          for (int i = 0; i < e.taps; i++)
+            wt[((size_t)t * e.taps + i) * e.K + k] = e.w[((size_t)t * e.K + k) * e.taps + i];
+      CUDA_TRY(cudaMemcpy(w, wt.data(), sizeof(cf32) * wt.size(), cudaMemcpyHostToDevice));
+    }
     CUDA_TRY(cudaMemcpyAsync(lo, e.sym_lo, sizeof(int) * (size_t)p->symbols, cudaMemcpyHostToDevice, s->stream));
     CUDA_TRY(cudaMemcpyAsync(wl, e.sym_w, sizeof(float) * (size_t)p->symbols, cudaMemcpyHostToDevice, s->stream));
     const pilot_grid pg = link_pilot_grid(p);

@@ -130,9 +130,12 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 /* Doppler: the sinusoids of every (frame, antenna pair, tap), and tap 0's
- * thread the frame's LOS term after them, as tdl_draw_sos. */
+ * thread the frame's LOS term after them, as tdl_draw_sos; with win (the
+ * frequency domain) their window factors too, once a frame instead of once
+ * a symbol in symbol_taps_kernel (two double sines a term: they were most
+ * of that kernel's work). */
 __global__ void __launch_bounds__(kBlock)
-    sos_kernel(gpu_link g, sos_term *__restrict__ sos) {
+    sos_kernel(gpu_link g, sos_term *__restrict__ sos, float *__restrict__ win) {
   const uint64_t total = (uint64_t)g.links * g.L;
   const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= g.frames * total) return;
@@ -141,19 +144,23 @@ __global__ void __launch_bounds__(kBlock)
   sos_term *frame_terms = sos + f * g.fade_terms;
   tdl_sos_terms(g.re, g.fade, g.first_frame + f, q, frame_terms + (uint64_t)q * TDL_SOS_TERMS);
   if (q == 0) frame_terms[g.fade_terms - 1] = tdl_los_term(g.fade, g.first_frame + f);
+  if (!win) return;
+  float *frame_win = win + f * g.fade_terms;
+  tdl_window_factors(frame_terms, (size_t)q * TDL_SOS_TERMS, TDL_SOS_TERMS, g.K, frame_win);
+  if (q == 0) tdl_window_factors(frame_terms, g.fade_terms - 1, 1, g.K, frame_win);
 }
 
 /* Doppler: every symbol's window-averaged taps, taps[((f*S + s)*links + e)*L
  * + l], one thread a (frame, symbol, tap), as tdl_symbol_taps. */
 __global__ void __launch_bounds__(kBlock)
     symbol_taps_kernel(gpu_link g, const gpu_consts *__restrict__ c, const sos_term *__restrict__ sos,
-                       cf32 *__restrict__ taps) {
+                       const float *__restrict__ win, cf32 *__restrict__ taps) {
   const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= g.frames * (uint64_t)g.S * g.L) return;
   const uint64_t fs = j / g.L, f = fs / g.S;
   const int l = (int)(j - fs * g.L), sym = (int)(fs - f * g.S);
   cf32 h[LINK_MAX_RX * LINK_MAX_TX];
-  tdl_fading_taps(g.fade, &c->spatial, sos + f * g.fade_terms, l, c->amp[l],
+  tdl_fading_taps_win(g.fade, &c->spatial, sos + f * g.fade_terms, win ? win + f * g.fade_terms : NULL, l, c->amp[l],
                   tdl_symbol_centre(sym, g.K, g.cp_frame), g.K, h);
   cf32 *out = taps + fs * (uint64_t)g.links * g.L;
   for (int e = 0; e < g.links; e++) out[e * g.L + l] = h[e];
@@ -191,20 +198,39 @@ __global__ void __launch_bounds__(kBlock)
 
 /* The response Hk[(f*links + e)*span + s*K + k] = sum_l taps[((f*S' + s)*links
  * + e)*L + l] resp[l*K + k] (S' = 1 without Doppler), in tap order with
- * cf_fma_exact as tdl_response. One thread a (frame, link, symbol, k). */
+ * cf_fma_exact as tdl_response. One thread a (frame, group of up to
+ * kRespLinks links, symbol, k): each resp word is read once for the group's
+ * links instead of once a link (the per-link mapping read L words of resp
+ * for each output, 184 bytes on TDL-A: the kernel's whole cost with Doppler,
+ * where it runs for every symbol); each output's sum is the same, in the
+ * same order. */
+constexpr int kRespLinks = 8;
+
 __global__ void __launch_bounds__(kBlock)
     response_kernel(gpu_link g, const cf32 *__restrict__ taps, const cf32 *__restrict__ resp,
                     cf32 *__restrict__ Hk) {
   const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  const uint64_t span = g.hk_span, per_frame = (uint64_t)g.links * span;
+  const int groups = (g.links + kRespLinks - 1) / kRespLinks;
+  const uint64_t span = g.hk_span, per_frame = (uint64_t)groups * span;
   if (j >= g.frames * per_frame) return;
   const uint64_t f = j / per_frame, rest = j - f * per_frame;
-  const int e = (int)(rest / span);
-  const uint64_t js = rest - (uint64_t)e * span, sym = js / g.K, k = js - sym * g.K;
-  const cf32 *t = taps + ((f * (span / g.K) + sym) * g.links + e) * g.L;
-  cf32 acc = cf_make(0.0f, 0.0f);
-  for (int l = 0; l < g.L; l++) acc = cf_fma_exact(acc, t[l], gpu_load(resp + (uint64_t)l * g.K + k));
-  gpu_store(Hk + j, acc);
+  const int e0 = (int)(rest / span) * kRespLinks;
+  const uint64_t js = rest - (uint64_t)(e0 / kRespLinks) * span, sym = js / g.K, k = js - sym * g.K;
+  const cf32 *t = taps + ((f * (span / g.K) + sym) * g.links + e0) * g.L;
+  const int n = g.links - e0 < kRespLinks ? g.links - e0 : kRespLinks;
+  cf32 acc[kRespLinks];
+  OFDM_UNROLL
+  for (int q = 0; q < kRespLinks; q++) acc[q] = cf_make(0.0f, 0.0f);
+  for (int l = 0; l < g.L; l++) {
+    const cf32 r = gpu_load(resp + (uint64_t)l * g.K + k);
+    OFDM_UNROLL
+    for (int q = 0; q < kRespLinks; q++)
+      if (q < n) acc[q] = cf_fma_exact(acc[q], t[q * g.L + l], r);
+  }
+  cf32 *out = Hk + (f * g.links + e0) * span + js;
+  OFDM_UNROLL
+  for (int q = 0; q < kRespLinks; q++)
+    if (q < n) gpu_store(out + (uint64_t)q * span, acc[q]);
 }
 
 /* The modem's discrete taps, d[(f*links + e)*n + j] = sum_l coef[j*L + l]
@@ -243,9 +269,10 @@ int gpu_launch_taps(const gpu_link &g, const gpu_consts *c, const gpu_tdl &t, cu
     CUDA_TRY_LAUNCH("cdl_taps_kernel");
   } else if (g.fading) {
     const uint64_t n = g.frames * (uint64_t)g.links * g.L;
-    sos_kernel<<<gpu_blocks(n, kBlock), kBlock, 0, s>>>(g, t.sos);
+    sos_kernel<<<gpu_blocks(n, kBlock), kBlock, 0, s>>>(g, t.sos, t.win);
     CUDA_TRY_LAUNCH("sos_kernel");
-    symbol_taps_kernel<<<gpu_blocks(g.frames * (uint64_t)g.S * g.L, kBlock), kBlock, 0, s>>>(g, c, t.sos, t.taps);
+    symbol_taps_kernel<<<gpu_blocks(g.frames * (uint64_t)g.S * g.L, kBlock), kBlock, 0, s>>>(g, c, t.sos, t.win,
+                                                                                           t.taps);
     CUDA_TRY_LAUNCH("symbol_taps_kernel");
   } else {
     const uint64_t pairs = ((uint64_t)g.links * g.L + 1) / 2;
@@ -258,7 +285,8 @@ int gpu_launch_taps(const gpu_link &g, const gpu_consts *c, const gpu_tdl &t, cu
       CUDA_TRY_LAUNCH("taps_mix_kernel");
     }
   }
-  response_kernel<<<gpu_blocks(g.frames * g.links * g.hk_span, kBlock), kBlock, 0, s>>>(g, t.taps, t.resp, t.Hk);
+  const uint64_t groups = (uint64_t)(g.links + kRespLinks - 1) / kRespLinks;
+  response_kernel<<<gpu_blocks(g.frames * groups * g.hk_span, kBlock), kBlock, 0, s>>>(g, t.taps, t.resp, t.Hk);
   CUDA_TRY_LAUNCH("response_kernel");
   if (t.dtaps) {
     discrete_taps_kernel<<<gpu_blocks(g.frames * g.links * (uint64_t)g.td_taps, kBlock), kBlock, 0, s>>>(

@@ -36,7 +36,7 @@ __global__ void __launch_bounds__(kBlock)
   const int link = (int)(fe - f * g.links), r = link / g.tx, t = link - r * g.tx;
   const int ps = (int)(rest / K), k = (int)(rest - (uint64_t)ps * K);
   const cf32 *row = est_rows_of(g, e, y, f, r) + (uint64_t)(y ? pilot_symbol_at(&g.re.pilots, ps) : ps) * K;
-  e.hp[j] = est_freq(e.first, e.w, e.taps, e.P, g.K, t, k, row, 1);
+  e.hp[j] = est_freq_at(e.first, e.w + (uint64_t)t * e.taps * K + k, K, e.taps, e.P, g.K, t, k, row, 1);
 }
 
 /* DMRS: the despread LS estimate, one thread a (frame, link, occasion,
@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(kBlock) est_dmrs_freq_kernel(gpu_link g, gpu_e
   const int link = (int)(fe - f * g.links), t = link % g.tx;
   const int occ = (int)(rest / K), k = (int)(rest - (uint64_t)occ * K);
   const cf32 *ls = e.ls + ((f * g.links + link) * (uint64_t)e.pilot_syms + occ) * (uint64_t)e.np;
-  e.hp[j] = est_freq_dmrs(e.first, e.w, e.taps, g.K, t, k, ls);
+  e.hp[j] = est_freq_dmrs_at(e.first, e.w + (uint64_t)t * e.taps * K + k, K, g.K, e.taps, t, k, ls);
 }
 
 /* Time interpolation and the receiver's scaling: one thread a (link, RE),

@@ -45,7 +45,8 @@ enum gpu_ysrc { YSRC_COMPUTE = 0, YSRC_BUFFER = 1, YSRC_NOISE = 2 };
  * symbol estimates hp [f][links][pilot symbol][K]. */
 struct gpu_est {
   const int *first;   /* [tx][K] */
-  const cf32 *w;      /* [tx][K][taps]; lmmse2d [tx][S][K][tt][taps] */
+  const cf32 *w;      /* [tx][taps][K] (est_plan's [tx][K][taps] transposed: est_freq_at);
+                         lmmse2d [tx][S][K][tt][taps] as the plan's */
   const int *sym_lo;  /* [S]; lmmse2d: the first pilot symbol of the window */
   const float *sym_w; /* [S] */
   cf32 *hp;
@@ -115,6 +116,8 @@ struct gpu_tdl {
   cf32 *taps;         /* [f][links][L]; with Doppler [f][S][links][L], window averages */
   sos_term *sos;      /* Doppler: [f][links][L][TDL_SOS_TERMS]; cdl (with Doppler
                          or not): [f][fade_terms], the frame's ray terms */
+  float *win;         /* tdl with Doppler, frequency domain: [f][fade_terms], each
+                         term's window factor (tdl_window_factors) */
   const cf32 *resp;   /* [L][K], tdl_grid's */
   cf32 *Hk;           /* [f][links][hk_span] */
   const int *td_delay;   /* time domain without Doppler: [td_taps] */

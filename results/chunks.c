@@ -41,13 +41,16 @@ void tally_coded_add(tally_coded *a, const tally_coded *b) {
   a->iterations += b->iterations;
   a->cb_sq += b->cb_sq;
   a->info_sq += b->info_sq;
+  a->block_sq += b->block_sq;
+  a->harq_sq += b->harq_sq;
+  a->delivered_sq += b->delivered_sq;
   a->harq_errors += b->harq_errors;
   a->transmissions += b->transmissions;
   a->transmissions_sq += b->transmissions_sq;
   a->delivered_transmissions += b->delivered_transmissions;
 }
 
-void tally_coded_frame(tally_coded *c, const frame_coded *f, uint64_t info_bits) {
+void tally_coded_frame(tally_coded *c, drop_sums *d, const frame_coded *f, uint64_t info_bits) {
   c->blocks++;
   c->block_errors += f->tb_error != 0;
   c->cbs += f->cbs;
@@ -55,32 +58,57 @@ void tally_coded_frame(tally_coded *c, const frame_coded *f, uint64_t info_bits)
   c->info_bits += info_bits;
   c->info_errors += f->info_errors;
   c->iterations += f->iterations;
-  c->cb_sq += (double)f->cb_errors * (double)f->cb_errors;
-  c->info_sq += (double)f->info_errors * (double)f->info_errors;
   const uint64_t n = f->transmissions ? f->transmissions : 1;
   const int lost = f->transmissions ? f->harq_error != 0 : f->tb_error != 0;
   c->harq_errors += (uint64_t)lost;
   c->transmissions += n;
-  c->transmissions_sq += n * n;
-  if (!lost) c->delivered_transmissions += n;
+  d->cb += f->cb_errors;
+  d->info += f->info_errors;
+  d->block += f->tb_error != 0;
+  d->harq += (uint64_t)lost;
+  d->transmissions += n;
+  d->delivered += (uint64_t)!lost;
 }
 
-/* Frames are the independent units of every coded count: each has its own
- * draws (and under tdl its own channel), while the blocks and bits of one
- * frame share them. */
+void tally_close_drop(tally *t, drop_sums *d, uint64_t rf) {
+  if (!d->frames) return;
+  t->sum_sq += (double)d->errors * (double)d->errors;
+  const double l = d->gmi_loss / (double)rf;
+  t->gmi_loss_sq += l * l;
+  for (int k = 0; k < GMI_GRID; k++) t->gmi_loss_s_sq[k] += (d->gmi_loss_s[k] / (double)rf) * (d->gmi_loss_s[k] / (double)rf);
+  tally_coded *c = &t->coded;
+  c->cb_sq += (double)d->cb * (double)d->cb;
+  c->info_sq += (double)d->info * (double)d->info;
+  c->block_sq += d->block * d->block;
+  c->harq_sq += d->harq * d->harq;
+  c->transmissions_sq += d->transmissions * d->transmissions;
+  c->delivered_sq += d->delivered * d->delivered;
+  c->delivered_transmissions += d->delivered * d->transmissions;
+  memset(d, 0, sizeof *d);
+}
+
+uint64_t drops_of_frames(uint64_t frames, uint64_t drop_frames) {
+  return drop_frames > 1 ? frames / drop_frames + (frames % drop_frames != 0) : frames;
+}
+
+uint64_t tally_drops(const sim_point *pt, const tally *t) { return drops_of_frames(t->frames, link_drop_frames(&pt->p)); }
+
+/* Frames (or drops) are the independent units of every coded count: each
+ * has its own draws (and under tdl its own channel), while the blocks and
+ * bits of one frame, and the frames of a drop, share them. */
 static void coded_interval(const sim_point *pt, const tally *t, uint64_t n, uint64_t k, double sq, double conf,
                            double *lo, double *hi) {
   if (!link_coded(&pt->p)) {
     *lo = *hi = NAN;
     return;
   }
-  const ber_sample s = {n, k, t->frames, sq, t->frames};
+  const uint64_t u = tally_drops(pt, t);
+  const ber_sample s = {n, k, u, sq, u};
   ber_interval(&s, conf, lo, hi);
 }
 
 void tally_bler_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi) {
-  /* one TB a frame: its squared error count is the count */
-  coded_interval(pt, t, t->coded.blocks, t->coded.block_errors, (double)t->coded.block_errors, conf, lo, hi);
+  coded_interval(pt, t, t->coded.blocks, t->coded.block_errors, (double)t->coded.block_sq, conf, lo, hi);
 }
 void tally_cbler_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi) {
   coded_interval(pt, t, t->coded.cbs, t->coded.cb_errors, t->coded.cb_sq, conf, lo, hi);
@@ -90,7 +118,25 @@ void tally_coded_ber_interval(const sim_point *pt, const tally *t, double conf, 
 }
 
 void tally_residual_bler_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi) {
-  coded_interval(pt, t, t->coded.blocks, t->coded.harq_errors, (double)t->coded.harq_errors, conf, lo, hi);
+  coded_interval(pt, t, t->coded.blocks, t->coded.harq_errors, (double)t->coded.harq_sq, conf, lo, hi);
+}
+
+void transmissions_interval(const tally_coded *c, uint64_t units, double conf, double *lo, double *hi) {
+  /* the t interval of the mean per unit, scaled to one TB (units / blocks:
+   * 1 without drops) */
+  mean_interval((double)c->transmissions, (double)c->transmissions_sq, units, conf, lo, hi);
+  if (units != c->blocks && c->blocks) {
+    const double per_tb = (double)units / (double)c->blocks;
+    *lo *= per_tb;
+    *hi *= per_tb;
+  }
+  /* every unit took the same transmissions (all at once, or none retried):
+   * no spread to estimate, and none a frame can show */
+  if (c->blocks && units == c->blocks && c->transmissions_sq * c->blocks == c->transmissions * c->transmissions &&
+      isnan(*lo))
+    *lo = *hi = (double)c->transmissions / (double)c->blocks;
+  else if (c->blocks && units != c->blocks && c->transmissions == c->blocks && isnan(*lo))
+    *lo = *hi = 1.0;
 }
 
 void tally_transmissions_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi) {
@@ -98,42 +144,41 @@ void tally_transmissions_interval(const sim_point *pt, const tally *t, double co
     *lo = *hi = NAN;
     return;
   }
-  const tally_coded *c = &t->coded;
-  mean_interval((double)c->transmissions, (double)c->transmissions_sq, c->blocks, conf, lo, hi);
-  /* every TB took the same transmissions (all at once, or none retried):
-   * no spread to estimate, and none a frame can show */
-  if (c->blocks && c->transmissions_sq * c->blocks == c->transmissions * c->transmissions && isnan(*lo))
-    *lo = *hi = (double)c->transmissions / (double)c->blocks;
+  transmissions_interval(&t->coded, tally_drops(pt, t), conf, lo, hi);
 }
 
-/* Throughput after HARQ, R = D / T over the frames: D the information bits
- * delivered (A d_f, d_f = 1 when frame f's TB got through), T the REs of
- * every transmission (f T_f). The delta method's variance of a ratio of
- * means, sum (D_f - R T_f)^2 / (n (n-1) mean(T)^2), from the sums the tally
- * keeps: sum d_f^2 = sum d_f, sum d_f T_f = delivered_transmissions. A t
- * interval with n - 1 degrees of freedom, clipped at 0. */
-void harq_throughput_interval(const tally_coded *c, double tbs, double res, double conf, double *lo, double *hi) {
-  const double n = (double)c->blocks, T = (double)c->transmissions;
-  if (c->blocks < 2 || !(T > 0.0) || !(res > 0.0)) {
+/* Throughput after HARQ, R = D / T over the units (frames, or drops): D
+ * the information bits delivered (A D_u, D_u the TBs of unit u that got
+ * through), T the REs of every transmission (f T_u). The delta method's
+ * variance of a ratio of means, sum (D_u - R T_u)^2 / (n (n-1) mean(T)^2),
+ * from the sums the tally keeps: sum D_u^2 = delivered_sq, sum D_u T_u =
+ * delivered_transmissions, sum T_u^2 = transmissions_sq. A t interval with
+ * n - 1 degrees of freedom, clipped at 0. */
+void harq_throughput_interval(const tally_coded *c, uint64_t units, double tbs, double res, double conf, double *lo,
+                              double *hi) {
+  const double n = (double)units, T = (double)c->transmissions;
+  if (units < 2 || !(T > 0.0) || !(res > 0.0)) {
     *lo = *hi = NAN;
     return;
   }
-  const double delivered = n - (double)c->harq_errors; /* sum d_f = sum d_f^2 */
+  const double delivered = (double)(c->blocks - c->harq_errors);
   const double r = delivered / T;                        /* TBs per transmission */
-  double ss = delivered - 2.0 * r * (double)c->delivered_transmissions + r * r * (double)c->transmissions_sq;
+  double ss = (double)c->delivered_sq - 2.0 * r * (double)c->delivered_transmissions +
+              r * r * (double)c->transmissions_sq;
   if (ss < 0.0) ss = 0.0;
   const double mean_t = T / n, se = sqrt(ss / (n * (n - 1.0))) / mean_t;
   const double q = t_quantile(0.5 + conf / 2.0, n - 1.0), scale = tbs / res;
   *lo = fmax(0.0, r - q * se) * scale;
   *hi = (r + q * se) * scale;
-  /* where the frames show no spread (every TB lost, or every one delivered
+  /* where the units show no spread (every TB lost, or every one delivered
    * at once) the delta method has no variance: at least the residual BLER's
    * interval over the mean transmissions, which has one for those counts */
   double blo, bhi;
-  const ber_sample b = {c->blocks, c->harq_errors, c->blocks, (double)c->harq_errors, c->blocks};
+  const ber_sample b = {c->blocks, c->harq_errors, units, (double)c->harq_sq, units};
   ber_interval(&b, conf, &blo, &bhi);
-  *lo = fmin(*lo, (1.0 - bhi) / mean_t * scale);
-  *hi = fmax(*hi, (1.0 - blo) / mean_t * scale);
+  const double mean_tb = T / (double)c->blocks;
+  *lo = fmin(*lo, (1.0 - bhi) / mean_tb * scale);
+  *hi = fmax(*hi, (1.0 - blo) / mean_tb * scale);
 }
 
 void tally_harq_throughput_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi) {
@@ -141,7 +186,8 @@ void tally_harq_throughput_interval(const sim_point *pt, const tally *t, double 
     *lo = *hi = NAN;
     return;
   }
-  harq_throughput_interval(&t->coded, (double)pt->p.code.tbs, (double)link_res_per_frame(&pt->p), conf, lo, hi);
+  harq_throughput_interval(&t->coded, tally_drops(pt, t), (double)pt->p.code.tbs, (double)link_res_per_frame(&pt->p),
+                           conf, lo, hi);
 }
 
 double tally_harq_throughput_per_re(const sim_point *pt, const tally *t) {
@@ -169,66 +215,84 @@ double tally_throughput_bps(const sim_point *pt, const tally *t) {
   return delivered_bits(pt, t) / ((double)t->frames * link_frame_seconds(&pt->p));
 }
 
-/* Frames of at most `bits` bits, a power of two (at least 1). */
-static uint64_t pow2_frames(const sim_point *pt, uint64_t bits) {
-  const uint64_t bpf = link_bits_per_frame(&pt->p);
+/* The schedule counts in whole drops (link_drop_frames; a frame when there
+ * are none): every chunk starts at a drop's first frame, so no drop is
+ * split between chunks, journal lines, work units or the parts of a merge,
+ * and a chunk's sums of squares over its drops are its own. */
+static uint64_t drop_of(const sim_point *pt) { return link_drop_frames(&pt->p); }
+
+/* Drops of at most `bits` bits, a power of two (at least 1). */
+static uint64_t pow2_drops(const sim_point *pt, uint64_t bits) {
+  const uint64_t bpd = link_bits_per_frame(&pt->p) * drop_of(pt);
   uint64_t n = 1;
-  while (n * 2 * bpf <= bits) n *= 2;
+  while (n * 2 * bpd <= bits) n *= 2;
   return n;
 }
 
-uint64_t chunk_cap(const sim_point *pt) { return pow2_frames(pt, CHUNK_BITS); }
-
-uint64_t chunk_ceiling(const sim_point *pt) {
-  const uint64_t cap = chunk_cap(pt);
-  uint64_t top = pow2_frames(pt, CHUNK_CEILING_BITS);
+/* The cap and the ceiling in drops. */
+static uint64_t cap_drops(const sim_point *pt) { return pow2_drops(pt, CHUNK_BITS); }
+static uint64_t ceiling_drops(const sim_point *pt) {
+  const uint64_t cap = cap_drops(pt);
+  uint64_t top = pow2_drops(pt, CHUNK_CEILING_BITS);
   /* a work unit of the MPI engine is whole chunks and crosses in one
-   * message of at most 2^22 frames: no growth past that */
-  if (top > CHUNK_CEILING_FRAMES) top = CHUNK_CEILING_FRAMES;
+   * message of at most 2^22 frames: no growth past that (a drop is at
+   * most 2^20 frames) */
+  while (top > 1 && top * drop_of(pt) > CHUNK_CEILING_FRAMES) top /= 2;
   return top > cap ? top : cap;
 }
 
-/* The schedule's phases for point pt: the growing chunks 0 .. g-1 (1, 2,
- * ..., cap/2 frames, 2^g = cap), then the steps j = 0 .. J-1 of
- * CHUNK_STEP_CHUNKS chunks of cap 2^j frames each (2^J cap = the ceiling),
- * then the ceiling for ever. */
+uint64_t chunk_cap(const sim_point *pt) { return cap_drops(pt) * drop_of(pt); }
+uint64_t chunk_ceiling(const sim_point *pt) { return ceiling_drops(pt) * drop_of(pt); }
+
+/* The schedule's phases for point pt, in drops: the growing chunks 0 ..
+ * g-1 (1, 2, ..., cap/2 drops, 2^g = cap), then the steps j = 0 .. J-1 of
+ * CHUNK_STEP_CHUNKS chunks of cap 2^j drops each (2^J cap = the ceiling),
+ * then the ceiling for ever; d frames a drop. */
 typedef struct chunk_plan {
-  uint64_t cap, top;
+  uint64_t cap, top, d;
   unsigned g, J;
 } chunk_plan;
 
 static chunk_plan plan_of(const sim_point *pt) {
-  chunk_plan c = {chunk_cap(pt), chunk_ceiling(pt), 0, 0};
+  chunk_plan c = {cap_drops(pt), ceiling_drops(pt), drop_of(pt), 0, 0};
   while ((1ULL << c.g) < c.cap) c.g++;
   while ((c.cap << c.J) < c.top) c.J++;
   return c;
 }
 
-/* The first frame (offset) of step j's first chunk. */
+/* The first drop (offset) of step j's first chunk. */
 static uint64_t step_offset(const chunk_plan *c, unsigned j) {
   return (c->cap - 1) + CHUNK_STEP_CHUNKS * c->cap * ((1ULL << j) - 1);
 }
 
+/* Chunk k in drops. */
+static void chunk_range_drops(const chunk_plan *c, uint64_t k, uint64_t *offset, uint64_t *drops) {
+  if (k < c->g) {
+    *offset = (1ULL << k) - 1;
+    *drops = 1ULL << k;
+    return;
+  }
+  const uint64_t s = k - c->g; /* chunks since the growing ones */
+  if (s < (uint64_t)c->J * CHUNK_STEP_CHUNKS) {
+    const unsigned j = (unsigned)(s / CHUNK_STEP_CHUNKS);
+    *drops = c->cap << j;
+    *offset = step_offset(c, j) + (s % CHUNK_STEP_CHUNKS) * *drops;
+    return;
+  }
+  *drops = c->top;
+  *offset = step_offset(c, c->J) + (s - (uint64_t)c->J * CHUNK_STEP_CHUNKS) * c->top;
+}
+
 void chunk_range(const sim_point *pt, uint64_t k, uint64_t *offset, uint64_t *frames) {
   const chunk_plan c = plan_of(pt);
-  if (k < c.g) {
-    *offset = (1ULL << k) - 1;
-    *frames = 1ULL << k;
-    return;
-  }
-  const uint64_t s = k - c.g; /* chunks since the growing ones */
-  if (s < (uint64_t)c.J * CHUNK_STEP_CHUNKS) {
-    const unsigned j = (unsigned)(s / CHUNK_STEP_CHUNKS);
-    *frames = c.cap << j;
-    *offset = step_offset(&c, j) + (s % CHUNK_STEP_CHUNKS) * *frames;
-    return;
-  }
-  *frames = c.top;
-  *offset = step_offset(&c, c.J) + (s - (uint64_t)c.J * CHUNK_STEP_CHUNKS) * c.top;
+  chunk_range_drops(&c, k, offset, frames);
+  *offset *= c.d;
+  *frames *= c.d;
 }
 
 uint64_t chunk_of(const sim_point *pt, uint64_t offset) {
   const chunk_plan c = plan_of(pt);
+  offset /= c.d;
   if (offset < c.cap - 1) {
     unsigned k = 0;
     while ((1ULL << (k + 1)) - 1 <= offset) k++;
@@ -243,15 +307,16 @@ uint64_t chunk_of(const sim_point *pt, uint64_t offset) {
 int chunk_schedule_grows(const sim_point *pt) {
   const chunk_plan c = plan_of(pt);
   const uint64_t end = pt->max_frames ? pt->max_frames : point_max_frames(pt);
-  return c.J > 0 && end > step_offset(&c, 1);
+  return c.J > 0 && end > step_offset(&c, 1) * c.d;
 }
 
 uint64_t tally_units(const sim_point *pt, const tally *t) {
-  return pt->p.model == CH_TDL ? t->frames : t->frames * link_res_per_frame(&pt->p);
+  const uint64_t u = tally_drops(pt, t);
+  return pt->p.model == CH_TDL ? u : u * link_res_per_frame(&pt->p);
 }
 
 void tally_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi) {
-  const ber_sample s = {t->bits, t->bit_errors, t->frames, t->sum_sq, tally_units(pt, t)};
+  const ber_sample s = {t->bits, t->bit_errors, tally_drops(pt, t), t->sum_sq, tally_units(pt, t)};
   ber_interval(&s, conf, lo, hi);
 }
 
@@ -294,6 +359,10 @@ uint64_t point_work_key(const sim_point *pt) {
    * for ever before they grew: its older journal's chunks are not these
    * (the shorter points keep their work keys and journals). */
   if (chunk_schedule_grows(pt)) h = rng_mix64(h ^ 0x63686b67726f7731ull); /* "chkgrow1" */
+  /* With drops the chunks count whole drops and the squares are over
+   * drops: a journal of before, over frames, stands for none of these
+   * (points without drops keep their work keys). */
+  if (link_drop_frames(&pt->p) > 1) h = rng_mix64(h ^ 0x64726f70756e6974ull); /* "dropunit" */
   return h;
 }
 

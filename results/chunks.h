@@ -40,16 +40,34 @@ typedef struct tally_coded {
   uint64_t cbs, cb_errors;        /* code blocks, and those decoded wrong */
   uint64_t info_bits, info_errors;/* information bits delivered, and wrong */
   uint64_t iterations;            /* decoder iterations, summed over the code blocks */
-  double cb_sq, info_sq;          /* sums over the frames of the squared per-frame
-                                     CB and information-bit errors (intervals) */
+  /* The intervals' sums over the units (frames, or drops: tally_drops) of
+   * a unit's count squared: CB and information-bit errors; below, the TBs
+   * lost (block_sq, one TB a frame: = block_errors without drops), lost
+   * after HARQ (harq_sq) and delivered after HARQ (delivered_sq). */
+  double cb_sq, info_sq;
+  uint64_t block_sq, harq_sq, delivered_sq;
   /* HARQ (code.harq_transmissions; without it: harq_errors = block_errors,
    * transmissions = transmissions_sq = blocks, delivered_transmissions =
    * blocks - block_errors) */
   uint64_t harq_errors;           /* TBs lost after their last transmission */
   uint64_t transmissions;         /* transmissions sent, summed over the TBs */
-  uint64_t transmissions_sq;      /* ... of each TB squared (the mean's interval) */
-  uint64_t delivered_transmissions; /* ... of the TBs delivered (the throughput's) */
+  uint64_t transmissions_sq;      /* ... of each unit squared (the mean's interval) */
+  uint64_t delivered_transmissions; /* sum over the units of TBs delivered x
+                                     transmissions sent (the throughput's;
+                                     without drops those of the TBs delivered) */
 } tally_coded;
+
+/* One drop's counts while its frames come in (point_fold.h): its squares
+ * enter the tally when the drop is whole (tally_close_drop). Without drops
+ * every frame is one. */
+typedef struct drop_sums {
+  uint64_t frames;
+  uint64_t errors;                 /* bit errors */
+  double gmi_loss;                 /* GMI loss at s = 1, bits (all streams) */
+  double gmi_loss_s[GMI_GRID];     /* ... at each grid scaling */
+  uint64_t cb, info, block, harq;  /* CB, information-bit, TB errors, TBs lost after HARQ */
+  uint64_t transmissions, delivered; /* HARQ transmissions, TBs delivered after HARQ */
+} drop_sums;
 
 /* Counts of consecutive frames of one point. */
 typedef struct tally {
@@ -79,11 +97,23 @@ typedef struct tally {
 
 /* a += b. */
 void tally_coded_add(tally_coded *a, const tally_coded *b);
-/* Folds one frame's decoded TB into c. */
-void tally_coded_frame(tally_coded *c, const frame_coded *f, uint64_t info_bits);
+/* Folds one frame's decoded TB into c's counts and its drop's sums d
+ * (the squares wait for tally_close_drop). */
+void tally_coded_frame(tally_coded *c, drop_sums *d, const frame_coded *f, uint64_t info_bits);
+/* Adds the drop d's squares to t (losses per RE of a frame: rf data REs)
+ * and empties d; nothing when d has no frame. */
+void tally_close_drop(tally *t, drop_sums *d, uint64_t rf);
+
+/* The independent units of t's counts for every interval: its frames, or
+ * with drops (link_drop_frames N > 1) its drops, ceil(frames / N): t's
+ * frames start at a drop's first frame (chunks, journal lines and parts of
+ * a merge all do), so only its last drop may be cut short (a stop). */
+uint64_t tally_drops(const sim_point *pt, const tally *t);
+/* The same from the frames of a range that starts at a drop's first frame. */
+uint64_t drops_of_frames(uint64_t frames, uint64_t drop_frames);
 
 /* The coded link's intervals at confidence conf, by the frame-level
- * method of the BER (stats.h's ber_interval, frames the units): the BLER,
+ * method of the BER (stats.h's ber_interval, frames or drops the units): the BLER,
  * the CBLER and the coded (information) BER. NAN when uncoded. */
 void tally_bler_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi);
 void tally_cbler_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi);
@@ -100,9 +130,14 @@ void tally_transmissions_interval(const sim_point *pt, const tally *t, double co
 double tally_harq_throughput_per_re(const sim_point *pt, const tally *t);
 double tally_harq_throughput_bps(const sim_point *pt, const tally *t);
 void tally_harq_throughput_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi);
-/* The same from the sums alone (A information bits a TB, f REs a frame):
- * for the merge, which has no point. */
-void harq_throughput_interval(const tally_coded *c, double tbs, double res, double conf, double *lo, double *hi);
+/* The same from the sums alone (A information bits a TB, f REs a frame,
+ * `units` the independent units, tally_drops): for the merge, which has no
+ * point. */
+void harq_throughput_interval(const tally_coded *c, uint64_t units, double tbs, double res, double conf, double *lo,
+                              double *hi);
+/* The mean transmissions per TB and its t interval over the units (frames
+ * or drops): for the report and the merge. */
+void transmissions_interval(const tally_coded *c, uint64_t units, double conf, double *lo, double *hi);
 /* Delivered information bits (those of TBs without error) per RE of the
  * frames (pilots included) and per second of air time (link_frame_seconds);
  * NAN when uncoded or without frames. */
@@ -135,10 +170,11 @@ uint64_t chunk_of(const sim_point *pt, uint64_t offset);
 const char *chunk_stop_rule(const sim_point *pt, const tally *t);
 
 /* The point's BER interval at confidence conf from the prefix in t
- * (stats.h's ber_interval; independent units are frames under tdl, REs
- * otherwise). */
+ * (stats.h's ber_interval; the clusters are frames, or drops: tally_drops;
+ * the worst-case units are those of tally_units). */
 void tally_interval(const sim_point *pt, const tally *t, double conf, double *lo, double *hi);
-/* The interval's units for t: frames for tdl, frames x REs otherwise. */
+/* The interval's worst-case units for t: frames (drops) for tdl, frames
+ * (drops) x REs otherwise. */
 uint64_t tally_units(const sim_point *pt, const tally *t);
 
 /* GMI of the frames in t at LLR scaling 1, bits per channel use (RE):

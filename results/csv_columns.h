@@ -38,7 +38,9 @@
   X(MEAN_TRANSMISSIONS_CI95_HIGH, "mean_transmissions_ci95_high") X(HARQ_THROUGHPUT, "harq_throughput") \
   X(HARQ_THROUGHPUT_CI95_LOW, "harq_throughput_ci95_low")                                              \
   X(HARQ_THROUGHPUT_CI95_HIGH, "harq_throughput_ci95_high") X(HARQ_THROUGHPUT_BPS, "harq_throughput_bps") \
-  X(FRAME_TRANSMISSIONS_SQ, "frame_transmissions_sq") X(DELIVERED_TRANSMISSIONS, "delivered_transmissions")
+  X(FRAME_TRANSMISSIONS_SQ, "frame_transmissions_sq") X(DELIVERED_TRANSMISSIONS, "delivered_transmissions") \
+  X(DROP_BLOCK_ERRORS_SQ, "drop_block_errors_sq") X(DROP_HARQ_ERRORS_SQ, "drop_harq_errors_sq")         \
+  X(DROP_DELIVERED_SQ, "drop_delivered_sq")
 
 typedef enum result_column {
 #define RESULT_COLUMN_ID(id, name) COL_##id,

@@ -62,6 +62,18 @@ static void refine(const double *g, int first, int lo, int hi, int linear, doubl
   if (f > *best) *best = f, *v = at, *linear_best = linear;
 }
 
+void gmi_loss_interval(double sum, double sum_sq, uint64_t frames, uint64_t units, double conf, double *lo,
+                       double *hi) {
+  if (!units || units == frames) {
+    mean_interval(sum, sum_sq, frames, conf, lo, hi);
+    return;
+  }
+  mean_interval(sum, sum_sq, units, conf, lo, hi);
+  const double per_frame = (double)units / (double)frames;
+  *lo *= per_frame;
+  *hi *= per_frame;
+}
+
 void gmi_sup_find(const gmi_sums *in, double conf, gmi_sup *out) {
   out->gmi = out->lo = out->hi = out->s = NAN;
   out->edge = 0;
@@ -71,7 +83,7 @@ void gmi_sup_find(const gmi_sums *in, double conf, gmi_sup *out) {
   for (int k = 0; k < GMI_GRID; k++) {
     double lo, hi;
     g[k + 1] = gmi_sums_at(in, k);
-    mean_interval(in->loss[k] / in->res, in->loss_sq[k], in->frames, conf, &lo, &hi);
+    gmi_loss_interval(in->loss[k] / in->res, in->loss_sq[k], in->frames, in->units, conf, &lo, &hi);
     half[k + 1] = 0.5 * (hi - lo);
   }
   int b = 0;
@@ -104,7 +116,7 @@ void gmi_sup_find(const gmi_sums *in, double conf, gmi_sup *out) {
     const double x0 = var_of(lo_i, linear), x1 = var_of(hi_i, linear), w = (v - x0) / (x1 - x0);
     h = (1.0 - w) * half[lo_i] + w * half[hi_i];
   }
-  if (in->frames >= 2 && !isnan(h)) {
+  if ((in->units ? in->units : in->frames) >= 2 && !isnan(h)) {
     out->lo = fmax(0.0, best - h);
     out->hi = best + h;
   }
@@ -121,7 +133,7 @@ void tally_gmi_sup(const sim_point *pt, const tally *t, double conf, gmi_sup *ou
   for (int k = 0; k < p->tx; k++) at_1 += t->gmi_loss[k];
   loss[GMI_GRID_S1] = at_1;
   const gmi_sums in = {(double)p->bps * p->tx, (double)link_data_res_per_frame(p), t->frames, loss,
-                       t->gmi_loss_s_sq};
+                       t->gmi_loss_s_sq, tally_drops(pt, t)};
   if (!link_gmi_loss(p)) {
     gmi_sup_find(&(gmi_sums){0}, conf, out);
     return;
@@ -133,8 +145,8 @@ void tally_gmi_sup(const sim_point *pt, const tally *t, double conf, gmi_sup *ou
     if (!t->frames || !(in.res > 0)) return;
     out->gmi = gmi_sums_at(&in, GMI_GRID_S1);
     double lo, hi;
-    mean_interval(at_1 / in.res, t->gmi_loss_sq, t->frames, conf, &lo, &hi);
-    if (t->frames >= 2 && !isnan(lo) && !isnan(hi)) {
+    gmi_loss_interval(at_1 / in.res, t->gmi_loss_sq, t->frames, in.units, conf, &lo, &hi);
+    if (in.units >= 2 && !isnan(lo) && !isnan(hi)) {
       out->lo = fmax(0.0, in.full - hi);
       out->hi = in.full - lo;
     }

@@ -48,12 +48,19 @@ typedef struct gmi_sums {
   double res;             /* data REs per frame */
   uint64_t frames;
   const double *loss;     /* [GMI_GRID]: loss at gmi_grid_s(k), bits, summed over frames and streams */
-  const double *loss_sq;  /* [GMI_GRID]: sum over frames of (the frame's loss per RE)^2 */
+  const double *loss_sq;  /* [GMI_GRID]: sum over the units of (the unit's loss per RE of a frame)^2 */
+  uint64_t units;         /* the independent units: drops (tally_drops), 0: the frames */
 } gmi_sums;
+
+/* The t interval of the mean loss per frame from per-unit sums: sum (the
+ * loss per RE over all frames), sum_sq over `units` units (drops of frames,
+ * or the frames themselves), scaled from a unit's mean to a frame's. */
+void gmi_loss_interval(double sum, double sum_sq, uint64_t frames, uint64_t units, double conf, double *lo,
+                       double *hi);
 
 typedef struct gmi_sup {
   double gmi;    /* the supremum, bits per RE (all streams) */
-  double lo, hi; /* its interval (NAN with fewer than 2 frames) */
+  double lo, hi; /* its interval (NAN with fewer than 2 units: frames or drops) */
   double s;      /* the optimal scaling s* (0: no scaling makes the LLRs useful) */
   int edge;      /* s* is the grid's largest: gmi is a lower bound */
 } gmi_sup;

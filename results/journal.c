@@ -34,6 +34,22 @@ static uint32_t check_of(const char *s, size_t n) {
   return h;
 }
 
+/* HARQ's counts as one TB a unit allows them: each TB lost or delivered
+ * after 1 .. LINK_HARQ_MAX transmissions. */
+static int per_tb_harq(const tally_coded *c) {
+  const uint64_t b = c->blocks, t = c->transmissions;
+  return !(c->harq_errors > c->block_errors || t < b || t > LINK_HARQ_MAX * b || c->transmissions_sq < t ||
+           c->transmissions_sq > LINK_HARQ_MAX * t || c->delivered_transmissions > t ||
+           c->delivered_transmissions < b - c->harq_errors);
+}
+
+/* 1 when c's sums of squares are over drops of several frames: they are
+ * not what one TB a unit gives (channel.drop_frames; chunks.h). */
+static int coded_drops(const tally_coded *c) {
+  return c->block_sq != c->block_errors || c->harq_sq != c->harq_errors ||
+         c->delivered_sq != c->blocks - c->harq_errors || !per_tb_harq(c);
+}
+
 int journal_format(const journal_record *r, char *buf, size_t n) {
   char streams[LINK_MAX_TX * 21 + 1] = "";
   size_t used = 0;
@@ -79,13 +95,22 @@ int journal_format(const journal_record *r, char *buf, size_t n) {
                      (unsigned long long)c->cbs, (unsigned long long)c->cb_errors,
                      (unsigned long long)c->info_bits, (unsigned long long)c->info_errors,
                      (unsigned long long)c->iterations, c->cb_sq, c->info_sq);
-  /* HARQ's four counts, only where a TB was sent more than once (a line
-   * without them reads as one transmission a TB: tally_coded's defaults;
-   * transmissions 0, a tally made without HARQ, reads so too) */
-  if (c->blocks && c->transmissions && c->transmissions != c->blocks && more >= 0 && (size_t)(len + more) < n)
+  /* HARQ's four counts, only where a TB was sent more than once or the
+   * squares are over drops of several frames (a line without them reads
+   * as one transmission a TB, every frame its own unit: tally_coded's
+   * defaults; transmissions 0, a tally made without HARQ, reads so too),
+   * then the drops' three sums where they are not a frame's (coded_drops) */
+  const int drops = c->blocks && coded_drops(c);
+  if (c->blocks && c->transmissions &&
+      (c->transmissions != c->blocks || drops || c->transmissions_sq != c->blocks ||
+       c->delivered_transmissions != c->blocks - c->block_errors) &&
+      more >= 0 && (size_t)(len + more) < n)
     more += snprintf(buf + len + more, n - (size_t)(len + more), ";%llu;%llu;%llu;%llu",
                      (unsigned long long)c->harq_errors, (unsigned long long)c->transmissions,
                      (unsigned long long)c->transmissions_sq, (unsigned long long)c->delivered_transmissions);
+  if (drops && more >= 0 && (size_t)(len + more) < n)
+    more += snprintf(buf + len + more, n - (size_t)(len + more), ";%llu;%llu;%llu", (unsigned long long)c->block_sq,
+                     (unsigned long long)c->harq_sq, (unsigned long long)c->delivered_sq);
   if (more < 0 || (size_t)(len + more) + 11 >= n) return -1;
   return len + more + snprintf(buf + len + more, n - (size_t)(len + more), " %08x\n",
                                check_of(buf, (size_t)(len + more)));
@@ -129,16 +154,32 @@ static int parse_coded(char *word, tally_coded *c) {
     c->harq_errors = c->block_errors;
     c->transmissions = c->transmissions_sq = c->blocks;
     c->delivered_transmissions = c->blocks - c->block_errors;
+    c->block_sq = c->harq_sq = c->block_errors;
+    c->delivered_sq = c->blocks - c->block_errors;
     return 0;
   }
   for (size_t i = 0; i < sizeof h / sizeof *h; i++, e = strtok_r(NULL, ";", &save))
     if (!e || parse_u64(e, 10, h[i])) return -1;
+  if (!e) { /* every frame its own unit */
+    c->block_sq = c->block_errors;
+    c->harq_sq = c->harq_errors;
+    c->delivered_sq = c->blocks - c->harq_errors;
+    return per_tb_harq(c) ? 0 : -1;
+  }
+  /* the drops' sums: a unit's count squared is at least the count and at
+   * most its square over all units */
+  uint64_t *d[] = {&c->block_sq, &c->harq_sq, &c->delivered_sq};
+  for (size_t i = 0; i < sizeof d / sizeof *d; i++, e = strtok_r(NULL, ";", &save))
+    if (!e || parse_u64(e, 10, d[i])) return -1;
   if (e) return -1;
-  /* each TB lost or delivered after 1 .. LINK_HARQ_MAX transmissions */
-  const uint64_t b = c->blocks, t = c->transmissions;
+  const uint64_t b = c->blocks, t = c->transmissions, del = b - c->harq_errors;
+  const double tt = (double)t;
   if (c->harq_errors > c->block_errors || t < b || t > LINK_HARQ_MAX * b || c->transmissions_sq < t ||
-      c->transmissions_sq > LINK_HARQ_MAX * t || c->delivered_transmissions > t ||
-      c->delivered_transmissions < b - c->harq_errors)
+      (double)c->transmissions_sq > tt * tt || c->delivered_transmissions > c->transmissions_sq ||
+      c->delivered_transmissions < del || c->block_sq < c->block_errors ||
+      (double)c->block_sq > (double)c->block_errors * (double)c->block_errors || c->harq_sq < c->harq_errors ||
+      (double)c->harq_sq > (double)c->harq_errors * (double)c->harq_errors || c->delivered_sq < del ||
+      (double)c->delivered_sq > (double)del * (double)del)
     return -1;
   return 0;
 }

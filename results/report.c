@@ -200,11 +200,14 @@ static void csv_coded(FILE *f, const sim_point *pt, const point_result *r) {
 
 /* HARQ's columns (harq_errors .. delivered_transmissions), after the GMI
  * grid's: written for every coded point (without HARQ a TB is sent once:
- * the residual BLER is the BLER), empty for an uncoded one. */
+ * the residual BLER is the BLER), empty for an uncoded one; then the sums
+ * over the units (frames, or drops) of their TBs lost, lost after HARQ and
+ * delivered after HARQ, squared (drop_block_errors_sq .. drop_delivered_sq:
+ * without drops the counts themselves). */
 static void csv_harq(FILE *f, const sim_point *pt, const point_result *r) {
   const tally_coded *c = &r->n.coded;
   if (!link_coded(&pt->p) || !r->n.frames) {
-    fputs(",,,,,,,,,,,,,,", f); /* 14 columns */
+    fputs(",,,,,,,,,,,,,,,,,", f); /* 17 columns */
     return;
   }
   double lo, hi;
@@ -232,6 +235,8 @@ static void csv_harq(FILE *f, const sim_point *pt, const point_result *r) {
   fputc(',', f);
   csv_real(f, 10, tally_harq_throughput_bps(pt, &r->n));
   fprintf(f, ",%llu,%llu", (unsigned long long)c->transmissions_sq, (unsigned long long)c->delivered_transmissions);
+  fprintf(f, ",%llu,%llu,%llu", (unsigned long long)c->block_sq, (unsigned long long)c->harq_sq,
+          (unsigned long long)c->delivered_sq);
 }
 
 /* Real-valued cells through csv_real (never read back as integers);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "results/chunks.h"
 #include "results/str_index.h"
 
 /* The 97.5% normal quantile the written interval was taken at. */
@@ -36,6 +37,14 @@ int results_ber_variance(const result_table *t, size_t row, double *ber, double 
   const double half = (hi - lo) / (2.0 * Z975);
   double v = half * half;
   const int sq_col = result_table_column(t, "frame_errors_sq");
+  /* the batches are the drops where the point has them (frame_errors_sq
+   * is then over drops: chunks.h's tally_drops) */
+  uint64_t drop = 1;
+  const int drop_col = result_table_column(t, "channel.drop_frames");
+  if (drop_col >= 0 && *result_table_cell(t, row, drop_col) &&
+      result_table_u64(t, row, "channel.drop_frames", &drop, err, errlen))
+    return 2;
+  frames = drops_of_frames(frames, drop);
   if (sq_col >= 0 && frames >= 2 && errors > 0) {
     double sum_sq;
     if (result_table_double(t, row, "frame_errors_sq", &sum_sq, err, errlen)) return 2;
@@ -160,16 +169,39 @@ static int read_sides(const result_table *t, compare_side *s, char *err, size_t 
       x->harq_errors = x->block_errors;
       if (hc >= 0 && *result_table_cell(t, r, hc) && result_table_u64(t, r, "harq_errors", &x->harq_errors, err, errlen))
         return 2;
+      /* the drops and their squared counts (one TB a frame without drops) */
+      uint64_t drop = 1;
+      const int drop_col = result_table_column(t, "channel.drop_frames");
+      if (drop_col >= 0 && *result_table_cell(t, r, drop_col) &&
+          result_table_u64(t, r, "channel.drop_frames", &drop, err, errlen))
+        return 2;
+      x->drops = drops_of_frames(x->blocks, drop);
+      x->block_sq = x->block_errors;
+      x->harq_sq = x->harq_errors;
+      const int dc = result_table_column(t, "drop_block_errors_sq");
+      if (dc >= 0 && *result_table_cell(t, r, dc) &&
+          (result_table_u64(t, r, "drop_block_errors_sq", &x->block_sq, err, errlen) ||
+           result_table_u64(t, r, "drop_harq_errors_sq", &x->harq_sq, err, errlen)))
+        return 2;
     }
   }
   return 0;
 }
 
+/* The variance of a side's rate of lost TBs, e of its blocks, by batch
+ * means over its drops (sq: the drops' squared counts); 0 without two. */
+static double drop_variance(const compare_side *x, uint64_t e, uint64_t sq) {
+  if (x->drops < 2) return 0.0;
+  const double n = (double)x->drops, k = (double)e, b = (double)x->blocks / n;
+  const double between = fmax(0.0, ((double)sq - k * k / n) / (n - 1.0));
+  return between / n / (b * b);
+}
+
 /* One count of lost TBs of a coded pair (ea of a's blocks, eb of b's): on
  * the same draws within the tolerance of the bit errors, else a z-test of
  * the rates (one TB a frame, frames independent: binomial variances). */
-static int lost_agree(uint64_t ea, uint64_t eb, const compare_pair *p, const compare_options *o, double alpha_each,
-                      int same_draws) {
+static int lost_agree(uint64_t ea, uint64_t eb, uint64_t sqa, uint64_t sqb, const compare_pair *p,
+                      const compare_options *o, double alpha_each, int same_draws) {
   const compare_side *a = &p->a, *b = &p->b;
   if (same_draws) {
     const double d = fabs((double)eb - (double)ea);
@@ -178,7 +210,11 @@ static int lost_agree(uint64_t ea, uint64_t eb, const compare_pair *p, const com
   }
   const double pa = (double)ea / (double)a->blocks, pb = (double)eb / (double)b->blocks;
   const double pool = (double)(ea + eb) / (double)(a->blocks + b->blocks);
-  const double v = pool * (1.0 - pool) * (1.0 / (double)a->blocks + 1.0 / (double)b->blocks);
+  double v = pool * (1.0 - pool) * (1.0 / (double)a->blocks + 1.0 / (double)b->blocks);
+  /* over drops the TBs of a drop share its channel: each side's variance
+   * by batch means over its drops where that is the larger */
+  if (a->drops != a->blocks || b->drops != b->blocks)
+    v = fmax(v, drop_variance(a, ea, sqa) + drop_variance(b, eb, sqb));
   if (!(v > 0)) return pa == pb;
   return erfc(fabs(pb - pa) / sqrt(v) / sqrt(2.0)) >= alpha_each;
 }
@@ -188,8 +224,8 @@ static int lost_agree(uint64_t ea, uint64_t eb, const compare_pair *p, const com
 static int blocks_agree(const compare_pair *p, const compare_options *o, double alpha_each, int same_draws) {
   const compare_side *a = &p->a, *b = &p->b;
   if (!a->coded || !b->coded) return 1;
-  return lost_agree(a->block_errors, b->block_errors, p, o, alpha_each, same_draws) &&
-         lost_agree(a->harq_errors, b->harq_errors, p, o, alpha_each, same_draws);
+  return lost_agree(a->block_errors, b->block_errors, a->block_sq, b->block_sq, p, o, alpha_each, same_draws) &&
+         lost_agree(a->harq_errors, b->harq_errors, a->harq_sq, b->harq_sq, p, o, alpha_each, same_draws);
 }
 
 /* The z-test and the same-draws rule of one pair with both sides run. */

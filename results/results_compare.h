@@ -54,6 +54,8 @@ typedef struct compare_side {
   int coded;          /* a coded point: its transport blocks and those lost */
   uint64_t blocks, block_errors;
   uint64_t harq_errors;  /* TBs lost after HARQ (block_errors where the file has no HARQ columns) */
+  uint64_t drops;        /* the TBs' independent units: frames, or drops (channel.drop_frames) */
+  uint64_t block_sq, harq_sq; /* the units' squared counts of those lost (drop_*_sq) */
 } compare_side;
 
 typedef struct compare_pair {
@@ -98,7 +100,9 @@ int results_identity_column(const char *name);
  * never below the variance the written interval implies,
  * ((ci95_high - ci95_low) / (2 * 1.96))^2, which carries the conservative
  * rules for few frames and no errors (and is all there is without a
- * frame_errors_sq column). 0, or 2 with the message. */
+ * frame_errors_sq column). With channel.drop_frames = N > 1 the batches
+ * are the drops (ceil(frames / N) of them) and e_f a drop's errors, as
+ * frame_errors_sq then holds. 0, or 2 with the message. */
 int results_ber_variance(const result_table *t, size_t row, double *ber, double *var, char *err,
                          size_t errlen);
 

@@ -25,6 +25,7 @@ typedef struct part {
   size_t row;
   size_t seq; /* input order over all files */
   uint64_t bits, errors, frames, first_frame, inversions, fallbacks, units;
+  uint64_t drops; /* the intervals' units: frames, or drops of channel.drop_frames (chunks.h's tally_drops) */
   uint64_t seed; /* simulation.seed: parts of other seeds tile their frames apart (--pool-seeds) */
   double sum_sq, seconds, inv_per_s;
   uint64_t streams[MAX_STREAMS];
@@ -181,13 +182,50 @@ static int read_coded(part *p, char *err, size_t errlen) {
     return 2;
   } else if (c->harq_errors > c->block_errors || c->transmissions < c->blocks ||
              c->transmissions > LINK_HARQ_MAX * c->blocks || c->transmissions_sq < c->transmissions ||
-             c->delivered_transmissions > c->transmissions) {
+             c->delivered_transmissions > (p->drops == p->frames ? c->transmissions : c->transmissions_sq)) {
     results_fail(err, errlen, "%s:%zu: HARQ counts that do not add up (harq_errors <= block_errors, blocks <= "
                  "transmissions <= %d blocks, transmissions <= frame_transmissions_sq, delivered_transmissions <= "
-                 "transmissions)", t->path, t->lines[p->row], LINK_HARQ_MAX);
+                 "transmissions, or over drops frame_transmissions_sq)", t->path, t->lines[p->row], LINK_HARQ_MAX);
+    return 2;
+  }
+  /* the units' squared TB counts (a file from before them: one TB a unit,
+   * the counts themselves) */
+  const int dc = result_table_column(t, "drop_block_errors_sq");
+  if (dc < 0 || !*result_table_cell(t, p->row, dc)) {
+    if (p->drops != p->frames) {
+      results_fail(err, errlen, "%s:%zu: column drop_block_errors_sq: expected the drops' sums of a point with "
+                   "channel.drop_frames > 1, got none", t->path, t->lines[p->row]);
+      return 2;
+    }
+    c->block_sq = c->block_errors;
+    c->harq_sq = c->harq_errors;
+    c->delivered_sq = c->blocks - c->harq_errors;
+  } else if (result_table_u64(t, p->row, "drop_block_errors_sq", &c->block_sq, err, errlen) ||
+             result_table_u64(t, p->row, "drop_harq_errors_sq", &c->harq_sq, err, errlen) ||
+             result_table_u64(t, p->row, "drop_delivered_sq", &c->delivered_sq, err, errlen)) {
+    return 2;
+  } else if (c->block_sq < c->block_errors || c->harq_sq < c->harq_errors ||
+             c->delivered_sq < c->blocks - c->harq_errors ||
+             (double)c->block_sq > (double)c->block_errors * (double)c->block_errors ||
+             (double)c->harq_sq > (double)c->harq_errors * (double)c->harq_errors ||
+             (double)c->delivered_sq > (double)(c->blocks - c->harq_errors) * (double)(c->blocks - c->harq_errors)) {
+    results_fail(err, errlen, "%s:%zu: drop sums that do not add up (each of drop_block_errors_sq, "
+                 "drop_harq_errors_sq, drop_delivered_sq between its count and the count squared)", t->path,
+                 t->lines[p->row]);
     return 2;
   }
   p->coded = 1;
+  return 0;
+}
+
+/* Frames per drop of a row (its channel.drop_frames; 1 where the column is
+ * empty or absent: no drops). */
+static int read_drop_frames(const result_table *t, size_t r, uint64_t *n, char *err, size_t errlen) {
+  *n = 1;
+  const int col = result_table_column(t, "channel.drop_frames");
+  if (col < 0 || !*result_table_cell(t, r, col)) return 0;
+  if (result_table_u64(t, r, "channel.drop_frames", n, err, errlen)) return 2;
+  if (*n < 1) *n = 1;
   return 0;
 }
 
@@ -202,9 +240,12 @@ static int read_part(part *p, char *err, size_t errlen) {
       result_table_u64(t, r, "units", &p->units, err, errlen) ||
       result_table_double(t, r, "frame_errors_sq", &p->sum_sq, err, errlen) ||
       result_table_double(t, r, "seconds", &p->seconds, err, errlen) ||
-      result_table_double(t, r, "inv_per_s", &p->inv_per_s, err, errlen) || read_streams(p, err, errlen) ||
-      read_gmi(p, err, errlen) || read_coded(p, err, errlen))
+      result_table_double(t, r, "inv_per_s", &p->inv_per_s, err, errlen) || read_streams(p, err, errlen))
     return 2;
+  uint64_t drop;
+  if (read_drop_frames(t, r, &drop, err, errlen)) return 2;
+  p->drops = drops_of_frames(p->frames, drop);
+  if (read_gmi(p, err, errlen) || read_coded(p, err, errlen)) return 2;
   if (result_table_u64(t, r, "simulation.seed", &p->seed, err, errlen)) {
     if (!*result_table_cell(t, r, result_table_column(t, "simulation.seed")))
       results_fail(err, errlen, "%s:%zu: column simulation.seed: expected the row's seed, got none (a row pooled "
@@ -218,6 +259,13 @@ static int read_part(part *p, char *err, size_t errlen) {
   if (p->first_frame > UINT64_MAX - p->frames) {
     results_fail(err, errlen, "%s:%zu: expected simulation.first_frame + frames below 2^64, got %llu + %llu", t->path,
          t->lines[r], (unsigned long long)p->first_frame, (unsigned long long)p->frames);
+    return 2;
+  }
+  /* a part's sums of squares are over whole drops from its first frame on */
+  if (p->first_frame % drop) {
+    results_fail(err, errlen, "%s:%zu: column simulation.first_frame: expected a multiple of channel.drop_frames %llu "
+                 "(a drop's first frame), got %llu", t->path, t->lines[r], (unsigned long long)drop,
+                 (unsigned long long)p->first_frame);
     return 2;
   }
   return 0;
@@ -310,7 +358,7 @@ static char *join_backends(part **data, size_t n) {
  * over the scaling comes from them as the run's does (gmi_sup.h), with s = 1
  * from the streams' losses (total). */
 static int merge_gmi_grid(const group *g, part **data, size_t n, char **cells, double full, double res,
-                          uint64_t frames, double total, char *err, size_t errlen) {
+                          uint64_t frames, uint64_t drops, double total, char *err, size_t errlen) {
   const result_table *t = data[n - 1]->t;
   double loss[GMI_GRID] = {0}, sq[GMI_GRID] = {0};
   for (size_t i = 0; i < n; i++) {
@@ -332,7 +380,7 @@ static int merge_gmi_grid(const group *g, part **data, size_t n, char **cells, d
     b += (size_t)snprintf(sq_text + b, sizeof sq_text - b, "%s%s", k ? ";" : "", y);
   }
   loss[GMI_GRID_S1] = total;
-  const gmi_sums in = {full, res, frames, loss, sq};
+  const gmi_sums in = {full, res, frames, loss, sq, drops};
   gmi_sup sup;
   gmi_sup_find(&in, 0.95, &sup);
   if (set_cell(t, cells, "gmi", real(10, sup.gmi)) ||
@@ -354,7 +402,7 @@ static int merge_gmi_grid(const group *g, part **data, size_t n, char **cells, d
 static int merge_gmi(const group *g, part **data, size_t n, char **cells, char *err, size_t errlen) {
   const result_table *t = data[n - 1]->t;
   double loss[MAX_STREAMS] = {0}, sq = 0.0, total = 0.0;
-  uint64_t frames = 0, bits = 0;
+  uint64_t frames = 0, bits = 0, drops = 0;
   const size_t tx = data[0]->n_streams;
   for (size_t i = 0; i < n; i++) {
     if (!data[i]->gmi) {
@@ -365,6 +413,7 @@ static int merge_gmi(const group *g, part **data, size_t n, char **cells, char *
     for (size_t k = 0; k < tx; k++) loss[k] += data[i]->gmi_loss[k];
     sq += data[i]->gmi_loss_sq;
     frames += data[i]->frames;
+    drops += data[i]->drops;
     bits += data[i]->bits;
   }
   /* bits per RE (tx x bits per symbol) and REs: from the bits of a frame */
@@ -397,7 +446,7 @@ static int merge_gmi(const group *g, part **data, size_t n, char **cells, char *
     return 2;
   }
   /* with the grid's sums: the supremum over the scaling, as the run writes it */
-  if (data[0]->gmi_grid) return merge_gmi_grid(g, data, n, cells, full, res, frames, total, err, errlen);
+  if (data[0]->gmi_grid) return merge_gmi_grid(g, data, n, cells, full, res, frames, drops, total, err, errlen);
   for (size_t i = 1; i < n; i++)
     if (data[i]->gmi_grid) {
       results_fail(err, errlen, "point %s: %s:%zu has no GMI grid sums (gmi_loss_s) where %s:%zu has them", g->key,
@@ -408,7 +457,7 @@ static int merge_gmi(const group *g, part **data, size_t n, char **cells, char *
   /* rows written before the grid came, or with receiver.gmi = s1: the GMI
    * at s = 1, as they have it (gmi_s stays empty: no supremum was taken) */
   double llo, lhi;
-  mean_interval(total / res, sq, frames, 0.95, &llo, &lhi);
+  gmi_loss_interval(total / res, sq, frames, drops, 0.95, &llo, &lhi);
   if (set_cell(t, cells, "gmi", real(10, full - total / uses)) || set_cell(t, cells, "gmi_s1", real(10, full - total / uses)) ||
       set_cell(t, cells, "gmi_ci95_low", isnan(lhi) ? strdup("") : real(10, full - lhi)) ||
       set_cell(t, cells, "gmi_ci95_high", isnan(llo) ? strdup("") : real(10, full - llo))) {
@@ -425,7 +474,7 @@ static int merge_coded(const group *g, part **data, size_t n, char **cells, char
   const part *last = data[n - 1];
   const result_table *t = last->t;
   tally_coded c = {0};
-  uint64_t frames = 0;
+  uint64_t frames = 0, drops = 0;
   for (size_t i = 0; i < n; i++) {
     if (!data[i]->coded) {
       results_fail(err, errlen, "point %s: %s:%zu has no coded counts where %s:%zu has them", g->key,
@@ -434,6 +483,7 @@ static int merge_coded(const group *g, part **data, size_t n, char **cells, char
     }
     tally_coded_add(&c, &data[i]->c);
     frames += data[i]->frames;
+    drops += data[i]->drops;
   }
   double tbs, k, sym, cp, spacing;
   if (result_table_double(t, last->row, "code.tbs", &tbs, err, errlen) ||
@@ -443,7 +493,7 @@ static int merge_coded(const group *g, part **data, size_t n, char **cells, char
       result_table_double(t, last->row, "ofdm.subcarrier_spacing", &spacing, err, errlen))
     return 2;
   double lo, hi;
-  const ber_sample b = {c.blocks, c.block_errors, frames, (double)c.block_errors, frames};
+  const ber_sample b = {c.blocks, c.block_errors, drops, (double)c.block_sq, drops};
   ber_interval(&b, 0.95, &lo, &hi);
   const double full = tbs / (k * sym), frame_s = sym * (k + cp) / (k * spacing);
   const double delivered = (double)(c.blocks - c.block_errors) * tbs;
@@ -470,13 +520,11 @@ static int merge_coded(const group *g, part **data, size_t n, char **cells, char
   }
   /* HARQ's: the residual BLER as the BLER, the mean transmissions' t
    * interval and the throughput's delta method (chunks.h) from the sums */
-  const ber_sample hb = {c.blocks, c.harq_errors, frames, (double)c.harq_errors, frames};
+  const ber_sample hb = {c.blocks, c.harq_errors, drops, (double)c.harq_sq, drops};
   ber_interval(&hb, 0.95, &lo, &hi);
   double tlo, thi, hlo, hhi;
-  mean_interval((double)c.transmissions, (double)c.transmissions_sq, c.blocks, 0.95, &tlo, &thi);
-  if (c.transmissions_sq * c.blocks == c.transmissions * c.transmissions && isnan(tlo))
-    tlo = thi = (double)c.transmissions / (double)c.blocks;
-  harq_throughput_interval(&c, tbs, k * sym, 0.95, &hlo, &hhi);
+  transmissions_interval(&c, drops, 0.95, &tlo, &thi);
+  harq_throughput_interval(&c, drops, tbs, k * sym, 0.95, &hlo, &hhi);
   const double harq_delivered = (double)(c.blocks - c.harq_errors) * tbs;
   if (set_cell(t, cells, "harq_errors", format("%llu", (unsigned long long)c.harq_errors)) ||
       set_cell(t, cells, "residual_bler", real(10, (double)c.harq_errors / (double)c.blocks)) ||
@@ -491,7 +539,11 @@ static int merge_coded(const group *g, part **data, size_t n, char **cells, char
       set_cell(t, cells, "harq_throughput_ci95_high", real(10, hhi)) ||
       set_cell(t, cells, "harq_throughput_bps", real(10, harq_delivered / ((double)c.transmissions * frame_s))) ||
       set_cell(t, cells, "frame_transmissions_sq", format("%llu", (unsigned long long)c.transmissions_sq)) ||
-      set_cell(t, cells, "delivered_transmissions", format("%llu", (unsigned long long)c.delivered_transmissions))) {
+      set_cell(t, cells, "delivered_transmissions", format("%llu", (unsigned long long)c.delivered_transmissions)) ||
+      (result_table_column(t, "drop_block_errors_sq") >= 0 &&
+       (set_cell(t, cells, "drop_block_errors_sq", format("%llu", (unsigned long long)c.block_sq)) ||
+        set_cell(t, cells, "drop_harq_errors_sq", format("%llu", (unsigned long long)c.harq_sq)) ||
+        set_cell(t, cells, "drop_delivered_sq", format("%llu", (unsigned long long)c.delivered_sq))))) {
     results_fail(err, errlen, "out of memory");
     return 2;
   }
@@ -503,7 +555,7 @@ static int merge_row(const group *g, part **data, size_t n, char **cells, char *
   const part *last = data[n - 1];
   const result_table *t = last->t;
   ber_sample s = {0, 0, 0, 0.0, 0};
-  uint64_t inversions = 0, fallbacks = 0, streams[MAX_STREAMS] = {0};
+  uint64_t inversions = 0, fallbacks = 0, streams[MAX_STREAMS] = {0}, drops = 0;
   double seconds = 0, inv_seconds = 0;
   int inv_known = 1;
   for (size_t i = 0; i < n; i++) {
@@ -516,7 +568,7 @@ static int merge_row(const group *g, part **data, size_t n, char **cells, char *
     }
     int over = add_u64(&s.bits, p->bits) | add_u64(&s.errors, p->errors) | add_u64(&s.frames, p->frames) |
                add_u64(&s.units, p->units) | add_u64(&inversions, p->inversions) |
-               add_u64(&fallbacks, p->fallbacks);
+               add_u64(&fallbacks, p->fallbacks) | add_u64(&drops, p->drops);
     for (size_t k = 0; k < p->n_streams; k++) over |= add_u64(&streams[k], p->streams[k]);
     if (over) {
       results_fail(err, errlen, "point %s: expected counts that add up below 2^64, got an overflow at %s:%zu", g->key,
@@ -531,7 +583,9 @@ static int merge_row(const group *g, part **data, size_t n, char **cells, char *
     }
   }
   double lo, hi;
-  ber_interval(&s, 0.95, &lo, &hi);
+  /* the clusters of the interval are the drops (the frames without them) */
+  const ber_sample su = {s.bits, s.errors, drops, s.sum_sq, s.units};
+  ber_interval(&su, 0.95, &lo, &hi);
   if (data[0]->gmi && merge_gmi(g, data, n, cells, err, errlen)) return 2;
   if (data[0]->coded && merge_coded(g, data, n, cells, err, errlen)) return 2;
   char st[MAX_STREAMS * 21 + 1] = "";

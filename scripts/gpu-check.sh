@@ -40,7 +40,12 @@ export NCCL_NVLS_ENABLE=0
 # ---- bookkeeping: one summary row per check ---------------------------------
 rows=()
 failures=0
-row() { rows+=("$(printf '%-34s %-8s %s' "$1" "$2" "${3:-}")"); }
+# Each row is also printed as it is made: a run stopped by its time limit
+# before the summary still shows every verdict reached.
+row() {
+  rows+=("$(printf '%-34s %-8s %s' "$1" "$2" "${3:-}")")
+  printf 'ROW %s\n' "${rows[-1]}"
+}
 pass() { row "$1" PASS "${2:-}"; }
 fail() { row "$1" FAIL "${2:-}"; failures=$((failures + 1)); }
 note() { row "$1" "${2:-info}" "${3:-}"; }
@@ -261,10 +266,10 @@ tail -n 30 "$logs/07-python-gpu.log"
 # ---- the CLI on both backends: same config and seed, same counts ------------------------
 banner "ofdmsim CLI: cpu vs cuda on the same configs"
 ofdmsim_bin="$build/ofdmsim"
-for cfg in default tdl_time correlated_rician mobility estimation coded coded_harq flat_doppler cdl dmrs; do
+for cfg in default tdl_time correlated_rician mobility estimation coded coded_harq flat_doppler cdl dmrs drops; do
   ok=1
   bits=2e7
-  case $cfg in cdl | dmrs | coded_harq) bits=2e6 ;; esac # their CPU points are the slow ones
+  case $cfg in cdl | dmrs | coded_harq | drops) bits=2e6 ;; esac # their CPU points are the slow ones
   for be in cpu cuda; do
     "$ofdmsim_bin" "configs/$cfg.cfg" --set simulation.backend=$be --set simulation.max_bits=$bits -q \
       -o "$logs/xc-$cfg-$be.csv" > "$logs/08-xc-$cfg-$be.log" 2>&1 || ok=0

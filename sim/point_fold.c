@@ -13,6 +13,7 @@ void point_fold_init(point_fold *f, const sim_point *pt, uint64_t k, const tally
   f->off = f->chunk_off;
   f->end = pt->max_frames ? pt->max_frames : point_max_frames(pt);
   f->decide = decide;
+  f->drop = link_drop_frames(&pt->p);
 }
 
 uint64_t point_chunk_frames(const sim_point *pt, uint64_t k) {
@@ -35,6 +36,7 @@ static void add_share(tally *a, const work_cost *c, uint64_t from, uint64_t fram
 
 /* Closes the chunk under way (stop: the rule that ended the point in it). */
 static int close_chunk(point_fold *f, const char *stop, chunk_sink sink, void *ctx) {
+  tally_close_drop(&f->cur, &f->pend, link_data_res_per_frame(&f->pt->p));
   const int rc = sink ? sink(ctx, f->k, &f->cur, stop) : 0;
   tally_add(&f->tot, &f->cur, f->pt->p.tx);
   memset(&f->cur, 0, sizeof f->cur);
@@ -55,15 +57,16 @@ int point_fold_frames(point_fold *f, const uint32_t *errors, const uint32_t *fal
   uint64_t i = 0;
   int rc = 0;
   for (; i < n && !f->stop; i++) {
+    tally *c = &f->cur;
+    drop_sums *d = &f->pend;
     uint64_t frame_errors = 0;
     for (int s = 0; s < tx; s++) {
       const uint32_t e = errors[i * (uint64_t)tx + (uint64_t)s];
-      f->cur.stream_errors[s] += e;
+      c->stream_errors[s] += e;
       frame_errors += e;
     }
-    tally *c = &f->cur;
     c->bit_errors += frame_errors;
-    c->sum_sq += (double)frame_errors * (double)frame_errors;
+    d->errors += frame_errors;
     if (fallbacks) c->fallbacks += fallbacks[i];
     if (gmi_loss) {
       double frame_loss = 0.0;
@@ -72,8 +75,7 @@ int point_fold_frames(point_fold *f, const uint32_t *errors, const uint32_t *fal
         c->gmi_loss[s] += l;
         frame_loss += l;
       }
-      frame_loss /= (double)rf;
-      c->gmi_loss_sq += frame_loss * frame_loss;
+      d->gmi_loss += frame_loss;
     }
     if (gmi_loss_s)
       for (int k = 0; k < GMI_GRID; k++) {
@@ -81,19 +83,27 @@ int point_fold_frames(point_fold *f, const uint32_t *errors, const uint32_t *fal
          * GMI_GRID_S1 the very frame_loss above: the same integers) */
         const double l = ldexp((double)gmi_loss_s[i * GMI_GRID + (uint64_t)k], -GMI_LOSS_SHIFT);
         c->gmi_loss_s[k] += l;
-        c->gmi_loss_s_sq[k] += (l / (double)rf) * (l / (double)rf);
+        d->gmi_loss_s[k] += l;
       }
-    if (coded) tally_coded_frame(&c->coded, &coded[i], (uint64_t)pt->p.code.tbs);
+    if (coded) tally_coded_frame(&c->coded, d, &coded[i], (uint64_t)pt->p.code.tbs);
     c->bits += bpf;
     c->frames++;
+    d->frames++;
     f->off++;
-    /* the rules see the ordered prefix: the closed chunks, then this one */
+    /* a whole drop (every frame, without drops): its squares are the unit's */
+    if ((pt->first_frame + f->off) % f->drop == 0) tally_close_drop(c, d, rf);
+    /* the rules see the ordered prefix: the closed chunks, then this one,
+     * the drop under way closed as a stop here would close it */
     const char *stop = NULL;
     if (f->decide) {
       tally view = {.frames = f->tot.frames + c->frames, .bits = f->tot.bits + c->bits,
                           .bit_errors = f->tot.bit_errors + c->bit_errors, .sum_sq = f->tot.sum_sq + c->sum_sq,
                           .coded = f->tot.coded};
       tally_coded_add(&view.coded, &c->coded);
+      if (d->frames) {
+        drop_sums open = *d;
+        tally_close_drop(&view, &open, rf);
+      }
       stop = chunk_stop_rule(pt, &view);
     }
     if (!stop && f->off < f->chunk_off + f->chunk_len && f->off < f->end) continue;
@@ -129,5 +139,8 @@ int point_fold_chunk(point_fold *f, const tally *chunk, chunk_sink sink, void *c
 
 void point_fold_total(const point_fold *f, tally *out) {
   *out = f->tot;
-  tally_add(out, &f->cur, f->pt->p.tx);
+  tally cur = f->cur;
+  drop_sums open = f->pend;
+  tally_close_drop(&cur, &open, link_data_res_per_frame(&f->pt->p));
+  tally_add(out, &cur, f->pt->p.tx);
 }

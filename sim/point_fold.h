@@ -7,7 +7,13 @@
  * A closed chunk goes to the caller's sink (the journal) and then into the
  * point's total; the cost of the frames (seconds, inversions, stage times)
  * is shared out by frames, and the cost of frames computed past the stop
- * goes to the chunk the stop fell in. */
+ * goes to the chunk the stop fell in.
+ *
+ * The intervals' sums of squares are over the independent units: frames,
+ * or with channel.drop_frames = N > 1 drops of N frames (their counts
+ * summed before they are squared). Chunks start at drops' first frames, so
+ * a drop's frames may come in several calls (batches) but never in two
+ * chunks; a drop cut by the stop is a unit of its own. */
 #ifndef OFDMSIM_POINT_FOLD_H
 #define OFDMSIM_POINT_FOLD_H
 
@@ -33,6 +39,9 @@ typedef struct point_fold {
   const char *stop;    /* the rule that ended the point, NULL while it goes on */
   int decide;          /* 0: close chunks only when full, never stop (tallies of
                           work ahead of the prefix) */
+  uint64_t drop;       /* frames per drop (link_drop_frames), 1 without drops */
+  drop_sums pend;      /* the drop under way: its squares enter `cur` when it is
+                          whole or its chunk closes (chunks start at drops) */
 } point_fold;
 
 /* Receives chunk k, closed; stop is NULL ("more") or the rule that ended the

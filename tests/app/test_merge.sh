@@ -172,6 +172,47 @@ check "coded: the parts lose TBs at 0 dB and deliver some at 2 dB" \
   test "$(csv_cols "$tmp/cw.csv" block_errors | tr '\n' ' ')" != "0 0 "
 check "coded: merged = one run of [0,24), every coded column" cmp -s <(coded "$tmp/cw.csv") <(coded "$tmp/cm.csv")
 
+# Drops (channel.drop_frames = 5): the intervals' units are drops, and
+# frame ranges that start at drops ([0,10) + [10,24), the last drop cut by
+# the end) merge into the run over both, every count, sum of squares and
+# interval included: BER, GMI, BLER, residual BLER, transmissions, HARQ
+# throughput, and the drops' sums (the GMI's real-valued sums of squares
+# add in another grouping, so only its rounded estimate and interval). A
+# part that starts inside a drop cannot be run.
+cat >"$tmp/drops.cfg" <<'CFG'
+simulation = { snr_db = [0.0, 3.0]; snr_kind = "esno"; target_block_errors = 1000; backend = "cpu"; };
+receiver = { llr = "maxlog"; };
+ofdm = { subcarriers = 72; symbols = 14; };
+channel = { model = "tdl"; profile = "custom"; tap_delays_ns = [0.0, 300.0]; tap_powers_db = [0.0, -3.0];
+            tap_k_db = [6.0, -300.0]; doppler_hz = 20.0; drop_frames = 5; };
+code = { type = "ldpc"; rate = 0.5; harq_transmissions = 4; };
+CFG
+drops() {
+  csv_cols "$1" point_key bits bit_errors frames ber ci95_low ci95_high frame_errors_sq units gmi gmi_ci95_low \
+    gmi_ci95_high blocks block_errors bler bler_ci95_low bler_ci95_high \
+    cb_errors frame_cb_errors_sq frame_info_errors_sq harq_errors residual_bler_ci95_low residual_bler_ci95_high \
+    transmissions mean_transmissions_ci95_low mean_transmissions_ci95_high harq_throughput_ci95_low \
+    harq_throughput_ci95_high frame_transmissions_sq delivered_transmissions drop_block_errors_sq \
+    drop_harq_errors_sq drop_delivered_sq | sort
+}
+"$OFDMSIM" "$tmp/drops.cfg" -q --set simulation.max_blocks=24 -o "$tmp/dw.csv" >/dev/null 2>&1
+"$OFDMSIM" "$tmp/drops.cfg" -q --set simulation.max_blocks=10 -o "$tmp/d1.csv" >/dev/null 2>&1
+"$OFDMSIM" "$tmp/drops.cfg" -q --set simulation.max_blocks=14 --set simulation.first_frame=10 -o "$tmp/d2.csv" \
+  >/dev/null 2>&1
+merge "$tmp/d2.csv" "$tmp/d1.csv" -o "$tmp/dm.csv"
+check "drops: [0,10) + [10,24) merge (exit $?)" test -s "$tmp/dm.csv"
+check "drops: the units are drops (5 of them a point)" \
+  test "$(csv_cols "$tmp/dw.csv" units | sort -u | tr '\n' ' ')" = "5 "
+check "drops: TBs lost and retransmitted at 0 dB" test "$(csv_cols "$tmp/dw.csv" transmissions | sort -n | tail -1)" -gt 24
+check "drops: a drop's TBs squared together (drop_delivered_sq > the TBs delivered)" \
+  test -n "$(paste -d' ' <(csv_cols "$tmp/dw.csv" drop_delivered_sq) <(csv_cols "$tmp/dw.csv" blocks) \
+    <(csv_cols "$tmp/dw.csv" harq_errors) | awk '$1 > $2 - $3')"
+check "drops: merged = one run of [0,24), every count and interval" cmp -s <(drops "$tmp/dw.csv") <(drops "$tmp/dm.csv")
+"$OFDMSIM" "$tmp/drops.cfg" -q --set simulation.first_frame=12 -o "$tmp/d3.csv" >"$tmp/d3.out" 2>&1
+rc=$?
+check "drops: a part from inside a drop is refused (exit $rc)" test "$rc" -eq 2 -a ! -e "$tmp/d3.csv"
+check "drops: says a drop's first frame" grep -q "a multiple of channel.drop_frames = 5" "$tmp/d3.out"
+
 "$OFDMSIM" merge --help >"$tmp/help.out"
 check "--help exits 0" test $? -eq 0
 check "--help explains the rules" grep -q "tile one range" "$tmp/help.out"

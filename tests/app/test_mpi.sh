@@ -6,7 +6,9 @@
 # coded sweep (target_block_errors, max_blocks) gives the plain run's coded
 # counts on 1, 2 and 3 ranks too; a SIGINT to mpirun saves and says how to
 # continue; a rank killed with -9 ends the run (mpirun names the rank);
-# --resume with another rank count reaches the same totals. Config and
+# --resume with another rank count reaches the same totals; drops (units
+# and chunks of whole drops, sums over drops) give the plain run's counts
+# and intervals on 1, 2 and 3 ranks. Config and
 # output errors exit 2 once, from rank 0.
 # Skipped (77) in a build without the MPI engine or without mpirun.
 set -u
@@ -50,6 +52,25 @@ coded_counts() {
     mean_transmissions_ci95_low harq_throughput harq_throughput_ci95_low harq_throughput_ci95_high \
     frame_transmissions_sq delivered_transmissions
 }
+# D: drops (channel.drop_frames = 5, slowly fading TDL, HARQ): units and
+# chunks hold whole drops, the intervals' sums are over drops.
+cat >"$tmp/drops.cfg" <<CFG
+simulation = { snr_db = [0.0, 2.0]; snr_kind = "esno"; target_block_errors = $(scaled 60 15);
+               max_blocks = $(scaled 300 75); backend = "cpu"; threads = 1; };
+receiver = { llr = "maxlog"; };
+ofdm = { subcarriers = 72; symbols = 14; };
+channel = { model = "tdl"; profile = "tdl-c"; delay_spread_ns = 100.0; doppler_hz = 20.0; drop_frames = 5; };
+code = { type = "ldpc"; rate = 0.5; harq_transmissions = 3; };
+CFG
+drop_counts() {
+  coded_counts "$1"
+  csv_cols "$1" ci95_low ci95_high units gmi gmi_ci95_low gmi_ci95_high drop_block_errors_sq drop_harq_errors_sq \
+    drop_delivered_sq
+}
+"$OFDMSIM" "$tmp/drops.cfg" -q -o "$tmp/d.csv" >/dev/null 2>&1
+check "plain drops run D (exit $?)" test -s "$tmp/d.csv"
+check "D: its units are drops" test -z "$(csv_cols "$tmp/d.csv" frames units | awk -F, '$2 != int(($1 + 4) / 5)')"
+
 "$OFDMSIM" "$tmp/coded.cfg" -q -o "$tmp/c.csv" >/dev/null 2>&1
 check "plain coded run C (exit $?)" test -s "$tmp/c.csv"
 check "C: some TB took more than one transmission (HARQ's outcome crosses)" \
@@ -76,6 +97,11 @@ for n in 1 2 3; do
   check "C (coded) on $n ranks exits 0 (got $rc: $(tail -3 "$tmp/c$n.err"))" test $rc -eq 0
   check "C (coded) on $n ranks = the plain run, every coded count" \
     cmp -s <(coded_counts "$tmp/c.csv") <(coded_counts "$tmp/c$n.csv")
+  mpi "$n" "$OFDMSIM" "$tmp/drops.cfg" -q -o "$tmp/d$n.csv" >/dev/null 2>"$tmp/d$n.err"
+  rc=$?
+  check "D (drops) on $n ranks exits 0 (got $rc: $(tail -3 "$tmp/d$n.err"))" test $rc -eq 0
+  check "D (drops) on $n ranks = the plain run, every count and interval" \
+    cmp -s <(drop_counts "$tmp/d.csv") <(drop_counts "$tmp/d$n.csv")
   check "A on $n ranks: the report has a line per rank" test "$(grep -c '^# rank [0-9]* on ' "$tmp/a$n.out")" -eq "$n"
   check "A on $n ranks: the sidecar has the ranks' throughput" grep -q "\"ranks\": $n," "$tmp/a$n.json"
 done

@@ -144,6 +144,33 @@ check "coded: the last resume finishes (exit $rc)" test "$rc" -eq 0
 check "coded: killed and resumed = uninterrupted, every coded count" \
   cmp -s <(coded_counts "$tmp/cfull.csv") <(coded_counts "$tmp/c.csv")
 
+# Drops (channel.drop_frames = 7 on a slowly fading TDL channel, HARQ): the
+# chunks hold whole drops and the journal the drops' sums, so a run killed
+# and resumed has every count, sum of squares over drops and interval of one
+# uninterrupted run.
+cat > "$tmp/d.cfg" <<CFG
+simulation = { snr_db = [0.0, 2.0]; snr_kind = "esno"; target_block_errors = $((cblocks / 4));
+               max_blocks = $((cblocks / 2)); seed = 9; backend = "cpu"; };
+mimo = { tx = 2; rx = 2; };
+receiver = { llr = "maxlog"; };
+ofdm = { subcarriers = 64; symbols = 2; };
+channel = { model = "tdl"; profile = "tdl-a"; delay_spread = 2.0; doppler_hz = 30.0; drop_frames = 7; };
+code = { type = "ldpc"; rate = 0.5; harq_transmissions = 3; };
+CFG
+drop_counts() {
+  coded_counts "$1"
+  csv_cols "$1" ci95_low ci95_high units gmi gmi_ci95_low gmi_ci95_high drop_block_errors_sq drop_harq_errors_sq \
+    drop_delivered_sq
+}
+"$OFDMSIM" "$tmp/d.cfg" -q -o "$tmp/dfull.csv" >/dev/null 2>>"$tmp/stderr"
+check "drops: the units are drops (a seventh of the frames, rounded up)" \
+  test -z "$(csv_cols "$tmp/dfull.csv" frames units | awk -F, '$2 != int(($1 + 6) / 7)')"
+kill_until_done "$tmp/d.cfg" d "$(frames "$tmp/dfull.journal")" "$(tail_ms "$tmp/dfull")" "drops: "
+check "drops: killed at least 4 times ($kills)" test "$kills" -ge 4
+check "drops: the last resume finishes (exit $rc)" test "$rc" -eq 0
+check "drops: killed and resumed = uninterrupted, every count and interval" \
+  cmp -s <(drop_counts "$tmp/dfull.csv") <(drop_counts "$tmp/d.csv")
+
 # The same during heavy writes: 10000 one-frame points, so that the journal
 # grows by a line every 60 us or so and the CSV and JSON are large: the last
 # kills land while they are being written, in the part of the run (a third of

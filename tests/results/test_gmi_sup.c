@@ -86,7 +86,7 @@ static void exact_sums(double mu, double c, double *loss, double *sq, gmi_sums *
     loss[k] = l * res * (double)frames;
     sq[k] = (double)frames * (l * l + 1e-4); /* a per-frame spread of 0.01 bit */
   }
-  *in = (gmi_sums){1.0, res, frames, loss, sq};
+  *in = (gmi_sums){1.0, res, frames, loss, sq, 0};
 }
 
 static void test_exact_grid(void) {
@@ -158,7 +158,7 @@ static void test_simulated(void) {
     const double mu = 4.0 * pow(10.0, cases[i].snr / 10.0), c = cases[i].c, cap = bicm_capacity(1, cases[i].snr);
     double loss[GMI_GRID], sq[GMI_GRID], gmi_s1;
     simulate(mu, c, frames, res, loss, sq, &gmi_s1);
-    const gmi_sums in = {1.0, (double)res, (uint64_t)frames, loss, sq};
+    const gmi_sums in = {1.0, (double)res, (uint64_t)frames, loss, sq, 0};
     gmi_sup g;
     gmi_sup_find(&in, 0.95, &g);
     const double half = 0.5 * (g.hi - g.lo), se = half / 1.966;
@@ -196,7 +196,7 @@ static void test_simulated(void) {
   double loss[GMI_GRID], sq[GMI_GRID], gmi_s1;
   const double cap = bicm_capacity(1, -10.0);
   simulate(0.4, 30.0, frames, res, loss, sq, &gmi_s1);
-  const gmi_sums in = {1.0, (double)res, (uint64_t)frames, loss, sq};
+  const gmi_sums in = {1.0, (double)res, (uint64_t)frames, loss, sq, 0};
   gmi_sup g;
   gmi_sup_find(&in, 0.95, &g);
   CHECK(gmi_s1 < -1.0 && g.gmi > 0.5 * cap && g.gmi <= g.hi && g.hi <= cap + 0.05,
@@ -207,7 +207,7 @@ static void test_edges(void) {
   double loss[GMI_GRID], sq[GMI_GRID], gmi_s1;
   /* LLRs all 0: one bit lost a bit at every s, GMI 0 everywhere */
   for (int k = 0; k < GMI_GRID; k++) loss[k] = 1e6, sq[k] = 1000.0;
-  gmi_sums in = {1.0, 1000.0, 1000, loss, sq};
+  gmi_sums in = {1.0, 1000.0, 1000, loss, sq, 0};
   gmi_sup g;
   gmi_sup_find(&in, 0.95, &g);
   CHECK(g.gmi == 0.0 && g.s == 0.0 && g.lo == 0.0 && g.hi == 0.0 && !g.edge, "erasures: GMI 0 at s 0 (%g at %g)",
@@ -228,7 +228,7 @@ static void test_edges(void) {
       loss[k] += l, sq[k] += (l / res) * (l / res);
     }
   }
-  in = (gmi_sums){1.0, (double)res, (uint64_t)frames, loss, sq};
+  in = (gmi_sums){1.0, (double)res, (uint64_t)frames, loss, sq, 0};
   gmi_sup_find(&in, 0.95, &g);
   int all_negative = 1;
   for (int k = 0; k < GMI_GRID; k++) all_negative &= gmi_sums_at(&in, k) < 0.0;
@@ -236,13 +236,13 @@ static void test_edges(void) {
         "useless LLRs: GMI %.6f at s %.5f, interval from %.6f", g.gmi, g.s, g.lo);
   /* LLRs 16 times too cautious: the optimum s = 16 lies past the grid */
   simulate(4.0, 1.0 / 16.0, 100, 100, loss, sq, &gmi_s1);
-  in = (gmi_sums){1.0, 100.0, 100, loss, sq};
+  in = (gmi_sums){1.0, 100.0, 100, loss, sq, 0};
   gmi_sup_find(&in, 0.95, &g);
   CHECK(g.edge && g.s == gmi_grid_s(GMI_GRID - 1) && g.gmi == gmi_sums_at(&in, GMI_GRID - 1),
         "too cautious: the grid's end, a lower bound (s %g, edge %d)", g.s, g.edge);
   /* one frame: an estimate, no interval; no frames: nothing */
   simulate(4.0, 1.0, 1, 300, loss, sq, &gmi_s1);
-  in = (gmi_sums){1.0, 300.0, 1, loss, sq};
+  in = (gmi_sums){1.0, 300.0, 1, loss, sq, 0};
   gmi_sup_find(&in, 0.95, &g);
   CHECK(!isnan(g.gmi) && isnan(g.lo) && isnan(g.hi), "one frame: no interval");
   in.frames = 0;

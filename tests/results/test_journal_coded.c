@@ -7,7 +7,11 @@
  * word and reads them back exactly; one without (every TB sent once) keeps
  * the word as it was and reads back one transmission a TB; HARQ counts that
  * cannot be (more transmissions than 4 a TB, more residual losses than first
- * ones) are refused. */
+ * ones) are refused. Drops (channel.drop_frames > 1): a chunk whose sums
+ * of squares are over drops of several TBs carries HARQ's four counts and
+ * the drops' three sums (TBs lost, lost after HARQ, delivered, squared per
+ * drop) and reads them back exactly; a drop sum outside [count, count^2]
+ * is refused. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,7 +19,7 @@
 #include "results/journal.h"
 #include "testutil.h"
 
-static journal_record record(int coded, int harq) {
+static journal_record record(int coded, int harq, int drops) {
   journal_record r;
   memset(&r, 0, sizeof r);
   r.point = 3;
@@ -50,6 +54,16 @@ static journal_record record(int coded, int harq) {
     c->transmissions = harq ? 23 + 8 + 9 + 8 : 32;
     c->transmissions_sq = harq ? 23 + 16 + 27 + 32 : 32;
     c->delivered_transmissions = harq ? 23 + 8 + 9 + 4 : 23;
+    /* one TB a unit: the squares are the counts */
+    c->block_sq = c->block_errors;
+    c->harq_sq = c->harq_errors;
+    c->delivered_sq = c->blocks - c->harq_errors;
+    if (drops) { /* 8 drops of 4 TBs: errors 3,2,2,1,1,0,0,0, no HARQ */
+      c->block_sq = c->harq_sq = 9 + 4 + 4 + 1 + 1;
+      c->delivered_sq = 1 + 4 + 4 + 9 + 9 + 16 + 16 + 16;
+      c->transmissions_sq = 8 * 16;
+      c->delivered_transmissions = 4 * 23;
+    }
   }
   return r;
 }
@@ -59,7 +73,8 @@ static int same_coded(const tally_coded *a, const tally_coded *b) {
          a->cb_errors == b->cb_errors && a->info_bits == b->info_bits && a->info_errors == b->info_errors &&
          a->iterations == b->iterations && a->cb_sq == b->cb_sq && a->info_sq == b->info_sq &&
          a->harq_errors == b->harq_errors && a->transmissions == b->transmissions &&
-         a->transmissions_sq == b->transmissions_sq && a->delivered_transmissions == b->delivered_transmissions;
+         a->transmissions_sq == b->transmissions_sq && a->delivered_transmissions == b->delivered_transmissions &&
+         a->block_sq == b->block_sq && a->harq_sq == b->harq_sq && a->delivered_sq == b->delivered_sq;
 }
 
 /* line (with its '\n') without the newline, parsed. */
@@ -70,16 +85,16 @@ static int parse(char *line, journal_record *back, char *why, size_t n) {
 
 int main(void) {
   char line[2048], why[160];
-  for (int coded = 0; coded < 3; coded++) {
-    const journal_record r = record(coded > 0, coded == 2);
+  for (int coded = 0; coded < 4; coded++) {
+    const journal_record r = record(coded > 0, coded == 2, coded == 3);
     CHECK(journal_format(&r, line, sizeof line) > 0, "format");
     CHECK((strstr(line, " coded:") != NULL) == (coded > 0), "coded %d: the coded word %s: %s", coded,
           coded ? "missing" : "present", line);
-    /* the word's fields: 9 without HARQ (as before it), 13 with */
+    /* the word's fields: 9 without HARQ (as before it), 13 with, 16 over drops */
     const char *w = strstr(line, " coded:");
     int semis = 0;
     for (w = w ? w + 1 : NULL; w && *w && *w != ' ' && *w != '\n'; w++) semis += *w == ';';
-    if (coded) CHECK(semis == (coded == 2 ? 12 : 8), "coded %d: %d fields in the coded word: %s", coded, semis + 1, line);
+    if (coded) CHECK(semis == (coded == 3 ? 15 : coded == 2 ? 12 : 8), "coded %d: %d fields in the coded word: %s", coded, semis + 1, line);
     journal_record back;
     const int rc = parse(line, &back, why, sizeof why);
     CHECK(rc == 0, "coded %d: parse: %s", coded, why);
@@ -100,9 +115,14 @@ int main(void) {
                                     "coded:32;9;96;17;196608;3001;555;0x1.48p+5;0x1p-2;10;48;98;44",
                                     "coded:32;9;96;17;196608;3001;555;0x1.48p+5;0x1p-2;2;129;600;100",
                                     "coded:32;9;96;17;196608;3001;555;0x1.48p+5;0x1p-2;2;31;98;30",
-                                    "coded:32;9;96;17;196608;3001;555;0x1.48p+5;0x1p-2;2;48;98"};
+                                    "coded:32;9;96;17;196608;3001;555;0x1.48p+5;0x1p-2;2;48;98",
+                                    /* drops: a lost-TB sum below its count, above its square;
+                                     * two of the three sums */
+                                    "coded:32;9;96;17;196608;3001;555;0x1.48p+5;0x1p-2;9;32;128;92;8;19;75",
+                                    "coded:32;9;96;17;196608;3001;555;0x1.48p+5;0x1p-2;9;32;128;92;82;19;75",
+                                    "coded:32;9;96;17;196608;3001;555;0x1.48p+5;0x1p-2;9;32;128;92;19;19"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-    journal_record r = record(1, 0);
+    journal_record r = record(1, 0, 0);
     memset(&r.n.coded, 0, sizeof r.n.coded);
     r.n.coded.blocks = 1; /* a coded word to replace */
     char good[2048];

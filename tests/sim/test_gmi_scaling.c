@@ -42,7 +42,7 @@ static void sup_of(const link_params *p, const lt_counts *c, gmi_sup *g, double 
   memcpy(loss, c->gmi_loss_s, sizeof loss);
   loss[GMI_GRID_S1] = c->gmi_loss_total;
   const gmi_sums in = {(double)p->tx * p->bps, (double)link_data_res_per_frame(p), c->frames, loss,
-                       c->gmi_loss_s_sq};
+                       c->gmi_loss_s_sq, 0};
   gmi_sup_find(&in, 0.95, g);
   *gmi_s1 = in.full - c->gmi_loss_total / ((double)c->frames * in.res);
 }
