@@ -20,6 +20,20 @@
  * reaching min1 means min2 == min1. Only the lane's own thread reads and
  * writes its messages, so they need no barrier either.
  *
+ * Why compressed: a row's messages are all +-v1 or +-v2, so 12 bytes a
+ * lane rebuild the 4 deg bytes of full messages exactly. At BG1 Z 384
+ * R 1/2 (rows 0..23, 210 edges) a block's messages take 24 * 384 * 12 =
+ * 108 KiB (full ones: 210 * 384 * 4 = 315 KiB), read and written once an
+ * iteration: 216 KiB of global-memory traffic an iteration a block, beside
+ * the 69 KiB of LLRs read once per decode (tests/cuda/ldpc_gpu_speed.cu
+ * prints both floors).
+ *
+ * The per-edge work is what the kernels spend most of their time on, so it
+ * is kept short: a lane's LLR slot (lane + shift) mod Z is one VIADDMNMX
+ * on a (shift, column byte offset) table entry fetched with one 64-bit
+ * shared load (slot), the running minima are FMNMX (ops<>::lo and hi), and
+ * the syndrome checks the lowest-degree rows first (decode_block).
+ *
  * The q = app - m_old of a row's edges stay in registers between the two
  * passes (the edge loops unrolled to the largest degree, 19).
  *
@@ -76,6 +90,12 @@ struct ops {
   static __device__ __forceinline__ uint32_t sbit(T x) { return ldpc_sign_bit(x); }
   static __device__ __forceinline__ M with_sign(M m, uint32_t s) { return ldpc_with_sign(m, s); }
   static __device__ __forceinline__ M init() { return LDPC_MAG_INIT; }
+  /* coding/ldpc_msg.h's a < b ? a : b and a > b ? a : b, as one FMNMX each
+   * instead of a compare and a select: the same value for every magnitude
+   * the kernel meets (a = |q| may be NaN, for which both give b; b, a
+   * running minimum or min1, is never NaN, and no magnitude is -0). */
+  static __device__ __forceinline__ M lo(M a, M b) { return fminf(a, b); }
+  static __device__ __forceinline__ M hi(M a, M b) { return fmaxf(a, b); }
   /* alpha m, or max(m - beta, 0), as ldpc_ms_message_scaled / _offset */
   static __device__ __forceinline__ M scaled(M m, const scale_args &c) {
     if (ALG == kOms) {
@@ -101,6 +121,8 @@ struct ops<kNms16> {
   static __device__ __forceinline__ uint32_t sbit(T x) { return x < 0 ? 0x80000000u : 0u; }
   static __device__ __forceinline__ M with_sign(M m, uint32_t s) { return s ? -m : m; }
   static __device__ __forceinline__ M init() { return LDPC16_MAG_MAX; }
+  static __device__ __forceinline__ M lo(M a, M b) { return a < b ? a : b; }
+  static __device__ __forceinline__ M hi(M a, M b) { return a > b ? a : b; }
   static __device__ __forceinline__ M scaled(M m, const scale_args &c) { return ldpc16_scale(m, c.k); }
   static __device__ __forceinline__ uint8_t hard(T x) { return ldpc16_hard_bit(x); }
   static __device__ __forceinline__ int nonzero(float llr) { return llr != 0.0f; }
@@ -113,9 +135,12 @@ struct ops<kNms16> {
 constexpr int kIdxShift = 24;
 static_assert(LDPC_ROW_DEGREE_MAX <= kIdxShift, "sign bits overlap the index");
 
-/* Table words: row starts (rows + 1), then per entry (col Z) | (shift << 16)
- * (col Z <= 67 * 384 < 2^16, shift < 384). */
-constexpr int kTabWords = LDPC_ROWS_MAX + 1 + 316;
+/* Table words: per entry two (a uint2, one 64-bit shared load): the shift,
+ * and the byte offset of the entry's column in the shared LLRs (col Z
+ * times the LLR's bytes); then the row starts (rows + 1); then the rows in
+ * the order the syndrome checks them (rows words; see decode_block). The
+ * entries come first, so that they stay 8-byte aligned. */
+constexpr int kTabWords = 2 * 316 + LDPC_ROWS_MAX + 1 + LDPC_ROWS_MAX;
 
 struct kargs {
   const float *llr;
@@ -132,11 +157,21 @@ struct kargs {
   unsigned long long sync_after; /* grouped kernel: bit r, a barrier after row r */
 };
 
-/* The shared-memory index of the LLR that lane `lane` reads for an entry. */
-__device__ __forceinline__ int slot(uint32_t entry, int lane, int z) {
-  int t = lane + (int)(entry >> 16);
-  t -= t >= z ? z : 0;
-  return (int)(entry & 0xffffu) + t;
+/* The byte offset in the shared LLRs of the one that lane `lane` reads for
+ * an entry (column c, shift s): LLR c Z + (lane + s) mod Z. */
+template <typename T>
+__device__ __forceinline__ int slot(uint2 entry, int lane, int z) {
+  /* (lane + s) mod Z for lane + s < 2Z: the unsigned t - Z wraps past t
+   * when t < Z, so the minimum is the remainder either way; one VIADDMNMX
+   * instead of a compare, a select and a subtraction. */
+  const unsigned t = (unsigned)lane + entry.x;
+  return (int)entry.y + (int)(min(t - (unsigned)z, t) * sizeof(T));
+}
+
+/* The shared LLR at byte offset off. */
+template <typename T>
+__device__ __forceinline__ T &llr_at(T *app, int off) {
+  return *reinterpret_cast<T *>(reinterpret_cast<char *>(app) + off);
 }
 
 /* Edge k's message from a compressed row (v1, v2, word w, index idx). */
@@ -173,7 +208,7 @@ size_t shared_bytes(int scols, int z, int zp, int rows_max, int msg_shared, int 
 constexpr int kCacheDeg = 12;
 
 template <int ALG, int N, bool PRED>
-__device__ __forceinline__ void layer_row(typename ops<ALG>::T *app, const uint32_t *ent, int deg, int lane, int z,
+__device__ __forceinline__ void layer_row(typename ops<ALG>::T *app, const uint2 *ent, int deg, int lane, int z,
                                           typename ops<ALG>::M o1, typename ops<ALG>::M o2, uint32_t ow,
                                           const scale_args &sc, uint32_t *mr, int zp) {
   typedef ops<ALG> O;
@@ -189,17 +224,16 @@ __device__ __forceinline__ void layer_row(typename ops<ALG>::T *app, const uint3
 #pragma unroll
   for (int k = 0; k < N; k++) {
     if (!PRED || k < deg) {
-      const int sk = slot(ent[k], lane, z);
+      const int sk = slot<T>(ent[k], lane, z);
       if (cache) at[k] = sk;
-      const T x = O::sub(app[sk], message<ALG>(o1, o2, ow, oidx, k));
+      const T x = O::sub(llr_at(app, sk), message<ALG>(o1, o2, ow, oidx, k));
       const M mag = O::mag(x);
       q[k] = x;
       idx = mag < m1 ? k : idx; /* where the min1 update takes a new minimum */
       /* coding/ldpc_msg.h's (and ldpc_msg16.h's) min2 = min(max(a, min1),
        * min2) before min1 = min(a, min1), in either type */
-      const M hi = mag > m1 ? mag : m1;
-      m2 = hi < m2 ? hi : m2;
-      m1 = mag < m1 ? mag : m1;
+      m2 = O::lo(O::hi(mag, m1), m2);
+      m1 = O::lo(mag, m1);
       sg ^= O::sbit(x);
     }
   }
@@ -211,7 +245,7 @@ __device__ __forceinline__ void layer_row(typename ops<ALG>::T *app, const uint3
       const T x = q[k];
       const uint32_t s = sg ^ O::sbit(x);
       nw |= (s >> 31) << k;
-      app[cache ? at[k] : slot(ent[k], lane, z)] = O::add(x, O::with_sign(k == idx ? v2 : v1, s));
+      llr_at(app, cache ? at[k] : slot<T>(ent[k], lane, z)) = O::add(x, O::with_sign(k == idx ? v2 : v1, s));
     }
   }
   mr[0] = O::word(v1);
@@ -246,7 +280,7 @@ __device__ __forceinline__ void decode_block(const kargs &a) {
   uint32_t *tab = a.gmsg ? after_app : after_app + msg_words;
   int *s_last = reinterpret_cast<int *>(tab + kTabWords);
 
-  const int ntab = a.rows + 1 + a.nnz;
+  const int ntab = 2 * a.rows + 1 + 2 * a.nnz;
   for (int j = lane; j < ntab; j += nthreads) tab[j] = a.tab[j];
   if (lane == 0) *s_last = -1;
   __syncthreads();
@@ -266,7 +300,18 @@ __device__ __forceinline__ void decode_block(const kargs &a) {
   __syncthreads();
   const int rows_used = *s_last < 0 ? 4 : *s_last - a.info_cols + 1;
 
-  const uint32_t *row_start = tab, *ent = tab + a.rows + 1;
+  const uint2 *ent = reinterpret_cast<const uint2 *>(tab);
+  const uint32_t *row_start = tab + 2 * a.nnz;
+  /* The syndrome's row order: the host's list (every row, lowest degree
+   * first) less the rows this block does not decode, compacted in place by
+   * one thread; the barrier publishes it before the first syndrome. */
+  uint32_t *check_order = tab + 2 * a.nnz + a.rows + 1;
+  if (lane == 0) {
+    int n = 0;
+    for (int i = 0; i < a.rows; i++)
+      if ((int)check_order[i] < rows_used) check_order[n++] = check_order[i];
+  }
+  __syncthreads();
   int it = 0, ok = 0;
   while (it < a.max_iterations && !(ok && !a.full_iterations)) {
     /* A row's old messages are loaded one row ahead (they are the lane's
@@ -291,7 +336,7 @@ __device__ __forceinline__ void decode_block(const kargs &a) {
           p2 = O::from_word(mr[4 * zp]);
           pw = mr[5 * zp];
         }
-        const uint32_t *re = ent + e0;
+        const uint2 *re = ent + e0;
         if (!GROUPED) {
           layer_row<ALG, LDPC_ROW_DEGREE_MAX, true>(app, re, deg, lane, z, o1, o2, ow, a.scale, mr, zp);
         } else {
@@ -315,9 +360,16 @@ __device__ __forceinline__ void decode_block(const kargs &a) {
      * is also the barrier before the next iteration writes the LLRs. */
     int bad = 0;
     if (active) {
-      for (int r = 0; r < rows_used && !bad; r++) {
+      /* Any unsatisfied row fails the block, so the order of the rows is
+       * free: lowest degree first, since before convergence each lane stops
+       * at its first odd row (about half the rows are odd), and a warp at
+       * its last lane's, after a few cheap rows instead of BG1's four
+       * degree-19 ones. */
+      for (int i = 0; i < rows_used && !bad; i++) {
+        const int r = (int)check_order[i];
         uint32_t par = 0;
-        for (int e = (int)row_start[r]; e < (int)row_start[r + 1]; e++) par ^= O::hard(app[slot(ent[e], lane, z)]);
+        for (int e = (int)row_start[r]; e < (int)row_start[r + 1]; e++)
+          par ^= O::hard(llr_at(app, slot<T>(ent[e], lane, z)));
         bad = (int)par;
       }
     }
@@ -460,10 +512,18 @@ ldpc_gpu_decoder *ldpc_gpu_create(int bg, int z, const ldpc_decoder_config *cfg,
   d->kernel = LDPC_GPU_KERNEL_GROUPED;
   d->sync_after = row_barriers(g);
   uint32_t host_tab[kTabWords];
-  for (int r = 0; r <= g->rows; r++) host_tab[r] = g->row_start[r];
-  for (int e = 0; e < g->nnz; e++)
-    host_tab[g->rows + 1 + e] = (uint32_t)(g->col[e] * z) | ((uint32_t)code.shift[e] << 16);
-  const size_t tab_bytes = sizeof(uint32_t) * (size_t)(g->rows + 1 + g->nnz);
+  for (int e = 0; e < g->nnz; e++) {
+    host_tab[2 * e] = (uint32_t)code.shift[e];
+    host_tab[2 * e + 1] = (uint32_t)(g->col[e] * z * llr_bytes(cfg));
+  }
+  for (int r = 0; r <= g->rows; r++) host_tab[2 * g->nnz + r] = g->row_start[r];
+  /* the syndrome's row order: by degree, lowest first (stable) */
+  uint32_t *order = host_tab + 2 * g->nnz + g->rows + 1;
+  int n_order = 0;
+  for (int deg = 1; deg <= LDPC_ROW_DEGREE_MAX; deg++)
+    for (int r = 0; r < g->rows; r++)
+      if (g->row_start[r + 1] - g->row_start[r] == deg) order[n_order++] = (uint32_t)r;
+  const size_t tab_bytes = sizeof(uint32_t) * (size_t)(2 * g->rows + 1 + 2 * g->nnz);
   if (cudaMalloc(&d->tab, tab_bytes) != cudaSuccess ||
       cudaMemcpy(d->tab, host_tab, tab_bytes, cudaMemcpyHostToDevice) != cudaSuccess ||
       set_attributes(d->smem_max) != 0) {

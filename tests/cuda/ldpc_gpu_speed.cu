@@ -127,8 +127,8 @@ static void run(const char *name, int bg, int z, int k_info, int cols_sent, int 
       const double bits = (double)nblocks * k_info;
       const double llr_bytes = alg == LDPC_LAYERED_NMS16 ? sizeof(int16_t) : sizeof(float);
       const double own_bytes = llr_bytes * (double)cols_sent * z / 2 + 12.0 * rows * zp * iters[t];
-      printf("%-22s %-7s kernel %-6s messages %2d it (block 0: %2d): %7.2f Gbit/s info   floor %7.2f Gbit/s "
-             "(%.0f KiB/iteration/block), compressed-message floor %7.2f Gbit/s (%d blocks)\n",
+      printf("%-22s %-7s kernel %-6s messages %2d it (block 0: %2d): %7.2f Gbit/s info   full-message floor "
+             "%7.2f Gbit/s (%.0f KiB/iteration/block), compressed-message floor %7.2f Gbit/s (%d blocks)\n",
              name, kernel_names[ki], pi ? "global" : "shared", iters[t], r0.iterations, bits / (best * 1e-3) * 1e-9,
              k_info / (floor_bytes / copy_rate * iters[t]) * 1e-9, floor_bytes / 1024.0,
              k_info / (own_bytes / copy_rate) * 1e-9, nblocks);
@@ -152,6 +152,11 @@ int main(int argc, char **argv) {
   const int nblocks = argc > 1 ? atoi(argv[1]) : 2048;
   const double rate = d2d_rate((size_t)1 << 30);
   printf("device-to-device copy: %.0f GB/s (bytes copied per second)\n", rate * 1e-9);
+  printf("floors, both at that copy rate: full-message = the decoded columns' LLRs and one 4-byte message per\n"
+         "decoded edge, read once per iteration (what an uncompressed decoder must at least move; the kernels\n"
+         "do not move it); compressed-message = the LLRs read once plus 12 bytes per decoded row and lane\n"
+         "(scaled min1, min2, sign bits and min1's edge) read and written every iteration: the global\n"
+         "messages' own device-memory traffic, the bound the kernels work under\n");
   /* BG1 Z 384 R 1/2: K 8448, E 16896 = 44 Z after the 2Z punctured bits:
    * columns 0..45, rows 0..23. */
   run("BG1 Z384 R1/2 NMS", 1, 384, 8448, 46, nblocks, rate, LDPC_LAYERED_NMS);
