@@ -64,8 +64,7 @@ code = { type = "ldpc"; rate = 0.5; harq_transmissions = 3; };
 CFG
 drop_counts() {
   coded_counts "$1"
-  csv_cols "$1" ci95_low ci95_high units gmi gmi_ci95_low gmi_ci95_high drop_block_errors_sq drop_harq_errors_sq \
-    drop_delivered_sq
+  drop_interval_cols "$1"
 }
 "$OFDMSIM" "$tmp/drops.cfg" -q -o "$tmp/d.csv" >/dev/null 2>&1
 check "plain drops run D (exit $?)" test -s "$tmp/d.csv"

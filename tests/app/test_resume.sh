@@ -159,8 +159,7 @@ code = { type = "ldpc"; rate = 0.5; harq_transmissions = 3; };
 CFG
 drop_counts() {
   coded_counts "$1"
-  csv_cols "$1" ci95_low ci95_high units gmi gmi_ci95_low gmi_ci95_high drop_block_errors_sq drop_harq_errors_sq \
-    drop_delivered_sq
+  drop_interval_cols "$1"
 }
 "$OFDMSIM" "$tmp/d.cfg" -q -o "$tmp/dfull.csv" >/dev/null 2>>"$tmp/stderr"
 check "drops: the units are drops (a seventh of the frames, rounded up)" \

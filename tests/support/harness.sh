@@ -62,3 +62,11 @@ csv_counts() {
   csv_cols "$1" point point_key label snr_db bits bit_errors ber ci95_low ci95_high stream_bit_errors \
     frames stop fallbacks frame_errors_sq units
 }
+
+# The columns of a drops point's intervals (channel.drop_frames > 1: the
+# drop is their unit), for the tests that compare a run with its resumed,
+# merged or MPI twin.
+drop_interval_cols() {
+  csv_cols "$1" ci95_low ci95_high units gmi gmi_ci95_low gmi_ci95_high drop_block_errors_sq drop_harq_errors_sq \
+    drop_delivered_sq
+}
