@@ -35,6 +35,14 @@ typedef struct cd64 {
 /* The double-precision path of every receiver that has one: the linear
  * receivers' eq_solve_double below and mmse-sic's stage (sic.h) share these
  * steps, so that both solve a flagged RE the same way. */
+/* Every product of two doubles is written mul_rn_d (rounded on its own):
+ * with plain a*b + c, GCC 12's SLP vectoriser turns complex-product shapes
+ * into vfmaddsub (fused, one rounding) despite C11's -ffp-contract=off, in
+ * some inlining contexts and not others (seen at -O1 and at -O3 with AVX-512
+ * on an AMD EPYC host: the fused and the staged CPU paths then differed by
+ * an ulp on ill-conditioned REs), and nvcc fuses them under -fmad.  The
+ * Gram sums of float inputs need none: a product of two floats is exact in
+ * double, so fused or not it rounds the same. */
 
 /* G = H^H H + diag I (the lower triangle and the diagonal; the diagonal of
  * a stream whose bit is set in `unit` is 1: mmse-sic's detected streams) and
@@ -76,12 +84,12 @@ EQ_COLD int eq_factor_double(int nr, int nt, const cf32 *h, const cf32 *y, float
       z[a].im = im;
     }
     if (attempt)
-      for (int a = 0; a < nt; a++) g[a * nt + a].re += 1e-12 * (gmax > 0.0 ? gmax : 1.0);
+      for (int a = 0; a < nt; a++) g[a * nt + a].re += mul_rn_d(1e-12, gmax > 0.0 ? gmax : 1.0);
     /* l_jj = sqrt(g_jj - sum_k |l_jk|^2), l_ij = (g_ij - sum_k l_ik conj(l_jk)) / l_jj for i > j */
     ok = 1;
     for (int j = 0; j < nt && ok; j++) {
       double d = g[j * nt + j].re;
-      for (int k = 0; k < j; k++) d -= g[j * nt + k].re * g[j * nt + k].re + g[j * nt + k].im * g[j * nt + k].im;
+      for (int k = 0; k < j; k++) d -= mul_rn_d(g[j * nt + k].re, g[j * nt + k].re) + mul_rn_d(g[j * nt + k].im, g[j * nt + k].im);
       ok = d > 0.0; /* false for NaN too */
       const double ljj = sqrt(ok ? d : 1.0);
       g[j * nt + j].re = ljj;
@@ -89,8 +97,8 @@ EQ_COLD int eq_factor_double(int nr, int nt, const cf32 *h, const cf32 *y, float
         double re = g[i * nt + j].re, im = g[i * nt + j].im;
         for (int k = 0; k < j; k++) {
           const cd64 p = g[i * nt + k], q = g[j * nt + k];
-          re -= p.re * q.re + p.im * q.im;
-          im -= p.im * q.re - p.re * q.im;
+          re -= mul_rn_d(p.re, q.re) + mul_rn_d(p.im, q.im);
+          im -= mul_rn_d(p.im, q.re) - mul_rn_d(p.re, q.im);
         }
         g[i * nt + j].re = re / ljj;
         g[i * nt + j].im = im / ljj;
@@ -107,8 +115,8 @@ EQ_COLD void eq_forward_double(int n, const cd64 *l, cd64 *v) {
     double re = v[i].re, im = v[i].im;
     for (int c = 0; c < i; c++) {
       const cd64 p = l[i * n + c], q = v[c];
-      re -= p.re * q.re - p.im * q.im;
-      im -= p.re * q.im + p.im * q.re;
+      re -= mul_rn_d(p.re, q.re) - mul_rn_d(p.im, q.im);
+      im -= mul_rn_d(p.re, q.im) + mul_rn_d(p.im, q.re);
     }
     v[i].re = re / l[i * n + i].re;
     v[i].im = im / l[i * n + i].re;
@@ -123,12 +131,12 @@ EQ_COLD double eq_inverse_diag_double(int n, const cd64 *l, int t, cd64 *w) {
     double re = i == t ? 1.0 : 0.0, im = 0.0;
     for (int c = t; c < i; c++) {
       const cd64 p = l[i * n + c], q = w[c];
-      re -= p.re * q.re - p.im * q.im;
-      im -= p.re * q.im + p.im * q.re;
+      re -= mul_rn_d(p.re, q.re) - mul_rn_d(p.im, q.im);
+      im -= mul_rn_d(p.re, q.im) + mul_rn_d(p.im, q.re);
     }
     w[i].re = re / l[i * n + i].re;
     w[i].im = im / l[i * n + i].re;
-    gt += w[i].re * w[i].re + w[i].im * w[i].im;
+    gt += mul_rn_d(w[i].re, w[i].re) + mul_rn_d(w[i].im, w[i].im);
   }
   return gt;
 }
@@ -157,8 +165,8 @@ EQ_COLD int eq_solve_double(int nr, int nt, const cf32 *h, const cf32 *y, float 
     double re = z[i].re, im = z[i].im;
     for (int k = i + 1; k < nt; k++) { /* conj(l_ki) x_k */
       const cd64 p = l[k * nt + i], q = z[k];
-      re -= p.re * q.re + p.im * q.im;
-      im -= p.re * q.im - p.im * q.re;
+      re -= mul_rn_d(p.re, q.re) + mul_rn_d(p.im, q.im);
+      im -= mul_rn_d(p.re, q.im) - mul_rn_d(p.im, q.re);
     }
     z[i].re = re / l[i * nt + i].re;
     z[i].im = im / l[i * nt + i].re;
@@ -168,10 +176,10 @@ EQ_COLD int eq_solve_double(int nr, int nt, const cf32 *h, const cf32 *y, float 
     double gain = 1.0;
     if (diag > 0.0f || ginv_diag) {
       const double ginv_tt = eq_inverse_diag_double(nt, l, t, w);
-      if (diag > 0.0f) gain = 1.0 / (1.0 - (double)diag * ginv_tt);
+      if (diag > 0.0f) gain = 1.0 / (1.0 - mul_rn_d((double)diag, ginv_tt));
       if (ginv_diag) ginv_diag[t] = (float)ginv_tt;
     }
-    xhat[t] = cf_make((float)(z[t].re * gain), (float)(z[t].im * gain));
+    xhat[t] = cf_make((float)mul_rn_d(z[t].re, gain), (float)mul_rn_d(z[t].im, gain));
   }
   return 1;
 }

@@ -111,13 +111,13 @@ EQ_COLD sic_pick sic_stage_double(int nr, int nt, const cf32 *hw, const cf32 *yw
   eq_inverse_diag_double(nt, g, kbest, w);
   double xr = 0.0, xi = 0.0;
   for (int i = kbest; i < nt; i++) {
-    xr += w[i].re * v[i].re + w[i].im * v[i].im;
-    xi += w[i].re * v[i].im - w[i].im * v[i].re;
+    xr += mul_rn_d(w[i].re, v[i].re) + mul_rn_d(w[i].im, v[i].im); /* rounded apart: fallback.h says why */
+    xi += mul_rn_d(w[i].re, v[i].im) - mul_rn_d(w[i].im, v[i].re);
   }
-  const double mu = 1.0 - (double)n0 * gbest;
+  const double mu = 1.0 - mul_rn_d((double)n0, gbest);
   const double gain = mu > 0.0 ? 1.0 / mu : 0.0; /* no SINR left: x = 0, as in the float stage */
   p.k = kbest;
-  p.x = cf_make((float)(xr * gain), (float)(xi * gain));
+  p.x = cf_make((float)mul_rn_d(xr, gain), (float)mul_rn_d(xi, gain));
   p.g = (float)gbest;
   return p;
 }
