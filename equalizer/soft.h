@@ -264,11 +264,13 @@ OFDM_HD float soft_post_var(int mmse, float n0, float g) {
  * (C11: no contraction) and nvcc (no product left for -fmad to fuse), so the
  * CPU and the GPU compute the same quanta bit for bit, by construction rather
  * than by luck.
- * Error: soft_log1p_exp_ < 5e-15 relative (the fits' 6e-16 and 1.9e-15 and
- * a few roundings), at most ln 2 nats = 2^24 quanta, so < 1e-7 quanta; the
+ * Error: soft_log1p_exp_ < 2e-15 relative (the fits' 6e-16 and 9e-17 and
+ * a few roundings), at most ln 2 nats = 2^24 quanta, so < 4e-8 quanta; the
  * 1/ln 2 scaling adds < 2e-7 at the clip.  The result is the correctly
- * rounded quantum count except within ~3e-7 quanta of a half quantum
- * (tests/equalizer/test_soft.c counts them: none in 1.2 million LLRs).
+ * rounded quantum count except within ~2e-7 quanta of a half quantum
+ * (tests/equalizer/test_soft.c counts them: none in 1.2 million LLRs; over
+ * every float L in [0, 64.5] and both bits, one of 2.2e9, 4e-9 quanta from
+ * a half, and all monotone).
  * At most SOFT_LOSS_Q_MAX_BITS << SOFT_LOSS_SHIFT (fits uint32). */
 
 /* 2^-n for 0 <= n <= 1022, exactly: the exponent field written directly. */
@@ -310,26 +312,30 @@ OFDM_HD double soft_exp_neg_(double a) {
 }
 
 /* log1p(u) for u in [0, 1] as soft_log1p_unit_ computes it, 2 atanh(t) =
- * 2 t P(t^2), t = u / (2 + u), with the degree-8 fit (mpmath chebyfit on
- * w in [0, 1/9]; relative error 1.9e-15 with the rounded coefficients):
- * one fma more than the grid's degree 7, 36 times closer, for the s = 1
- * loss whose bound is a millionth of a quantum rather than a thousandth. */
+ * 2 t P(t^2), t = u / (2 + u), with the degree-9 fit (mpmath chebyfit on
+ * w in [0, 1/9]; relative error 9e-17 with the rounded coefficients, so
+ * the roundings dominate): two fma more than the grid's degree 7, for the
+ * s = 1 loss whose bound is a millionth of a quantum rather than a
+ * thousandth.  (Degree 8, 1.9e-15, leaves the loss 3e-8 quanta low near
+ * u = 1, which rounded 7 of all 2.2e9 float LLRs in [0, 64.5] x 2 bits one
+ * quantum below the correctly rounded count.) */
 OFDM_HD double soft_log1p_fine_(double u) {
   const double t = u / (2.0 + u);
   const double t2 = mul_rn_d(t, t);
-  double p = 0.09379009800523844;
-  p = fma(p, t2, 0.05872488909779737);
-  p = fma(p, t2, 0.0778535360074072);
-  p = fma(p, t2, 0.09084666995946904);
-  p = fma(p, t2, 0.11111354877359586);
-  p = fma(p, t2, 0.14285708967377525);
-  p = fma(p, t2, 0.2000000005790726);
-  p = fma(p, t2, 0.33333333333091286);
-  p = fma(p, t2, 1.0000000000000016);
+  double p = 0.08890381913056651;
+  p = fma(p, t2, 0.04940394524382393);
+  p = fma(p, t2, 0.06795652742789947);
+  p = fma(p, t2, 0.07681838124445817);
+  p = fma(p, t2, 0.09091429900236955);
+  p = fma(p, t2, 0.11111095430673142);
+  p = fma(p, t2, 0.1428571455582858);
+  p = fma(p, t2, 0.199999999976438);
+  p = fma(p, t2, 0.33333333333341286);
+  p = fma(p, t2, 1.0);
   return mul_rn_d(t + t, p);
 }
 
-/* log(1 + e^-a) in nats for 0 <= a <= 64 (relative error < 5e-15). */
+/* log(1 + e^-a) in nats for 0 <= a <= 64 (relative error < 2e-15). */
 OFDM_HD double soft_log1p_exp_(double a) { return soft_log1p_fine_(soft_exp_neg_(a)); }
 
 OFDM_HD uint32_t soft_loss_q(float llr, uint32_t bit) {
