@@ -258,7 +258,8 @@ OFDM_HD float soft_post_var(int mmse, float n0, float g) {
  * soft_log1p_exp_ below, this file's own double arithmetic (+, -, *, / and
  * fma, every product rounded on its own by mul_rn_d or an explicit fma, a
  * power of two put together from its bits), not libm's or CUDA's exp and
- * log1p: CUDA's double exp and log1p cost some 340 instructions a bit, most
+ * log1p: with CUDA's double exp and log1p a bit cost some 220 SASS
+ * instructions (80 FP64; 116 and 46 now), most
  * of the "LLRs + GMI" path on the GPU, and their last bits may differ from
  * libm's.  Each of these operations is rounded by IEEE 754 alike on gcc
  * (C11: no contraction) and nvcc (no product left for -fmad to fuse), so the
