@@ -66,6 +66,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/cplx.h"
 #include "core/gmi_grid.h"
@@ -250,20 +251,100 @@ OFDM_HD float soft_post_var(int mmse, float n0, float g) {
 }
 
 /* One bit's GMI loss log2(1 + exp(-(2b-1) L)) in units of 2^-SOFT_LOSS_SHIFT
- * bits, rounded to nearest; L clipped to +-SOFT_LLR_CLIP first, a NaN L taken
- * as 0 (an erasure: one bit).  Written as
+ * bits, rounded to nearest (halves up); L clipped to +-SOFT_LLR_CLIP first, a
+ * NaN L taken as 0 (an erasure: exactly one bit).  Written as
  *     log2(1 + e^-m) = max(-m, 0) / ln 2 + log2(1 + e^-|m|),  m = (2b-1) L,
- * so no exp overflows and nothing cancels at large |m|; evaluated in double,
- * whose error (~1e-16 relative) is far below the quantum: the result is the
- * correctly rounded quantum count except within ~1e-7 quanta of a half
- * quantum, so libm's and CUDA's last-bit differences practically never
- * change it.  At most SOFT_LOSS_Q_MAX_BITS << SOFT_LOSS_SHIFT (fits uint32). */
+ * so no exp overflows and nothing cancels at large |m|.  The second term is
+ * soft_log1p_exp_ below, this file's own double arithmetic (+, -, *, / and
+ * fma, every product rounded on its own by mul_rn_d or an explicit fma, a
+ * power of two put together from its bits), not libm's or CUDA's exp and
+ * log1p: with CUDA's double exp and log1p a bit cost some 220 SASS
+ * instructions (80 FP64; 116 and 46 now), most
+ * of the "LLRs + GMI" path on the GPU, and their last bits may differ from
+ * libm's.  Each of these operations is rounded by IEEE 754 alike on gcc
+ * (C11: no contraction) and nvcc (no product left for -fmad to fuse), so the
+ * CPU and the GPU compute the same quanta bit for bit, by construction rather
+ * than by luck.
+ * Error: soft_log1p_exp_ < 2e-15 relative (the fits' 6e-16 and 9e-17 and
+ * a few roundings), at most ln 2 nats = 2^24 quanta, so < 4e-8 quanta; the
+ * 1/ln 2 scaling adds < 2e-7 at the clip.  The result is the correctly
+ * rounded quantum count except within ~2e-7 quanta of a half quantum
+ * (tests/equalizer/test_soft.c counts them: none in 1.2 million LLRs; over
+ * every float L in [0, 64.5] and both bits, one of 2.2e9, 4e-9 quanta from
+ * a half, and all monotone).
+ * At most SOFT_LOSS_Q_MAX_BITS << SOFT_LOSS_SHIFT (fits uint32). */
+
+/* 2^-n for 0 <= n <= 1022, exactly: the exponent field written directly. */
+OFDM_HD double soft_pow2_neg_(int n) {
+  const uint64_t bits = (uint64_t)(1023 - n) << 52;
+#ifdef __CUDA_ARCH__
+  return __longlong_as_double((long long)bits);
+#else
+  double d;
+  memcpy(&d, &bits, sizeof d);
+  return d;
+#endif
+}
+
+/* e^-a for 0 <= a <= 64 (relative error < 1e-15):
+ *   a = n ln2 - x, n = a / ln2 rounded to nearest by the 1.5 2^52 shift
+ *   (exact), |x| <= ln2 / 2: x = n ln2 - a by two fma with ln 2 in two parts
+ *   (the first exact before its one rounding; x off by < 1e-16);
+ *   e^x = 1 + x g(x), g the degree-9 Chebyshev fit of (e^x - 1) / x on
+ *   |x| <= ln2/2 + 1e-3 (mpmath chebyfit, coefficients rounded to double:
+ *   relative error of e^x < 6e-16), 1 exactly at x = 0;
+ *   times 2^-n, exact (n <= 93: e^-64 = 1.6e-28 is far from double's
+ *   subnormals). */
+OFDM_HD double soft_exp_neg_(double a) {
+  const double nd = fma(a, 1.4426950408889634, 6755399441055744.0) - 6755399441055744.0;
+  double x = fma(nd, 0.69314718055994529, -a);
+  x = fma(nd, 2.3190468138462996e-17, x);
+  double g = 2.762043894863442e-07;
+  g = fma(g, x, 2.763307651398986e-06);
+  g = fma(g, x, 2.480152055701783e-05);
+  g = fma(g, x, 0.00019841189728797592);
+  g = fma(g, x, 0.0013888888917690603);
+  g = fma(g, x, 0.008333333367904473);
+  g = fma(g, x, 0.04166666666662317);
+  g = fma(g, x, 0.16666666666614458);
+  g = fma(g, x, 0.5000000000000001);
+  g = fma(g, x, 1.0000000000000013);
+  return mul_rn_d(fma(x, g, 1.0), soft_pow2_neg_((int)nd));
+}
+
+/* log1p(u) for u in [0, 1] as soft_log1p_unit_ computes it, 2 atanh(t) =
+ * 2 t P(t^2), t = u / (2 + u), with the degree-9 fit (mpmath chebyfit on
+ * w in [0, 1/9]; relative error 9e-17 with the rounded coefficients, so
+ * the roundings dominate): two fma more than the grid's degree 7, for the
+ * s = 1 loss whose bound is a millionth of a quantum rather than a
+ * thousandth.  (Degree 8, 1.9e-15, leaves the loss 3e-8 quanta low near
+ * u = 1, which rounded 7 of all 2.2e9 float LLRs in [0, 64.5] x 2 bits one
+ * quantum below the correctly rounded count.) */
+OFDM_HD double soft_log1p_fine_(double u) {
+  const double t = u / (2.0 + u);
+  const double t2 = mul_rn_d(t, t);
+  double p = 0.08890381913056651;
+  p = fma(p, t2, 0.04940394524382393);
+  p = fma(p, t2, 0.06795652742789947);
+  p = fma(p, t2, 0.07681838124445817);
+  p = fma(p, t2, 0.09091429900236955);
+  p = fma(p, t2, 0.11111095430673142);
+  p = fma(p, t2, 0.1428571455582858);
+  p = fma(p, t2, 0.199999999976438);
+  p = fma(p, t2, 0.33333333333341286);
+  p = fma(p, t2, 1.0);
+  return mul_rn_d(t + t, p);
+}
+
+/* log(1 + e^-a) in nats for 0 <= a <= 64 (relative error < 2e-15). */
+OFDM_HD double soft_log1p_exp_(double a) { return soft_log1p_fine_(soft_exp_neg_(a)); }
+
 OFDM_HD uint32_t soft_loss_q(float llr, uint32_t bit) {
   float l = llr == llr ? llr : 0.0f;
   l = fminf(fmaxf(l, -SOFT_LLR_CLIP), SOFT_LLR_CLIP);
   const double m = (bit & 1u) ? (double)l : -(double)l;
-  const double nats = fmax(-m, 0.0) + log1p(exp(-fabs(m)));
-  const double q = nats * (1.4426950408889634074 * (double)(1u << SOFT_LOSS_SHIFT));
+  const double nats = (m < 0.0 ? -m : 0.0) + soft_log1p_exp_(fabs(m));
+  const double q = mul_rn_d(nats, 1.4426950408889634074 * (double)(1u << SOFT_LOSS_SHIFT));
   return (uint32_t)(q + 0.5);
 }
 
@@ -287,9 +368,8 @@ OFDM_HD uint64_t soft_label_loss(int bps, const float *llr, uint32_t label) {
  * At s = 1 it is soft_loss_q itself, bit for bit.  At the other scalings
  * every operation is +, -, *, / or fma, each rounded on its own, and the
  * exponential and the logarithm are this file's own series, so the CPU and
- * the GPU compute the same quanta bit for bit (libm's and CUDA's exp and
- * log1p may differ in a last bit, which at s = 1 practically never shows
- * after rounding to the quantum, and here never can):
+ * the GPU compute the same quanta bit for bit, as at s = 1 (whose single
+ * exponential is range-reduced instead, soft_exp_neg_):
  *  - e^-(s a), a = |m|, along the grid: at its two smallest scalings
  *    e^-(a 2^-8) and e^-(a sqrt2 2^-8) by their Taylor series (arguments
  *    <= 64 sqrt2 / 256 < 0.36, degree 12: relative error < 1e-14), then

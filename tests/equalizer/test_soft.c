@@ -388,6 +388,67 @@ static void test_loss(void) {
   CHECK(bad_sum == 0, "%zu label losses differ from the sum of bit losses", bad_sum);
 }
 
+/* soft_loss_q's own exponential and logarithm (soft.h: e^-a by range
+ * reduction, log1p by the degree-9 fit) against long double over all of
+ * [0, 64]: a uniform sweep with both ends, the range reduction's seams
+ * (a = k ln2 / 2 a few ulps either side, where n steps and |x| is largest),
+ * and a down to 1e-45 on a log scale (u = 1 to the last bit).  The bounds
+ * are soft.h's: e^-a < 1.5e-15 relative, log(1 + e^-a) < 2e-15, which keeps
+ * a bit's loss (< 2^24 quanta from this term) within 4e-8 quanta.  A float
+ * evaluation (1e-7) or a short Taylor series without range reduction fails
+ * them by orders of magnitude. */
+static void test_log1p_exp(void) {
+  long double worst_e = 0.0L, worst_l = 0.0L;
+  for (int i = 0; i <= 3000000; i++) {
+    double a;
+    if (i <= 1000000) a = 64.0 * (double)i / 1000000.0;
+    else if (i <= 2000000) a = pow(10.0, -45.0 + 46.8 * (double)(i - 1000001) / 1000000.0);
+    else {
+      const int k = (i - 2000001) / 11, d = (i - 2000001) % 11 - 5; /* seam k, d ulps off */
+      a = nextafter(0.34657359027997264 * k, d < 0 ? 0.0 : 128.0);
+      for (int j = 1; j < (d < 0 ? -d : d); j++) a = nextafter(a, d < 0 ? 0.0 : 128.0);
+      if (d == 0) a = 0.34657359027997264 * k;
+    }
+    if (a > 64.0) a = 64.0;
+    const long double e = expl(-(long double)a), want = log1pl(e);
+    const long double re = fabsl((long double)soft_exp_neg_(a) / e - 1.0L);
+    const long double rl = fabsl((long double)soft_log1p_exp_(a) / want - 1.0L);
+    worst_e = re > worst_e ? re : worst_e;
+    worst_l = rl > worst_l ? rl : worst_l;
+  }
+  printf("soft_exp_neg_: worst relative error %.3Le; soft_log1p_exp_: %.3Le\n", worst_e, worst_l);
+  CHECK(worst_e < 1.5e-15L, "soft_exp_neg_ off by %.3Le relative", worst_e);
+  CHECK(worst_l < 2e-15L, "soft_log1p_exp_ off by %.3Le relative", worst_l);
+  CHECK(soft_exp_neg_(0.0) == 1.0 && soft_exp_neg_(0.6931471805599453) == 0.5 && soft_exp_neg_(64.0) > 0.0,
+        "e^-0 must be 1 and e^-ln2 one half exactly");
+}
+
+/* soft_loss_q against the correctly rounded quantum count, without draws:
+ * |L| on a log scale from float's subnormals (1e-45) to the clip, then
+ * linearly over [56, 64.5] (the largest exponent steps), both bits, both
+ * signs.  The evaluation is within ~2e-7 quanta of exact, so it rounds
+ * otherwise only when the exact value lies that close to a half quantum:
+ * expected ~0.2 of these 1.2 million, allowed 2.  A loss evaluated to 1e-9
+ * relative (a float exponential, say) misses by a quantum or more. */
+static void test_loss_rounding(void) {
+  long double worst = 0.0L;
+  size_t off = 0, n = 0;
+  for (int i = 0; i < 300000; i++) {
+    const float mag = i < 200000 ? (float)pow(10.0, -45.0 + 46.8063 * i / 200000.0) : 56.0f + 8.5f * (float)(i - 200000) / 100000.0f;
+    for (int sgn = 0; sgn < 2; sgn++)
+      for (uint32_t b = 0; b < 2; b++, n++) {
+        const float l = sgn ? -mag : mag;
+        const long double exact = ref_loss_quanta(l, b);
+        const uint32_t q = soft_loss_q(l, b);
+        const long double d = fabsl((long double)q - exact);
+        worst = d > worst ? d : worst;
+        if ((long double)q != floorl(exact + 0.5L)) off++;
+      }
+  }
+  printf("soft_loss_q: %zu of %zu not the correctly rounded count, worst |q - exact| = %.7Lf\n", off, n, worst);
+  CHECK(off <= 2 && worst <= 0.5L + 1e-6L, "%zu of %zu losses not correctly rounded (worst %.7Lf quanta)", off, n, worst);
+}
+
 /* --- The loss at the GMI grid's scalings --------------------------------------
  * soft_grid_bit_ computes its own exponential and logarithm (so that the CPU
  * and the GPU agree bit for bit): against long double log2(1 + e^-(s m))
@@ -663,6 +724,8 @@ int main(void) {
   test_edge_inputs();
   test_mirror();
   test_loss();
+  test_log1p_exp();
+  test_loss_rounding();
   test_log1p_unit();
   test_grid_loss();
   test_grid_block();
