@@ -138,9 +138,18 @@ static_assert(LDPC_ROW_DEGREE_MAX <= kIdxShift, "sign bits overlap the index");
 /* Table words: per entry two (a uint2, one 64-bit shared load): the shift,
  * and the byte offset of the entry's column in the shared LLRs (col Z
  * times the LLR's bytes); then the row starts (rows + 1); then the rows in
- * the order the syndrome checks them (rows words; see decode_block). The
+ * the order the syndrome checks them (rows words; see decode_block); then
+ * one descriptor a row for the decoding loop (rows words, below). The
  * entries come first, so that they stay 8-byte aligned. */
-constexpr int kTabWords = 2 * 316 + LDPC_ROWS_MAX + 1 + LDPC_ROWS_MAX;
+constexpr int kTabWords = 2 * 316 + LDPC_ROWS_MAX + 1 + 2 * LDPC_ROWS_MAX;
+
+/* A row's descriptor: its first entry, its degree, and whether the grouped
+ * kernel needs a barrier after it (ldpc_gpu_decoder.sync_after's bit), in
+ * one word: the row loop reads one shared word a row instead of two row
+ * starts and a 64-bit shift of the mask. */
+constexpr int kDescDegShift = 16;
+constexpr uint32_t kDescSync = 0x80000000u;
+static_assert(2 * 316 < (1 << kDescDegShift), "entry index overlaps the degree");
 
 struct kargs {
   const float *llr;
@@ -154,7 +163,6 @@ struct kargs {
   int rows_max;          /* scols - info_cols: the most rows a block can use */
   int max_iterations;
   int full_iterations;   /* ldpc_decoder_config's: no early termination */
-  unsigned long long sync_after; /* grouped kernel: bit r, a barrier after row r */
 };
 
 /* The byte offset in the shared LLRs of the one that lane `lane` reads for
@@ -181,6 +189,36 @@ __device__ __forceinline__ typename ops<ALG>::M message(typename ops<ALG>::M v1,
   return ops<ALG>::with_sign(k == idx ? v2 : v1, ((w >> k) & 1u) << 31);
 }
 
+/* A message word of the lane's own, in global memory (GMSG) or in shared
+ * memory. The kernels are specialised on the place so that these are LDG /
+ * STG or LDS / STS: one pointer for both places made them generic LD / ST.
+ * (Plain weak accesses, as before: __ldcg / __stcg would make them
+ * STRONG.GPU.) */
+template <bool GMSG>
+__device__ __forceinline__ uint32_t msg_load(const uint32_t *p) {
+  if (GMSG) __builtin_assume(__isGlobal(p));
+  return *p;
+}
+
+template <bool GMSG>
+__device__ __forceinline__ void msg_store(uint32_t *p, uint32_t w) {
+  if (GMSG) __builtin_assume(__isGlobal(p));
+  *p = w;
+}
+
+/* The (v1, v2) pair of a row and lane, one 64-bit access. */
+template <bool GMSG>
+__device__ __forceinline__ uint2 pair_load(const uint2 *p) {
+  if (GMSG) __builtin_assume(__isGlobal(p));
+  return *p;
+}
+
+template <bool GMSG>
+__device__ __forceinline__ void pair_store(uint2 *p, uint2 v) {
+  if (GMSG) __builtin_assume(__isGlobal(p));
+  *p = v;
+}
+
 /* The bytes of the LLRs in shared memory, rounded up to 16 (the words after
  * them stay aligned): 4 an LLR, 2 for nms16. */
 __host__ __device__ inline size_t app_bytes(int scols, int z, int elem) {
@@ -194,7 +232,7 @@ size_t shared_bytes(int scols, int z, int zp, int rows_max, int msg_shared, int 
 
 /* One row (layer) of the layered min-sum, for one lane: the old messages
  * (o1, o2, ow) of row r out of the LLRs, the new ones back in, the row's
- * compressed messages to mr. N edges are unrolled; PRED: the row's degree
+ * compressed messages to mp (v1, v2) and mw (the word). N edges are unrolled; PRED: the row's degree
  * deg is only known at run time, edges k >= deg are predicated away (the
  * row kernel: N is the largest degree); without PRED the degree is N (the
  * grouped kernel's rows, specialised per degree). Up to kCacheDeg edges,
@@ -207,10 +245,10 @@ size_t shared_bytes(int scols, int z, int zp, int rows_max, int msg_shared, int 
  * constants), not local memory. */
 constexpr int kCacheDeg = 12;
 
-template <int ALG, int N, bool PRED>
+template <int ALG, bool GMSG, int N, bool PRED>
 __device__ __forceinline__ void layer_row(typename ops<ALG>::T *app, const uint2 *ent, int deg, int lane, int z,
                                           typename ops<ALG>::M o1, typename ops<ALG>::M o2, uint32_t ow,
-                                          const scale_args &sc, uint32_t *mr, int zp) {
+                                          const scale_args &sc, uint2 *mp, uint32_t *mw) {
   typedef ops<ALG> O;
   typedef typename O::T T;
   typedef typename O::M M;
@@ -248,9 +286,8 @@ __device__ __forceinline__ void layer_row(typename ops<ALG>::T *app, const uint2
       llr_at(app, cache ? at[k] : slot<T>(ent[k], lane, z)) = O::add(x, O::with_sign(k == idx ? v2 : v1, s));
     }
   }
-  mr[0] = O::word(v1);
-  mr[zp] = O::word(v2);
-  mr[2 * zp] = nw;
+  pair_store<GMSG>(mp, make_uint2(O::word(v1), O::word(v2)));
+  msg_store<GMSG>(mw, nw);
 }
 
 /* One code block per thread block, one lane per row of the lifted layer
@@ -258,12 +295,12 @@ __device__ __forceinline__ void layer_row(typename ops<ALG>::T *app, const uint2
  * remove work and keep the row kernel's schedule and arithmetic bit for bit:
  *  - a row's degree selects a specialised layer_row (3 .. 19; the row kernel
  *    unrolls every row to 19 edges and predicates the rest away);
- *  - no barrier between consecutive rows that share no column (a.sync_after,
+ *  - no barrier between consecutive rows that share no column (the row descriptors' kDescSync,
  *    from the host): the second row reads and writes no LLR the first one
  *    touches, so without the barrier every lane still reads exactly the
  *    values the row kernel's lanes read (BG1 rows 16-17, 20-21, 22-23, ...
  *    and every pair past row 23; BG2 likewise). */
-template <int ALG, bool GROUPED>
+template <int ALG, bool GROUPED, bool GMSG>
 __device__ __forceinline__ void decode_block(const kargs &a) {
   typedef ops<ALG> O;
   typedef typename O::T T;
@@ -276,11 +313,12 @@ __device__ __forceinline__ void decode_block(const kargs &a) {
   T *app = reinterpret_cast<T *>(smem_words);
   uint32_t *after_app =
       reinterpret_cast<uint32_t *>(reinterpret_cast<char *>(smem_words) + app_bytes(a.scols, z, (int)sizeof(T)));
-  uint32_t *msg = a.gmsg ? a.gmsg + (size_t)blk * msg_words : after_app;
-  uint32_t *tab = a.gmsg ? after_app : after_app + msg_words;
+  /* GMSG: the launch passes a.gmsg (the host picks the kernel with it) */
+  uint32_t *msg = GMSG ? a.gmsg + (size_t)blk * msg_words : after_app;
+  uint32_t *tab = GMSG ? after_app : after_app + msg_words;
   int *s_last = reinterpret_cast<int *>(tab + kTabWords);
 
-  const int ntab = 2 * a.rows + 1 + 2 * a.nnz;
+  const int ntab = 3 * a.rows + 1 + 2 * a.nnz;
   for (int j = lane; j < ntab; j += nthreads) tab[j] = a.tab[j];
   if (lane == 0) *s_last = -1;
   __syncthreads();
@@ -306,6 +344,7 @@ __device__ __forceinline__ void decode_block(const kargs &a) {
    * first) less the rows this block does not decode, compacted in place by
    * one thread; the barrier publishes it before the first syndrome. */
   uint32_t *check_order = tab + 2 * a.nnz + a.rows + 1;
+  const uint32_t *row_desc = check_order + a.rows;
   if (lane == 0) {
     int n = 0;
     for (int i = 0; i < a.rows; i++)
@@ -320,28 +359,38 @@ __device__ __forceinline__ void decode_block(const kargs &a) {
      * and no sign bits. */
     M p1 = O::from_word(0), p2 = O::from_word(0);
     uint32_t pw = 0;
+    /* Row r's messages of this lane: running pointers, one add a row each
+     * instead of a 64-bit r * 3 zp product; a row is 3 zp words, the (v1, v2)
+     * pairs of its lanes (2 zp words: one 64-bit access a lane) and then
+     * their words (zp). 3 zp is even (zp is a multiple of 32), so every pair
+     * stays 8-byte aligned. */
+    const int row_words = 3 * zp, row_pairs = row_words / 2;
+    uint2 *mp = reinterpret_cast<uint2 *>(msg) + lane;
+    uint32_t *mw = msg + 2 * zp + lane;
     if (it > 0 && active) {
-      p1 = O::from_word(msg[lane]);
-      p2 = O::from_word(msg[zp + lane]);
-      pw = msg[2 * zp + lane];
+      const uint2 p = pair_load<GMSG>(mp);
+      p1 = O::from_word(p.x);
+      p2 = O::from_word(p.y);
+      pw = msg_load<GMSG>(mw);
     }
-    for (int r = 0; r < rows_used; r++) {
+    for (int r = 0; r < rows_used; r++, mp += row_pairs, mw += row_words) {
       if (active) {
-        const int e0 = (int)row_start[r], deg = (int)row_start[r + 1] - e0;
-        uint32_t *mr = msg + (size_t)r * 3 * zp + lane;
+        const uint32_t desc = row_desc[r];
+        const int e0 = (int)(desc & 0xffffu), deg = (int)((desc & ~kDescSync) >> kDescDegShift);
         const M o1 = p1, o2 = p2;
         const uint32_t ow = pw;
         if (it > 0 && r + 1 < rows_used) {
-          p1 = O::from_word(mr[3 * zp]);
-          p2 = O::from_word(mr[4 * zp]);
-          pw = mr[5 * zp];
+          const uint2 p = pair_load<GMSG>(mp + row_pairs);
+          p1 = O::from_word(p.x);
+          p2 = O::from_word(p.y);
+          pw = msg_load<GMSG>(mw + row_words);
         }
         const uint2 *re = ent + e0;
         if (!GROUPED) {
-          layer_row<ALG, LDPC_ROW_DEGREE_MAX, true>(app, re, deg, lane, z, o1, o2, ow, a.scale, mr, zp);
+          layer_row<ALG, GMSG, LDPC_ROW_DEGREE_MAX, true>(app, re, deg, lane, z, o1, o2, ow, a.scale, mp, mw);
         } else {
 #define LDPC_ROW_CASE(D) \
-  case D: layer_row<ALG, D, false>(app, re, D, lane, z, o1, o2, ow, a.scale, mr, zp); break;
+  case D: layer_row<ALG, GMSG, D, false>(app, re, D, lane, z, o1, o2, ow, a.scale, mp, mw); break;
           switch (deg) {
             LDPC_ROW_CASE(3) LDPC_ROW_CASE(4) LDPC_ROW_CASE(5) LDPC_ROW_CASE(6) LDPC_ROW_CASE(7) LDPC_ROW_CASE(8)
             LDPC_ROW_CASE(9) LDPC_ROW_CASE(10) LDPC_ROW_CASE(11) LDPC_ROW_CASE(12) LDPC_ROW_CASE(13)
@@ -352,8 +401,9 @@ __device__ __forceinline__ void decode_block(const kargs &a) {
 #undef LDPC_ROW_CASE
         }
       }
-      /* rows_used and the mask are the same for every thread of the block. */
-      if (!GROUPED || r + 1 == rows_used || ((a.sync_after >> r) & 1ull)) __syncthreads();
+      /* rows_used and the descriptors are the same for every thread of the
+       * block (inactive lanes read the descriptor too, for this test). */
+      if (!GROUPED || r + 1 == rows_used || (row_desc[r] & kDescSync)) __syncthreads();
     }
     it++;
     /* The syndrome of the hard decisions over the decoded rows; the reduction
@@ -388,24 +438,30 @@ __device__ __forceinline__ void decode_block(const kargs &a) {
 
 /* The row kernel: every row unrolled to the largest degree, a barrier after
  * every row. */
-template <int ALG>
+template <int ALG, bool GMSG>
 __global__ void __launch_bounds__(LDPC_Z_MAX) ldpc_layered_kernel(const kargs a) {
-  decode_block<ALG, false>(a);
+  decode_block<ALG, false, GMSG>(a);
 }
 
 /* The grouped kernel (the default): three blocks an SM (see layer_row). */
-template <int ALG>
+template <int ALG, bool GMSG>
 __global__ void __launch_bounds__(LDPC_Z_MAX, 3) ldpc_grouped_kernel(const kargs a) {
-  decode_block<ALG, true>(a);
+  decode_block<ALG, true, GMSG>(a);
 }
 
-/* One decode launch of arithmetic ALG on the chosen kernel. */
+/* One decode launch of arithmetic ALG on the chosen kernel, specialised for
+ * the messages' place (a.gmsg set: global memory). */
 template <int ALG>
 int launch_decoder(bool grouped, int nblocks, int zp, size_t smem, cudaStream_t s, const kargs &a) {
-  if (grouped)
-    ldpc_grouped_kernel<ALG><<<nblocks, zp, smem, s>>>(a);
+  const bool gmsg = a.gmsg != NULL;
+  if (grouped && gmsg)
+    ldpc_grouped_kernel<ALG, true><<<nblocks, zp, smem, s>>>(a);
+  else if (grouped)
+    ldpc_grouped_kernel<ALG, false><<<nblocks, zp, smem, s>>>(a);
+  else if (gmsg)
+    ldpc_layered_kernel<ALG, true><<<nblocks, zp, smem, s>>>(a);
   else
-    ldpc_layered_kernel<ALG><<<nblocks, zp, smem, s>>>(a);
+    ldpc_layered_kernel<ALG, false><<<nblocks, zp, smem, s>>>(a);
   CUDA_TRY_LAUNCH(ALG == kOms     ? "ldpc kernel<offset>"
                   : ALG == kNms16 ? "ldpc kernel<nms16>"
                                   : "ldpc kernel<normalised>");
@@ -444,10 +500,14 @@ static int set_kernel_attributes(const void *kernel, size_t smem_max) {
 }
 
 static int set_attributes(size_t smem_max) {
-  const void *kernels[6] = {(const void *)ldpc_layered_kernel<kNms>,   (const void *)ldpc_layered_kernel<kOms>,
-                            (const void *)ldpc_layered_kernel<kNms16>, (const void *)ldpc_grouped_kernel<kNms>,
-                            (const void *)ldpc_grouped_kernel<kOms>,   (const void *)ldpc_grouped_kernel<kNms16>};
-  for (int k = 0; k < 6; k++)
+  const void *kernels[12] = {
+      (const void *)ldpc_layered_kernel<kNms, false>,   (const void *)ldpc_layered_kernel<kOms, false>,
+      (const void *)ldpc_layered_kernel<kNms16, false>, (const void *)ldpc_grouped_kernel<kNms, false>,
+      (const void *)ldpc_grouped_kernel<kOms, false>,   (const void *)ldpc_grouped_kernel<kNms16, false>,
+      (const void *)ldpc_layered_kernel<kNms, true>,    (const void *)ldpc_layered_kernel<kOms, true>,
+      (const void *)ldpc_layered_kernel<kNms16, true>,  (const void *)ldpc_grouped_kernel<kNms, true>,
+      (const void *)ldpc_grouped_kernel<kOms, true>,    (const void *)ldpc_grouped_kernel<kNms16, true>};
+  for (int k = 0; k < 12; k++)
     if (set_kernel_attributes(kernels[k], smem_max) != 0) return -1;
   return 0;
 }
@@ -523,7 +583,12 @@ ldpc_gpu_decoder *ldpc_gpu_create(int bg, int z, const ldpc_decoder_config *cfg,
   for (int deg = 1; deg <= LDPC_ROW_DEGREE_MAX; deg++)
     for (int r = 0; r < g->rows; r++)
       if (g->row_start[r + 1] - g->row_start[r] == deg) order[n_order++] = (uint32_t)r;
-  const size_t tab_bytes = sizeof(uint32_t) * (size_t)(2 * g->rows + 1 + 2 * g->nnz);
+  uint32_t *desc = order + g->rows;
+  for (int r = 0; r < g->rows; r++)
+    desc[r] = (uint32_t)g->row_start[r] |
+              (uint32_t)(g->row_start[r + 1] - g->row_start[r]) << kDescDegShift |
+              (((d->sync_after >> r) & 1ull) ? kDescSync : 0u);
+  const size_t tab_bytes = sizeof(uint32_t) * (size_t)(3 * g->rows + 1 + 2 * g->nnz);
   if (cudaMalloc(&d->tab, tab_bytes) != cudaSuccess ||
       cudaMemcpy(d->tab, host_tab, tab_bytes, cudaMemcpyHostToDevice) != cudaSuccess ||
       set_attributes(d->smem_max) != 0) {
@@ -597,7 +662,6 @@ int ldpc_gpu_decode(ldpc_gpu_decoder *d, const float *llr, int nblocks, int cols
   a.rows_max = rows_max;
   a.max_iterations = d->cfg.max_iterations;
   a.full_iterations = d->cfg.full_iterations;
-  a.sync_after = d->sync_after;
   if (place == LDPC_GPU_MSG_GLOBAL) {
     const size_t need = sizeof(uint32_t) * 3 * (size_t)rows_max * zp * (size_t)nblocks;
     if (need > d->scratch_bytes) {
