@@ -125,6 +125,22 @@ static void add_frame_losses(batch_result *out, uint64_t fl, const uint64_t *los
     }
 }
 
+/* Each stream's s = 1 loss (soft_label_loss's sum) of the chunk's nb bits,
+ * laid out RE by RE, tx streams of bps bits each: the quanta of all the bits
+ * at once (soft_losses_q, in vector lanes), then summed by stream. */
+static void chunk_losses(const float *llr, const uint8_t *bits, size_t nb, int tx, int bps, uint64_t *loss) {
+  enum { STEP = 512 }; /* a whole number of REs for every tx * bps (<= 128) */
+  uint32_t q[STEP];
+  const size_t per_re = (size_t)(tx * bps), step = STEP / per_re * per_re;
+  for (size_t i0 = 0; i0 < nb; i0 += step) {
+    const size_t n = nb - i0 < step ? nb - i0 : step;
+    soft_losses_q(n, llr + i0, bits + i0, q);
+    for (size_t i = 0; i < n; i += per_re)
+      for (int t = 0; t < tx; t++)
+        for (int k = 0; k < bps; k++) loss[t] += q[i + (size_t)(t * bps + k)];
+  }
+}
+
 /* The soft outputs of the chunk's data REs (cpu_soft_linear's step): LLRs
  * from x_hat and each stream's variance, the GMI losses (at s = 1 per
  * stream; at the grid's other scalings all the chunk's bits at once, in
@@ -146,7 +162,6 @@ static void chunk_soft(const link_params *p, const cpu_state *s, const fused_scr
       const float g = f->gdiag[(size_t)t * C + j];
       const uint32_t label = lab[(size_t)t * ldl + j];
       soft_demap(bps, f->xhat[(size_t)t * C + j], soft_post_var(mmse, n0, g), exact, llr + t * bps);
-      if (at_1) loss[t] += soft_label_loss(bps, llr + t * bps, label);
       for (int k = 0; k < bps; k++) f->bits[nb + (size_t)(t * bps + k)] = (uint8_t)((label >> k) & 1u);
     }
     if (out->llr || out->bits) {
@@ -156,6 +171,7 @@ static void chunk_soft(const link_params *p, const cpu_state *s, const fused_scr
     }
     nb += (size_t)(tx * bps);
   }
+  if (at_1) chunk_losses(f->llr, f->bits, nb, tx, bps, loss);
   if (out->gmi_loss_s) {
     soft_grid_losses(nb, f->llr, f->bits, grid);
     for (int t = 0; t < tx; t++) grid[GMI_GRID_S1] += loss[t];

@@ -66,7 +66,6 @@
 
 #include <math.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "core/cplx.h"
 #include "core/gmi_grid.h"
@@ -280,8 +279,20 @@ OFDM_HD double soft_pow2_neg_(int n) {
 #ifdef __CUDA_ARCH__
   return __longlong_as_double((long long)bits);
 #else
-  double d;
-  memcpy(&d, &bits, sizeof d);
+  /* On the host the same power as a product of exact powers of two picked
+   * by n's bits (every partial product exact, none below 2^-1022): GCC
+   * vectorises this (soft_losses_q), and not a type pun through memory. */
+  (void)bits;
+  double d = (n & 1) ? 0.5 : 1.0;
+  d = mul_rn_d(d, (n & 2) ? 0.25 : 1.0);
+  d = mul_rn_d(d, (n & 4) ? 0.0625 : 1.0);
+  d = mul_rn_d(d, (n & 8) ? 0.00390625 : 1.0);
+  d = mul_rn_d(d, (n & 16) ? 1.52587890625e-05 : 1.0);
+  d = mul_rn_d(d, (n & 32) ? 2.3283064365386963e-10 : 1.0);
+  d = mul_rn_d(d, (n & 64) ? 5.421010862427522e-20 : 1.0);
+  d = mul_rn_d(d, (n & 128) ? 2.938735877055719e-39 : 1.0);
+  d = mul_rn_d(d, (n & 256) ? 8.636168555094445e-78 : 1.0);
+  d = mul_rn_d(d, (n & 512) ? 7.458340731200207e-155 : 1.0);
   return d;
 #endif
 }
@@ -339,13 +350,20 @@ OFDM_HD double soft_log1p_fine_(double u) {
 /* log(1 + e^-a) in nats for 0 <= a <= 64 (relative error < 2e-15). */
 OFDM_HD double soft_log1p_exp_(double a) { return soft_log1p_fine_(soft_exp_neg_(a)); }
 
-OFDM_HD uint32_t soft_loss_q(float llr, uint32_t bit) {
-  float l = llr == llr ? llr : 0.0f;
-  l = fminf(fmaxf(l, -SOFT_LLR_CLIP), SOFT_LLR_CLIP);
+/* soft_loss_q's work after the clip: l already a number in
+ * [-SOFT_LLR_CLIP, SOFT_LLR_CLIP] (soft_losses_q clips by selects, which GCC
+ * vectorises where it does not vectorise fminf/fmaxf). */
+OFDM_HD uint32_t soft_loss_q_clipped_(float l, uint32_t bit) {
   const double m = (bit & 1u) ? (double)l : -(double)l;
   const double nats = (m < 0.0 ? -m : 0.0) + soft_log1p_exp_(fabs(m));
   const double q = mul_rn_d(nats, 1.4426950408889634074 * (double)(1u << SOFT_LOSS_SHIFT));
   return (uint32_t)(q + 0.5);
+}
+
+OFDM_HD uint32_t soft_loss_q(float llr, uint32_t bit) {
+  float l = llr == llr ? llr : 0.0f;
+  l = fminf(fmaxf(l, -SOFT_LLR_CLIP), SOFT_LLR_CLIP);
+  return soft_loss_q_clipped_(l, bit);
 }
 
 /* The loss of one stream's bps bits against its transmitted label: the sum of

@@ -88,3 +88,16 @@ void soft_grid_losses(size_t n, const float *llr, const uint8_t *bit, uint64_t *
   }
   flush(acc, grid);
 }
+
+/* soft_loss_q with its clip written as selects (fminf and fmaxf, library
+ * calls for GCC, keep the loop scalar); the same values: for a number the
+ * selects and fminf/fmaxf pick alike, -0 included. */
+void soft_losses_q(size_t n, const float *llr, const uint8_t *bit, uint32_t *q) {
+  LANE_LOOP
+  for (size_t i = 0; i < n; i++) {
+    float l = llr[i] == llr[i] ? llr[i] : 0.0f;
+    l = l < -SOFT_LLR_CLIP ? -SOFT_LLR_CLIP : l;
+    l = l > SOFT_LLR_CLIP ? SOFT_LLR_CLIP : l;
+    q[i] = soft_loss_q_clipped_(l, bit[i] & 1u);
+  }
+}

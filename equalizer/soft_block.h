@@ -19,4 +19,8 @@
  * grid[GMI_GRID_S1] is left as it is (its sum is soft_label_loss's). */
 void soft_grid_losses(size_t n, const float *llr, const uint8_t *bit, uint64_t *grid);
 
+/* q[i] = soft_loss_q(llr[i], bit[i]) for i < n (bit[i] 0 or 1), the bits in
+ * vector lanes: the same quanta bit for bit (tests/equalizer/test_soft.c). */
+void soft_losses_q(size_t n, const float *llr, const uint8_t *bit, uint32_t *q);
+
 #endif

@@ -552,22 +552,51 @@ static void test_grid_loss(void) {
  * bit: the same quanta at every scaling, for every run length (the lanes
  * past its end must add nothing), on LLRs that reach the clip, the tail,
  * zero, NaN and infinities; s = 1's sum untouched. */
-static void test_grid_block(void) {
-  enum { N = 9000 };
-  static float l[N];
-  static uint8_t b[N];
-  for (int i = 0; i < N; i++) {
+/* n LLRs of every kind a block function must take as the per-bit one does
+ * (zeros of both signs, NaN, infinities, huge, the clip, just inside and
+ * outside it, subnormals, tiny) and their sent bits. */
+static void hostile_llrs(int n, float *l, uint8_t *b) {
+  for (int i = 0; i < n; i++) {
     const uint64_t r = test_rng_u64();
-    switch (r % 16) {
+    switch (r % 20) {
       case 0: l[i] = 0.0f; break;
       case 1: l[i] = (r & 16) ? -0.0f : NAN; break;
       case 2: l[i] = (r & 16) ? INFINITY : -INFINITY; break;
       case 3: l[i] = (float)uni(-1e6, 1e6); break;
       case 4: l[i] = (r & 16) ? 64.0f : -64.0f; break;
+      case 5: l[i] = nextafterf((r & 16) ? 64.0f : -64.0f, (r & 32) ? 0.0f : INFINITY * ((r & 16) ? 1 : -1)); break;
+      case 6: l[i] = (float)((r & 16) ? 1e-40 : -1e-42); break; /* subnormal */
+      case 7: l[i] = (float)uni(-1e-6, 1e-6); break;
       default: l[i] = (float)uni(-70.0, 70.0); break;
     }
     b[i] = (uint8_t)((r >> 8) & 1u);
   }
+}
+
+/* soft_losses_q (the CPU's fused path, bits in vector lanes) against
+ * soft_loss_q bit by bit, over lengths and starts around the vector width. */
+static void test_loss_block(void) {
+  enum { N = 9000 };
+  static float l[N];
+  static uint8_t b[N];
+  static uint32_t q[N];
+  hostile_llrs(N, l, b);
+  static const size_t lengths[] = {0, 1, 7, 8, 9, 15, 16, 17, 23, 4095, 4096, 4097, N - 2};
+  size_t bad = 0, checked = 0;
+  for (size_t t = 0; t < sizeof lengths / sizeof *lengths; t++) {
+    const size_t n = lengths[t], at = t % 3;
+    for (size_t i = 0; i < n; i++) q[i] = 0xdeadbeefu;
+    soft_losses_q(n, l + at, b + at, q);
+    for (size_t i = 0; i < n; i++, checked++) bad += q[i] != soft_loss_q(l[at + i], b[at + i]);
+  }
+  CHECK(bad == 0 && checked > 20000, "soft_losses_q: %zu of %zu quanta differ from soft_loss_q's", bad, checked);
+}
+
+static void test_grid_block(void) {
+  enum { N = 9000 };
+  static float l[N];
+  static uint8_t b[N];
+  hostile_llrs(N, l, b);
   static const size_t lengths[] = {0, 1, 7, 8, 9, 23, 4095, 4096, 4097, N};
   size_t bad = 0;
   for (size_t t = 0; t < sizeof lengths / sizeof *lengths; t++) {
@@ -729,6 +758,7 @@ int main(void) {
   test_log1p_unit();
   test_grid_loss();
   test_grid_block();
+  test_loss_block();
   test_post_var();
   test_bicm_reference();
   test_gmi_awgn();
