@@ -1,4 +1,5 @@
-/* The GMI grid's losses of many bits at once, on the CPU: the same quanta as
+/* The GMI losses of many bits at once, on the CPU (the grid's, and the
+ * s = 1 quanta of soft_loss_q): the same quanta as
  * soft_grid_bit_ (equalizer/soft.h) bit by bit, computed with the bits in
  * the lanes of a vector instead of one bit at a time, so that the chains of
  * squarings and the series (serial within a bit) run side by side. Each lane
