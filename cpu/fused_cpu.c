@@ -141,20 +141,20 @@ static void chunk_losses(const float *llr, const uint8_t *bits, size_t nb, int t
   }
 }
 
-/* The soft outputs of the chunk's data REs (cpu_soft_linear's step): LLRs
- * from x_hat and each stream's variance, the GMI losses (at s = 1 per
- * stream; at the grid's other scalings all the chunk's bits at once, in
- * vector lanes: soft_grid_losses), and the LLRs and bits where the caller
- * asks for them. */
-static void chunk_soft(const link_params *p, const cpu_state *s, const fused_scratch *f, const uint8_t *lab,
-                       size_t ldl, uint64_t fl, uint64_t m0, size_t n, batch_result *out) {
+/* The LLRs of a chunk's data REs into f->llr (RE by RE, tx streams of bps
+ * bits), their sent bits into f->bits, and both to the caller's arrays where
+ * it asks for them; returns the bit count.  Instantiated below with bps a
+ * constant (flattened: soft_demap inlined), so that the demapper's loops over
+ * the 16 levels of its largest constellation shrink to the levels this one
+ * has: the same operations on the same values (4x4 16-QAM, max-log, GMI at
+ * s = 1, one core: 29 -> 40 Mbit/s, BENCHMARKS.md). */
+static inline size_t soft_res(const int bps, const link_params *p, const cpu_state *s, const fused_scratch *f,
+                              const uint8_t *lab, size_t ldl, uint64_t fl, uint64_t m0, size_t n, batch_result *out) {
   const size_t C = CPU_FUSED_CHUNK;
-  const int tx = p->tx, bps = p->bps, mmse = p->equalizer == EQ_MMSE, exact = p->llr == LLR_EXACT;
+  const int tx = p->tx, mmse = p->equalizer == EQ_MMSE, exact = p->llr == LLR_EXACT;
   const float n0 = (float)link_receiver_n0(p);
   const uint64_t df = link_data_res_per_frame(p);
-  uint64_t loss[LINK_MAX_TX] = {0}, grid[GMI_GRID] = {0};
-  const int at_1 = out->gmi_loss || out->gmi_loss_s; /* receiver.gmi = none: no loss at all */
-  size_t nb = 0; /* the chunk's bits so far in f->llr, f->bits */
+  size_t nb = 0;
   for (size_t j = 0; j < n; j++) {
     if (pilot_antenna(&s->re.pilots, m0 + j) >= 0) continue;
     float *llr = f->llr + nb;
@@ -170,6 +170,42 @@ static void chunk_soft(const link_params *p, const cpu_state *s, const fused_scr
       if (out->bits) memcpy(out->bits + at, f->bits + nb, (size_t)(tx * bps));
     }
     nb += (size_t)(tx * bps);
+  }
+  return nb;
+}
+
+#if defined(__GNUC__)
+#define SOFT_FLATTEN __attribute__((flatten))
+#else
+#define SOFT_FLATTEN
+#endif
+#define SOFT_RES_AT(name, bits)                                                                                 \
+  static SOFT_FLATTEN size_t name(const link_params *p, const cpu_state *s, const fused_scratch *f,             \
+                                  const uint8_t *lab, size_t ldl, uint64_t fl, uint64_t m0, size_t n,        \
+                                  batch_result *out) {                                                        \
+    return soft_res(bits, p, s, f, lab, ldl, fl, m0, n, out);                                                 \
+  }
+SOFT_RES_AT(soft_res_2, 2)
+SOFT_RES_AT(soft_res_4, 4)
+SOFT_RES_AT(soft_res_6, 6)
+SOFT_RES_AT(soft_res_any, p->bps)
+
+/* The soft outputs of the chunk's data REs (cpu_soft_linear's step): LLRs
+ * from x_hat and each stream's variance, the GMI losses (at s = 1 per
+ * stream; at the grid's other scalings all the chunk's bits at once, in
+ * vector lanes: soft_grid_losses), and the LLRs and bits where the caller
+ * asks for them. */
+static void chunk_soft(const link_params *p, const cpu_state *s, const fused_scratch *f, const uint8_t *lab,
+                       size_t ldl, uint64_t fl, uint64_t m0, size_t n, batch_result *out) {
+  const int tx = p->tx, bps = p->bps;
+  uint64_t loss[LINK_MAX_TX] = {0}, grid[GMI_GRID] = {0};
+  const int at_1 = out->gmi_loss || out->gmi_loss_s; /* receiver.gmi = none: no loss at all */
+  size_t nb; /* the chunk's bits in f->llr, f->bits */
+  switch (bps) { /* a constant bps in each: soft_res's comment says why */
+    case 2: nb = soft_res_2(p, s, f, lab, ldl, fl, m0, n, out); break;
+    case 4: nb = soft_res_4(p, s, f, lab, ldl, fl, m0, n, out); break;
+    case 6: nb = soft_res_6(p, s, f, lab, ldl, fl, m0, n, out); break;
+    default: nb = soft_res_any(p, s, f, lab, ldl, fl, m0, n, out); break;
   }
   if (at_1) chunk_losses(f->llr, f->bits, nb, tx, bps, loss);
   if (out->gmi_loss_s) {
