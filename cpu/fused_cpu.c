@@ -129,7 +129,7 @@ static void add_frame_losses(batch_result *out, uint64_t fl, const uint64_t *los
  * laid out RE by RE, tx streams of bps bits each: the quanta of all the bits
  * at once (soft_losses_q, in vector lanes), then summed by stream. */
 static void chunk_losses(const float *llr, const uint8_t *bits, size_t nb, int tx, int bps, uint64_t *loss) {
-  enum { STEP = 512 }; /* a whole number of REs for every tx * bps (<= 128) */
+  enum { STEP = 512 }; /* a whole number of REs for every tx * bps (<= 64) */
   uint32_t q[STEP];
   const size_t per_re = (size_t)(tx * bps), step = STEP / per_re * per_re;
   for (size_t i0 = 0; i0 < nb; i0 += step) {

@@ -34,8 +34,9 @@ typedef struct cd64 {
 
 /* The double-precision path of every receiver that has one: the linear
  * receivers' eq_solve_double below and mmse-sic's stage (sic.h) share these
- * steps, so that both solve a flagged RE the same way. */
-/* Every product of two doubles is written mul_rn_d (rounded on its own):
+ * steps, so that both solve a flagged RE the same way.
+ *
+ * Every product of two doubles is written mul_rn_d (rounded on its own):
  * with plain a*b + c, GCC 12's SLP vectoriser turns complex-product shapes
  * into vfmaddsub (fused, one rounding) despite C11's -ffp-contract=off, in
  * some inlining contexts and not others (seen at -O1 and at -O3 with AVX-512

@@ -275,14 +275,12 @@ OFDM_HD float soft_post_var(int mmse, float n0, float g) {
 
 /* 2^-n for 0 <= n <= 1022, exactly: the exponent field written directly. */
 OFDM_HD double soft_pow2_neg_(int n) {
-  const uint64_t bits = (uint64_t)(1023 - n) << 52;
 #ifdef __CUDA_ARCH__
-  return __longlong_as_double((long long)bits);
+  return __longlong_as_double((long long)((uint64_t)(1023 - n) << 52));
 #else
   /* On the host the same power as a product of exact powers of two picked
    * by n's bits (every partial product exact, none below 2^-1022): GCC
    * vectorises this (soft_losses_q), and not a type pun through memory. */
-  (void)bits;
   double d = (n & 1) ? 0.5 : 1.0;
   d = mul_rn_d(d, (n & 2) ? 0.25 : 1.0);
   d = mul_rn_d(d, (n & 4) ? 0.0625 : 1.0);
@@ -349,6 +347,16 @@ OFDM_HD double soft_log1p_fine_(double u) {
 
 /* log(1 + e^-a) in nats for 0 <= a <= 64 (relative error < 2e-15). */
 OFDM_HD double soft_log1p_exp_(double a) { return soft_log1p_fine_(soft_exp_neg_(a)); }
+
+/* An LLR as the losses read it: NaN as 0 (an erasure), then clipped to
+ * +-SOFT_LLR_CLIP by selects, which pick as fminf/fmaxf do for a number
+ * (-0 included) but, unlike those library calls, GCC vectorises: the CPU's
+ * lane loops (soft_block.c) use it. */
+OFDM_HD float soft_llr_clip_(float llr) {
+  float l = llr == llr ? llr : 0.0f;
+  l = l < -SOFT_LLR_CLIP ? -SOFT_LLR_CLIP : l;
+  return l > SOFT_LLR_CLIP ? SOFT_LLR_CLIP : l;
+}
 
 /* soft_loss_q's work after the clip: l already a number in
  * [-SOFT_LLR_CLIP, SOFT_LLR_CLIP] (soft_losses_q clips by selects, which GCC

@@ -30,9 +30,7 @@ static void grid_step(const float *llr, const uint8_t *bit, int live, double acc
   double a[LANES], wrong[LANES], s_even[LANES], s_odd[LANES], u_even[LANES], u_odd[LANES], on[LANES];
   LANE_LOOP
   for (int j = 0; j < LANES; j++) {
-    const float lj = j < live ? llr[j] : 0.0f;
-    float l = lj == lj ? lj : 0.0f;
-    l = fminf(fmaxf(l, -SOFT_LLR_CLIP), SOFT_LLR_CLIP);
+    const float l = soft_llr_clip_(j < live ? llr[j] : 0.0f);
     const double m = (j < live ? bit[j] & 1u : 0u) ? (double)l : -(double)l;
     a[j] = fabs(m);
     wrong[j] = m < 0.0 ? 1.0 : 0.0;
@@ -89,15 +87,9 @@ void soft_grid_losses(size_t n, const float *llr, const uint8_t *bit, uint64_t *
   flush(acc, grid);
 }
 
-/* soft_loss_q with its clip written as selects (fminf and fmaxf, library
- * calls for GCC, keep the loop scalar); the same values: for a number the
- * selects and fminf/fmaxf pick alike, -0 included. */
+/* soft_loss_q with its clip as selects (soft_llr_clip_), so the loop
+ * vectorises. */
 void soft_losses_q(size_t n, const float *llr, const uint8_t *bit, uint32_t *q) {
   LANE_LOOP
-  for (size_t i = 0; i < n; i++) {
-    float l = llr[i] == llr[i] ? llr[i] : 0.0f;
-    l = l < -SOFT_LLR_CLIP ? -SOFT_LLR_CLIP : l;
-    l = l > SOFT_LLR_CLIP ? SOFT_LLR_CLIP : l;
-    q[i] = soft_loss_q_clipped_(l, bit[i] & 1u);
-  }
+  for (size_t i = 0; i < n; i++) q[i] = soft_loss_q_clipped_(soft_llr_clip_(llr[i]), bit[i] & 1u);
 }
