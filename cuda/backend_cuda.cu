@@ -353,20 +353,22 @@ int capture_room(cuda_state *s, const gpu_link &g, size_t res) {
  * = the time-domain modem and (LS) the estimates on the pilot symbols,
  * invert = the fused kernel (draws, channel, Gram, inverse, equalisation,
  * decisions and counting all in one); the other stages take no separate
- * time. */
-int run_fused(cuda_state *s, const gpu_link &g) {
+ * time. loss (NULL: hard decisions): zf/mmse LLRs' GMI losses at s = 1, the
+ * fused kernel's Soft instances (gpu_fused_soft_covers). */
+int run_fused(cuda_state *s, const gpu_link &g, unsigned long long *loss) {
   cudaStream_t st = s->stream;
+  if (loss) CUDA_TRY(cudaMemsetAsync(loss, 0, sizeof(unsigned long long) * g.frames * g.tx, st));
   CUDA_TRY(cudaEventRecord(s->ev[EV_START], st));
   if (tdl_response(s, g)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_DRAW], st));
   if (s->have_fft_td && run_modem(s, g)) return -1;
   if (g.est.hp && gpu_launch_fused_estimate(g, s->consts, s->tdl.Hk, s->yt, st)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_CHANNEL], st));
-  if (gpu_launch_fused(g, s->consts, s->tdl.Hk, s->yt, s->errors, repair_of(s, g), st)) return -1;
+  if (gpu_launch_fused(g, s->consts, s->tdl.Hk, s->yt, s->errors, repair_of(s, g), loss, st)) return -1;
   /* The REs the fused kernel left undecided (flagged inverses), in double:
    * the list's length is read on the device, so no host wait between the
    * kernel and the batch's counters. */
-  if (gpu_launch_repair(g, s->consts, s->tdl.Hk, s->yt, repair_of(s, g), s->errors, fallbacks_of(s, g), st))
+  if (gpu_launch_repair(g, s->consts, s->tdl.Hk, s->yt, repair_of(s, g), s->errors, fallbacks_of(s, g), loss, st))
     return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_INVERT], st));
   return 0;
@@ -448,8 +450,15 @@ int launch_batch(backend *b, uint64_t first_frame, uint64_t frames, const batch_
   if (g.llr != LLR_OFF && link_detector_is_linear((eq_kind)g.equalizer) && !coded && !capture && !want->gmi_loss &&
       !want->gmi_loss_s)
     g.llr = LLR_OFF;
+  /* zf or mmse LLRs taken by their GMI at s = 1 alone (receiver.gmi = s1,
+   * uncoded, no export): the fused kernel's Soft instances, where they
+   * cover the link; the grid (gmi = sup) and exports stay on the detect
+   * kernel */
+  const int fused_soft = !s->staged && g.llr != LLR_OFF && link_detector_is_linear((eq_kind)g.equalizer) &&
+                         !coded && !capture && want->gmi_loss && !want->gmi_loss_s && gpu_fused_soft_covers(g);
   /* (hard mmse-sic: the fused kernel, or the staged detect kernel) */
-  const int detect = coded || g.llr != LLR_OFF || (s->staged && !link_detector_is_linear((eq_kind)g.equalizer));
+  const int detect = !fused_soft && (coded || g.llr != LLR_OFF ||
+                                     (s->staged && !link_detector_is_linear((eq_kind)g.equalizer)));
   const int keep_llr = capture || coded; /* the coded link decodes them on the device */
   /* The LLRs, the bits and fetch's buffers go by cudaMemcpyDefault: host
    * memory or, for a library caller (api/), device memory of this GPU. */
@@ -459,7 +468,7 @@ int launch_batch(backend *b, uint64_t first_frame, uint64_t frames, const batch_
   if (coded && gpu_coded_encode(g, &s->coded, s->stream)) return -1;
   if (detect ? run_detect(s, g, keep_llr ? s->cap_llr : NULL, capture ? s->cap_bits : NULL, want->gmi_loss != NULL,
                           want->gmi_loss_s != NULL)
-             : s->staged ? run_staged(s, g) : run_fused(s, g))
+             : s->staged ? run_staged(s, g) : run_fused(s, g, fused_soft ? s->loss : NULL))
     return -1;
   const int decode = coded && want->coded; /* NULL: the LLRs alone (an export) */
   sl.decoded = decode;

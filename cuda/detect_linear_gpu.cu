@@ -20,24 +20,6 @@
 
 namespace {
 
-/* Adds each thread's NT sums (per-stream GMI losses, or the GMI grid's
- * GMI_GRID) to loss_frame[t], as gpu_count_errors does with the errors
- * (integers: any order, same sum). */
-template <int NT, typename T>
-__device__ __forceinline__ void count_loss(const T *loss, unsigned long long *loss_frame) {
-  __shared__ unsigned long long block_loss[NT];
-  if (threadIdx.x < NT) block_loss[threadIdx.x] = 0;
-  __syncthreads();
-  OFDM_UNROLL
-  for (int t = 0; t < NT; t++) {
-    unsigned long long v = loss[t];
-    for (int d = 16; d > 0; d >>= 1) v += __shfl_down_sync(0xffffffffu, v, d);
-    if ((threadIdx.x & 31) == 0 && v) atomicAdd(&block_loss[t], v);
-  }
-  __syncthreads();
-  if (threadIdx.x < NT && block_loss[threadIdx.x]) atomicAdd(&loss_frame[threadIdx.x], block_loss[threadIdx.x]);
-}
-
 /* GRID: the GMI grid's sums (out.loss_s, receiver.gmi = sup) at compile
  * time, so that without them (s1, none) the kernel has no grid array and no
  * grid reduction, not even in registers it does not use. */
@@ -96,8 +78,8 @@ __global__ void __launch_bounds__(kBlock)
     if (fallback && out.count) atomicAdd(&out.fallbacks[f], 1u);
   }
   if (out.count) gpu_count_errors<NT>(err, out.errors + f * NT);
-  if (out.loss) count_loss<NT>(loss, out.loss + f * NT);
-  if (GRID) count_loss<GMI_GRID>(grid, out.loss_s + f * GMI_GRID);
+  if (out.loss) gpu_count_loss<NT>(loss, out.loss + f * NT);
+  if (GRID) gpu_count_loss<GMI_GRID>(grid, out.loss_s + f * GMI_GRID);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "cuda/gpu_internal.cuh"
 #include "equalizer/fallback.h"
 #include "equalizer/sic.h"
+#include "equalizer/soft.h"
 
 #ifndef OFDMSIM_SHAPE_GROUP
 #error "compiled once per group of shapes: CMake sets OFDMSIM_SHAPE_GROUP (cuda/shapes.cmake)"
@@ -29,6 +30,9 @@ constexpr int kBlock = 256;
  * 48; 4x4 16-QAM 8.5 at 134, 11.5 at 80). 48 and 80 registers spill
  * nothing there; larger links keep the compiler's choice. */
 constexpr int fused_min_blocks(int nt, int nr) { return nt * nr <= 4 ? 5 : nt * nr <= 16 ? 3 : 1; }
+/* The same for the Soft instances, whose demapper and double-precision
+ * GMI loss add live state to every stream: caps of 64 and 128 registers. */
+constexpr int fused_soft_min_blocks(int nt, int nr) { return nt * nr <= 4 ? 3 : nt * nr <= 16 ? 2 : 1; }
 
 /* REs of one frame a thread takes in turn: enough that its set-up (frame
  * position, key, the block's error reduction) is spread over several, few
@@ -82,13 +86,33 @@ int fused_per_thread(uint64_t rf, int block) {
  * which runs the whole RE again with the double-precision stage
  * (det_mmse_sic): this kernel keeps none of that cold path's local memory.
  * Its register cap is the compiler's: at the linear 4x4's 80 (ptxas, sm_90)
- * the SIC stages spilled 104 bytes and took a 72-byte stack frame. */
+ * the SIC stages spilled 104 bytes and took a 72-byte stack frame.
+ *
+ * Soft: zf or mmse with LLRs (max-log or exact) and their GMI loss at s = 1
+ * (receiver.gmi = s1), no LLR leaving the kernel: each stream's LLRs from
+ * x_hat and its post-equalisation variance, their quantised losses summed
+ * per frame and stream into `loss` (soft_stream_count: the detect kernel's
+ * arithmetic, detect_linear_gpu.cu, so the sums are that kernel's bit for
+ * bit). Exact lean links only (gpu_fused_soft_covers); the GMI grid and
+ * LLR exports stay on the detect kernel. */
 enum fused_mode { kGeneric = 0, kPlain = 1, kPilots = 2 };
-template <int NT, int NR, bool Exact, int Mode, bool Sic>
-__global__ void __launch_bounds__(kBlock, Sic ? 1 : fused_min_blocks(NT, NR))
+
+/* One stream of a soft RE: its bit errors (x_hat's decision against the sent
+ * label) and its GMI loss at s = 1, added to err and loss, as the detect
+ * kernel's soft_stream computes them for zf and mmse. */
+__device__ __forceinline__ void soft_stream_count(const gpu_link &g, cf32 x, float ginv_tt, uint32_t lab,
+                                                  uint32_t *err, unsigned long long *loss) {
+  *err += (uint32_t)__popc(qam_demap(g.bps, x) ^ lab);
+  float llr[SOFT_MAX_BPS];
+  soft_demap(g.bps, x, soft_post_var(g.equalizer == EQ_MMSE, g.n0r, ginv_tt), g.llr == LLR_EXACT, llr);
+  *loss += soft_label_loss(g.bps, llr, lab);
+}
+
+template <int NT, int NR, bool Exact, int Mode, bool Sic, bool Soft = false>
+__global__ void __launch_bounds__(kBlock, Sic ? 1 : Soft ? fused_soft_min_blocks(NT, NR) : fused_min_blocks(NT, NR))
     fused_kernel(gpu_link g, const gpu_consts *__restrict__ c, const cf32 *__restrict__ Hk,
                  const cf32 *__restrict__ yt, int per_thread, uint32_t *__restrict__ errors,
-                 uint32_t *__restrict__ repair) {
+                 uint32_t *__restrict__ repair, unsigned long long *__restrict__ loss_out) {
   g.tx = g.re.tx = NT;
   if (Exact) {
     g.rx = g.re.rx = NR;
@@ -111,6 +135,7 @@ __global__ void __launch_bounds__(kBlock, Sic ? 1 : fused_min_blocks(NT, NR))
   const uint32_t f = blockIdx.x / bpf;
   const uint32_t base = (blockIdx.x - f * bpf) * span + threadIdx.x;
   uint32_t err[NT] = {}; /* stays zero for REs past the frame's end */
+  unsigned long long loss[Soft ? NT : 1] = {};
   for (int j = 0; j < per_thread; j++) {
     const uint32_t m = base + (uint32_t)j * blockDim.x;
     if (m >= rf) break;
@@ -132,6 +157,17 @@ __global__ void __launch_bounds__(kBlock, Sic ? 1 : fused_min_blocks(NT, NR))
     mat_gram(NR, NT, h, g.diag, gm);
     mat_herm_mulvec(NR, NT, h, yv, zv);
     mat_inv_herm(NT, gm, gi);
+    if (Soft) {
+      /* unbiased always: the LLRs scale with x_hat */
+      mat_equalize(NT, gi, zv, g.diag, xv);
+      if (eq_flagged(xv[0])) {
+        repair[1 + atomicAdd(&repair[0], 1u)] = f * rf + m;
+      } else {
+        OFDM_UNROLL
+        for (int t = 0; t < NT; t++) soft_stream_count(g, xv[t], gi[t * NT + t].re, lab[t], &err[t], &loss[t]);
+      }
+      continue;
+    }
     mat_mulvec(NT, gi, zv, xv);
     if (g.unbias) {
       OFDM_UNROLL
@@ -145,25 +181,33 @@ __global__ void __launch_bounds__(kBlock, Sic ? 1 : fused_min_blocks(NT, NR))
     }
   }
   gpu_count_errors<NT>(err, errors + (uint64_t)f * NT);
+  if (Soft) gpu_count_loss<NT>(loss, loss_out + (uint64_t)f * NT);
 }
 
 /* One listed RE (batch index i) in double (Sic: MMSE-SIC with its flagged
- * stages in double, det_mmse_sic, as the staged joint kernel runs it). */
-template <int NT, int NR, bool Sic>
+ * stages in double, det_mmse_sic, as the staged joint kernel runs it; Soft:
+ * the double solution's LLRs and GMI loss, from its diagonal of G^-1, as the
+ * detect kernel takes them for a flagged RE). */
+template <int NT, int NR, bool Sic, bool Soft>
 __device__ void repair_one(const gpu_link &g, const gpu_consts *__restrict__ c, const cf32 *__restrict__ Hk,
                            const cf32 *__restrict__ yt, uint64_t i, uint32_t *__restrict__ errors,
-                           uint32_t *__restrict__ fallbacks) {
+                           uint32_t *__restrict__ fallbacks, unsigned long long *__restrict__ loss_out) {
   const uint64_t f = i / g.rf, m = i - f * g.rf;
   uint32_t lab[NT];
   cf32 h[NR * NT], yv[NR], xv[NT];
+  float gd[NT];
   gpu_re_front<NT, NR>(g, c, Hk, yt, f, m, lab, h, yv);
   uint32_t dec[NT];
   if (Sic) det_mmse_sic(NR, NT, g.bps, h, yv, g.n0r, LLR_OFF, dec, NULL);
-  else eq_solve_double(NR, NT, h, yv, g.diag, xv, NULL);
+  else eq_solve_double(NR, NT, h, yv, g.diag, xv, Soft ? gd : NULL);
   OFDM_UNROLL
   for (int t = 0; t < NT; t++) {
-    const uint32_t e = Sic ? (uint32_t)__popc(dec[t] ^ lab[t]) : re_bit_errors(g.bps, xv[t], lab[t]);
+    uint32_t e = 0;
+    unsigned long long l = 0;
+    if (Soft) soft_stream_count(g, xv[t], gd[t], lab[t], &e, &l);
+    else e = Sic ? (uint32_t)__popc(dec[t] ^ lab[t]) : re_bit_errors(g.bps, xv[t], lab[t]);
     if (e) atomicAdd(&errors[f * NT + t], e);
+    if (l) atomicAdd(&loss_out[f * NT + t], l);
   }
   atomicAdd(&fallbacks[f], 1u);
 }
@@ -174,14 +218,15 @@ __device__ void repair_one(const gpu_link &g, const gpu_consts *__restrict__ c, 
  * the repair follows the fused kernel on the stream, and the next batch
  * follows it before this one's counters reach the host. A fixed grid strides
  * over the list (most batches have none: every thread leaves at once). */
-template <int NT, int NR, bool Sic>
+template <int NT, int NR, bool Sic, bool Soft = false>
 __global__ void __launch_bounds__(kBlock)
     repair_kernel(gpu_link g, const gpu_consts *__restrict__ c, const cf32 *__restrict__ Hk,
                   const cf32 *__restrict__ yt, const uint32_t *__restrict__ repair,
-                  uint32_t *__restrict__ errors, uint32_t *__restrict__ fallbacks) {
+                  uint32_t *__restrict__ errors, uint32_t *__restrict__ fallbacks,
+                  unsigned long long *__restrict__ loss_out) {
   const uint32_t n = repair[0];
   for (uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x)
-    repair_one<NT, NR, Sic>(g, c, Hk, yt, repair[1 + k], errors, fallbacks);
+    repair_one<NT, NR, Sic, Soft>(g, c, Hk, yt, repair[1 + k], errors, fallbacks, loss_out);
 }
 
 /* The fused mode's pilot rows, LS estimation's input: the received rows of
@@ -222,33 +267,58 @@ int PilotRows<NT, NR>::launch(const gpu_link &g, const gpu_consts *c, const cf32
 
 namespace {
 
+/* The fused grid of a batch: blocks and REs a thread. */
+struct fused_grid {
+  int block, per_thread;
+  unsigned blocks;
+};
+fused_grid fused_grid_of(const gpu_link &g) {
+  fused_grid q;
+  q.block = gpu_frame_block(g.rf);
+  q.per_thread = fused_per_thread(g.rf, q.block);
+  const uint64_t span = (uint64_t)q.block * q.per_thread;
+  q.blocks = (unsigned)(g.frames * ((g.rf + span - 1) / span));
+  return q;
+}
+
 /* The fused kernel's instances of one receiver (Sic or zf/mmse). */
 template <int NT, int NR, bool Sic>
 void launch_fused(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt, uint32_t *errors,
                   uint32_t *repair, cudaStream_t s) {
-  const int block = gpu_frame_block(g.rf);
-  const int per_thread = fused_per_thread(g.rf, block);
-  const uint64_t span = (uint64_t)block * per_thread;
-  const uint64_t blocks = g.frames * ((g.rf + span - 1) / span);
+  const fused_grid q = fused_grid_of(g);
   /* no mix, no CSI error, no fading in time or drops of the flat model;
    * Plain also no pilots */
-  const bool lean = !g.re.spatial && g.re.csi_std <= 0.0f && !(g.re.fd.nu > 0.0) && g.re.fd.drop == 1u;
+  const bool lean = gpu_link_lean(g);
   const bool pilots = pilot_any(&g.re.pilots);
   const bool plain = lean && !pilots;
   /* (rx < NR exists only for NR > 1: no such kernel for NR = 1) */
   constexpr bool kPadded = NR > 1;
   if ((NR == 1 || g.rx == NR) && plain)
     fused_kernel<NT, NR, true, kPlain, Sic>
-        <<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors, repair);
+        <<<q.blocks, q.block, 0, s>>>(g, c, Hk, yt, q.per_thread, errors, repair, NULL);
   else if ((NR == 1 || g.rx == NR) && lean && pilots)
     fused_kernel<NT, NR, true, kPilots, Sic>
-        <<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors, repair);
+        <<<q.blocks, q.block, 0, s>>>(g, c, Hk, yt, q.per_thread, errors, repair, NULL);
   else if (NR == 1 || g.rx == NR)
     fused_kernel<NT, NR, true, kGeneric, Sic>
-        <<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors, repair);
+        <<<q.blocks, q.block, 0, s>>>(g, c, Hk, yt, q.per_thread, errors, repair, NULL);
   else
     fused_kernel<NT, NR, !kPadded, kGeneric, Sic>
-        <<<(unsigned)blocks, block, 0, s>>>(g, c, Hk, yt, per_thread, errors, repair);
+        <<<q.blocks, q.block, 0, s>>>(g, c, Hk, yt, q.per_thread, errors, repair, NULL);
+}
+
+/* The Soft instances (zf/mmse, GMI at s = 1): exact lean links only, the
+ * caller having checked gpu_fused_soft_covers. */
+template <int NT, int NR>
+void launch_fused_soft(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt, uint32_t *errors,
+                       uint32_t *repair, unsigned long long *loss, cudaStream_t s) {
+  const fused_grid q = fused_grid_of(g);
+  if (pilot_any(&g.re.pilots))
+    fused_kernel<NT, NR, true, kPilots, false, true>
+        <<<q.blocks, q.block, 0, s>>>(g, c, Hk, yt, q.per_thread, errors, repair, loss);
+  else
+    fused_kernel<NT, NR, true, kPlain, false, true>
+        <<<q.blocks, q.block, 0, s>>>(g, c, Hk, yt, q.per_thread, errors, repair, loss);
 }
 
 }  // namespace
@@ -265,7 +335,7 @@ struct FusedSic {
   }
   static int repair(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt, const uint32_t *repair,
                     uint32_t *errors, uint32_t *fallbacks, unsigned blocks, cudaStream_t s) {
-    repair_kernel<NT, NR, true><<<blocks, kBlock, 0, s>>>(g, c, Hk, yt, repair, errors, fallbacks);
+    repair_kernel<NT, NR, true><<<blocks, kBlock, 0, s>>>(g, c, Hk, yt, repair, errors, fallbacks, NULL);
     return 0;
   }
 };
@@ -281,10 +351,39 @@ struct FusedSic<NT, NR, false> {
   }
 };
 
+/* The Soft instances of a shape: only up to GPU_FUSED_SOFT_MAX_TX streams
+ * (gpu_internal.cuh), as the SIC ones; above it gpu_fused_soft_covers says
+ * no and the backend takes those links on the detect kernel. */
+template <int NT, int NR, bool Compiled = (NT <= GPU_FUSED_SOFT_MAX_TX)>
+struct FusedSoft {
+  static int launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt, uint32_t *errors,
+                    uint32_t *repair, unsigned long long *loss, cudaStream_t s) {
+    if (NR != 1 && g.rx != NR) return gpu_fused_soft_refused(g);
+    launch_fused_soft<NT, NR>(g, c, Hk, yt, errors, repair, loss, s);
+    return 0;
+  }
+  static void repair(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt, const uint32_t *repair,
+                     uint32_t *errors, uint32_t *fallbacks, unsigned long long *loss, unsigned blocks,
+                     cudaStream_t s) {
+    repair_kernel<NT, NR, false, true><<<blocks, kBlock, 0, s>>>(g, c, Hk, yt, repair, errors, fallbacks, loss);
+  }
+};
+template <int NT, int NR>
+struct FusedSoft<NT, NR, false> {
+  static int launch(const gpu_link &g, const gpu_consts *, const cf32 *, const cf32 *, uint32_t *, uint32_t *,
+                    unsigned long long *, cudaStream_t) {
+    return gpu_fused_soft_refused(g);
+  }
+  static void repair(const gpu_link &, const gpu_consts *, const cf32 *, const cf32 *, const uint32_t *, uint32_t *,
+                     uint32_t *, unsigned long long *, unsigned, cudaStream_t) {}
+};
+
 template <int NT, int NR>
 int Fused<NT, NR>::launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt, uint32_t *errors,
-                          uint32_t *repair, cudaStream_t s) {
-  if (g.equalizer == EQ_MMSE_SIC) {
+                          uint32_t *repair, unsigned long long *loss, cudaStream_t s) {
+  if (loss) {
+    if (FusedSoft<NT, NR>::launch(g, c, Hk, yt, errors, repair, loss, s)) return -1;
+  } else if (g.equalizer == EQ_MMSE_SIC) {
     if (FusedSic<NT, NR>::launch(g, c, Hk, yt, errors, repair, s)) return -1;
   } else {
     launch_fused<NT, NR, false>(g, c, Hk, yt, errors, repair, s);
@@ -295,14 +394,17 @@ int Fused<NT, NR>::launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk
 
 template <int NT, int NR>
 int Repair<NT, NR>::launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
-                           const uint32_t *repair, uint32_t *errors, uint32_t *fallbacks, cudaStream_t s) {
+                           const uint32_t *repair, uint32_t *errors, uint32_t *fallbacks, unsigned long long *loss,
+                           cudaStream_t s) {
   /* enough blocks to fill the device when every RE is listed, no more */
   const unsigned most = (unsigned)(g.sm_count > 0 ? g.sm_count : 128) * (2048 / kBlock);
   const unsigned blocks = gpu_blocks(g.R, kBlock) < most ? gpu_blocks(g.R, kBlock) : most;
-  if (g.equalizer == EQ_MMSE_SIC) {
+  if (loss) {
+    FusedSoft<NT, NR>::repair(g, c, Hk, yt, repair, errors, fallbacks, loss, blocks, s);
+  } else if (g.equalizer == EQ_MMSE_SIC) {
     if (FusedSic<NT, NR>::repair(g, c, Hk, yt, repair, errors, fallbacks, blocks, s)) return -1;
   } else {
-    repair_kernel<NT, NR, false><<<blocks, kBlock, 0, s>>>(g, c, Hk, yt, repair, errors, fallbacks);
+    repair_kernel<NT, NR, false><<<blocks, kBlock, 0, s>>>(g, c, Hk, yt, repair, errors, fallbacks, NULL);
   }
   CUDA_TRY_LAUNCH("repair_kernel");
   return 0;

@@ -170,6 +170,24 @@ __device__ __forceinline__ void gpu_count_errors(const uint32_t *err, uint32_t *
     atomicAdd(&errors_frame[threadIdx.x], block_err[threadIdx.x]);
 }
 
+/* Adds each thread's NT sums (per-stream GMI losses, or the GMI grid's
+ * GMI_GRID) to loss_frame[t], as gpu_count_errors does with the errors
+ * (integers: any order, same sum). */
+template <int NT, typename T>
+__device__ __forceinline__ void gpu_count_loss(const T *loss, unsigned long long *loss_frame) {
+  __shared__ unsigned long long block_loss[NT];
+  if (threadIdx.x < NT) block_loss[threadIdx.x] = 0;
+  __syncthreads();
+  OFDM_UNROLL
+  for (int t = 0; t < NT; t++) {
+    unsigned long long v = loss[t];
+    for (int d = 16; d > 0; d >>= 1) v += __shfl_down_sync(0xffffffffu, v, d);
+    if ((threadIdx.x & 31) == 0 && v) atomicAdd(&block_loss[t], v);
+  }
+  __syncthreads();
+  if (threadIdx.x < NT && block_loss[threadIdx.x]) atomicAdd(&loss_frame[threadIdx.x], block_loss[threadIdx.x]);
+}
+
 /* The channel of RE m of batch frame f from the response table (tdl: every
  * symbol of the frame sees its subcarrier's response, or with Doppler its
  * own symbol's). Hk holds the batch's frames, links x hk_span each; rows >=
@@ -421,9 +439,22 @@ int gpu_link_kernels_loadable(char *why, size_t whylen);
 
 /* fused_gpu.cu: everything from the draws (or the modem's output) to the error
  * counters, one thread per RE, nothing stored on the way. Hk: tdl's response
- * table (hsrc = HSRC_TABLE); yt: the modem's output (ysrc = YSRC_BUFFER). */
+ * table (hsrc = HSRC_TABLE); yt: the modem's output (ysrc = YSRC_BUFFER).
+ * loss (NULL: hard decisions): zf or mmse with LLRs, their GMI losses at
+ * s = 1 summed into loss [f][tx] (set to zero before), on links that
+ * gpu_fused_soft_covers. */
 int gpu_launch_fused(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
-                     uint32_t *errors, uint32_t *repair, cudaStream_t s);
+                     uint32_t *errors, uint32_t *repair, unsigned long long *loss, cudaStream_t s);
+/* A link without the generic fused kernel's run-time steps: no spatial mix or
+ * Rician mixing, no CSI error, no fading in time or drops of the flat model
+ * (pilots and estimation, tdl, CDL and the time domain are all lean). */
+static inline bool gpu_link_lean(const gpu_link &g) {
+  return !g.re.spatial && g.re.csi_std <= 0.0f && !(g.re.fd.nu > 0.0) && g.re.fd.drop == 1u;
+}
+/* 1 when the fused kernel's Soft instances take this link's LLRs and GMI at
+ * s = 1: zf or mmse, tx up to GPU_FUSED_SOFT_MAX_TX, rx a compiled row count
+ * (no padded rows), lean. */
+int gpu_fused_soft_covers(const gpu_link &g);
 /* detect_gpu.cu: the soft outputs of zf and mmse and the joint detectors
  * (mmse-sic, kbest, ml), one thread per RE. Sources: stacks == NULL: the RE's
  * draws as the fused kernel takes them (Hk, yt as there); else the staged
@@ -461,15 +492,22 @@ int gpu_launch_detect(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, co
 /* A fused MMSE-SIC launch of a shape above GPU_FUSED_SIC_MAX_TX: reports the
  * error and returns -1 (never reached: the backend stages those points). */
 int gpu_fused_sic_refused(int nt);
+/* The fused kernel's Soft instances (GMI at s = 1) exist up to this many
+ * streams, for the same reason: the 8x16 object's compile time, and with it
+ * the build's critical path. */
+#define GPU_FUSED_SOFT_MAX_TX 4
+/* A fused soft launch of a link gpu_fused_soft_covers refuses: reports it,
+ * -1 (never reached: the backend runs those on the detect kernel). */
+int gpu_fused_soft_refused(const gpu_link &g);
 template <int NT, int NR>
 struct Fused {
   static int launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt, uint32_t *errors,
-                    uint32_t *repair, cudaStream_t s);
+                    uint32_t *repair, unsigned long long *loss, cudaStream_t s);
 };
 template <int NT, int NR>
 struct Repair {
   static int launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt, const uint32_t *repair,
-                    uint32_t *errors, uint32_t *fallbacks, cudaStream_t s);
+                    uint32_t *errors, uint32_t *fallbacks, unsigned long long *loss, cudaStream_t s);
 };
 template <int NT, int NR>
 struct PilotRows {
@@ -488,11 +526,13 @@ struct Detect {
 
 /* repair: [0] the number n of REs the fused kernel could not decide (float
  * inverse flagged), [1..n] their batch indices. gpu_launch_repair equalises
- * those n again in double and adds their errors and fallbacks per frame;
+ * those n again in double and adds their errors and fallbacks per frame
+ * (with loss: the fused soft launch's, their GMI losses too);
  * n is read on the device (launched after every fused batch, it costs a
  * launch when the list is empty), so the host never waits for the list. */
 int gpu_launch_repair(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
-                      const uint32_t *repair, uint32_t *errors, uint32_t *fallbacks, cudaStream_t s);
+                      const uint32_t *repair, uint32_t *errors, uint32_t *fallbacks, unsigned long long *loss,
+                      cudaStream_t s);
 
 /* The fused mode's first pass with LS estimation (g.est.hp set): the pilot
  * rows g.est.yp from the draws (or the modem's output, Hk and yt as the

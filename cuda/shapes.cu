@@ -6,6 +6,7 @@
  * here through gpu_dispatch. */
 #include <stdio.h>
 
+#include "core/params.h"
 #include "cuda/gpu_internal.cuh"
 
 int gpu_shape_check(int tx, int rx, char *err, size_t errlen) {
@@ -20,19 +21,32 @@ int gpu_shape_check(int tx, int rx, char *err, size_t errlen) {
 }
 
 int gpu_launch_fused(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
-                     uint32_t *errors, uint32_t *repair, cudaStream_t s) {
-  return gpu_dispatch<Fused>(g.tx, g.rx, g, c, Hk, yt, errors, repair, s);
+                     uint32_t *errors, uint32_t *repair, unsigned long long *loss, cudaStream_t s) {
+  return gpu_dispatch<Fused>(g.tx, g.rx, g, c, Hk, yt, errors, repair, loss, s);
 }
 
 int gpu_launch_repair(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
-                      const uint32_t *repair, uint32_t *errors, uint32_t *fallbacks, cudaStream_t s) {
-  return gpu_dispatch<Repair>(g.tx, g.rx, g, c, Hk, yt, repair, errors, fallbacks, s);
+                      const uint32_t *repair, uint32_t *errors, uint32_t *fallbacks, unsigned long long *loss,
+                      cudaStream_t s) {
+  return gpu_dispatch<Repair>(g.tx, g.rx, g, c, Hk, yt, repair, errors, fallbacks, loss, s);
+}
+
+int gpu_fused_soft_covers(const gpu_link &g) {
+  return link_detector_is_linear((eq_kind)g.equalizer) && g.tx <= GPU_FUSED_SOFT_MAX_TX && g.rx == gpu_rows_of(g.rx) &&
+         gpu_link_lean(g);
 }
 
 int gpu_launch_fused_estimate(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
                               cudaStream_t s) {
   if (gpu_dispatch<PilotRows>(g.tx, g.rx, g, c, Hk, yt, s)) return -1;
   return gpu_launch_estimate_pilots(g, g.est, s);
+}
+
+int gpu_fused_soft_refused(const gpu_link &g) {
+  char what[96];
+  snprintf(what, sizeof what, "fused soft receiver of %d x %d", g.tx, g.rx);
+  gpu_report_failure(__FILE__, __LINE__, what, "refused", "padded rows: the detect kernel takes this link", 0);
+  return -1;
 }
 
 int gpu_fused_sic_refused(int nt) {

@@ -149,7 +149,7 @@ void compare(const char *what, const link_params &p, int staged) {
  * same s = 1 arithmetic; the grid left out by a template on the linear
  * kernel, a run-time flag on the joint ones) and none's errors sup's; the
  * GPU against the CPU within compare()'s tolerances. */
-int run_gmi(const char *name, int staged, const link_params &p, run_out *o) {
+int run_gmi(const char *name, int staged, const link_params &p, run_out *o, uint64_t first) {
   backend *b = create(name, staged, p);
   if (!b) return -1;
   o->errors.assign(kFrames * (size_t)p.tx, 0);
@@ -162,17 +162,22 @@ int run_gmi(const char *name, int staged, const link_params &p, run_out *o) {
   r.fallbacks = o->fallbacks.data();
   if (link_gmi_loss(&p)) r.gmi_loss = o->loss.data();
   if (link_gmi_grid(&p)) r.gmi_loss_s = o->grid.data();
-  const int rc = backend_run(b, 3, kFrames, &r);
+  const int rc = backend_run(b, first, kFrames, &r);
   if (rc) fprintf(stderr, "%s: %s\n", name, backend_error(b));
   backend_destroy(b);
   return rc;
 }
 
-void compare_gmi_modes(const char *what, link_params p, int staged) {
+/* The fused mode runs zf and mmse with gmi = s1 on the fused kernel's Soft
+ * instances (a flagged RE on their repair kernel), sup on the detect kernel:
+ * their equality below is the one kernel's arithmetic against the other's on
+ * the same draws. min_fallbacks: the flagged REs the frames [first, first +
+ * kFrames) must hold on each backend, so that the repair path is taken. */
+void compare_gmi_modes(const char *what, link_params p, int staged, uint64_t first = 3, uint32_t min_fallbacks = 0) {
   run_out c[3], g[3];
   for (int m = 0; m < 3; m++) {
     p.gmi = (gmi_kind)m;
-    if (run_gmi("cpu", 0, p, &c[m]) || run_gmi("cuda", staged, p, &g[m])) {
+    if (run_gmi("cpu", 0, p, &c[m], first) || run_gmi("cuda", staged, p, &g[m], first)) {
       CHECK(0, "%s gmi %s: a backend failed", what, gmi_kind_name(p.gmi));
       return;
     }
@@ -180,8 +185,15 @@ void compare_gmi_modes(const char *what, link_params p, int staged) {
   const int sup = GMI_SUP, s1 = GMI_S1, none = GMI_NONE;
   CHECK(c[s1].errors == c[sup].errors && c[none].errors == c[sup].errors && c[s1].loss == c[sup].loss,
         "%s: on the cpu, s1's and none's errors and s1's losses are sup's", what);
-  CHECK(g[s1].errors == g[sup].errors && g[s1].loss == g[sup].loss,
-        "%s: on the gpu, s1's errors and per-stream losses are sup's exactly", what);
+  CHECK(g[s1].errors == g[sup].errors && g[s1].loss == g[sup].loss && g[s1].fallbacks == g[sup].fallbacks,
+        "%s: on the gpu, s1's errors, fallbacks and per-stream losses are sup's exactly", what);
+  uint32_t fc = 0, fg = 0;
+  for (size_t k = 0; k < kFrames; k++) {
+    fc += c[s1].fallbacks[k];
+    fg += g[s1].fallbacks[k];
+  }
+  CHECK(fc >= min_fallbacks && fg >= min_fallbacks, "%s: flagged REs cpu %u, gpu %u (at least %u wanted)", what, fc,
+        fg, min_fallbacks);
   size_t untouched = 0;
   for (uint64_t k = 0; k < g[s1].grid.size(); k++) untouched += g[s1].grid[k] == UINT64_MAX;
   for (uint64_t k = 0; k < g[none].loss.size(); k++) untouched += g[none].loss[k] == UINT64_MAX;
@@ -303,6 +315,36 @@ link_params with_ls(int tx, int rx, int bps, eq_kind eq, double snr, llr_kind ll
   return p;
 }
 
+/* The first frame of the kFrames consecutive ones, among frames [0, 256), that
+ * hold the most REs the CPU's float inverse flags (its fallbacks), and that
+ * number: where a test of the repair path finds its REs. */
+uint64_t frames_with_fallbacks(const link_params &p, uint32_t *most) {
+  const uint64_t scan = 256;
+  backend_options opt;
+  memset(&opt, 0, sizeof opt);
+  opt.max_batch_frames = scan;
+  char err[512];
+  backend *b = backends_create("cpu", &p, &opt, err, sizeof err);
+  std::vector<uint32_t> errors(scan * (size_t)p.tx), fb(scan, 0);
+  batch_result r;
+  memset(&r, 0, sizeof r);
+  r.errors = errors.data();
+  r.fallbacks = fb.data();
+  if (!b || backend_run(b, 0, scan, &r)) fprintf(stderr, "frames_with_fallbacks: %s\n", b ? backend_error(b) : err);
+  if (b) backend_destroy(b);
+  uint64_t best = 0;
+  *most = 0;
+  for (uint64_t f = 0; f + kFrames <= scan; f++) {
+    uint32_t n = 0;
+    for (uint64_t k = 0; k < kFrames; k++) n += fb[f + k];
+    if (n > *most) {
+      *most = n;
+      best = f;
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 int main(void) {
@@ -362,6 +404,19 @@ int main(void) {
     link_params p = with_ls(2, 2, 4, EQ_MMSE, 14.0, LLR_MAXLOG, 0, INTERP_LINEAR, DOMAIN_FREQUENCY);
     snprintf(what, sizeof what, "2x2 comb ls linear mmse llr maxlog %s", staged ? "staged" : "fused");
     compare_gmi_modes(what, p, staged);
+  }
+  /* flagged inverses: zf at 40 dB on 4x4 (some 1e-5 of the REs), in frames
+   * the CPU finds them in; fused, s1's flagged REs take the Soft repair
+   * kernel (2x2 too: its instances have a register cap of their own) */
+  for (int nt = 2; nt <= 4 && !small; nt += 2) {
+    link_params p = point(nt, nt, nt == 4 ? 2 : 4, EQ_ZF, CH_RAYLEIGH, 40.0, LLR_MAXLOG);
+    p.subcarriers = 1024;
+    p.symbols = 14;
+    lt_finish(&p);
+    uint32_t most = 0;
+    const uint64_t first = frames_with_fallbacks(p, &most);
+    snprintf(what, sizeof what, "%dx%d zf 40 dB llr maxlog fused (%u flagged)", nt, nt, most);
+    compare_gmi_modes(what, p, 0, first, 1);
   }
   /* LS estimation from pilots, LLRs with the GMI grid, fused and staged */
   const interp_kind interps[3] = {INTERP_NEAREST, INTERP_LINEAR, INTERP_LMMSE};
