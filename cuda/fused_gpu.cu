@@ -99,13 +99,31 @@ enum fused_mode { kGeneric = 0, kPlain = 1, kPilots = 2 };
 
 /* One stream of a soft RE: its bit errors (x_hat's decision against the sent
  * label) and its GMI loss at s = 1, added to err and loss, as the detect
- * kernel's soft_stream computes them for zf and mmse. */
+ * kernel's soft_stream computes them for zf and mmse. BPS: the
+ * constellation's bits as a literal, so that the demapper's loops over 16
+ * levels and 8 bits fold to the constellation's own (the generic demapper
+ * with a run-time bps is some 2400 PTX instructions, 300 with bps = 4:
+ * most of the soft link's work); the same functions with the same values,
+ * so the same results. */
+template <int BPS>
+__device__ __forceinline__ void soft_stream_bps(const gpu_link &g, cf32 x, float ginv_tt, uint32_t lab,
+                                                uint32_t *err, unsigned long long *loss) {
+  const int bps = BPS > 0 ? BPS : g.bps; /* 0: the run-time bps */
+  *err += (uint32_t)__popc(qam_demap(bps, x) ^ lab);
+  float llr[SOFT_MAX_BPS];
+  soft_demap(bps, x, soft_post_var(g.equalizer == EQ_MMSE, g.n0r, ginv_tt), g.llr == LLR_EXACT, llr);
+  *loss += soft_label_loss(bps, llr, lab);
+}
 __device__ __forceinline__ void soft_stream_count(const gpu_link &g, cf32 x, float ginv_tt, uint32_t lab,
                                                   uint32_t *err, unsigned long long *loss) {
-  *err += (uint32_t)__popc(qam_demap(g.bps, x) ^ lab);
-  float llr[SOFT_MAX_BPS];
-  soft_demap(g.bps, x, soft_post_var(g.equalizer == EQ_MMSE, g.n0r, ginv_tt), g.llr == LLR_EXACT, llr);
-  *loss += soft_label_loss(g.bps, llr, lab);
+  switch (g.bps) { /* uniform: one branch a warp */
+    case 1: soft_stream_bps<1>(g, x, ginv_tt, lab, err, loss); break;
+    case 2: soft_stream_bps<2>(g, x, ginv_tt, lab, err, loss); break;
+    case 4: soft_stream_bps<4>(g, x, ginv_tt, lab, err, loss); break;
+    case 6: soft_stream_bps<6>(g, x, ginv_tt, lab, err, loss); break;
+    case 8: soft_stream_bps<8>(g, x, ginv_tt, lab, err, loss); break;
+    default: soft_stream_bps<0>(g, x, ginv_tt, lab, err, loss); break;
+  }
 }
 
 template <int NT, int NR, bool Exact, int Mode, bool Sic, bool Soft = false>
