@@ -326,11 +326,17 @@ uint64_t frames_with_fallbacks(const link_params &p, uint32_t *most) {
   char err[512];
   backend *b = backends_create("cpu", &p, &opt, err, sizeof err);
   std::vector<uint32_t> errors(scan * (size_t)p.tx), fb(scan, 0);
-  batch_result r;
-  memset(&r, 0, sizeof r);
-  r.errors = errors.data();
-  r.fallbacks = fb.data();
-  if (!b || backend_run(b, 0, scan, &r)) fprintf(stderr, "frames_with_fallbacks: %s\n", b ? backend_error(b) : err);
+  int rc = b ? 0 : -1;
+  /* in batches the backend takes (its cap on a batch's memory) */
+  for (uint64_t f = 0, n = 0; f < scan && !rc; f += n) {
+    n = b->ops->max_frames(b) < scan - f ? b->ops->max_frames(b) : scan - f;
+    batch_result r;
+    memset(&r, 0, sizeof r);
+    r.errors = errors.data() + f * (size_t)p.tx;
+    r.fallbacks = fb.data() + f;
+    rc = n ? backend_run(b, f, n, &r) : -1;
+  }
+  CHECK(rc == 0, "frames_with_fallbacks: the cpu scan failed: %s", b ? backend_error(b) : err);
   if (b) backend_destroy(b);
   uint64_t best = 0;
   *most = 0;
