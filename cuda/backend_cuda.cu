@@ -303,6 +303,20 @@ int run_modem(cuda_state *s, const gpu_link &g) {
   return gpu_fft_set_exec(&s->fft_rx, s->yt, g.frames);
 }
 
+/* What the fused modes' per-RE kernels read, before them on the stream: the
+ * taps and their response (tdl), the time-domain modem, the estimates on
+ * the pilot symbols (LS); events start, draw and channel around them. */
+int fused_front(cuda_state *s, const gpu_link &g) {
+  cudaStream_t st = s->stream;
+  CUDA_TRY(cudaEventRecord(s->ev[EV_START], st));
+  if (tdl_response(s, g)) return -1;
+  CUDA_TRY(cudaEventRecord(s->ev[EV_DRAW], st));
+  if (s->have_fft_td && run_modem(s, g)) return -1;
+  if (g.est.hp && gpu_launch_fused_estimate(g, s->consts, s->tdl.Hk, s->yt, st)) return -1;
+  CUDA_TRY(cudaEventRecord(s->ev[EV_CHANNEL], st));
+  return 0;
+}
+
 /* Soft outputs or a joint detector: the detect kernel after the staged
  * stages (from their stacks; for zf and mmse the staged chain has counted the
  * errors) or after the fused mode's taps and modem (from the draws). */
@@ -321,12 +335,7 @@ int run_detect(cuda_state *s, const gpu_link &g, float *llr, uint8_t *bits, int 
     CUDA_TRY(cudaEventRecord(s->ev[EV_DEMAP], st));
     return 0;
   }
-  CUDA_TRY(cudaEventRecord(s->ev[EV_START], st));
-  if (tdl_response(s, g)) return -1;
-  CUDA_TRY(cudaEventRecord(s->ev[EV_DRAW], st));
-  if (s->have_fft_td && run_modem(s, g)) return -1;
-  if (g.est.hp && gpu_launch_fused_estimate(g, s->consts, s->tdl.Hk, s->yt, st)) return -1;
-  CUDA_TRY(cudaEventRecord(s->ev[EV_CHANNEL], st));
+  if (fused_front(s, g)) return -1;
   if (gpu_launch_detect(g, s->consts, s->tdl.Hk, s->yt, NULL, out, st)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_INVERT], st));
   return 0;
@@ -358,12 +367,7 @@ int capture_room(cuda_state *s, const gpu_link &g, size_t res) {
 int run_fused(cuda_state *s, const gpu_link &g, unsigned long long *loss) {
   cudaStream_t st = s->stream;
   if (loss) CUDA_TRY(cudaMemsetAsync(loss, 0, sizeof(unsigned long long) * g.frames * g.tx, st));
-  CUDA_TRY(cudaEventRecord(s->ev[EV_START], st));
-  if (tdl_response(s, g)) return -1;
-  CUDA_TRY(cudaEventRecord(s->ev[EV_DRAW], st));
-  if (s->have_fft_td && run_modem(s, g)) return -1;
-  if (g.est.hp && gpu_launch_fused_estimate(g, s->consts, s->tdl.Hk, s->yt, st)) return -1;
-  CUDA_TRY(cudaEventRecord(s->ev[EV_CHANNEL], st));
+  if (fused_front(s, g)) return -1;
   if (gpu_launch_fused(g, s->consts, s->tdl.Hk, s->yt, s->errors, repair_of(s, g), loss, st)) return -1;
   /* The REs the fused kernel left undecided (flagged inverses), in double:
    * the list's length is read on the device, so no host wait between the
