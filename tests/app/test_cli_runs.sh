@@ -137,7 +137,10 @@ stop_with() {
   local sig=$1 want=$2 name=$3
   "$OFDMSIM" "$tmp/long.cfg" -o "$tmp/$name.csv" -q >/dev/null 2>"$tmp/$name.err" &
   local pid=$!
-  sleep 2
+  # Once its journal holds a chunk: the point has counted bits and the run
+  # goes on for hours, so the signal lands mid-run (the run's progress, not
+  # the clock: two seconds' sleep spent four core-seconds a signal).
+  while kill -0 $pid 2>/dev/null && ! grep -q '^chunk ' "$tmp/$name.journal" 2>/dev/null; do pause 0.01; done
   kill "-$sig" $pid
   wait $pid
   local rc=$?

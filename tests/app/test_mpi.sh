@@ -157,8 +157,11 @@ l=("${a[@]}" --set simulation.target_errors="$errors" --set simulation.max_bits=
 check "the long run's long point has over 90% of its bits ($errors errors)" \
   awk -v p="$((long_point + 1))" '{ s += $1 } NR == p { b = $1 } END { exit !(b > 0.9 * s) }' \
   <(csv_cols "$tmp/l.csv" bits)
-mpi 2 "$OFDMSIM" configs/default.cfg "${l[@]}" -o "$tmp/l2.csv" >/dev/null 2>&1
-check "the long run on 2 ranks = its plain run" cmp -s <(csv_counts "$tmp/l.csv") <(csv_counts "$tmp/l2.csv")
+# (The long run is not run whole on ranks as well: that ranks give the plain
+# run's counts is A's check above, on this sweep under the same stop rules,
+# and the long point's counts from ranks are compared with l.csv below: the
+# SIGINT lands early in it and 3 ranks run the rest on --resume. A whole
+# 2-rank run of it cost 10 core-seconds more, some 40 under the sanitizers.)
 # Waits until the job's journal $1 has a chunk of the long point, then 0 to
 # 0.4 s more (at random): the job is under way and far from its end.
 nap() {

@@ -135,13 +135,24 @@ big "$(scaled 20000 4000)" 0 "$tmp/sig_a.csv"
 big "$(scaled 20000 4000)" 1 "$tmp/sig_b.csv"
 mkdir -p "$tmp/sig"
 stopped=0
-temps() { ls -A "$tmp/sig" | grep -v '^s\.csv$\|^s\.json$'; }
+# temp_there: is there a file in $tmp/sig other than s.csv and s.json (the
+# merge's temporary file)? By the shell's own globbing, and polled every
+# millisecond (pause): a poll that forked `ls` and `grep` without a break
+# took a core from the merge it waits on, and most of this test's time.
+temp_there() {
+  local f
+  for f in "$tmp/sig"/* "$tmp/sig"/.[!.]* "$tmp/sig"/..?*; do
+    [ -e "$f" ] || [ -L "$f" ] || continue
+    case ${f##*/} in s.csv | s.json) ;; *) return 0 ;; esac
+  done
+  return 1
+}
 for f in 1 2 3 4 5 6; do
   for sig in TERM INT; do
     rm -f "$tmp/sig/"* "$tmp/sig/".??* 2>/dev/null
     "$OFDMSIM" merge "$tmp/sig_a.csv" "$tmp/sig_b.csv" -o "$tmp/sig/s.csv" >/dev/null 2>&1 &
     pid=$!
-    while kill -0 "$pid" 2>/dev/null && [ -z "$(temps)" ]; do :; done
+    while kill -0 "$pid" 2>/dev/null && ! temp_there; do pause 0.001; done
     kill -"$sig" "$pid" 2>/dev/null
     wait "$pid"
     rc=$?

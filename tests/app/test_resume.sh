@@ -83,7 +83,7 @@ kill_until_done() {
     "$OFDMSIM" "$cfg" -q -o "$tmp/$name.csv" "${opts[@]}" >/dev/null 2>>"$tmp/stderr" &
     pid=$!
     opts=(--resume)
-    while kill -0 "$pid" 2>/dev/null && [ "$(frames "$tmp/$name.journal")" -lt "$want" ]; do sleep 0.002; done
+    while kill -0 "$pid" 2>/dev/null && [ "$(frames "$tmp/$name.journal")" -lt "$want" ]; do pause 0.002; done
     if [ "$want" -lt "$total" ]; then
       ms=$((RANDOM % 5))
     else

@@ -9,6 +9,21 @@ bad() { fail=$((fail + 1)); echo "FAILED: $*" >&2; }
 check() { local what=$1; shift; if "$@"; then ok; else bad "$what"; fi; }
 finish() { echo "$pass passed, $fail failed"; [ "$fail" -eq 0 ]; }
 
+# pause SECONDS: sleeps within the shell, no process started (read's timeout
+# on a FIFO that never gets data, opened at the first call and unlinked at
+# once), for the polls that wait on a run's progress: a `sleep` or a `$(...)`
+# forked hundreds of times a second takes a core from the run being watched
+# and from the test beside it.
+pause() {
+  if [ -z "${pause_fd:-}" ]; then
+    local d
+    d=$(mktemp -d) && mkfifo "$d/f" && exec {pause_fd}<>"$d/f"
+    rm -rf "$d"
+  fi
+  read -r -t "$1" -u "$pause_fd" _
+  return 0
+}
+
 # scaled N [LEAST]: N times OFDMSIM_TEST_SCALE (a share in (0, 1], 1 when
 # unset; scripts/sanitize.sh sets 0.1), rounded up, at least LEAST (default
 # 1), never above N: the sizes of the long statistical runs, as
