@@ -19,6 +19,7 @@
 #include "cpu/cpu_internal.h"
 #include "cpu/draws_block.h"
 #include "cpu/fused_cpu.h"
+#include "equalizer/demap_block.h"
 #include "equalizer/equalizer.h"
 #include "equalizer/fallback.h"
 #include "equalizer/sic.h"
@@ -143,33 +144,50 @@ static void chunk_losses(const float *llr, const uint8_t *bits, size_t nb, int t
 
 /* The LLRs of a chunk's data REs into f->llr (RE by RE, tx streams of bps
  * bits), their sent bits into f->bits, and both to the caller's arrays where
- * it asks for them; returns the bit count.  Instantiated below with bps a
- * constant (flattened: soft_demap inlined), so that the demapper's loops over
- * the 16 levels of its largest constellation shrink to the levels this one
- * has: the same operations on the same values (4x4 16-QAM, max-log, GMI at
- * s = 1, one core: 29 -> 40 Mbit/s, BENCHMARKS.md). */
+ * it asks for them; returns the bit count.  The data REs go G at a time
+ * through soft_demap_block (the symbols of a stream in vector lanes, the same
+ * LLRs as soft_demap's), and their LLRs from its rows into the RE-by-RE
+ * layout.  Instantiated below with bps a constant, so that the loops over a
+ * symbol's bits unroll. */
 static inline size_t soft_res(const int bps, const link_params *p, const cpu_state *s, const fused_scratch *f,
                               const uint8_t *lab, size_t ldl, uint64_t fl, uint64_t m0, size_t n, batch_result *out) {
+  enum { G = 64 };
   const size_t C = CPU_FUSED_CHUNK;
   const int tx = p->tx, mmse = p->equalizer == EQ_MMSE, exact = p->llr == LLR_EXACT;
   const float n0 = (float)link_receiver_n0(p);
   const uint64_t df = link_data_res_per_frame(p);
-  size_t nb = 0;
-  for (size_t j = 0; j < n; j++) {
-    if (pilot_antenna(&s->re.pilots, m0 + j) >= 0) continue;
+  const size_t per_re = (size_t)(tx * bps);
+  size_t nb = 0, j = 0;
+  while (j < n) {
+    uint32_t at[G]; /* the group's data REs */
+    size_t m = 0;
+    for (; j < n && m < G; j++)
+      if (pilot_antenna(&s->re.pilots, m0 + j) < 0) at[m++] = (uint32_t)j;
     float *llr = f->llr + nb;
+    uint8_t *bits = f->bits + nb;
     for (int t = 0; t < tx; t++) {
-      const float g = f->gdiag[(size_t)t * C + j];
-      const uint32_t label = lab[(size_t)t * ldl + j];
-      soft_demap(bps, f->xhat[(size_t)t * C + j], soft_post_var(mmse, n0, g), exact, llr + t * bps);
-      for (int k = 0; k < bps; k++) f->bits[nb + (size_t)(t * bps + k)] = (uint8_t)((label >> k) & 1u);
+      cf32 z[G];
+      float var[G], l[SOFT_MAX_BPS * G];
+      for (size_t i = 0; i < m; i++) {
+        z[i] = f->xhat[(size_t)t * C + at[i]];
+        var[i] = soft_post_var(mmse, n0, f->gdiag[(size_t)t * C + at[i]]);
+      }
+      soft_demap_block(bps, m, z, var, exact, l, G);
+      for (size_t i = 0; i < m; i++) {
+        const uint32_t label = lab[(size_t)t * ldl + at[i]];
+        for (int k = 0; k < bps; k++) {
+          llr[i * per_re + (size_t)(t * bps + k)] = l[(size_t)k * G + i];
+          bits[i * per_re + (size_t)(t * bps + k)] = (uint8_t)((label >> k) & 1u);
+        }
+      }
     }
-    if (out->llr || out->bits) {
-      const size_t at = (size_t)(fl * df + pilot_data_index(&s->re.pilots, m0 + j)) * (size_t)(tx * bps);
-      if (out->llr) memcpy(out->llr + at, llr, sizeof(float) * (size_t)(tx * bps));
-      if (out->bits) memcpy(out->bits + at, f->bits + nb, (size_t)(tx * bps));
-    }
-    nb += (size_t)(tx * bps);
+    if (out->llr || out->bits)
+      for (size_t i = 0; i < m; i++) {
+        const size_t to = (size_t)(fl * df + pilot_data_index(&s->re.pilots, m0 + at[i])) * per_re;
+        if (out->llr) memcpy(out->llr + to, llr + i * per_re, sizeof(float) * per_re);
+        if (out->bits) memcpy(out->bits + to, bits + i * per_re, per_re);
+      }
+    nb += m * per_re;
   }
   return nb;
 }

@@ -7,6 +7,9 @@
 #include "equalizer/soft_block.h"
 
 #include <math.h>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #include "equalizer/soft.h"
 
@@ -87,9 +90,68 @@ void soft_grid_losses(size_t n, const float *llr, const uint8_t *bit, uint64_t *
   flush(acc, grid);
 }
 
-/* soft_loss_q with its clip as selects (soft_llr_clip_), so the loop
- * vectorises. */
+/* A bit whose LLR, clipped and signed towards the sent bit, is at least
+ * this is right with a loss below half a quantum: log2(1 + e^-18) 2^24 =
+ * 0.369 quanta (soft_loss_q's error is some 1e-8 quanta, and the loss falls
+ * with the LLR), so its quanta are 0 (tests/equalizer/test_demap_block.c
+ * checks every float from here to the clip). At high SNR most bits are
+ * such, and their series are not computed. */
+#define LOSS_ZERO_FROM 18.0f
+
+/* The signed, clipped LLRs of bits [i0, i0 + len) that LOSS_ZERO_FROM does
+ * not settle, packed into m[] with their offsets in at[] (room for 16 more
+ * entries past the count: whole vectors are stored), their quanta set to 0
+ * meanwhile; returns their count. */
+static size_t pack_losses(const float *llr, const uint8_t *bit, size_t len, uint32_t *q, float *m, uint32_t *at) {
+  size_t c = 0, i = 0;
+#if defined(__AVX512F__)
+  /* sixteen bits a step, packed by a compress into a register (a compress
+   * straight to memory is slow on some cores) */
+  const __m512 clip = _mm512_set1_ps(SOFT_LLR_CLIP), nclip = _mm512_set1_ps(-SOFT_LLR_CLIP);
+  const __m512 zero_from = _mm512_set1_ps(LOSS_ZERO_FROM);
+  const __m512i one = _mm512_set1_epi32(1), sign = _mm512_set1_epi32((int)0x80000000u);
+  const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  for (; i + 16 <= len; i += 16) {
+    __m512 l = _mm512_loadu_ps(llr + i);
+    /* soft_llr_clip_: NaN to 0, then the two selects */
+    l = _mm512_mask_mov_ps(l, _mm512_cmp_ps_mask(l, l, _CMP_UNORD_Q), _mm512_setzero_ps());
+    l = _mm512_mask_mov_ps(l, _mm512_cmp_ps_mask(l, nclip, _CMP_LT_OQ), nclip);
+    l = _mm512_mask_mov_ps(l, _mm512_cmp_ps_mask(l, clip, _CMP_GT_OQ), clip);
+    const __m512i b = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(bit + i)));
+    const __m512 neg = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(l), sign));
+    const __m512 ms = _mm512_mask_mov_ps(neg, _mm512_test_epi32_mask(b, one), l);
+    const __mmask16 need = _mm512_cmp_ps_mask(ms, zero_from, _CMP_LT_OQ);
+    _mm512_storeu_si512((void *)(q + i), _mm512_setzero_si512());
+    _mm512_storeu_ps(m + c, _mm512_maskz_compress_ps(need, ms));
+    _mm512_storeu_si512((void *)(at + c),
+                        _mm512_maskz_compress_epi32(need, _mm512_add_epi32(lane, _mm512_set1_epi32((int)i))));
+    c += (size_t)__builtin_popcount((unsigned)need);
+  }
+#endif
+  for (; i < len; i++) {
+    const float l = soft_llr_clip_(llr[i]);
+    const float ms = (bit[i] & 1u) ? l : -l;
+    q[i] = 0;
+    m[c] = ms;
+    at[c] = (uint32_t)i;
+    c += ms < LOSS_ZERO_FROM ? 1u : 0u;
+  }
+  return c;
+}
+
+/* soft_loss_q with its clip as selects (soft_llr_clip_); the bits at or past
+ * LOSS_ZERO_FROM get 0 without the series, the others are packed (their
+ * signed LLR m: soft_loss_q_clipped_(m, 1) is soft_loss_q_clipped_(l, b),
+ * as m = +-l exactly) and computed in lanes. */
 void soft_losses_q(size_t n, const float *llr, const uint8_t *bit, uint32_t *q) {
-  LANE_LOOP
-  for (size_t i = 0; i < n; i++) q[i] = soft_loss_q_clipped_(soft_llr_clip_(llr[i]), bit[i] & 1u);
+  enum { STEP = 256 };
+  float m[STEP + 16];
+  uint32_t at[STEP + 16], qq[STEP];
+  for (size_t i0 = 0; i0 < n; i0 += STEP) {
+    const size_t len = n - i0 < STEP ? n - i0 : STEP;
+    const size_t c = pack_losses(llr + i0, bit + i0, len, q + i0, m, at);
+    LANE_LOOP
+    for (size_t k = 0; k < c; k++) qq[k] = soft_loss_q_clipped_(m[k], 1u);
+    for (size_t k = 0; k < c; k++) q[i0 + at[k]] = qq[k];
+  }
 }

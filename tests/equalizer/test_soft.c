@@ -592,6 +592,35 @@ static void test_loss_block(void) {
   CHECK(bad == 0 && checked > 20000, "soft_losses_q: %zu of %zu quanta differ from soft_loss_q's", bad, checked);
 }
 
+/* soft_losses_q against soft_loss_q on every float LLR in [16, 64.5] and its
+ * negative, both bits: where soft_losses_q gives right bits 0 quanta without
+ * the series (from 18 up), every such bit, and the bits just below. */
+static void test_loss_block_high(void) {
+  enum { N = 4096 };
+  static float l[N];
+  static uint8_t b[N];
+  static uint32_t q[N];
+  size_t bad = 0, checked = 0, zeros = 0;
+  float x = 16.0f;
+  while (x <= 64.5f) {
+    size_t n = 0;
+    for (; n < N && x <= 64.5f; n += 4, x = nextafterf(x, INFINITY)) {
+      l[n] = x, b[n] = 1;
+      l[n + 1] = x, b[n + 1] = 0;
+      l[n + 2] = -x, b[n + 2] = 0;
+      l[n + 3] = -x, b[n + 3] = 1;
+    }
+    soft_losses_q(n, l, b, q);
+    for (size_t i = 0; i < n; i++, checked++) {
+      const uint32_t want = soft_loss_q(l[i], b[i]);
+      bad += q[i] != want;
+      zeros += want == 0;
+    }
+  }
+  CHECK(bad == 0 && checked > 60000000 && zeros > checked / 3,
+        "soft_losses_q: %zu of %zu quanta differ from soft_loss_q's (%zu zeros)", bad, checked, zeros);
+}
+
 static void test_grid_block(void) {
   enum { N = 9000 };
   static float l[N];
@@ -759,6 +788,7 @@ int main(void) {
   test_grid_loss();
   test_grid_block();
   test_loss_block();
+  test_loss_block_high();
   test_post_var();
   test_bicm_reference();
   test_gmi_awgn();
