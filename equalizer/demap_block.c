@@ -9,6 +9,9 @@
 
 #include <math.h>
 #include <stdint.h>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #include "core/qam.h"
 #include "equalizer/soft.h"
@@ -17,7 +20,9 @@
 #define DL 16
 
 #if defined(__GNUC__) && !defined(__clang__)
-#define LANE_LOOP _Pragma("GCC ivdep")
+/* ivdep, and no complete unrolling first: GCC unrolls a 16-lane loop into
+ * scalar code with branches for its selects before the vectoriser sees it */
+#define LANE_LOOP _Pragma("GCC ivdep") _Pragma("GCC unroll 1")
 #else
 #define LANE_LOOP
 #endif
@@ -42,11 +47,44 @@ static inline float clamp_z(float x) {
   return t < SOFT_Z_MAX ? t : SOFT_Z_MAX;
 }
 
-/* expf of a class term x <= 0 (a metric's excess over its class's least). */
-static inline float exp_term(float x) {
-  if (x == 0.0f) return 1.0f;
-  if (x < EXP_ZERO_BELOW) return 0.0f;
-  return expf(x);
+/* w[j] = expf(x[j]) for the lanes j < live, x[j] <= 0: 1 at 0 and +0
+ * below EXP_ZERO_BELOW without the call, the others by a call each (only
+ * those lanes visited, by their bits in a mask, where the target has
+ * AVX-512: a branch per lane mispredicts on half of them). */
+INLINE void exp_row(const float *x, float *w, int live) {
+  LANE_LOOP
+  for (int j = 0; j < DL; j++) w[j] = x[j] == 0.0f ? 1.0f : 0.0f;
+#if defined(__AVX512F__)
+  const __m512 v = _mm512_loadu_ps(x);
+  unsigned call = (unsigned)(__mmask16)~(_mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_EQ_OQ) |
+                                        _mm512_cmp_ps_mask(v, _mm512_set1_ps(EXP_ZERO_BELOW), _CMP_LT_OQ));
+  call &= (1u << live) - 1u;
+  for (; call; call &= call - 1u) {
+    const int j = __builtin_ctz(call);
+    w[j] = expf(x[j]);
+  }
+#else
+  for (int j = 0; j < live; j++)
+    if (x[j] != 0.0f && !(x[j] < EXP_ZERO_BELOW)) w[j] = expf(x[j]);
+#endif
+}
+
+/* g[j] = logf(r[j]) for the lanes j < live: +0 at 1 without the call (logf(1)
+ * is +0 in every libm). */
+INLINE void log_row(const float *r, float *g, int live) {
+  LANE_LOOP
+  for (int j = 0; j < DL; j++) g[j] = 0.0f;
+#if defined(__AVX512F__)
+  unsigned call = (unsigned)_mm512_cmp_ps_mask(_mm512_loadu_ps(r), _mm512_set1_ps(1.0f), _CMP_NEQ_UQ);
+  call &= (1u << live) - 1u;
+  for (; call; call &= call - 1u) {
+    const int j = __builtin_ctz(call);
+    g[j] = logf(r[j]);
+  }
+#else
+  for (int j = 0; j < live; j++)
+    if (r[j] != 1.0f) g[j] = logf(r[j]);
+#endif
 }
 
 /* One PAM dimension of a step: soft_pam_ on each lane, v already clamped,
@@ -97,25 +135,39 @@ INLINE void pam_step(const int nb, const float s, const float h, const float *v,
     }
     return;
   }
-  /* exact: each class's sum in level order, as soft_pam_ adds it (the
-   * other class's terms there add +0 to a sum that starts at +0: no change) */
-  for (int j = 0; j < live; j++) {
-    const uint32_t gd = qam_gray_encode((uint32_t)d[j]);
-    for (int b = 0; b < nb; b++) {
-      const uint32_t bit = (gd >> b) & 1u;
-      const float m_own = m[bit][b][j], m_cnt = m[bit ^ 1u][b][j];
-      const float gap = m_cnt - m_own;
+  /* exact: each class's sum in level order, as soft_pam_ adds it (a term
+   * of the other class adds +0 there), lane by lane */
+  for (int b = 0; b < nb; b++) {
+    float m_own[DL], m_cnt[DL], x[SOFT_MAX_LEVELS][DL], w[SOFT_MAX_LEVELS][DL], ratio[DL], lg[DL];
+    uint32_t bit[DL];
+    LANE_LOOP
+    for (int j = 0; j < DL; j++) {
+      bit[j] = (qam_gray_encode((uint32_t)d[j]) >> b) & 1u;
+      m_own[j] = bit[j] ? m[1][b][j] : m[0][b][j];
+      m_cnt[j] = bit[j] ? m[0][b][j] : m[1][b][j];
+    }
+    for (int k = 0; k < L; k++) {
+      const uint32_t gkb = (qam_gray_encode((uint32_t)k) >> b) & 1u;
+      LANE_LOOP
+      for (int j = 0; j < DL; j++) x[k][j] = (gkb == bit[j] ? m_own[j] : m_cnt[j]) - e[k][j];
+      exp_row(x[k], w[k], live);
+    }
+    LANE_LOOP
+    for (int j = 0; j < DL; j++) {
       float s_own = 0.0f, s_cnt = 0.0f;
       for (int k = 0; k < L; k++) {
-        const int own = ((qam_gray_encode((uint32_t)k) >> b) & 1u) == bit;
-        const float w = exp_term((own ? m_own : m_cnt) - e[k][j]);
-        if (own) s_own += w;
-        else s_cnt += w;
+        const int own = ((qam_gray_encode((uint32_t)k) >> b) & 1u) == bit[j];
+        s_own += own ? w[k][j] : 0.0f;
+        s_cnt += own ? 0.0f : w[k][j];
       }
-      const float ratio = s_own / s_cnt;
-      /* logf(1) = +0 in every libm: gap + 0.0f as soft_pam_'s gap + logf(1) */
-      const float lb = gap + (ratio == 1.0f ? 0.0f : logf(ratio));
-      out[(size_t)(first + b) * ld + (size_t)j] = bit ? lb : -lb;
+      ratio[j] = s_own / s_cnt;
+    }
+    log_row(ratio, lg, live);
+    float *o = out + (size_t)(first + b) * ld;
+    LANE_LOOP
+    for (int j = 0; j < DL; j++) {
+      const float lb = (m_cnt[j] - m_own[j]) + lg[j];
+      o[j] = bit[j] ? lb : -lb;
     }
   }
 }
