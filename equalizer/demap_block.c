@@ -38,6 +38,11 @@
  * The exact LLRs' sums take these two values without the call, which at
  * high SNR is most terms; every other term calls expf as soft_pam_ does. */
 #define EXP_ZERO_BELOW -104.0f
+/* A class's sum that holds its least metric's term, 1 (x = 0), is at least
+ * 1, and a term below half its last place, 2^-24, leaves it as it is; expf
+ * below -17 is below 4.2e-8 < 2^-24 = 6.0e-8 (libm's expf is within an ulp
+ * or so), so such a term after the 1 in level order need not be computed. */
+#define EXP_ABSORBED -17.0f
 
 /* soft_demap's clamp of a component by selects (fminf and fmaxf are library
  * calls here): the same value, a NaN to -SOFT_Z_MAX, as the bounds are not
@@ -47,17 +52,23 @@ static inline float clamp_z(float x) {
   return t < SOFT_Z_MAX ? t : SOFT_Z_MAX;
 }
 
-/* w[j] = expf(x[j]) for the lanes j < live, x[j] <= 0: 1 at 0 and +0
- * below EXP_ZERO_BELOW without the call, the others by a call each (only
- * those lanes visited, by their bits in a mask, where the target has
- * AVX-512: a branch per lane mispredicts on half of them). */
-INLINE void exp_row(const float *x, float *w, int live) {
+/* w[j] = expf(x[j]) for the lanes j < live, x[j] <= 0, as far as the
+ * class's sum can tell: 1 at 0 and +0 below EXP_ZERO_BELOW without the
+ * call, and +0 below EXP_ABSORBED where the lane's sum already holds its 1
+ * (after[j]), the others by a call each (only those lanes visited, by their
+ * bits in a mask, where the target has AVX-512: a branch per lane
+ * mispredicts on half of them). */
+INLINE void exp_row(const float *x, const int *after, float *w, int live) {
   LANE_LOOP
   for (int j = 0; j < DL; j++) w[j] = x[j] == 0.0f ? 1.0f : 0.0f;
 #if defined(__AVX512F__)
   const __m512 v = _mm512_loadu_ps(x);
+  const __mmask16 absorbed = _mm512_mask_cmp_ps_mask(
+      _mm512_cmpneq_epi32_mask(_mm512_loadu_si512((const void *)after), _mm512_setzero_si512()), v,
+      _mm512_set1_ps(EXP_ABSORBED), _CMP_LT_OQ);
   unsigned call = (unsigned)(__mmask16)~(_mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_EQ_OQ) |
-                                        _mm512_cmp_ps_mask(v, _mm512_set1_ps(EXP_ZERO_BELOW), _CMP_LT_OQ));
+                                        _mm512_cmp_ps_mask(v, _mm512_set1_ps(EXP_ZERO_BELOW), _CMP_LT_OQ) |
+                                        absorbed);
   call &= (1u << live) - 1u;
   for (; call; call &= call - 1u) {
     const int j = __builtin_ctz(call);
@@ -65,7 +76,7 @@ INLINE void exp_row(const float *x, float *w, int live) {
   }
 #else
   for (int j = 0; j < live; j++)
-    if (x[j] != 0.0f && !(x[j] < EXP_ZERO_BELOW)) w[j] = expf(x[j]);
+    if (x[j] != 0.0f && !(x[j] < EXP_ZERO_BELOW) && !(after[j] && x[j] < EXP_ABSORBED)) w[j] = expf(x[j]);
 #endif
 }
 
@@ -146,11 +157,23 @@ INLINE void pam_step(const int nb, const float s, const float h, const float *v,
       m_own[j] = bit[j] ? m[1][b][j] : m[0][b][j];
       m_cnt[j] = bit[j] ? m[0][b][j] : m[1][b][j];
     }
+    int one_own[DL], one_cnt[DL], after[DL]; /* whether a class's sum holds its 1 yet */
+    for (int j = 0; j < DL; j++) one_own[j] = one_cnt[j] = 0;
     for (int k = 0; k < L; k++) {
       const uint32_t gkb = (qam_gray_encode((uint32_t)k) >> b) & 1u;
       LANE_LOOP
-      for (int j = 0; j < DL; j++) x[k][j] = (gkb == bit[j] ? m_own[j] : m_cnt[j]) - e[k][j];
-      exp_row(x[k], w[k], live);
+      for (int j = 0; j < DL; j++) {
+        const int own = gkb == bit[j];
+        x[k][j] = (own ? m_own[j] : m_cnt[j]) - e[k][j];
+        after[j] = own ? one_own[j] : one_cnt[j];
+      }
+      exp_row(x[k], after, w[k], live);
+      LANE_LOOP
+      for (int j = 0; j < DL; j++) {
+        const int own = gkb == bit[j], one = x[k][j] == 0.0f;
+        one_own[j] |= own & one;
+        one_cnt[j] |= (!own) & one;
+      }
     }
     LANE_LOOP
     for (int j = 0; j < DL; j++) {
