@@ -127,7 +127,7 @@ static void add_frame_losses(batch_result *out, uint64_t fl, const uint64_t *los
 }
 
 /* Each stream's s = 1 loss (soft_label_loss's sum) of the chunk's nd data
- * REs, its bits in rows of f->llr and f->bits (chunk_llrs' layout): the
+ * REs, its bits in rows of f->llr and f->bits (soft_res' layout): the
  * quanta of a row's bits at once (soft_losses_q, in vector lanes), summed. */
 static void chunk_losses(const fused_scratch *f, size_t nd, int tx, int bps, uint64_t *loss) {
   enum { STEP = 512 };
@@ -219,9 +219,9 @@ SOFT_RES_AT(soft_res_any, p->bps)
 
 /* The soft outputs of the chunk's data REs (cpu_soft_linear's step): LLRs
  * from x_hat and each stream's variance, the GMI losses (at s = 1 per
- * stream; at the grid's other scalings all the chunk's bits at once, in
- * vector lanes: soft_grid_losses), and the LLRs and bits where the caller
- * asks for them. */
+ * stream; at the grid's other scalings a row of bits at a time, in vector
+ * lanes: soft_grid_losses), and the LLRs and bits where the caller asks for
+ * them. */
 static void chunk_soft(const link_params *p, const cpu_state *s, const fused_scratch *f, const uint8_t *lab,
                        size_t ldl, uint64_t fl, uint64_t m0, size_t n, batch_result *out) {
   const int tx = p->tx, bps = p->bps;
