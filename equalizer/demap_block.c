@@ -55,10 +55,11 @@ static inline float clamp_z(float x) {
 /* w[j] = expf(x[j]) for the lanes j < live, x[j] <= 0, as far as the
  * class's sum can tell: 1 at 0 and +0 below EXP_ZERO_BELOW without the
  * call, and +0 below EXP_ABSORBED where the lane's sum already holds its 1
- * (after[j]), the others by a call each (only those lanes visited, by their
- * bits in a mask, where the target has AVX-512: a branch per lane
- * mispredicts on half of them). */
-INLINE void exp_row(const float *x, const int *after, float *w, int live) {
+ * (after[j]). Where the target has AVX-512 the lanes that need a call are
+ * only returned, as a mask (exp_calls makes them, a row's or a symbol's
+ * together: a branch per lane mispredicts on half of them); elsewhere they
+ * are called here. */
+INLINE unsigned exp_row(const float *x, const int *after, float *w, int live) {
   LANE_LOOP
   for (int j = 0; j < DL; j++) w[j] = x[j] == 0.0f ? 1.0f : 0.0f;
 #if defined(__AVX512F__)
@@ -66,19 +67,27 @@ INLINE void exp_row(const float *x, const int *after, float *w, int live) {
   const __mmask16 absorbed = _mm512_mask_cmp_ps_mask(
       _mm512_cmpneq_epi32_mask(_mm512_loadu_si512((const void *)after), _mm512_setzero_si512()), v,
       _mm512_set1_ps(EXP_ABSORBED), _CMP_LT_OQ);
-  unsigned call = (unsigned)(__mmask16)~(_mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_EQ_OQ) |
-                                        _mm512_cmp_ps_mask(v, _mm512_set1_ps(EXP_ZERO_BELOW), _CMP_LT_OQ) |
-                                        absorbed);
-  call &= (1u << live) - 1u;
-  for (; call; call &= call - 1u) {
-    const int j = __builtin_ctz(call);
-    w[j] = expf(x[j]);
-  }
+  const unsigned call = (unsigned)(__mmask16)~(_mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_EQ_OQ) |
+                                              _mm512_cmp_ps_mask(v, _mm512_set1_ps(EXP_ZERO_BELOW), _CMP_LT_OQ) |
+                                              absorbed);
+  return call & ((1u << live) - 1u);
 #else
   for (int j = 0; j < live; j++)
     if (x[j] != 0.0f && !(x[j] < EXP_ZERO_BELOW) && !(after[j] && x[j] < EXP_ABSORBED)) w[j] = expf(x[j]);
+  return 0u;
 #endif
 }
+
+#if defined(__AVX512F__)
+/* Appends row k's lanes of mask `call` to list[] as flat indices k DL + j
+ * (a whole vector stored: room for DL past the count); returns the count. */
+INLINE int exp_list(unsigned call, int k, uint32_t *list, int c) {
+  const __m512i at = _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                      _mm512_set1_epi32(k * DL));
+  _mm512_storeu_si512((void *)(list + c), _mm512_maskz_compress_epi32((__mmask16)call, at));
+  return c + __builtin_popcount(call);
+}
+#endif
 
 /* g[j] = logf(r[j]) for the lanes j < live: +0 at 1 without the call (logf(1)
  * is +0 in every libm). */
@@ -159,6 +168,10 @@ INLINE void pam_step(const int nb, const float s, const float h, const float *v,
     }
     int one_own[DL], one_cnt[DL], after[DL]; /* whether a class's sum holds its 1 yet */
     for (int j = 0; j < DL; j++) one_own[j] = one_cnt[j] = 0;
+#if defined(__AVX512F__)
+    uint32_t list[SOFT_MAX_LEVELS * DL + DL]; /* the terms that call expf, flat */
+    int calls = 0;
+#endif
     for (int k = 0; k < L; k++) {
       const uint32_t gkb = (qam_gray_encode((uint32_t)k) >> b) & 1u;
       LANE_LOOP
@@ -167,7 +180,11 @@ INLINE void pam_step(const int nb, const float s, const float h, const float *v,
         x[k][j] = (own ? m_own[j] : m_cnt[j]) - e[k][j];
         after[j] = own ? one_own[j] : one_cnt[j];
       }
+#if defined(__AVX512F__)
+      calls = exp_list(exp_row(x[k], after, w[k], live), k, list, calls);
+#else
       exp_row(x[k], after, w[k], live);
+#endif
       LANE_LOOP
       for (int j = 0; j < DL; j++) {
         const int own = gkb == bit[j], one = x[k][j] == 0.0f;
@@ -175,6 +192,9 @@ INLINE void pam_step(const int nb, const float s, const float h, const float *v,
         one_cnt[j] |= (!own) & one;
       }
     }
+#if defined(__AVX512F__)
+    for (int i = 0; i < calls; i++) (&w[0][0])[list[i]] = expf((&x[0][0])[list[i]]);
+#endif
     LANE_LOOP
     for (int j = 0; j < DL; j++) {
       float s_own = 0.0f, s_cnt = 0.0f;
