@@ -19,6 +19,7 @@
 #include "cpu/cpu_internal.h"
 #include "cpu/draws_block.h"
 #include "cpu/fused_cpu.h"
+#include "equalizer/demap_block.h"
 #include "equalizer/equalizer.h"
 #include "equalizer/fallback.h"
 #include "equalizer/sic.h"
@@ -125,53 +126,79 @@ static void add_frame_losses(batch_result *out, uint64_t fl, const uint64_t *los
     }
 }
 
-/* Each stream's s = 1 loss (soft_label_loss's sum) of the chunk's nb bits,
- * laid out RE by RE, tx streams of bps bits each: the quanta of all the bits
- * at once (soft_losses_q, in vector lanes), then summed by stream. */
-static void chunk_losses(const float *llr, const uint8_t *bits, size_t nb, int tx, int bps, uint64_t *loss) {
-  enum { STEP = 512 }; /* a whole number of REs for every tx * bps (<= 64) */
+/* Each stream's s = 1 loss (soft_label_loss's sum) of the chunk's nd data
+ * REs, its bits in rows of f->llr and f->bits (soft_res' layout): the
+ * quanta of a row's bits at once (soft_losses_q, in vector lanes), summed. */
+static void chunk_losses(const fused_scratch *f, size_t nd, int tx, int bps, uint64_t *loss) {
+  enum { STEP = 512 };
+  const size_t C = CPU_FUSED_CHUNK;
   uint32_t q[STEP];
-  const size_t per_re = (size_t)(tx * bps), step = STEP / per_re * per_re;
-  for (size_t i0 = 0; i0 < nb; i0 += step) {
-    const size_t n = nb - i0 < step ? nb - i0 : step;
-    soft_losses_q(n, llr + i0, bits + i0, q);
-    for (size_t i = 0; i < n; i += per_re)
-      for (int t = 0; t < tx; t++)
-        for (int k = 0; k < bps; k++) loss[t] += q[i + (size_t)(t * bps + k)];
-  }
+  for (int t = 0; t < tx; t++)
+    for (int k = 0; k < bps; k++) {
+      const size_t row = (size_t)(t * bps + k) * C;
+      uint64_t sum = 0;
+      for (size_t i0 = 0; i0 < nd; i0 += STEP) {
+        const size_t n = nd - i0 < STEP ? nd - i0 : STEP;
+        soft_losses_q(n, f->llr + row + i0, f->bits + row + i0, q);
+        for (size_t i = 0; i < n; i++) sum += q[i];
+      }
+      loss[t] += sum;
+    }
 }
 
-/* The LLRs of a chunk's data REs into f->llr (RE by RE, tx streams of bps
- * bits), their sent bits into f->bits, and both to the caller's arrays where
- * it asks for them; returns the bit count.  Instantiated below with bps a
- * constant (flattened: soft_demap inlined), so that the demapper's loops over
- * the 16 levels of its largest constellation shrink to the levels this one
- * has: the same operations on the same values (4x4 16-QAM, max-log, GMI at
- * s = 1, one core: 29 -> 40 Mbit/s, BENCHMARKS.md). */
+/* The LLRs of a chunk's data REs and their sent bits into f->llr and
+ * f->bits, a row per stream and label bit (row t * bps + k, the data REs in
+ * order: the rows soft_demap_block writes, soft_demap's LLRs bit for bit), and
+ * both to the caller's arrays, RE by RE, where it asks for them; returns the
+ * count of data REs.  Instantiated below with bps a constant, so that the
+ * loops over a symbol's bits unroll. */
 static inline size_t soft_res(const int bps, const link_params *p, const cpu_state *s, const fused_scratch *f,
                               const uint8_t *lab, size_t ldl, uint64_t fl, uint64_t m0, size_t n, batch_result *out) {
-  const size_t C = CPU_FUSED_CHUNK;
+  enum { C = CPU_FUSED_CHUNK };
   const int tx = p->tx, mmse = p->equalizer == EQ_MMSE, exact = p->llr == LLR_EXACT;
   const float n0 = (float)link_receiver_n0(p);
-  const uint64_t df = link_data_res_per_frame(p);
-  size_t nb = 0;
+  uint32_t at[C]; /* the data REs */
+  float var[C];
+  cf32 zd[C];
+  size_t nd = 0;
   for (size_t j = 0; j < n; j++) {
-    if (pilot_antenna(&s->re.pilots, m0 + j) >= 0) continue;
-    float *llr = f->llr + nb;
-    for (int t = 0; t < tx; t++) {
-      const float g = f->gdiag[(size_t)t * C + j];
-      const uint32_t label = lab[(size_t)t * ldl + j];
-      soft_demap(bps, f->xhat[(size_t)t * C + j], soft_post_var(mmse, n0, g), exact, llr + t * bps);
-      for (int k = 0; k < bps; k++) f->bits[nb + (size_t)(t * bps + k)] = (uint8_t)((label >> k) & 1u);
-    }
-    if (out->llr || out->bits) {
-      const size_t at = (size_t)(fl * df + pilot_data_index(&s->re.pilots, m0 + j)) * (size_t)(tx * bps);
-      if (out->llr) memcpy(out->llr + at, llr, sizeof(float) * (size_t)(tx * bps));
-      if (out->bits) memcpy(out->bits + at, f->bits + nb, (size_t)(tx * bps));
-    }
-    nb += (size_t)(tx * bps);
+    at[nd] = (uint32_t)j;
+    nd += pilot_antenna(&s->re.pilots, m0 + j) < 0;
   }
-  return nb;
+  const int all = nd == n; /* every RE data: rows straight from x_hat */
+  for (int t = 0; t < tx; t++) {
+    const cf32 *xt = f->xhat + (size_t)t * C;
+    const float *gt = f->gdiag + (size_t)t * C;
+    const uint8_t *lt = lab + (size_t)t * ldl;
+    if (all) {
+      for (size_t i = 0; i < nd; i++) var[i] = soft_post_var(mmse, n0, gt[i]);
+    } else {
+      for (size_t i = 0; i < nd; i++) {
+        zd[i] = xt[at[i]];
+        var[i] = soft_post_var(mmse, n0, gt[at[i]]);
+      }
+    }
+    soft_demap_block(bps, nd, all ? xt : zd, var, exact, f->llr + (size_t)t * bps * C, C);
+    for (int k = 0; k < bps; k++) {
+      uint8_t *row = f->bits + (size_t)(t * bps + k) * C;
+      if (all)
+        for (size_t i = 0; i < nd; i++) row[i] = (uint8_t)((lt[i] >> k) & 1u);
+      else
+        for (size_t i = 0; i < nd; i++) row[i] = (uint8_t)((lt[at[i]] >> k) & 1u);
+    }
+  }
+  if (out->llr || out->bits) {
+    const uint64_t df = link_data_res_per_frame(p);
+    const size_t per_re = (size_t)(tx * bps);
+    for (size_t i = 0; i < nd; i++) {
+      const size_t to = (size_t)(fl * df + pilot_data_index(&s->re.pilots, m0 + at[i])) * per_re;
+      for (size_t r = 0; r < per_re; r++) {
+        if (out->llr) out->llr[to + r] = f->llr[r * C + i];
+        if (out->bits) out->bits[to + r] = f->bits[r * C + i];
+      }
+    }
+  }
+  return nd;
 }
 
 #if defined(__GNUC__)
@@ -192,24 +219,25 @@ SOFT_RES_AT(soft_res_any, p->bps)
 
 /* The soft outputs of the chunk's data REs (cpu_soft_linear's step): LLRs
  * from x_hat and each stream's variance, the GMI losses (at s = 1 per
- * stream; at the grid's other scalings all the chunk's bits at once, in
- * vector lanes: soft_grid_losses), and the LLRs and bits where the caller
- * asks for them. */
+ * stream; at the grid's other scalings a row of bits at a time, in vector
+ * lanes: soft_grid_losses), and the LLRs and bits where the caller asks for
+ * them. */
 static void chunk_soft(const link_params *p, const cpu_state *s, const fused_scratch *f, const uint8_t *lab,
                        size_t ldl, uint64_t fl, uint64_t m0, size_t n, batch_result *out) {
   const int tx = p->tx, bps = p->bps;
   uint64_t loss[LINK_MAX_TX] = {0}, grid[GMI_GRID] = {0};
   const int at_1 = out->gmi_loss || out->gmi_loss_s; /* receiver.gmi = none: no loss at all */
-  size_t nb; /* the chunk's bits in f->llr, f->bits */
+  size_t nd; /* the chunk's data REs: rows of f->llr, f->bits */
   switch (bps) { /* a constant bps in each: soft_res's comment says why */
-    case 2: nb = soft_res_2(p, s, f, lab, ldl, fl, m0, n, out); break;
-    case 4: nb = soft_res_4(p, s, f, lab, ldl, fl, m0, n, out); break;
-    case 6: nb = soft_res_6(p, s, f, lab, ldl, fl, m0, n, out); break;
-    default: nb = soft_res_any(p, s, f, lab, ldl, fl, m0, n, out); break;
+    case 2: nd = soft_res_2(p, s, f, lab, ldl, fl, m0, n, out); break;
+    case 4: nd = soft_res_4(p, s, f, lab, ldl, fl, m0, n, out); break;
+    case 6: nd = soft_res_6(p, s, f, lab, ldl, fl, m0, n, out); break;
+    default: nd = soft_res_any(p, s, f, lab, ldl, fl, m0, n, out); break;
   }
-  if (at_1) chunk_losses(f->llr, f->bits, nb, tx, bps, loss);
+  if (at_1) chunk_losses(f, nd, tx, bps, loss);
   if (out->gmi_loss_s) {
-    soft_grid_losses(nb, f->llr, f->bits, grid);
+    for (int r = 0; r < tx * bps; r++)
+      soft_grid_losses(nd, f->llr + (size_t)r * CPU_FUSED_CHUNK, f->bits + (size_t)r * CPU_FUSED_CHUNK, grid);
     for (int t = 0; t < tx; t++) grid[GMI_GRID_S1] += loss[t];
   }
   add_frame_losses(out, fl, loss, grid, tx);

@@ -15,7 +15,7 @@ typedef struct fused_scratch {
   uint8_t *labels;
   cf32 *x, *H, *Hhat, *y, *G, *Ginv, *z, *xhat;
   float *gdiag;          /* LLRs: (G^-1)_tt of each stream [tx][C]; NULL without */
-  float *llr;            /* LLRs: the chunk's, data RE by RE [C][tx][bps] */
+  float *llr;            /* LLRs: the chunk's, a row per stream and bit [tx][bps][C], data REs in order */
   uint8_t *bits;         /* and their sent bits, the same layout */
   cf32 *taps;            /* tdl: the frame's taps [links][L]; with Doppler symbol taps_sym's */
   cf32 *Hk;              /* tdl without Doppler: [links][K] */

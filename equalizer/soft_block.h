@@ -6,7 +6,8 @@
  * does the per-bit function's operations in its order, every one rounded on
  * its own, and the sums are whole numbers of quanta, exact in any order: the
  * totals are soft_label_loss_grid's bit for bit (tests/equalizer/
- * test_soft.c). */
+ * test_soft.c). A right bit's series are left out where its quanta are
+ * provably 0 (an LLR, or s times it, of 18 or more: soft_block.c). */
 #ifndef OFDMSIM_SOFT_BLOCK_H
 #define OFDMSIM_SOFT_BLOCK_H
 

@@ -592,6 +592,35 @@ static void test_loss_block(void) {
   CHECK(bad == 0 && checked > 20000, "soft_losses_q: %zu of %zu quanta differ from soft_loss_q's", bad, checked);
 }
 
+/* soft_losses_q against soft_loss_q on every float LLR in [16, 64.5] and its
+ * negative, both bits: where soft_losses_q gives right bits 0 quanta without
+ * the series (from 18 up), every such bit, and the bits just below. */
+static void test_loss_block_high(void) {
+  enum { N = 4096 };
+  static float l[N];
+  static uint8_t b[N];
+  static uint32_t q[N];
+  size_t bad = 0, checked = 0, zeros = 0;
+  float x = 16.0f;
+  while (x <= 64.5f) {
+    size_t n = 0;
+    for (; n < N && x <= 64.5f; n += 4, x = nextafterf(x, INFINITY)) {
+      l[n] = x, b[n] = 1;
+      l[n + 1] = x, b[n + 1] = 0;
+      l[n + 2] = -x, b[n + 2] = 0;
+      l[n + 3] = -x, b[n + 3] = 1;
+    }
+    soft_losses_q(n, l, b, q);
+    for (size_t i = 0; i < n; i++, checked++) {
+      const uint32_t want = soft_loss_q(l[i], b[i]);
+      bad += q[i] != want;
+      zeros += want == 0;
+    }
+  }
+  CHECK(bad == 0 && checked > 60000000 && zeros > checked / 3,
+        "soft_losses_q: %zu of %zu quanta differ from soft_loss_q's (%zu zeros)", bad, checked, zeros);
+}
+
 static void test_grid_block(void) {
   enum { N = 9000 };
   static float l[N];
@@ -611,6 +640,37 @@ static void test_grid_block(void) {
       bad += got[k] != (k == GMI_GRID_S1 ? 7u : 7u + (uint64_t)want[k]);
   }
   CHECK(bad == 0, "%zu grid sums of soft_grid_losses differ from soft_grid_bit_'s", bad);
+}
+
+/* soft_grid_losses against soft_grid_bit_ on every 64th float LLR in
+ * [2, 64.5], its negative, both bits, in runs of 4096 bits: where
+ * soft_grid_losses leaves a right bit's larger scalings out (their quanta 0
+ * from s |m| >= 18 up), every class of bit it sorts by, and the bits around
+ * each class's bound. */
+static void test_grid_block_high(void) {
+  enum { N = 4096 };
+  static float l[N];
+  static uint8_t b[N];
+  size_t bad = 0, runs = 0;
+  float x = 2.0f;
+  while (x <= 64.5f) {
+    size_t n = 0;
+    for (; n < N && x <= 64.5f; n += 4) {
+      l[n] = x, b[n] = 1;
+      l[n + 1] = x, b[n + 1] = 0;
+      l[n + 2] = -x, b[n + 2] = 0;
+      l[n + 3] = -x, b[n + 3] = 1;
+      for (int step = 0; step < 64; step++) x = nextafterf(x, INFINITY);
+    }
+    double want[GMI_GRID] = {0};
+    for (size_t i = 0; i < n; i++) soft_grid_bit_(l[i], b[i], want);
+    uint64_t got[GMI_GRID] = {0};
+    soft_grid_losses(n, l, b, got);
+    for (int k = 0; k < GMI_GRID; k++) bad += got[k] != (k == GMI_GRID_S1 ? 0u : (uint64_t)want[k]);
+    runs++;
+  }
+  CHECK(bad == 0 && runs > 500, "%zu grid sums of soft_grid_losses differ from soft_grid_bit_'s over %zu runs", bad,
+        runs);
 }
 
 static void test_post_var(void) {
@@ -758,7 +818,9 @@ int main(void) {
   test_log1p_unit();
   test_grid_loss();
   test_grid_block();
+  test_grid_block_high();
   test_loss_block();
+  test_loss_block_high();
   test_post_var();
   test_bicm_reference();
   test_gmi_awgn();

@@ -1,0 +1,273 @@
+/* Soft demapping of many symbols at once (demap_block.h): soft_demap and
+ * soft_pam_ of equalizer/soft.h, their operations in their order on each
+ * lane, with the constellation size a constant in each instance so that the
+ * loops over levels and bits unroll and the symbols fill the vector. */
+#if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
+#pragma GCC target("prefer-vector-width=512")
+#endif
+#include "equalizer/demap_block.h"
+
+#include <math.h>
+#include <stdint.h>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
+#include "core/qam.h"
+#include "equalizer/soft.h"
+
+/* Symbols a step, one a lane (sixteen floats: one AVX-512 vector). */
+#define DL 16
+
+#if defined(__GNUC__) && !defined(__clang__)
+/* ivdep, and no complete unrolling first: GCC unrolls a 16-lane loop into
+ * scalar code with branches for its selects before the vectoriser sees it */
+#define LANE_LOOP _Pragma("GCC ivdep") _Pragma("GCC unroll 1")
+#else
+#define LANE_LOOP
+#endif
+#if defined(__GNUC__)
+#define INLINE static inline __attribute__((always_inline))
+#else
+#define INLINE static inline
+#endif
+
+/* Below this exponent expf returns +0: e^-104 = 6.8e-46 lies under half the
+ * smallest subnormal float (2^-150 = 7.0e-46), so a correctly rounded expf
+ * gives +0, and glibc's returns +0 from -103.97 down. At 0 it returns 1.
+ * The exact LLRs' sums take these two values without the call, which at
+ * high SNR is most terms; every other term calls expf as soft_pam_ does. */
+#define EXP_ZERO_BELOW -104.0f
+/* A class's sum that holds its least metric's term, 1 (x = 0), is at least
+ * 1, and a term below half its last place, 2^-24, leaves it as it is; expf
+ * below -17 is below 4.2e-8 < 2^-24 = 6.0e-8 (libm's expf is within an ulp
+ * or so), so such a term after the 1 in level order need not be computed. */
+#define EXP_ABSORBED -17.0f
+
+/* soft_demap's clamp of a component by selects (fminf and fmaxf are library
+ * calls here): the same value, a NaN to -SOFT_Z_MAX, as the bounds are not
+ * zeros whose sign a select could pick differently. */
+static inline float clamp_z(float x) {
+  const float t = x > -SOFT_Z_MAX ? x : -SOFT_Z_MAX;
+  return t < SOFT_Z_MAX ? t : SOFT_Z_MAX;
+}
+
+/* w[j] = expf(x[j]) for the lanes j < live, x[j] <= 0, as far as the
+ * class's sum can tell: 1 at 0 and +0 below EXP_ZERO_BELOW without the
+ * call, and +0 below EXP_ABSORBED where the lane's sum already holds its 1
+ * (after[j]). Where the target has AVX-512 the lanes that need a call are
+ * only returned, as a mask (exp_calls makes them, a row's or a symbol's
+ * together: a branch per lane mispredicts on half of them); elsewhere they
+ * are called here. */
+INLINE unsigned exp_row(const float *x, const int *after, float *w, int live) {
+  LANE_LOOP
+  for (int j = 0; j < DL; j++) w[j] = x[j] == 0.0f ? 1.0f : 0.0f;
+#if defined(__AVX512F__)
+  const __m512 v = _mm512_loadu_ps(x);
+  const __mmask16 absorbed = _mm512_mask_cmp_ps_mask(
+      _mm512_cmpneq_epi32_mask(_mm512_loadu_si512((const void *)after), _mm512_setzero_si512()), v,
+      _mm512_set1_ps(EXP_ABSORBED), _CMP_LT_OQ);
+  const unsigned call = (unsigned)(__mmask16)~(_mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_EQ_OQ) |
+                                              _mm512_cmp_ps_mask(v, _mm512_set1_ps(EXP_ZERO_BELOW), _CMP_LT_OQ) |
+                                              absorbed);
+  return call & ((1u << live) - 1u);
+#else
+  for (int j = 0; j < live; j++)
+    if (x[j] != 0.0f && !(x[j] < EXP_ZERO_BELOW) && !(after[j] && x[j] < EXP_ABSORBED)) w[j] = expf(x[j]);
+  return 0u;
+#endif
+}
+
+#if defined(__AVX512F__)
+/* Appends row k's lanes of mask `call` to list[] as flat indices k DL + j
+ * (a whole vector stored: room for DL past the count); returns the count. */
+INLINE int exp_list(unsigned call, int k, uint32_t *list, int c) {
+  const __m512i at = _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                      _mm512_set1_epi32(k * DL));
+  _mm512_storeu_si512((void *)(list + c), _mm512_maskz_compress_epi32((__mmask16)call, at));
+  return c + __builtin_popcount(call);
+}
+#endif
+
+/* g[j] = logf(r[j]) for the lanes j < live: +0 at 1 without the call (logf(1)
+ * is +0 in every libm). */
+INLINE void log_row(const float *r, float *g, int live) {
+  LANE_LOOP
+  for (int j = 0; j < DL; j++) g[j] = 0.0f;
+#if defined(__AVX512F__)
+  unsigned call = (unsigned)_mm512_cmp_ps_mask(_mm512_loadu_ps(r), _mm512_set1_ps(1.0f), _CMP_NEQ_UQ);
+  call &= (1u << live) - 1u;
+  for (; call; call &= call - 1u) {
+    const int j = __builtin_ctz(call);
+    g[j] = logf(r[j]);
+  }
+#else
+  for (int j = 0; j < live; j++)
+    if (r[j] != 1.0f) g[j] = logf(r[j]);
+#endif
+}
+
+/* One PAM dimension of a step: soft_pam_ on each lane, v already clamped,
+ * the LLR of the dimension's bit j to out[(first + j) * ld + lane]. */
+INLINE void pam_step(const int nb, const float s, const float h, const float *v, const float *iv, int live,
+                     const int exact, float *out, size_t ld, int first) {
+  const int L = 1 << nb, top = L - 1;
+  int d[DL];
+  float ad[DL], two_v[DL];
+  float m[2][SOFT_DIM_BITS][DL]; /* the least metric of the levels whose bit j is 0, 1 */
+  float e[SOFT_MAX_LEVELS][DL];  /* the metrics (exact LLRs) */
+  LANE_LOOP
+  for (int j = 0; j < DL; j++) {
+    d[j] = (int)qam_pam_index(v[j], h, L); /* qam_demap's decision, Gray-decoded */
+    ad[j] = mul_rn((float)(2 * d[j] - top), s);
+    two_v[j] = 2.0f * v[j];
+  }
+  for (int b = 0; b < nb; b++)
+    for (int j = 0; j < DL; j++) m[0][b][j] = m[1][b][j] = INFINITY;
+  /* soft_pam_'s minimum over a bit's own class (and its other class), in
+   * level order with a strict <, is this minimum over the class of levels
+   * with that bit value, taken in the same order: the same element wins,
+   * so the same value, the sign of a zero included. */
+  for (int k = 0; k < L; k++) {
+    const float ak = mul_rn((float)(2 * k - top), s);
+    const uint32_t gk = qam_gray_encode((uint32_t)k);
+    LANE_LOOP
+    for (int j = 0; j < DL; j++) {
+      const float ek = mul_rn(mul_rn(ak - ad[j], (ak + ad[j]) - two_v[j]), iv[j]);
+      if (exact) e[k][j] = ek;
+      for (int b = 0; b < nb; b++) {
+        float *mm = m[(gk >> b) & 1u][b];
+        mm[j] = ek < mm[j] ? ek : mm[j];
+      }
+    }
+  }
+  if (!exact) {
+    for (int b = 0; b < nb; b++) {
+      float *o = out + (size_t)(first + b) * ld;
+      LANE_LOOP
+      for (int j = 0; j < DL; j++) {
+        const uint32_t bit = (qam_gray_encode((uint32_t)d[j]) >> b) & 1u;
+        const float m_own = bit ? m[1][b][j] : m[0][b][j], m_cnt = bit ? m[0][b][j] : m[1][b][j];
+        const float gap = m_cnt - m_own;
+        const float lb = gap > 0.0f ? gap : 0.0f;
+        o[j] = bit ? lb : -lb;
+      }
+    }
+    return;
+  }
+  /* exact: each class's sum in level order, as soft_pam_ adds it (a term
+   * of the other class adds +0 there), lane by lane */
+  for (int b = 0; b < nb; b++) {
+    float m_own[DL], m_cnt[DL], x[SOFT_MAX_LEVELS][DL], w[SOFT_MAX_LEVELS][DL], ratio[DL], lg[DL];
+    uint32_t bit[DL];
+    LANE_LOOP
+    for (int j = 0; j < DL; j++) {
+      bit[j] = (qam_gray_encode((uint32_t)d[j]) >> b) & 1u;
+      m_own[j] = bit[j] ? m[1][b][j] : m[0][b][j];
+      m_cnt[j] = bit[j] ? m[0][b][j] : m[1][b][j];
+    }
+    int one_own[DL], one_cnt[DL], after[DL]; /* whether a class's sum holds its 1 yet */
+    for (int j = 0; j < DL; j++) one_own[j] = one_cnt[j] = 0;
+#if defined(__AVX512F__)
+    uint32_t list[SOFT_MAX_LEVELS * DL + DL]; /* the terms that call expf, flat */
+    int calls = 0;
+#endif
+    for (int k = 0; k < L; k++) {
+      const uint32_t gkb = (qam_gray_encode((uint32_t)k) >> b) & 1u;
+      LANE_LOOP
+      for (int j = 0; j < DL; j++) {
+        const int own = gkb == bit[j];
+        x[k][j] = (own ? m_own[j] : m_cnt[j]) - e[k][j];
+        after[j] = own ? one_own[j] : one_cnt[j];
+      }
+#if defined(__AVX512F__)
+      calls = exp_list(exp_row(x[k], after, w[k], live), k, list, calls);
+#else
+      exp_row(x[k], after, w[k], live);
+#endif
+      LANE_LOOP
+      for (int j = 0; j < DL; j++) {
+        const int own = gkb == bit[j], one = x[k][j] == 0.0f;
+        one_own[j] |= own & one;
+        one_cnt[j] |= (!own) & one;
+      }
+    }
+#if defined(__AVX512F__)
+    for (int i = 0; i < calls; i++) (&w[0][0])[list[i]] = expf((&x[0][0])[list[i]]);
+#endif
+    LANE_LOOP
+    for (int j = 0; j < DL; j++) {
+      float s_own = 0.0f, s_cnt = 0.0f;
+      for (int k = 0; k < L; k++) {
+        const int own = ((qam_gray_encode((uint32_t)k) >> b) & 1u) == bit[j];
+        s_own += own ? w[k][j] : 0.0f;
+        s_cnt += own ? 0.0f : w[k][j];
+      }
+      ratio[j] = s_own / s_cnt;
+    }
+    log_row(ratio, lg, live);
+    float *o = out + (size_t)(first + b) * ld;
+    LANE_LOOP
+    for (int j = 0; j < DL; j++) {
+      const float lb = (m_cnt[j] - m_own[j]) + lg[j];
+      o[j] = bit[j] ? lb : -lb;
+    }
+  }
+}
+
+/* One step of DL symbols of a square QAM of 2 nb bits, the first `live` of
+ * them wanted (the exact LLRs' scalar part skips the others). */
+INLINE void demap_step(const int nb, const cf32 *z, const float *var, int live, const int exact, float *llr,
+                       size_t ld) {
+  const int bps = 2 * nb;
+  const float s = qam_scale(bps), h = 0.5f * qam_inv_scale(bps);
+  float vr[DL], vi[DL], iv[DL];
+  LANE_LOOP
+  for (int j = 0; j < DL; j++) {
+    const float w = var[j];
+    vr[j] = clamp_z(z[j].re);
+    vi[j] = clamp_z(z[j].im);
+    /* 1 / fmaxf(var, SOFT_VAR_MIN) for var >= 0 (not NaN: the select is
+     * fmaxf's value), else 0 */
+    const float inv = 1.0f / (w > SOFT_VAR_MIN ? w : SOFT_VAR_MIN);
+    iv[j] = w >= 0.0f ? inv : 0.0f;
+  }
+  /* label bits: Q (Im) 0..nb-1, I (Re) nb..2nb-1 */
+  pam_step(nb, s, h, vr, iv, live, exact, llr, ld, nb);
+  pam_step(nb, s, h, vi, iv, live, exact, llr, ld, 0);
+}
+
+/* Whole steps in place; the tail through padded copies (z = 0, var = 1 in
+ * the lanes past n, whose LLRs are not copied out). */
+INLINE void demap_all(const int nb, size_t n, const cf32 *z, const float *var, const int exact, float *llr,
+                      size_t ld) {
+  size_t i = 0;
+  for (; i + DL <= n; i += DL) demap_step(nb, z + i, var + i, DL, exact, llr + i, ld);
+  if (i == n) return;
+  const int live = (int)(n - i);
+  cf32 zt[DL];
+  float vt[DL], out[SOFT_MAX_BPS * DL];
+  for (int j = 0; j < DL; j++) {
+    zt[j] = j < live ? z[i + (size_t)j] : cf_make(0.0f, 0.0f);
+    vt[j] = j < live ? var[i + (size_t)j] : 1.0f;
+  }
+  demap_step(nb, zt, vt, live, exact, out, DL);
+  for (int k = 0; k < 2 * nb; k++)
+    for (int j = 0; j < live; j++) llr[(size_t)k * ld + i + (size_t)j] = out[k * DL + j];
+}
+
+void soft_demap_block(int bps, size_t n, const cf32 *z, const float *var, int exact, float *llr, size_t ld) {
+  switch (bps) { /* nb and exact constants in each: the loops unroll */
+    case 2: exact ? demap_all(1, n, z, var, 1, llr, ld) : demap_all(1, n, z, var, 0, llr, ld); return;
+    case 4: exact ? demap_all(2, n, z, var, 1, llr, ld) : demap_all(2, n, z, var, 0, llr, ld); return;
+    case 6: exact ? demap_all(3, n, z, var, 1, llr, ld) : demap_all(3, n, z, var, 0, llr, ld); return;
+    case 8: exact ? demap_all(4, n, z, var, 1, llr, ld) : demap_all(4, n, z, var, 0, llr, ld); return;
+    default: break;
+  }
+  /* BPSK and the invalid sizes: one symbol at a time */
+  for (size_t i = 0; i < n; i++) {
+    float one[SOFT_MAX_BPS];
+    soft_demap(bps, z[i], var[i], exact, one);
+    for (int k = 0; k < bps && k < SOFT_MAX_BPS; k++) llr[(size_t)k * ld + i] = one[k];
+  }
+}
