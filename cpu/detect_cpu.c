@@ -19,19 +19,24 @@ static void add_losses(uint64_t *frame_loss, const uint64_t *loss, int tx) {
   }
 }
 
-/* A stream's loss against its sent label: the s = 1 loss where `at_1`
- * (out->gmi_loss asked for), and with a grid (out->gmi_loss_s) the loss at
- * every grid scaling added to it; neither (receiver.gmi = none): 0, no
- * logarithm taken. */
-static uint64_t stream_loss(int bps, const float *llr, uint32_t label, int at_1, uint64_t *grid) {
-  if (grid) return soft_label_loss_grid(bps, llr, label, grid);
-  return at_1 ? soft_label_loss(bps, llr, label) : 0;
+/* A work item's GMI sums: per stream at s = 1, and at the grid's scalings. */
+typedef struct {
+  uint64_t stream[LINK_MAX_TX], grid[GMI_GRID];
+} item_sums;
+
+/* Adds stream t's loss against its sent label: the s = 1 loss where
+ * out->gmi_loss is asked for, and with out->gmi_loss_s the loss at every
+ * grid scaling too; neither (receiver.gmi = none): nothing, no logarithm
+ * taken. */
+static void item_add(item_sums *a, const batch_result *out, int t, int bps, const float *llr, uint32_t label) {
+  if (out->gmi_loss_s) a->stream[t] += soft_label_loss_grid(bps, llr, label, a->grid);
+  else if (out->gmi_loss) a->stream[t] += soft_label_loss(bps, llr, label);
 }
 
-/* A work item's sums to its frame f: the per-stream losses and the grid's. */
-static void add_frame_losses(batch_result *out, uint64_t f, const uint64_t *loss, const uint64_t *grid, int tx) {
-  if (out->gmi_loss) add_losses(out->gmi_loss + f * (uint64_t)tx, loss, tx);
-  if (out->gmi_loss_s) add_losses(out->gmi_loss_s + f * GMI_GRID, grid, GMI_GRID);
+/* A work item's sums to its frame f. */
+static void add_frame_losses(batch_result *out, uint64_t f, const item_sums *a, int tx) {
+  if (out->gmi_loss) add_losses(out->gmi_loss + f * (uint64_t)tx, a->stream, tx);
+  if (out->gmi_loss_s) add_losses(out->gmi_loss_s + f * GMI_GRID, a->grid, GMI_GRID);
 }
 
 /* The LLRs and bits of RE i (batch index) of frame f at frame-local m
@@ -57,8 +62,7 @@ void cpu_detect_joint(const link_params *p, cpu_state *s, uint64_t frames, batch
 #pragma omp parallel for schedule(dynamic, 4)
   for (long it = 0; it < g.items; it++) {
     const frame_chunk c = cpu_chunk_of(it, g.rf, g.per_frame);
-    uint64_t loss[LINK_MAX_TX] = {0}, grid_sums[GMI_GRID] = {0};
-    uint64_t *grid = out->gmi_loss_s ? grid_sums : NULL;
+    item_sums sums = {{0}, {0}};
     uint32_t solved = 0;
     for (size_t j = 0; j < c.n; j++) {
       const size_t i = c.o + j;
@@ -81,11 +85,10 @@ void cpu_detect_joint(const link_params *p, cpu_state *s, uint64_t frames, batch
       /* the decisions as symbols: cpu_count_errors demaps them back exactly */
       for (int t = 0; t < tx; t++) s->xhat[(size_t)t * R + i] = qam_map(bps, lab[t]);
       if (!soft) continue;
-      for (int t = 0; t < tx; t++)
-        loss[t] += stream_loss(bps, llr + t * bps, s->labels[(size_t)t * R + i], out->gmi_loss != NULL, grid);
+      for (int t = 0; t < tx; t++) item_add(&sums, out, t, bps, llr + t * bps, s->labels[(size_t)t * R + i]);
       if (out->llr || out->bits) capture(p, s, R, i, c.f, c.m0 + j, llr, out);
     }
-    if (soft) add_frame_losses(out, c.f, loss, grid_sums, tx);
+    if (soft) add_frame_losses(out, c.f, &sums, tx);
     if (solved && out->fallbacks) {
 #pragma omp atomic
       out->fallbacks[c.f] += solved;
@@ -106,8 +109,7 @@ void cpu_soft_linear(const link_params *p, const cpu_state *s, uint64_t frames, 
 #pragma omp parallel for schedule(dynamic, 4)
   for (long it = 0; it < g.items; it++) {
     const frame_chunk c = cpu_chunk_of(it, g.rf, g.per_frame);
-    uint64_t loss[LINK_MAX_TX] = {0}, grid_sums[GMI_GRID] = {0};
-    uint64_t *grid = out->gmi_loss_s ? grid_sums : NULL;
+    item_sums sums = {{0}, {0}};
     for (size_t j = 0; j < c.n; j++) {
       const size_t i = c.o + j;
       if (pilot_antenna(&s->re.pilots, c.m0 + j) >= 0) continue;
@@ -116,11 +118,11 @@ void cpu_soft_linear(const link_params *p, const cpu_state *s, uint64_t frames, 
         /* the stream's post-equalisation variance from its Gram-inverse diagonal */
         const float g = s->Ginv[(size_t)(t * tx + t) * R + i].re;
         soft_demap(bps, s->xhat[(size_t)t * R + i], soft_post_var(mmse, n0, g), exact, llr + t * bps);
-        loss[t] += stream_loss(bps, llr + t * bps, s->labels[(size_t)t * R + i], out->gmi_loss != NULL, grid);
+        item_add(&sums, out, t, bps, llr + t * bps, s->labels[(size_t)t * R + i]);
       }
       if (out->llr || out->bits) capture(p, s, R, i, c.f, c.m0 + j, llr, out);
     }
-    add_frame_losses(out, c.f, loss, grid_sums, tx);
+    add_frame_losses(out, c.f, &sums, tx);
   }
   out->t.demap += clock_seconds() - t0;
 }
