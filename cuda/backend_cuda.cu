@@ -458,8 +458,8 @@ int launch_batch(backend *b, uint64_t first_frame, uint64_t frames, const batch_
    * uncoded, no export): the fused kernel's Soft instances, where they
    * cover the link; the grid (gmi = sup) and exports stay on the detect
    * kernel */
-  const int fused_soft = !s->staged && g.llr != LLR_OFF && link_detector_is_linear((eq_kind)g.equalizer) &&
-                         !coded && !capture && want->gmi_loss && !want->gmi_loss_s && gpu_fused_soft_covers(g);
+  const int fused_soft = !s->staged && g.llr != LLR_OFF && !coded && !capture && want->gmi_loss &&
+                         !want->gmi_loss_s && gpu_fused_soft_covers(g);
   /* (hard mmse-sic: the fused kernel, or the staged detect kernel) */
   const int detect = !fused_soft && (coded || g.llr != LLR_OFF ||
                                      (s->staged && !link_detector_is_linear((eq_kind)g.equalizer)));

@@ -45,7 +45,8 @@ int gpu_launch_fused_estimate(const gpu_link &g, const gpu_consts *c, const cf32
 int gpu_fused_soft_refused(const gpu_link &g) {
   char what[96];
   snprintf(what, sizeof what, "fused soft receiver of %d x %d", g.tx, g.rx);
-  gpu_report_failure(__FILE__, __LINE__, what, "refused", "padded rows: the detect kernel takes this link", 0);
+  gpu_report_failure(__FILE__, __LINE__, what, "refused",
+                     "not compiled for this link (gpu_fused_soft_covers): the detect kernel takes it", 0);
   return -1;
 }
 
