@@ -13,6 +13,10 @@
 #   GPU_CHECK_NO_BENCH=1, GPU_CHECK_NO_SANITIZER=1   skip those steps (the
 #                      bench step also runs scripts/bench-points.sh and
 #                      scripts/bench-coded.sh)
+#   GPU_CHECK_NO_TESTS=1   skip the GPU tests, the Python GPU tests, the CLI
+#                      cross-check, the kernel choices and resume: with
+#                      GPU_CHECK_NO_BENCH=0 or the sanitizers, a second call on
+#                      a build folder the first call left
 #   GPU_CHECK_SANITIZER_SECONDS=240   time budget of all sanitizer runs together
 #   BENCH_ARGS="..."   extra arguments for `ofdmsim bench`
 #   GPU_CHECK_SHAPES="1x1;2x2;4x4"   compile only these (tx, rx) shapes
@@ -170,6 +174,7 @@ else
   note "kernel resources" warn "no cuobjdump report; $inv"
 fi
 
+if [ "${GPU_CHECK_NO_TESTS:-0}" = 0 ]; then
 # ---- GPU tests ------------------------------------------------------------------------
 banner "ctest -L gpu"
 (cd "$build" && ctest -L gpu --output-on-failure --timeout 600) 2>&1 | tee "$logs/04-ctest-gpu.log"
@@ -188,6 +193,8 @@ if [ -x "$build/tests/test_gpu_normals" ]; then
   "$build/tests/test_gpu_normals" > "$logs/04-normals.log" 2>&1
   while read -r l; do note "  normals" "" "$l"; done < <(grep -E '^  ' "$logs/04-normals.log")
 fi
+
+fi # GPU_CHECK_NO_TESTS
 
 if [ "${GPU_CHECK_ALL:-0}" != 0 ]; then
   banner "ctest -LE gpu (CPU suite, with the GPU present)"
@@ -256,6 +263,7 @@ if [ "${GPU_CHECK_NO_SANITIZER:-0}" = 0 ]; then
   fi
 fi
 
+if [ "${GPU_CHECK_NO_TESTS:-0}" = 0 ]; then
 # ---- the Python package on the GPU: DLPack into PyTorch/CuPy, GPU LLRs = CPU LLRs --------
 banner "python: GPU tests and the Link.batch bench (scripts/python-gpu-check.sh)"
 t0=$(date +%s)
@@ -358,6 +366,8 @@ if [ "$full_rc" -eq 0 ] && [ "$rc" -eq 0 ] &&
 else
   fail "resume on the GPU" "uninterrupted exit $full_rc, resumed exit $rc after $kills kill(s); see 09-resume.log"
 fi
+
+fi # GPU_CHECK_NO_TESTS
 
 # ---- bench ---------------------------------------------------------------------------------
 if [ "${GPU_CHECK_NO_BENCH:-0}" = 0 ]; then
