@@ -479,8 +479,9 @@ int gpu_launch_detect(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, co
                       const gpu_stacks *stacks, const gpu_detect_out &out, cudaStream_t s);
 
 /* The per-shape launchers of the kernels compiled once per group of shapes
- * (fused_gpu.cu, detect_linear_gpu.cu: CMake compiles each once per group,
- * OFDMSIM_SHAPE_GROUP, so that the groups compile in parallel): declared
+ * (fused_gpu.cu and detect_linear_gpu.cu: CMake compiles each once per
+ * group, fused_soft_gpu.cu once per shape, OFDMSIM_SHAPE_GROUP, so that they
+ * compile in parallel): declared
  * here, defined and instantiated there for the group's shapes only, and
  * called through gpu_dispatch (shapes.cu, detect_gpu.cu). */
 /* The fused kernel's hard MMSE-SIC instances exist up to this many streams.
@@ -503,6 +504,17 @@ template <int NT, int NR>
 struct Fused {
   static int launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt, uint32_t *errors,
                     uint32_t *repair, unsigned long long *loss, cudaStream_t s);
+};
+/* The Soft instances' launchers (fused_soft_gpu.cu, an object per shape so
+ * that they compile beside fused_gpu.cu's): called by Fused and
+ * Repair when a loss buffer is given. */
+template <int NT, int NR>
+struct FusedSoft {
+  static int launch(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt, uint32_t *errors,
+                    uint32_t *repair, unsigned long long *loss, cudaStream_t s);
+  static void repair(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt, const uint32_t *repair,
+                     uint32_t *errors, uint32_t *fallbacks, unsigned long long *loss, unsigned blocks,
+                     cudaStream_t s);
 };
 template <int NT, int NR>
 struct Repair {
