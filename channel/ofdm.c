@@ -234,7 +234,41 @@ static void fading_channel(const ofdm_modem *m, const sos_term *sos, size_t N, c
           float *restrict ar = ur + (size_t)t * B, *restrict ai = ui + (size_t)t * B;
           memset(ar, 0, sizeof *ar * (size_t)nb);
           memset(ai, 0, sizeof *ai * (size_t)nb);
-          for (int i = 0; i < g->tap_count[l]; i++) {
+          int i = 0;
+          /* where every term reaches the whole block: eight terms a pass,
+           * term i + k at sample b - i - k of one pointer (the terms' delays
+           * run on consecutively), the fmaf in the same order per sample
+           * and the block's rows loaded and stored once a pass */
+          if ((size_t)g->tap_first[l] + (size_t)g->tap_count[l] <= n0 + 1) {
+            const size_t q = (size_t)t * N + n0 - (size_t)g->tap_first[l];
+            for (; i + 7 < g->tap_count[l]; i += 8) {
+              const float *c = g->tap_coef[l] + i;
+              const float c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3], c4 = c[4], c5 = c[5], c6 = c[6], c7 = c[7];
+              const float *restrict xr = sr + q - (size_t)i, *restrict xi = si + q - (size_t)i;
+              for (int b = 0; b < nb; b++) {
+                float vr = ar[b], vi = ai[b];
+                vr = fmaf(c0, xr[b], vr);
+                vi = fmaf(c0, xi[b], vi);
+                vr = fmaf(c1, xr[b - 1], vr);
+                vi = fmaf(c1, xi[b - 1], vi);
+                vr = fmaf(c2, xr[b - 2], vr);
+                vi = fmaf(c2, xi[b - 2], vi);
+                vr = fmaf(c3, xr[b - 3], vr);
+                vi = fmaf(c3, xi[b - 3], vi);
+                vr = fmaf(c4, xr[b - 4], vr);
+                vi = fmaf(c4, xi[b - 4], vi);
+                vr = fmaf(c5, xr[b - 5], vr);
+                vi = fmaf(c5, xi[b - 5], vi);
+                vr = fmaf(c6, xr[b - 6], vr);
+                vi = fmaf(c6, xi[b - 6], vi);
+                vr = fmaf(c7, xr[b - 7], vr);
+                vi = fmaf(c7, xi[b - 7], vi);
+                ar[b] = vr;
+                ai[b] = vi;
+              }
+            }
+          }
+          for (; i < g->tap_count[l]; i++) {
             const size_t d = (size_t)g->tap_first[l] + (size_t)i;
             const float c = g->tap_coef[l][i];
             const int b0 = d > n0 ? (int)(d - n0 < (size_t)nb ? d - n0 : (size_t)nb) : 0;
