@@ -96,11 +96,84 @@ static void transmit(const ofdm_modem *m, const cf32 *x, cf32 *block, cf32 *stre
   }
 }
 
-/* z += h * s delayed by d samples (zeros before the frame; what spills past
- * its end belongs to the next frame, which is not modelled). */
-static void add_delayed(size_t N, cf32 h, int d, const cf32 *s, cf32 *z) {
-  if ((size_t)d >= N) return;
-  for (size_t n = (size_t)d; n < N; n++) z[n] = cf_fma(z[n], h, s[n - d]);
+/* The static channel's blocks: CONV_BLOCK samples of one receive antenna
+ * (real and imaginary rows) stay in L1 while every tap adds into them. */
+enum { CONV_BLOCK = 256 };
+
+/* Floats of static_channel's scratch: the streams split into real and
+ * imaginary parts [tx][N] each, then one block's z (two rows). */
+static size_t conv_floats(int tx, size_t N) { return 2 * (size_t)tx * N + 2 * (size_t)CONV_BLOCK; }
+
+/* Without Doppler: z_r(n) = sum_t sum_j h_rt,j s_t(n - d_j), terms before
+ * the frame's start skipped (what spills past its end belongs to the next
+ * frame, which is not modelled). Per sample the operations are those of
+ * cf_fma(z, h, s) in the order streams outer, taps inner, from z = +0, so
+ * every value rounds as one running cf_fma per sample did; the samples run
+ * in blocks of one symbol's window (its CP is skipped: receive() drops it)
+ * with the streams split into real and imaginary rows, so each tap's step
+ * is a plain loop over the block that the compiler vectorises, on data that
+ * stays in L1. Four taps go in one pass where all four reach the whole
+ * block: the same operations in the same order per sample, with z loaded
+ * and stored once. */
+static void static_channel(const ofdm_modem *m, size_t N, const cf32 *dtaps, int D, const cf32 *sent, cf32 *got,
+                           float *work) {
+  const int tx = m->tx, rx = m->rx, B = CONV_BLOCK;
+  const int *delay = m->grid->td_delay;
+  const size_t span = (size_t)m->K + (size_t)m->cp;
+  float *sr = work, *si = sr + (size_t)tx * N, *restrict zr = si + (size_t)tx * N, *restrict zi = zr + B;
+  for (size_t n = 0; n < (size_t)tx * N; n++) {
+    sr[n] = sent[n].re;
+    si[n] = sent[n].im;
+  }
+  for (int r = 0; r < rx; r++)
+    for (int sym = 0; sym < m->symbols; sym++) {
+      const size_t w1 = (size_t)(sym + 1) * span;
+      for (size_t n0 = (size_t)sym * span + (size_t)m->cp; n0 < w1; n0 += (size_t)B) {
+        const int nb = (int)(w1 - n0 < (size_t)B ? w1 - n0 : (size_t)B);
+        for (int b = 0; b < nb; b++) zr[b] = zi[b] = 0.0f;
+        for (int t = 0; t < tx; t++) {
+          const cf32 *h = dtaps + (size_t)(r * tx + t) * D;
+          const float *xr = sr + (size_t)t * N, *xi = si + (size_t)t * N;
+          int j = 0;
+          /* four taps a pass while the farthest of them reaches the block's first sample */
+          for (; j + 3 < D && (size_t)delay[j + 3] <= n0; j += 4) {
+            const float h0r = h[j].re, h0i = h[j].im, h1r = h[j + 1].re, h1i = h[j + 1].im;
+            const float h2r = h[j + 2].re, h2i = h[j + 2].im, h3r = h[j + 3].re, h3i = h[j + 3].im;
+            const float *restrict a0r = xr + n0 - delay[j], *restrict a0i = xi + n0 - delay[j];
+            const float *restrict a1r = xr + n0 - delay[j + 1], *restrict a1i = xi + n0 - delay[j + 1];
+            const float *restrict a2r = xr + n0 - delay[j + 2], *restrict a2i = xi + n0 - delay[j + 2];
+            const float *restrict a3r = xr + n0 - delay[j + 3], *restrict a3i = xi + n0 - delay[j + 3];
+            for (int b = 0; b < nb; b++) {
+              float vr = zr[b], vi = zi[b];
+              vr = vr + h0r * a0r[b] - h0i * a0i[b];
+              vi = vi + h0r * a0i[b] + h0i * a0r[b];
+              vr = vr + h1r * a1r[b] - h1i * a1i[b];
+              vi = vi + h1r * a1i[b] + h1i * a1r[b];
+              vr = vr + h2r * a2r[b] - h2i * a2i[b];
+              vi = vi + h2r * a2i[b] + h2i * a2r[b];
+              vr = vr + h3r * a3r[b] - h3i * a3i[b];
+              vi = vi + h3r * a3i[b] + h3i * a3r[b];
+              zr[b] = vr;
+              zi[b] = vi;
+            }
+          }
+          for (; j < D; j++) {
+            const size_t d = (size_t)delay[j];
+            const int b0 = d > n0 ? (int)(d - n0 < (size_t)nb ? d - n0 : (size_t)nb) : 0;
+            const float hr = h[j].re, hi = h[j].im;
+            const float *restrict ar = xr + (n0 + (size_t)b0 - d), *restrict ai = xi + (n0 + (size_t)b0 - d);
+            float *restrict qr = zr + b0, *restrict qi = zi + b0;
+            for (int b = 0; b < nb - b0; b++) {
+              const float vr = qr[b], vi = qi[b];
+              qr[b] = vr + hr * ar[b] - hi * ai[b];
+              qi[b] = vi + hr * ai[b] + hi * ar[b];
+            }
+          }
+        }
+        cf32 *out = got + (size_t)r * N + n0;
+        for (int b = 0; b < nb; b++) out[b] = cf_make(zr[b], zi[b]);
+      }
+    }
 }
 
 /* Samples a block of the fading channel (its scratch: fade_floats). */
@@ -161,7 +234,41 @@ static void fading_channel(const ofdm_modem *m, const sos_term *sos, size_t N, c
           float *restrict ar = ur + (size_t)t * B, *restrict ai = ui + (size_t)t * B;
           memset(ar, 0, sizeof *ar * (size_t)nb);
           memset(ai, 0, sizeof *ai * (size_t)nb);
-          for (int i = 0; i < g->tap_count[l]; i++) {
+          int i = 0;
+          /* where every term reaches the whole block: eight terms a pass,
+           * term i + k at sample b - i - k of one pointer (the terms' delays
+           * run on consecutively), the fmaf in the same order per sample
+           * and the block's rows loaded and stored once a pass */
+          if ((size_t)g->tap_first[l] + (size_t)g->tap_count[l] <= n0 + 1) {
+            const size_t q = (size_t)t * N + n0 - (size_t)g->tap_first[l];
+            for (; i + 7 < g->tap_count[l]; i += 8) {
+              const float *c = g->tap_coef[l] + i;
+              const float c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3], c4 = c[4], c5 = c[5], c6 = c[6], c7 = c[7];
+              const float *restrict xr = sr + q - (size_t)i, *restrict xi = si + q - (size_t)i;
+              for (int b = 0; b < nb; b++) {
+                float vr = ar[b], vi = ai[b];
+                vr = fmaf(c0, xr[b], vr);
+                vi = fmaf(c0, xi[b], vi);
+                vr = fmaf(c1, xr[b - 1], vr);
+                vi = fmaf(c1, xi[b - 1], vi);
+                vr = fmaf(c2, xr[b - 2], vr);
+                vi = fmaf(c2, xi[b - 2], vi);
+                vr = fmaf(c3, xr[b - 3], vr);
+                vi = fmaf(c3, xi[b - 3], vi);
+                vr = fmaf(c4, xr[b - 4], vr);
+                vi = fmaf(c4, xi[b - 4], vi);
+                vr = fmaf(c5, xr[b - 5], vr);
+                vi = fmaf(c5, xi[b - 5], vi);
+                vr = fmaf(c6, xr[b - 6], vr);
+                vi = fmaf(c6, xi[b - 6], vi);
+                vr = fmaf(c7, xr[b - 7], vr);
+                vi = fmaf(c7, xi[b - 7], vi);
+                ar[b] = vr;
+                ai[b] = vi;
+              }
+            }
+          }
+          for (; i < g->tap_count[l]; i++) {
             const size_t d = (size_t)g->tap_first[l] + (size_t)i;
             const float c = g->tap_coef[l][i];
             const int b0 = d > n0 ? (int)(d - n0 < (size_t)nb ? d - n0 : (size_t)nb) : 0;
@@ -208,6 +315,37 @@ static void fading_channel(const ofdm_modem *m, const sos_term *sos, size_t N, c
   }
 }
 
+/* Noise draws a pass: their words, then the normals, in lane loops. */
+enum { NOISE_BLOCK = 256 };
+
+/* z += noise_std * CN(0,1) on every sample that receive() reads, draw
+ * RNG_TDNOISE (r/2)*N_f + n for sample n of antennas r and r + 1 (words 0, 1
+ * for the even one, 2, 3 for the odd one): rng_draw's words and
+ * rng_cnormal_of's normals, cf_scale then cf_add as per sample. The CP's
+ * samples, which receive() drops, get none (the draws are counter-based, so
+ * the others' do not move). */
+static void add_noise(const ofdm_modem *m, uint64_t frame, size_t N, float noise_std, cf32 *got) {
+  const int rx = m->rx;
+  const size_t span = (size_t)m->K + (size_t)m->cp;
+  uint32_t w[4 * NOISE_BLOCK];
+  for (int r = 0; r < rx; r += 2) {
+    cf32 *z0 = got + (size_t)r * N, *z1 = r + 1 < rx ? z0 + N : NULL;
+    for (int sym = 0; sym < m->symbols; sym++) {
+      const size_t w1 = (size_t)(sym + 1) * span;
+      for (size_t n0 = (size_t)sym * span + (size_t)m->cp; n0 < w1; n0 += NOISE_BLOCK) {
+        const size_t nb = w1 - n0 < NOISE_BLOCK ? w1 - n0 : NOISE_BLOCK;
+        rng_draw_run(m->key, RNG_TDNOISE, frame, (uint64_t)(r / 2) * N + n0, nb, w, NOISE_BLOCK);
+        cf32 *restrict a = z0 + n0;
+        for (size_t i = 0; i < nb; i++) a[i] = cf_add(a[i], cf_scale(rng_cnormal(w[i], w[NOISE_BLOCK + i]), noise_std));
+        if (!z1) continue;
+        cf32 *restrict b = z1 + n0;
+        for (size_t i = 0; i < nb; i++)
+          b[i] = cf_add(b[i], cf_scale(rng_cnormal(w[2 * NOISE_BLOCK + i], w[3 * NOISE_BLOCK + i]), noise_std));
+      }
+    }
+  }
+}
+
 /* Strips each symbol's CP from receive antenna r's stream, rotates the FFT
  * window by the taps' bulk delay (tdl_grid.h) and demodulates. */
 static void receive(const ofdm_modem *m, const cf32 *stream, cf32 *block, cf32 *y) {
@@ -235,7 +373,7 @@ int ofdm_modem_frame(ofdm_modem *m, uint64_t frame, const cf32 *x, size_t ldx, c
   const int D = m->grid && !fading ? m->grid->td_taps : 0;
   /* with Doppler: a segment's cubics, then fading_channel's scratch */
   const size_t C = fading ? (size_t)m->grid->L * rx * tx * TAP_POLY_COEFS : 0;
-  const size_t W = fading ? (fade_floats(tx, rx, N) + 1) / 2 : 0;
+  const size_t W = fading ? (fade_floats(tx, rx, N) + 1) / 2 : D ? (conv_floats(tx, N) + 1) / 2 : 0;
   cf32 *block = fftwf_malloc(sizeof(cf32) * ((size_t)m->K + (size_t)(tx + rx) * N + (size_t)rx * tx * D + C + W));
   if (!block) return -1;
   cf32 *sent = block + m->K, *got = sent + (size_t)tx * N, *dtaps = got + (size_t)rx * N;
@@ -247,28 +385,11 @@ int ofdm_modem_frame(ofdm_modem *m, uint64_t frame, const cf32 *x, size_t ldx, c
 
   memset(got, 0, sizeof *got * (size_t)rx * N);
   if (fading) fading_channel(m, sos, N, sent, got, coef, work);
-  for (int r = 0; r < rx && !fading; r++) {
-    cf32 *z = got + (size_t)r * N;
-    if (m->model == CH_AWGN) {
-      if (r < tx) memcpy(z, sent + (size_t)r * N, sizeof *z * N);
-      continue;
-    }
-    for (int t = 0; t < tx; t++)
-      for (int j = 0; j < D; j++)
-        add_delayed(N, dtaps[(size_t)(r * tx + t) * D + j], m->grid->td_delay[j], sent + (size_t)t * N, z);
-  }
+  if (m->model == CH_AWGN)
+    for (int r = 0; r < rx && r < tx; r++) memcpy(got + (size_t)r * N, sent + (size_t)r * N, sizeof *got * N);
+  if (D) static_channel(m, N, dtaps, D, sent, got, work);
 
-  if (noise_std > 0.0f) { /* RNG_TDNOISE: index (r/2)*N_f + n, words by r's parity */
-    for (int r = 0; r < rx; r += 2) {
-      cf32 *z0 = got + (size_t)r * N, *z1 = r + 1 < rx ? z0 + N : NULL;
-      for (size_t n = 0; n < N; n++) {
-        const rng_words w =
-            rng_draw(m->key, RNG_TDNOISE, frame, (uint64_t)(r / 2) * N + n);
-        z0[n] = cf_add(z0[n], cf_scale(rng_cnormal_of(w, 0), noise_std));
-        if (z1) z1[n] = cf_add(z1[n], cf_scale(rng_cnormal_of(w, 1), noise_std));
-      }
-    }
-  }
+  if (noise_std > 0.0f) add_noise(m, frame, N, noise_std, got);
 
   for (int r = 0; r < rx; r++) receive(m, got + (size_t)r * N, block, y + (size_t)r * ldy);
   fftwf_free(block);

@@ -134,13 +134,31 @@ int tdl_grid_make(const link_params *p, tdl_grid *g, char *err, size_t errlen) {
   return 0;
 }
 
+/* Subcarriers side by side in tdl_response. */
+enum { RESP_BLOCK = 64 };
+
+/* Per subcarrier the chain acc = cf_fma_exact(acc, taps_l, resp_l,k) over
+ * l = 0 .. L-1 from +0, as written out component by component below; the
+ * chains of RESP_BLOCK subcarriers run side by side, each the same
+ * operations in the same order, so the loop over them vectorises (one
+ * chain alone waits on its fmaf's latency at every tap). */
 void tdl_response(const tdl_grid *g, int links, const cf32 *taps, int k0, int n, cf32 *Hk, size_t ldh) {
   const int L = g->L, K = g->K;
   for (int e = 0; e < links; e++)
-    for (int j = 0; j < n; j++) {
-      cf32 acc = cf_make(0.0f, 0.0f);
-      for (int l = 0; l < L; l++) acc = cf_fma_exact(acc, taps[e * L + l], g->resp[(size_t)l * K + k0 + j]);
-      Hk[(size_t)e * ldh + j] = acc;
+    for (int j0 = 0; j0 < n; j0 += RESP_BLOCK) {
+      const int nb = n - j0 < RESP_BLOCK ? n - j0 : RESP_BLOCK;
+      float ar[RESP_BLOCK], ai[RESP_BLOCK];
+      for (int q = 0; q < nb; q++) ar[q] = ai[q] = 0.0f;
+      for (int l = 0; l < L; l++) {
+        const cf32 h = taps[e * L + l];
+        const cf32 *restrict b = g->resp + (size_t)l * K + k0 + j0;
+        for (int q = 0; q < nb; q++) {
+          ar[q] = fmaf(h.re, b[q].re, fmaf(-h.im, b[q].im, ar[q]));
+          ai[q] = fmaf(h.re, b[q].im, fmaf(h.im, b[q].re, ai[q]));
+        }
+      }
+      cf32 *out = Hk + (size_t)e * ldh + j0;
+      for (int q = 0; q < nb; q++) out[q] = cf_make(ar[q], ai[q]);
     }
 }
 

@@ -31,30 +31,11 @@
 #define PHILOX_W0 0x9E3779B9u
 #define PHILOX_W1 0xBB67AE85u
 
-/* The reference lane loop: one counter at a time, in 32-bit words. */
+/* The reference lane loop: one counter at a time, in 32-bit words
+ * (core/rng.h's rng_draw_run). */
 void rng_block_gen(uint64_t key, uint32_t purpose, uint64_t frame, uint64_t index0, size_t n, uint32_t *w,
                    size_t ldw) {
-  const uint64_t sub = rng_subsequence(purpose, frame);
-  const uint32_t c2 = (uint32_t)sub, c3 = (uint32_t)(sub >> 32);
-  const uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
-  for (size_t i = 0; i < n; i++) {
-    const uint64_t idx = index0 + i;
-    uint32_t x0 = (uint32_t)idx, x1 = (uint32_t)(idx >> 32), x2 = c2, x3 = c3, a = k0, b = k1;
-    for (int r = 0; r < 10; r++) {
-      const uint64_t p0 = (uint64_t)PHILOX_M0 * x0, p1 = (uint64_t)PHILOX_M1 * x2;
-      const uint32_t y0 = (uint32_t)(p1 >> 32) ^ x1 ^ a, y2 = (uint32_t)(p0 >> 32) ^ x3 ^ b;
-      x1 = (uint32_t)p1;
-      x3 = (uint32_t)p0;
-      x0 = y0;
-      x2 = y2;
-      a += PHILOX_W0;
-      b += PHILOX_W1;
-    }
-    w[i] = x0;
-    w[ldw + i] = x1;
-    w[2 * ldw + i] = x2;
-    w[3 * ldw + i] = x3;
-  }
+  rng_draw_run(key, purpose, frame, index0, n, w, ldw);
 }
 
 #if defined(__AVX512F__)
