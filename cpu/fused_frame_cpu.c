@@ -148,14 +148,32 @@ static void pilot_rows(const link_params *p, cpu_state *s, fused_scratch *f, uin
   }
 }
 
-/* LS and the frequency interpolation on each pilot symbol, per link: f->hp,
- * est_freq's sums (the same products in the same order: the weights of
- * subcarrier k against pilots first + i, i = 0, 1, ..., wrapping across DC)
- * taken for a block of subcarriers side by side, so that their chains of
- * fused multiply-adds overlap instead of waiting on each other; the
- * antenna's pilots are gathered first, once more past the last for the
- * wrap. */
+/* The frequency interpolation of one antenna's pilots v (in order) onto
+ * the K subcarriers of hp: est_freq's and est_freq_dmrs's sums (the same
+ * products in the same order: the weights w[k][i] of subcarrier k against
+ * pilots first[k] + i, i = 0, 1, ...) taken for a block of subcarriers side
+ * by side, so that their chains of fused multiply-adds overlap instead of
+ * waiting on each other. */
 #define EST_BLOCK 64
+static void freq_interpolate(const int *first, const cf32 *w, int taps, size_t K, const cf32 *v, cf32 *hp) {
+  for (size_t k0 = 0; k0 < K; k0 += EST_BLOCK) {
+    const size_t nb = K - k0 < EST_BLOCK ? K - k0 : EST_BLOCK;
+    float ar[EST_BLOCK], ai[EST_BLOCK];
+    for (size_t q = 0; q < nb; q++) ar[q] = ai[q] = 0.0f;
+    for (int i = 0; i < taps; i++)
+      for (size_t q = 0; q < nb; q++) {
+        const cf32 wk = w[(k0 + q) * (size_t)taps + (size_t)i], y = v[first[k0 + q] + i];
+        /* cf_fma_exact(acc, wk, y), component by component */
+        ar[q] = fmaf(wk.re, y.re, fmaf(-wk.im, y.im, ar[q]));
+        ai[q] = fmaf(wk.re, y.im, fmaf(wk.im, y.re, ai[q]));
+      }
+    for (size_t q = 0; q < nb; q++) hp[k0 + q] = cf_make(ar[q], ai[q]);
+  }
+}
+
+/* LS and the frequency interpolation on each pilot symbol, per link: f->hp
+ * (freq_interpolate, the weights wrapping across DC); the antenna's pilots
+ * are gathered first, once more past the last for the wrap. */
 static void estimate_pilots(const link_params *p, const cpu_state *s, fused_scratch *f) {
   const est_plan *e = &s->est;
   const size_t K = (size_t)p->subcarriers, rf = (size_t)link_res_per_frame(p);
@@ -168,43 +186,52 @@ static void estimate_pilots(const link_params *p, const cpu_state *s, fused_scra
       const cf32 *row = f->ypil ? f->ypil + ((size_t)r * ps + j) * K
                                 : f->frame_y + (size_t)r * rf + (size_t)pilot_symbol_at(&e->pg, j) * K;
       for (int i = 0; i < np + taps; i++) f->pv[i] = row[(size_t)t + (size_t)(i % np) * (size_t)P];
-      cf32 *hp = f->hp + ((size_t)link * ps + j) * K;
-      for (size_t k0 = 0; k0 < K; k0 += EST_BLOCK) {
-        const size_t nb = K - k0 < EST_BLOCK ? K - k0 : EST_BLOCK;
-        float ar[EST_BLOCK], ai[EST_BLOCK];
-        for (size_t q = 0; q < nb; q++) ar[q] = ai[q] = 0.0f;
-        for (int i = 0; i < taps; i++)
-          for (size_t q = 0; q < nb; q++) {
-            const cf32 wk = w[(k0 + q) * (size_t)taps + (size_t)i], y = f->pv[first[k0 + q] + i];
-            /* cf_fma_exact(acc, wk, y), component by component */
-            ar[q] = fmaf(wk.re, y.re, fmaf(-wk.im, y.im, ar[q]));
-            ai[q] = fmaf(wk.re, y.im, fmaf(wk.im, y.re, ai[q]));
-          }
-        for (size_t q = 0; q < nb; q++) hp[k0 + q] = cf_make(ar[q], ai[q]);
-      }
+      freq_interpolate(first, w, taps, K, f->pv, f->hp + ((size_t)link * ps + j) * K);
     }
   }
 }
 
 /* DMRS: the despread LS estimates of every link and occasion into f->ls
  * ([links][occasions][np]), from the pilot rows (DMRS symbol j len + l' is
- * row j len + l') or the frame's received symbols; then, but for lmmse2d
- * (which reads them per RE), each occasion's frequency interpolation into
- * f->hp: cpu_estimate_stage's functions on the same values. */
+ * row j len + l') or the frame's received symbols: est_dmrs_ls_rows' sum
+ * and scaling, its port's DMRS values taken once for the rx antennas; then,
+ * but for lmmse2d (which reads them per RE), each occasion's frequency
+ * interpolation into f->hp (a window never wraps): cpu_estimate_stage's
+ * sums on the same values. */
 static void estimate_dmrs(const link_params *p, const cpu_state *s, fused_scratch *f) {
   const est_plan *e = &s->est;
+  const dmrs_grid *d = &e->pg.dm;
   const size_t K = (size_t)p->subcarriers, rf = (size_t)link_res_per_frame(p), np = (size_t)e->np;
-  const int tx = p->tx, links = p->rx * p->tx, ps = e->pilot_syms, rows = pilot_symbol_count(&e->pg);
-  for (int link = 0; link < links; link++) {
-    const int r = link / tx, t = link % tx;
-    const cf32 *yr = f->ypil ? f->ypil + (size_t)r * (size_t)rows * K : f->frame_y + (size_t)r * rf;
-    for (int j = 0; j < ps; j++) {
-      cf32 *ls = f->ls + ((size_t)link * (size_t)ps + (size_t)j) * np;
-      for (size_t i = 0; i < np; i++) ls[i] = est_dmrs_ls_rows(&e->pg, t, j, (int)i, yr, f->ypil != NULL);
-      if (e->tt) continue;
-      cf32 *hp = f->hp + ((size_t)link * (size_t)ps + (size_t)j) * K;
-      for (size_t k = 0; k < K; k++) hp[k] = est_freq_dmrs(e->first, e->w, e->taps, (int)K, t, (int)k, ls);
-    }
+  const int tx = p->tx, rx = p->rx, ps = e->pilot_syms, rows = pilot_symbol_count(&e->pg), L = 2 * d->len;
+  const float scale = 1.0f / (2.0f * (float)d->len * d->beta * d->beta);
+  for (int t = 0; t < tx; t++) {
+    const int delta = dmrs_port_delta(d->type, t);
+    for (int j = 0; j < ps; j++)
+      for (size_t i = 0; i < np; i++) {
+        cf32 ca[2 * 2]; /* conj(a) of the block's REs, l' outer, k' inner */
+        size_t at[2 * 2]; /* and their offsets in antenna r's rows */
+        for (int lp = 0; lp < d->len; lp++)
+          for (int kp = 0; kp < 2; kp++) {
+            const int knr = d->type == 1 ? 4 * (int)i + 2 * kp + delta : 6 * (int)i + kp + delta;
+            const int sym = f->ypil ? j * d->len + lp : d->occ[j] + lp;
+            ca[2 * lp + kp] = cf_conj(dmrs_value(d, t, j * d->len + lp, knr));
+            at[2 * lp + kp] = (size_t)sym * K + (size_t)dmrs_re_of_nr((int)K, knr);
+          }
+        for (int r = 0; r < rx; r++) {
+          const cf32 *yr = f->ypil ? f->ypil + (size_t)r * (size_t)rows * K : f->frame_y + (size_t)r * rf;
+          cf32 acc = cf_make(0.0f, 0.0f);
+          for (int q = 0; q < L; q++) acc = cf_fma_exact(acc, ca[q], yr[at[q]]);
+          f->ls[((size_t)(r * tx + t) * (size_t)ps + (size_t)j) * np + i] = cf_scale(acc, scale);
+        }
+      }
+  }
+  if (e->tt) return;
+  for (int link = 0; link < rx * tx; link++) {
+    const int t = link % tx;
+    for (int j = 0; j < ps; j++)
+      freq_interpolate(e->first + (size_t)t * K, e->w + (size_t)t * K * (size_t)e->taps, e->taps, K,
+                       f->ls + ((size_t)link * (size_t)ps + (size_t)j) * np,
+                       f->hp + ((size_t)link * (size_t)ps + (size_t)j) * K);
   }
 }
 
