@@ -197,13 +197,21 @@ void block_symbols(const re_ctx *c, uint64_t frame, uint64_t m0, size_t n, uint8
     }
   }
   /* pilot REs send their antenna's pilot instead (their labels are drawn
-   * all the same, and never counted) */
-  if (pilot_any(&c->pilots))
-    for (size_t i = 0; i < n; i++) {
-      const int a = pilot_antenna(&c->pilots, m0 + i);
-      if (a >= 0)
-        for (int t = 0; t < c->tx; t++) x[(size_t)t * ld + i] = pilot_stream_value(&c->pilots, m0 + i, a, t);
-    }
+   * all the same, and never counted); symbols without pilots are passed
+   * over a run at a time */
+  if (!pilot_any(&c->pilots)) return;
+  const uint64_t K = (uint64_t)c->pilots.K;
+  for (size_t j = 0; j < n;) {
+    const uint64_t m = m0 + j;
+    const size_t run = K - m % K < n - j ? (size_t)(K - m % K) : n - j;
+    if (pilot_on_symbol(&c->pilots, (int)(m / K)))
+      for (size_t i = j; i < j + run; i++) {
+        const int a = pilot_antenna(&c->pilots, m0 + i);
+        if (a >= 0)
+          for (int t = 0; t < c->tx; t++) x[(size_t)t * ld + i] = pilot_stream_value(&c->pilots, m0 + i, a, t);
+      }
+    j += run;
+  }
 }
 
 void block_channel(const re_ctx *c, const chan_spatial *s, uint64_t frame, uint64_t m0, size_t n, cf32 *H,

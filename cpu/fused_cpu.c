@@ -26,11 +26,7 @@
 #include "equalizer/soft.h"
 #include "equalizer/soft_block.h"
 
-/* NR DMRS runs staged here (the GPU's fused mode covers it): the fused
- * frame-level LS estimate reads the comb's pattern, not DMRS's OCC blocks. */
-int cpu_fused_covers(const link_params *p) {
-  return link_fused_receiver(p) && !link_coded(p) && p->pilot_kind != PILOT_DMRS;
-}
+int cpu_fused_covers(const link_params *p) { return link_fused_receiver(p) && !link_coded(p); }
 
 /* The frame-level work a point needs before its chunks: the time domain's
  * modem or the LS estimate. Such points are run a frame an item. */

@@ -23,9 +23,10 @@ typedef struct fused_scratch {
   float *win;            /* and their window factors (tdl_frame_window); NULL for cdl */
   int taps_sym;          /* with Doppler, the symbol whose taps `taps` holds (-1: none) */
   uint64_t frame;        /* the frame taps, Hk or sos hold */
-  cf32 *hp;              /* LS: [links][pilot symbols][K] the estimate on the pilot symbols */
-  cf32 *ypil;            /* LS in frequency: [rx][pilot symbols][K] their received rows */
+  cf32 *hp;              /* LS: [links][pilot symbols][K] the estimate on the pilot symbols (DMRS: occasions) */
+  cf32 *ypil;            /* LS in frequency: [rx][pilot symbols][K] their received rows (DMRS: its symbols) */
   cf32 *pv;              /* LS: one antenna's pilots of a row, in order, and the window's wrap */
+  cf32 *ls;              /* LS with DMRS: [links][occasions][np] the despread LS estimates */
   uint64_t est_frame;    /* the frame hp holds */
   uint8_t *frame_labels; /* time domain: the frame's labels [tx][R_f] */
   cf32 *frame_x, *frame_y; /* and its symbols [tx][R_f], its received REs [rx][R_f] */

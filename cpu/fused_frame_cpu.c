@@ -1,7 +1,8 @@
 /* A fused thread's scratch and what it keeps per frame (fused_cpu.h): the
  * frame's channel taps or sinusoids and response, in the time domain the
  * frame through the OFDM modem, and with LS estimation the estimate on the
- * pilot symbols -- each the staged path's own arithmetic (draws_cpu.c,
+ * pilot symbols (with NR DMRS: on its occasions, from the despread LS
+ * estimates) -- each the staged path's own arithmetic (draws_cpu.c,
  * modem_cpu.c, estimate_cpu.c), made once per frame and thread. */
 #include <math.h>
 #include <string.h>
@@ -12,7 +13,7 @@
 
 /* The arrays of one thread, in carve order: bytes of each (0: absent). */
 enum { A_LABELS, A_X, A_H, A_HHAT, A_Y, A_G, A_GINV, A_Z, A_XHAT, A_GDIAG, A_LLR, A_BITS, A_TAPS, A_HK, A_SOS, A_WIN,
-       A_HP, A_YPIL, A_PV, A_FLABELS, A_FX, A_FY, A_COUNT };
+       A_HP, A_YPIL, A_PV, A_LS, A_FLABELS, A_FX, A_FY, A_COUNT };
 
 static void sizes(const link_params *p, size_t *b) {
   const size_t tx = (size_t)p->tx, rx = (size_t)p->rx, links = tx * rx, C = CPU_FUSED_CHUNK;
@@ -20,6 +21,7 @@ static void sizes(const link_params *p, size_t *b) {
   const pilot_grid pg = link_pilot_grid(p);
   const size_t ps = (size_t)pilot_symbol_count(&pg);
   const int ls = p->estimation == EST_LS, td = p->domain == DOMAIN_TIME, tdl = p->model == CH_TDL;
+  const int dm = pg.kind == PILOT_DMRS;
   memset(b, 0, sizeof(size_t) * A_COUNT);
   b[A_LABELS] = tx * C;
   b[A_X] = sizeof(cf32) * tx * C;
@@ -38,6 +40,7 @@ static void sizes(const link_params *p, size_t *b) {
   b[A_HP] = ls && p->interpolation != INTERP_LMMSE2D ? sizeof(cf32) * links * ps * K : 0;
   b[A_YPIL] = ls && !td ? sizeof(cf32) * rx * ps * K : 0;
   b[A_PV] = ls ? sizeof(cf32) * (K + EST_LMMSE_TAPS) : 0;
+  b[A_LS] = ls && dm ? sizeof(cf32) * links * (size_t)pg.dm.occasions * (size_t)dmrs_pairs(&pg.dm) : 0;
   b[A_FLABELS] = td ? tx * rf : 0;
   b[A_FX] = td ? sizeof(cf32) * tx * rf : 0;
   b[A_FY] = td ? sizeof(cf32) * rx * rf : 0;
@@ -80,6 +83,7 @@ fused_scratch fused_carve(const link_params *p, const cpu_state *s, unsigned cha
   f.hp = ptr[A_HP];
   f.ypil = ptr[A_YPIL];
   f.pv = ptr[A_PV];
+  f.ls = ptr[A_LS];
   f.frame_labels = ptr[A_FLABELS];
   f.frame_x = ptr[A_FX];
   f.frame_y = ptr[A_FY];
@@ -124,13 +128,15 @@ void fused_chunk_channel(const link_params *p, cpu_state *s, fused_scratch *f, u
     }
 }
 
-/* The received rows of the frame's pilot symbols in the frequency domain,
- * drawn chunk by chunk as the chunks will draw them again: f->ypil. */
+/* The received rows of the frame's pilot symbols in the frequency domain
+ * (with DMRS: of its DMRS symbols, occasion by occasion), drawn chunk by
+ * chunk as the chunks will draw them again: f->ypil. */
 static void pilot_rows(const link_params *p, cpu_state *s, fused_scratch *f, uint64_t frame) {
   const size_t C = CPU_FUSED_CHUNK, K = (size_t)p->subcarriers;
-  const int ps = s->est.pilot_syms;
+  const pilot_grid *pg = &s->est.pg;
+  const int ps = pilot_symbol_count(pg), dm = pg->kind == PILOT_DMRS;
   for (int j = 0; j < ps; j++) {
-    const uint64_t row = (uint64_t)pilot_symbol_at(&s->est.pg, j) * K;
+    const uint64_t row = (uint64_t)(dm ? dmrs_symbol_at(&pg->dm, j) : pilot_symbol_at(pg, j)) * K;
     for (size_t k0 = 0; k0 < K; k0 += C) {
       const size_t n = K - k0 < C ? K - k0 : C;
       block_symbols(&s->re, frame, row + k0, n, f->labels, f->x, C);
@@ -142,14 +148,32 @@ static void pilot_rows(const link_params *p, cpu_state *s, fused_scratch *f, uin
   }
 }
 
-/* LS and the frequency interpolation on each pilot symbol, per link: f->hp,
- * est_freq's sums (the same products in the same order: the weights of
- * subcarrier k against pilots first + i, i = 0, 1, ..., wrapping across DC)
- * taken for a block of subcarriers side by side, so that their chains of
- * fused multiply-adds overlap instead of waiting on each other; the
- * antenna's pilots are gathered first, once more past the last for the
- * wrap. */
+/* The frequency interpolation of one antenna's pilots v (in order) onto
+ * the K subcarriers of hp: est_freq's and est_freq_dmrs's sums (the same
+ * products in the same order: the weights w[k][i] of subcarrier k against
+ * pilots first[k] + i, i = 0, 1, ...) taken for a block of subcarriers side
+ * by side, so that their chains of fused multiply-adds overlap instead of
+ * waiting on each other. */
 #define EST_BLOCK 64
+static void freq_interpolate(const int *first, const cf32 *w, int taps, size_t K, const cf32 *v, cf32 *hp) {
+  for (size_t k0 = 0; k0 < K; k0 += EST_BLOCK) {
+    const size_t nb = K - k0 < EST_BLOCK ? K - k0 : EST_BLOCK;
+    float ar[EST_BLOCK], ai[EST_BLOCK];
+    for (size_t q = 0; q < nb; q++) ar[q] = ai[q] = 0.0f;
+    for (int i = 0; i < taps; i++)
+      for (size_t q = 0; q < nb; q++) {
+        const cf32 wk = w[(k0 + q) * (size_t)taps + (size_t)i], y = v[first[k0 + q] + i];
+        /* cf_fma_exact(acc, wk, y), component by component */
+        ar[q] = fmaf(wk.re, y.re, fmaf(-wk.im, y.im, ar[q]));
+        ai[q] = fmaf(wk.re, y.im, fmaf(wk.im, y.re, ai[q]));
+      }
+    for (size_t q = 0; q < nb; q++) hp[k0 + q] = cf_make(ar[q], ai[q]);
+  }
+}
+
+/* LS and the frequency interpolation on each pilot symbol, per link: f->hp
+ * (freq_interpolate, the weights wrapping across DC); the antenna's pilots
+ * are gathered first, once more past the last for the wrap. */
 static void estimate_pilots(const link_params *p, const cpu_state *s, fused_scratch *f) {
   const est_plan *e = &s->est;
   const size_t K = (size_t)p->subcarriers, rf = (size_t)link_res_per_frame(p);
@@ -162,21 +186,52 @@ static void estimate_pilots(const link_params *p, const cpu_state *s, fused_scra
       const cf32 *row = f->ypil ? f->ypil + ((size_t)r * ps + j) * K
                                 : f->frame_y + (size_t)r * rf + (size_t)pilot_symbol_at(&e->pg, j) * K;
       for (int i = 0; i < np + taps; i++) f->pv[i] = row[(size_t)t + (size_t)(i % np) * (size_t)P];
-      cf32 *hp = f->hp + ((size_t)link * ps + j) * K;
-      for (size_t k0 = 0; k0 < K; k0 += EST_BLOCK) {
-        const size_t nb = K - k0 < EST_BLOCK ? K - k0 : EST_BLOCK;
-        float ar[EST_BLOCK], ai[EST_BLOCK];
-        for (size_t q = 0; q < nb; q++) ar[q] = ai[q] = 0.0f;
-        for (int i = 0; i < taps; i++)
-          for (size_t q = 0; q < nb; q++) {
-            const cf32 wk = w[(k0 + q) * (size_t)taps + (size_t)i], y = f->pv[first[k0 + q] + i];
-            /* cf_fma_exact(acc, wk, y), component by component */
-            ar[q] = fmaf(wk.re, y.re, fmaf(-wk.im, y.im, ar[q]));
-            ai[q] = fmaf(wk.re, y.im, fmaf(wk.im, y.re, ai[q]));
-          }
-        for (size_t q = 0; q < nb; q++) hp[k0 + q] = cf_make(ar[q], ai[q]);
-      }
+      freq_interpolate(first, w, taps, K, f->pv, f->hp + ((size_t)link * ps + j) * K);
     }
+  }
+}
+
+/* DMRS: the despread LS estimates of every link and occasion into f->ls
+ * ([links][occasions][np]), from the pilot rows (DMRS symbol j len + l' is
+ * row j len + l') or the frame's received symbols: est_dmrs_ls_rows' sum
+ * and scaling, its port's DMRS values taken once for the rx antennas; then,
+ * but for lmmse2d (which reads them per RE), each occasion's frequency
+ * interpolation into f->hp (a window never wraps): cpu_estimate_stage's
+ * sums on the same values. */
+static void estimate_dmrs(const link_params *p, const cpu_state *s, fused_scratch *f) {
+  const est_plan *e = &s->est;
+  const dmrs_grid *d = &e->pg.dm;
+  const size_t K = (size_t)p->subcarriers, rf = (size_t)link_res_per_frame(p), np = (size_t)e->np;
+  const int tx = p->tx, rx = p->rx, ps = e->pilot_syms, rows = pilot_symbol_count(&e->pg), L = 2 * d->len;
+  const float scale = 1.0f / (2.0f * (float)d->len * d->beta * d->beta);
+  for (int t = 0; t < tx; t++) {
+    const int delta = dmrs_port_delta(d->type, t);
+    for (int j = 0; j < ps; j++)
+      for (size_t i = 0; i < np; i++) {
+        cf32 ca[2 * 2]; /* conj(a) of the block's REs, l' outer, k' inner */
+        size_t at[2 * 2]; /* and their offsets in antenna r's rows */
+        for (int lp = 0; lp < d->len; lp++)
+          for (int kp = 0; kp < 2; kp++) {
+            const int knr = d->type == 1 ? 4 * (int)i + 2 * kp + delta : 6 * (int)i + kp + delta;
+            const int sym = f->ypil ? j * d->len + lp : d->occ[j] + lp;
+            ca[2 * lp + kp] = cf_conj(dmrs_value(d, t, j * d->len + lp, knr));
+            at[2 * lp + kp] = (size_t)sym * K + (size_t)dmrs_re_of_nr((int)K, knr);
+          }
+        for (int r = 0; r < rx; r++) {
+          const cf32 *yr = f->ypil ? f->ypil + (size_t)r * (size_t)rows * K : f->frame_y + (size_t)r * rf;
+          cf32 acc = cf_make(0.0f, 0.0f);
+          for (int q = 0; q < L; q++) acc = cf_fma_exact(acc, ca[q], yr[at[q]]);
+          f->ls[((size_t)(r * tx + t) * (size_t)ps + (size_t)j) * np + i] = cf_scale(acc, scale);
+        }
+      }
+  }
+  if (e->tt) return;
+  for (int link = 0; link < rx * tx; link++) {
+    const int t = link % tx;
+    for (int j = 0; j < ps; j++)
+      freq_interpolate(e->first + (size_t)t * K, e->w + (size_t)t * K * (size_t)e->taps, e->taps, K,
+                       f->ls + ((size_t)link * (size_t)ps + (size_t)j) * np,
+                       f->hp + ((size_t)link * (size_t)ps + (size_t)j) * K);
   }
 }
 
@@ -191,7 +246,8 @@ int fused_frame(const link_params *p, cpu_state *s, fused_scratch *f, uint64_t f
   }
   if (p->estimation == EST_LS && f->est_frame != frame) {
     if (p->domain != DOMAIN_TIME) pilot_rows(p, s, f, frame);
-    if (!s->est.tt) estimate_pilots(p, s, f); /* lmmse2d reads the pilot rows per RE */
+    if (s->est.np) estimate_dmrs(p, s, f);
+    else if (!s->est.tt) estimate_pilots(p, s, f); /* lmmse2d reads the pilot rows per RE */
     f->est_frame = frame;
   }
   return 0;
@@ -204,14 +260,21 @@ void fused_chunk_estimate(const link_params *p, const cpu_state *s, fused_scratc
   const float shrink = (float)e->shrink;
   if (e->tt) {
     /* lmmse2d: each RE from its window's pilot rows, est_2d's sums as the
-     * staged path's (the rows f->ypil, or the frame's received symbols) */
-    const size_t rf = (size_t)link_res_per_frame(p);
+     * staged path's (the rows f->ypil, or the frame's received symbols;
+     * with DMRS the occasions' LS estimates f->ls) */
+    const size_t rf = (size_t)link_res_per_frame(p), np = (size_t)e->np;
     for (int link = 0; link < links; link++) {
       const int r = link / p->tx, t = link % p->tx;
       cf32 *out = f->Hhat + (size_t)link * C;
       for (size_t j = 0; j < n; j++) {
         const uint64_t m = m0 + j;
         const int sym = (int)(m / K), k = (int)(m % K), lo = e->sym_lo[sym];
+        if (np) {
+          const cf32 *rows = f->ls + ((size_t)link * (size_t)ps + (size_t)lo) * np;
+          out[j] = est_2d(e->first, e->w, e->taps, e->tt, p->symbols, (int)K, t, sym, k, e->np, 0, 1, rows, np,
+                          shrink);
+          continue;
+        }
         const cf32 *rows = f->ypil ? f->ypil + ((size_t)r * ps + (size_t)lo) * K
                                    : f->frame_y + (size_t)r * rf + (size_t)pilot_symbol_at(&e->pg, lo) * K;
         const size_t stride = f->ypil ? K : (size_t)e->pg.every * K;

@@ -79,22 +79,38 @@ static inline uint32_t popcount8(uint32_t x) {
   return (x + (x >> 4)) & 0x0fu;
 }
 
-uint32_t cpu_chunk_bit_errors(const link_params *p, const pilot_grid *pilots, uint64_t m0, size_t n, const cf32 *xh,
-                              const uint8_t *lab) {
+/* Bit errors of n data REs (no pilot among them): qam_demap with its bps
+ * hoisted out of the loop, so that it vectorises. */
+static uint32_t data_bit_errors(int bps, size_t n, const cf32 *xh, const uint8_t *lab) {
   uint32_t e = 0;
-  if (pilot_any(pilots)) {
-    for (size_t i = 0; i < n; i++)
-      if (pilot_antenna(pilots, m0 + i) < 0) e += re_bit_errors(p->bps, xh[i], lab[i]);
-    return e;
-  }
-  if (p->bps == 1) {
+  if (bps == 1) {
     for (size_t i = 0; i < n; i++) e += (uint32_t)(xh[i].re >= 0.0f) ^ lab[i];
     return e;
   }
-  /* qam_demap with its bps hoisted out of the loop, so that it vectorises */
-  const int half = p->bps >> 1;
-  const float h = 0.5f * qam_inv_scale(p->bps);
+  const int half = bps >> 1;
+  const float h = 0.5f * qam_inv_scale(bps);
   for (size_t i = 0; i < n; i++) e += popcount8(qam_demap_square(xh[i], half, 1 << half, h) ^ lab[i]);
+  return e;
+}
+
+uint32_t cpu_chunk_bit_errors(const link_params *p, const pilot_grid *pilots, uint64_t m0, size_t n, const cf32 *xh,
+                              const uint8_t *lab) {
+  if (!pilot_any(pilots)) return data_bit_errors(p->bps, n, xh, lab);
+  /* runs of one symbol: a symbol without pilots all at once, a pilot
+   * symbol RE by RE */
+  const uint64_t K = (uint64_t)pilots->K;
+  uint32_t e = 0;
+  for (size_t i = 0; i < n;) {
+    const uint64_t m = m0 + i, k = m % K;
+    const size_t run = K - k < n - i ? (size_t)(K - k) : n - i;
+    if (!pilot_on_symbol(pilots, (int)(m / K))) {
+      e += data_bit_errors(p->bps, run, xh + i, lab + i);
+    } else {
+      for (size_t j = i; j < i + run; j++)
+        if (pilot_antenna(pilots, m0 + j) < 0) e += re_bit_errors(p->bps, xh[j], lab[j]);
+    }
+    i += run;
+  }
   return e;
 }
 

@@ -7,7 +7,8 @@
  *   - block_symbols, block_pair_draws, block_channel (awgn, rayleigh, with
  *     spatial correlation and a Rician part), block_apply (with noise) and
  *     block_csi equal re_labels/re_symbols, re_pair_draws, re_channel,
- *     re_apply and re_csi at every RE, with pilots too, for runs that start
+ *     re_apply and re_csi at every RE, with pilots too (the comb and NR
+ *     DMRS), for runs that start
  *     anywhere in the frame;
  *   - the host's logarithm and sine/cosine (core/rng_math.h) against double
  *     precision over 2^24 uniforms and the ends of their range, and the
@@ -56,7 +57,8 @@ static link_params point(int tx, int rx, int bps, channel_model model, double rh
   p.k_factor = k;
   p.csi_error_var = csi;
   p.seed = 5;
-  if (pilots) {
+  if (pilots == 2) tp_dmrs(&p, 1, 1, 1); /* NR DMRS on symbol 2 (a 3-symbol slot has no other occasion) */
+  else if (pilots) {
     p.pilot_spacing = tx + 1;
     p.pilot_first = 1;
   }
@@ -71,7 +73,16 @@ static void check_point(const link_params *p, const char *what) {
     CHECK(0, "%s: %s", what, err);
     return;
   }
-  const re_ctx c = re_ctx_of(p, &sp);
+  re_ctx c = re_ctx_of(p, &sp);
+  uint32_t *seq = NULL; /* DMRS: the sequence its pilot REs send */
+  if (p->pilot_kind == PILOT_DMRS) {
+    dmrs_grid *d = &c.pilots.dm;
+    seq = malloc(sizeof(uint32_t) * (size_t)(d->occasions * d->len) * (size_t)d->seq_words);
+    CHECK(seq != NULL, "no memory");
+    if (!seq) return;
+    dmrs_fill_sequence(d, p->dmrs_nid, seq);
+    d->seq = seq;
+  }
   const int tx = p->tx, rx = p->rx, links = tx * rx;
   enum { LD = 700 };
   static uint8_t lab[LINK_MAX_TX * LD];
@@ -102,6 +113,7 @@ static void check_point(const link_params *p, const char *what) {
     }
   }
   CHECK(bad == 0, "%s: %d values differ from the per-RE steps", what, bad);
+  free(seq);
 }
 
 static void test_blocks(void) {
@@ -115,6 +127,7 @@ static void test_blocks(void) {
       {2, 3, 4, CH_RAYLEIGH, 0.5, 0, 0.1, 0}, {4, 4, 6, CH_RAYLEIGH, 0.3, 2.0, 0, 1},
       {3, 5, 8, CH_RAYLEIGH, 0, 0, 0.05, 1}, {4, 4, 2, CH_AWGN, 0, 0, 0, 0},
       {8, 8, 4, CH_RAYLEIGH, 0.2, 0, 0.01, 0}, {5, 7, 2, CH_RAYLEIGH, 0, 1.0, 0, 1},
+      {4, 4, 4, CH_RAYLEIGH, 0, 0, 0, 2},   {2, 3, 2, CH_RAYLEIGH, 0.3, 0, 0.05, 2},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     const link_params p = point(cases[i].tx, cases[i].rx, cases[i].bps, cases[i].model, cases[i].rho, cases[i].k,

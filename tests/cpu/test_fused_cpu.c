@@ -4,7 +4,9 @@
  * CSI error, pilots, tdl with and without Doppler; max-log and exact LLRs
  * with the GMI losses at every scaling of the grid and the LLR export; LS
  * estimation with nearest, linear and LMMSE interpolation; the time domain
- * with and without Doppler, with perfect CSI and with LS), the bit errors of
+ * with and without Doppler, with perfect CSI and with LS; NR DMRS of both
+ * configuration types, single and double symbol, with perfect CSI and with
+ * LS and every interpolation in both domains), the bit errors of
  * every frame and stream, the fallbacks of every frame, the GMI losses of
  * every frame and stream and at every grid scaling, and the exported LLRs
  * and bits are the same numbers, whatever the batch size and thread count.
@@ -43,6 +45,7 @@ typedef struct spec {
   int td;     /* the time domain */
   int S;      /* symbols (0: 2) */
   int export; /* also export the LLRs and bits */
+  int dmrs;   /* NR DMRS instead of the comb: 100 type + 10 length + additional positions (0: none) */
 } spec;
 
 /* cdl: 0 for tdl's TDL-A, or a CDL model between cross-polarised rows of
@@ -65,10 +68,13 @@ static link_params point_of(const spec *s, int cdl) {
     p.pilot_first = 0;
     p.pilot_every = 1;
   }
-  if (s->est) { /* two pilot symbols: the time interpolation between and beyond them */
+  if (s->dmrs) tp_dmrs(&p, s->dmrs / 100, s->dmrs / 10 % 10, s->dmrs % 10);
+  if (s->est && !s->dmrs) { /* two pilot symbols: the time interpolation between and beyond them */
     p.pilot_spacing = s->tx + 2;
     p.pilot_first = 2;
     p.pilot_every = 7;
+  }
+  if (s->est) {
     p.estimation = EST_LS;
     p.interpolation = (interp_kind)(s->est - 1);
   }
@@ -161,14 +167,15 @@ static void outcome_free(outcome *o) {
   free(o);
 }
 
-static uint64_t total_fallbacks, soft_fallbacks, sic_fallbacks;
+static uint64_t total_fallbacks, soft_fallbacks, sic_fallbacks, dmrs_fallbacks;
 
 static void check_spec(const spec *s, int cdl) {
   const link_params p = point_of(s, cdl);
   char what[192];
-  snprintf(what, sizeof what, "%dx%d bps %d %s model %d ebno %g rho %g K %g csi %g fd %g pilots %d llr %d est %d td %d",
-           s->tx, s->rx, s->bps, s->eq == EQ_ZF ? "zf" : s->eq == EQ_MMSE ? "mmse" : "mmse-sic", (int)s->model, s->ebno, s->rho, s->k, s->csi,
-           s->doppler, s->pilots, s->llr, s->est, s->td);
+  snprintf(what, sizeof what,
+           "%dx%d bps %d %s model %d ebno %g rho %g K %g csi %g fd %g pilots %d llr %d est %d td %d dmrs %d", s->tx,
+           s->rx, s->bps, s->eq == EQ_ZF ? "zf" : s->eq == EQ_MMSE ? "mmse" : "mmse-sic", (int)s->model, s->ebno,
+           s->rho, s->k, s->csi, s->doppler, s->pilots, s->llr, s->est, s->td, s->dmrs);
   char err[256];
   if (link_params_check(&p, err, sizeof err)) {
     CHECK(0, "%s: %s", what, err);
@@ -212,6 +219,7 @@ static void check_spec(const spec *s, int cdl) {
     total_fallbacks += es->fallbacks[f];
     if (p.llr != LLR_OFF) soft_fallbacks += es->fallbacks[f];
     if (p.equalizer == EQ_MMSE_SIC) sic_fallbacks += es->fallbacks[f];
+    if (s->dmrs && p.equalizer != EQ_MMSE_SIC) dmrs_fallbacks += es->fallbacks[f];
   }
   outcome_free(es);
 }
@@ -219,7 +227,7 @@ static void check_spec(const spec *s, int cdl) {
 /* Points the fused path does not cover run staged: their backends keep
  * their buffers even when asked for fused. */
 static void check_staged_only(void) {
-  spec s = {2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  spec s = {2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   link_params p = point_of(&s, 0);
   p.equalizer = EQ_MMSE_SIC;
   p.llr = LLR_MAXLOG;
@@ -238,69 +246,86 @@ static void check_staged_only(void) {
 int main(void) {
   frames = (int)test_scaled(FRAMES, 8);
   static const spec specs[] = {
-      {1, 1, 1, EQ_MMSE, CH_RAYLEIGH, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-      {2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+      {1, 1, 1, EQ_MMSE, CH_RAYLEIGH, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+      {2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
       /* 2 million REs, of which about 4e-6 have a Gram too close to singular
        * for float: the double repair */
-      {2, 2, 2, EQ_ZF, CH_RAYLEIGH, 30, 0, 0, 0, 0, 0, 40000, 0, 0, 0, 0, 0},
-      {1, 2, 1, EQ_MMSE, CH_AWGN, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-      {2, 3, 4, EQ_ZF, CH_RAYLEIGH, 14, 0.6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-      {2, 2, 4, EQ_MMSE, CH_RAYLEIGH, 14, 0.3, 1.5, 0.05, 0, 0, 0, 0, 0, 0, 0, 0},
-      {3, 4, 6, EQ_MMSE, CH_TDL, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-      {2, 2, 8, EQ_MMSE, CH_TDL, 30, 0, 0, 0, 900, 0, 0, 0, 0, 0, 0, 0},
-      {4, 4, 4, EQ_MMSE, CH_RAYLEIGH, 16, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0},
-      {4, 4, 2, EQ_ZF, CH_TDL, 12, 0.2, 2.0, 0.01, 0, 1, 0, 0, 0, 0, 0, 0},
-      {8, 8, 2, EQ_MMSE, CH_RAYLEIGH, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-      {5, 6, 2, EQ_MMSE, CH_RAYLEIGH, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+      {2, 2, 2, EQ_ZF, CH_RAYLEIGH, 30, 0, 0, 0, 0, 0, 40000, 0, 0, 0, 0, 0, 0},
+      {1, 2, 1, EQ_MMSE, CH_AWGN, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+      {2, 3, 4, EQ_ZF, CH_RAYLEIGH, 14, 0.6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+      {2, 2, 4, EQ_MMSE, CH_RAYLEIGH, 14, 0.3, 1.5, 0.05, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+      {3, 4, 6, EQ_MMSE, CH_TDL, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+      {2, 2, 8, EQ_MMSE, CH_TDL, 30, 0, 0, 0, 900, 0, 0, 0, 0, 0, 0, 0, 0},
+      {4, 4, 4, EQ_MMSE, CH_RAYLEIGH, 16, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0},
+      {4, 4, 2, EQ_ZF, CH_TDL, 12, 0.2, 2.0, 0.01, 0, 1, 0, 0, 0, 0, 0, 0, 0},
+      {8, 8, 2, EQ_MMSE, CH_RAYLEIGH, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+      {5, 6, 2, EQ_MMSE, CH_RAYLEIGH, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
       /* chunks that are not multiples of 16 REs: the one-pass equaliser of
        * 2x2 and 4x4 (eq_solve_direct) leaves their last REs to the three
        * passes */
-      {4, 4, 4, EQ_MMSE, CH_RAYLEIGH, 16, 0, 0, 0, 0, 0, 613, 0, 0, 0, 0, 0},
-      {2, 2, 2, EQ_ZF, CH_RAYLEIGH, 12, 0.3, 0, 0.02, 0, 0, 613, 0, 0, 0, 0, 0},
+      {4, 4, 4, EQ_MMSE, CH_RAYLEIGH, 16, 0, 0, 0, 0, 0, 613, 0, 0, 0, 0, 0, 0},
+      {2, 2, 2, EQ_ZF, CH_RAYLEIGH, 12, 0.3, 0, 0.02, 0, 0, 613, 0, 0, 0, 0, 0, 0},
       /* LLRs and the GMI: max-log and exact, every modulation, the export */
-      {2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 8, 0, 0, 0, 0, 0, 0, LLR_MAXLOG, 0, 0, 0, 1},
-      {4, 4, 4, EQ_MMSE, CH_RAYLEIGH, 14, 0, 0, 0, 0, 1, 613, LLR_EXACT, 0, 0, 0, 1},
+      {2, 2, 2, EQ_MMSE, CH_RAYLEIGH, 8, 0, 0, 0, 0, 0, 0, LLR_MAXLOG, 0, 0, 0, 1, 0},
+      {4, 4, 4, EQ_MMSE, CH_RAYLEIGH, 14, 0, 0, 0, 0, 1, 613, LLR_EXACT, 0, 0, 0, 1, 0},
       /* strongly correlated antennas at high SNR: many Grams too close to
        * singular for float, so the repair writes the demapper's variances */
-      {2, 2, 4, EQ_ZF, CH_RAYLEIGH, 40, 0.999, 0, 0, 0, 0, 0, LLR_MAXLOG, 0, 0, 0, 0},
-      {3, 4, 6, EQ_MMSE, CH_TDL, 20, 0.3, 0, 0.02, 0, 0, 0, LLR_EXACT, 0, 0, 0, 0},
-      {1, 2, 1, EQ_MMSE, CH_RAYLEIGH, 2, 0, 0, 0, 0, 0, 0, LLR_MAXLOG, 0, 0, 0, 0},
-      {2, 2, 8, EQ_MMSE, CH_TDL, 30, 0, 0, 0, 900, 0, 0, LLR_MAXLOG, 0, 0, 0, 0},
+      {2, 2, 4, EQ_ZF, CH_RAYLEIGH, 40, 0.999, 0, 0, 0, 0, 0, LLR_MAXLOG, 0, 0, 0, 0, 0},
+      {3, 4, 6, EQ_MMSE, CH_TDL, 20, 0.3, 0, 0.02, 0, 0, 0, LLR_EXACT, 0, 0, 0, 0, 0},
+      {1, 2, 1, EQ_MMSE, CH_RAYLEIGH, 2, 0, 0, 0, 0, 0, 0, LLR_MAXLOG, 0, 0, 0, 0, 0},
+      {2, 2, 8, EQ_MMSE, CH_TDL, 30, 0, 0, 0, 900, 0, 0, LLR_MAXLOG, 0, 0, 0, 0, 0},
       /* LS estimation: each interpolation, with Doppler, with LLRs */
-      {2, 2, 4, EQ_MMSE, CH_TDL, 15, 0, 0, 0, 0, 0, 256, LLR_OFF, 1 + INTERP_NEAREST, 0, 14, 0},
-      {2, 2, 4, EQ_MMSE, CH_TDL, 15, 0, 0, 0, 0, 0, 256, LLR_MAXLOG, 1 + INTERP_LINEAR, 0, 14, 1},
-      {4, 4, 2, EQ_MMSE, CH_TDL, 12, 0.3, 1.0, 0, 600, 0, 256, LLR_EXACT, 1 + INTERP_LMMSE, 0, 14, 0},
-      {2, 2, 2, EQ_ZF, CH_AWGN, 6, 0, 0, 0, 0, 0, 256, LLR_OFF, 1 + INTERP_LINEAR, 0, 14, 0},
+      {2, 2, 4, EQ_MMSE, CH_TDL, 15, 0, 0, 0, 0, 0, 256, LLR_OFF, 1 + INTERP_NEAREST, 0, 14, 0, 0},
+      {2, 2, 4, EQ_MMSE, CH_TDL, 15, 0, 0, 0, 0, 0, 256, LLR_MAXLOG, 1 + INTERP_LINEAR, 0, 14, 1, 0},
+      {4, 4, 2, EQ_MMSE, CH_TDL, 12, 0.3, 1.0, 0, 600, 0, 256, LLR_EXACT, 1 + INTERP_LMMSE, 0, 14, 0, 0},
+      {2, 2, 2, EQ_ZF, CH_AWGN, 6, 0, 0, 0, 0, 0, 256, LLR_OFF, 1 + INTERP_LINEAR, 0, 14, 0, 0},
       /* the time domain: awgn and tdl, Doppler (taps per sample), LS, LLRs */
-      {2, 2, 4, EQ_MMSE, CH_AWGN, 8, 0, 0, 0, 0, 0, 256, LLR_OFF, 0, 1, 0, 0},
-      {2, 2, 4, EQ_MMSE, CH_TDL, 16, 0, 0, 0, 0, 0, 512, LLR_MAXLOG, 0, 1, 0, 1},
-      {2, 2, 2, EQ_ZF, CH_TDL, 12, 0.3, 0, 0.02, 0, 0, 256, LLR_OFF, 0, 1, 0, 0},
-      {2, 2, 4, EQ_MMSE, CH_TDL, 20, 0, 0, 0, 2000, 0, 128, LLR_EXACT, 0, 1, 0, 0},
-      {2, 2, 4, EQ_MMSE, CH_TDL, 20, 0, 0, 0, 0, 0, 256, LLR_MAXLOG, 1 + INTERP_LMMSE, 1, 14, 0},
-      {4, 4, 4, EQ_MMSE, CH_TDL, 18, 0, 0, 0, 0, 0, 128, LLR_OFF, 1 + INTERP_LINEAR, 1, 14, 0},
+      {2, 2, 4, EQ_MMSE, CH_AWGN, 8, 0, 0, 0, 0, 0, 256, LLR_OFF, 0, 1, 0, 0, 0},
+      {2, 2, 4, EQ_MMSE, CH_TDL, 16, 0, 0, 0, 0, 0, 512, LLR_MAXLOG, 0, 1, 0, 1, 0},
+      {2, 2, 2, EQ_ZF, CH_TDL, 12, 0.3, 0, 0.02, 0, 0, 256, LLR_OFF, 0, 1, 0, 0, 0},
+      {2, 2, 4, EQ_MMSE, CH_TDL, 20, 0, 0, 0, 2000, 0, 128, LLR_EXACT, 0, 1, 0, 0, 0},
+      {2, 2, 4, EQ_MMSE, CH_TDL, 20, 0, 0, 0, 0, 0, 256, LLR_MAXLOG, 1 + INTERP_LMMSE, 1, 14, 0, 0},
+      {4, 4, 4, EQ_MMSE, CH_TDL, 18, 0, 0, 0, 0, 0, 128, LLR_OFF, 1 + INTERP_LINEAR, 1, 14, 0, 0},
       /* lmmse2d: every RE from its window's pilot rows, both domains */
-      {2, 2, 4, EQ_MMSE, CH_TDL, 15, 0, 0, 0, 600, 0, 256, LLR_MAXLOG, 1 + INTERP_LMMSE2D, 0, 14, 0},
-      {2, 2, 4, EQ_MMSE, CH_TDL, 20, 0, 0, 0, 600, 0, 128, LLR_OFF, 1 + INTERP_LMMSE2D, 1, 14, 0},
+      {2, 2, 4, EQ_MMSE, CH_TDL, 15, 0, 0, 0, 600, 0, 256, LLR_MAXLOG, 1 + INTERP_LMMSE2D, 0, 14, 0, 0},
+      {2, 2, 4, EQ_MMSE, CH_TDL, 20, 0, 0, 0, 600, 0, 128, LLR_OFF, 1 + INTERP_LMMSE2D, 1, 14, 0, 0},
       /* mmse-sic, hard decisions: rayleigh, tdl with pilots and CSI error,
        * LS, the time domain, and correlated antennas at high SNR (stages
        * solved in double) */
-      {2, 2, 2, EQ_MMSE_SIC, CH_RAYLEIGH, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-      {4, 4, 4, EQ_MMSE_SIC, CH_TDL, 14, 0.2, 1.0, 0.01, 300, 1, 613, 0, 0, 0, 0, 0},
-      {3, 4, 6, EQ_MMSE_SIC, CH_RAYLEIGH, 18, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-      {4, 4, 4, EQ_MMSE_SIC, CH_TDL, 15, 0, 0, 0, 0, 0, 256, LLR_OFF, 1 + INTERP_LINEAR, 0, 14, 0},
-      {2, 2, 4, EQ_MMSE_SIC, CH_TDL, 16, 0, 0, 0, 0, 0, 256, LLR_OFF, 0, 1, 0, 0},
-      {2, 2, 4, EQ_MMSE_SIC, CH_RAYLEIGH, 60, 0.9999, 0, 0, 0, 0, 0, LLR_OFF, 0, 0, 0, 0},
+      {2, 2, 2, EQ_MMSE_SIC, CH_RAYLEIGH, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+      {4, 4, 4, EQ_MMSE_SIC, CH_TDL, 14, 0.2, 1.0, 0.01, 300, 1, 613, 0, 0, 0, 0, 0, 0},
+      {3, 4, 6, EQ_MMSE_SIC, CH_RAYLEIGH, 18, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+      {4, 4, 4, EQ_MMSE_SIC, CH_TDL, 15, 0, 0, 0, 0, 0, 256, LLR_OFF, 1 + INTERP_LINEAR, 0, 14, 0, 0},
+      {2, 2, 4, EQ_MMSE_SIC, CH_TDL, 16, 0, 0, 0, 0, 0, 256, LLR_OFF, 0, 1, 0, 0, 0},
+      {2, 2, 4, EQ_MMSE_SIC, CH_RAYLEIGH, 60, 0.9999, 0, 0, 0, 0, 0, LLR_OFF, 0, 0, 0, 0, 0},
+      /* NR DMRS: the despread LS estimates of its occasions through every
+       * interpolation (lmmse2d from the LS estimates per RE), both
+       * configuration types, single and double symbol, both domains, with
+       * perfect CSI, mmse-sic, and Grams too close to singular for float
+       * (the repair, with LLRs) */
+      {2, 2, 4, EQ_MMSE, CH_TDL, 15, 0, 0, 0, 0, 0, 252, LLR_MAXLOG, 1 + INTERP_LINEAR, 0, 14, 1, 111},
+      {4, 4, 4, EQ_MMSE, CH_TDL, 18, 0, 0, 0, 0, 0, 120, LLR_OFF, 1 + INTERP_NEAREST, 0, 14, 0, 111},
+      {4, 4, 2, EQ_MMSE, CH_TDL, 12, 0.3, 1.0, 0, 600, 0, 96, LLR_EXACT, 1 + INTERP_LMMSE, 0, 14, 0, 221},
+      {8, 8, 2, EQ_MMSE, CH_TDL, 10, 0, 0, 0, 0, 0, 96, LLR_OFF, 1 + INTERP_LINEAR, 0, 14, 0, 120},
+      {2, 2, 4, EQ_MMSE, CH_TDL, 15, 0, 0, 0, 600, 0, 252, LLR_MAXLOG, 1 + INTERP_LMMSE2D, 0, 14, 0, 112},
+      {3, 4, 4, EQ_MMSE, CH_TDL, 15, 0, 0, 0, 300, 0, 96, LLR_OFF, 1 + INTERP_LMMSE2D, 0, 14, 0, 221},
+      {4, 4, 4, EQ_MMSE, CH_TDL, 18, 0, 0, 0, 0, 0, 132, LLR_OFF, 1 + INTERP_LINEAR, 1, 14, 0, 111},
+      {2, 2, 4, EQ_MMSE, CH_TDL, 20, 0, 0, 0, 600, 0, 120, LLR_MAXLOG, 1 + INTERP_LMMSE2D, 1, 14, 0, 111},
+      {2, 2, 2, EQ_ZF, CH_TDL, 12, 0.3, 0, 0.02, 0, 0, 252, LLR_OFF, 0, 0, 14, 0, 111},
+      {4, 4, 4, EQ_MMSE_SIC, CH_TDL, 15, 0, 0, 0, 0, 0, 120, LLR_OFF, 1 + INTERP_LINEAR, 0, 14, 0, 111},
+      {2, 2, 4, EQ_ZF, CH_TDL, 40, 0.999, 0, 0, 0, 0, 252, LLR_MAXLOG, 1 + INTERP_LINEAR, 0, 14, 0, 111},
   };
   for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) check_spec(&specs[i], 0);
   /* CDL: the frame's rays summed once per frame, and with Doppler per
    * symbol from the ray terms each thread keeps */
-  static const spec cdl_c = {4, 4, 4, EQ_MMSE, CH_TDL, 18, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0};
-  static const spec cdl_d = {2, 4, 2, EQ_ZF, CH_TDL, -8, 0, 0, 0.01, 700, 0, 0, 0, 0, 0, 0, 0}; /* 8 dBi elements, a LOS path */
+  static const spec cdl_c = {4, 4, 4, EQ_MMSE, CH_TDL, 18, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0};
+  static const spec cdl_d = {2, 4, 2, EQ_ZF, CH_TDL, -8, 0, 0, 0.01, 700, 0, 0, 0, 0, 0, 0, 0, 0}; /* 8 dBi elements, a LOS path */
   check_spec(&cdl_c, PDP_CDL_C);
   check_spec(&cdl_d, PDP_CDL_D);
   CHECK(total_fallbacks > 0, "no RE was repaired in double: the repair went untested");
   CHECK(soft_fallbacks > 0, "no RE with LLRs was repaired in double: the repair's variances went untested");
   CHECK(sic_fallbacks > 0, "no mmse-sic stage was solved in double: its fused fallback went untested");
+  CHECK(dmrs_fallbacks > 0, "no RE of a DMRS frame was repaired in double: the repair on DMRS went untested");
   fprintf(stderr, "fused = staged on %zu points; %llu REs repaired in double (%llu with LLRs)\n",
           sizeof specs / sizeof *specs + 2, (unsigned long long)total_fallbacks, (unsigned long long)soft_fallbacks);
   check_staged_only();
