@@ -55,7 +55,8 @@ void fused_chunk_estimate(const link_params *p, const cpu_state *s, fused_scratc
 
 /* The frequency interpolation of one antenna's pilots v (in order) onto
  * K subcarriers of hp: est_freq's sums, the weights w[k][i] of subcarrier
- * k against pilots first[k] + i, i = 0, 1, ..., taps - 1. */
+ * k against pilots first[k] + i, i = 0, 1, ..., taps - 1; one row at a
+ * time, the form the lanes below are held to (test_fused_interp). */
 void fused_freq_interpolate(const int *first, const cf32 *w, int taps, size_t K, const cf32 *v, cf32 *hp);
 
 /* The same for FUSED_LANES rows of one antenna at once (rows that share

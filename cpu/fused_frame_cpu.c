@@ -242,7 +242,8 @@ static void estimate_pilots(const link_params *p, const cpu_state *s, fused_scra
         const int row = g + l, r = row / ps, j = row % ps;
         if (row >= rows) {
           out[l] = NULL;
-          for (int i = 0; i < np + taps; i++) f->pv[(size_t)i * 2 * L + (size_t)l] = f->pv[((size_t)i * 2 + 1) * L + (size_t)l] = 0.0f;
+          for (int i = 0; i < np + taps; i++)
+            f->pv[(size_t)i * 2 * L + (size_t)l] = f->pv[((size_t)i * 2 + 1) * L + (size_t)l] = 0.0f;
           continue;
         }
         const cf32 *y = f->ypil ? f->ypil + ((size_t)r * ps + j) * K
@@ -294,13 +295,25 @@ static void estimate_dmrs(const link_params *p, const cpu_state *s, fused_scratc
       }
   }
   if (e->tt) return;
-  for (int link = 0; link < rx * tx; link++) {
-    const int t = link % tx;
-    for (int j = 0; j < ps; j++)
-      fused_freq_interpolate(e->first + (size_t)t * K, e->w + (size_t)t * K * (size_t)e->taps, e->taps, K,
-                       f->ls + ((size_t)link * (size_t)ps + (size_t)j) * np,
-                       f->hp + ((size_t)link * (size_t)ps + (size_t)j) * K);
-  }
+  /* the rows of one tx antenna (rx antennas and occasions) FUSED_LANES at a
+   * time, as estimate_pilots' */
+  enum { LN = FUSED_LANES };
+  for (int t = 0; t < tx; t++)
+    for (int g = 0; g < rx * ps; g += LN) {
+      cf32 *out[LN];
+      for (int l = 0; l < LN; l++) {
+        const int row = g + l;
+        const size_t at = row < rx * ps ? (size_t)((row / ps) * tx + t) * (size_t)ps + (size_t)(row % ps) : 0;
+        for (size_t i = 0; i < np; i++) {
+          const cf32 v = row < rx * ps ? f->ls[at * np + i] : cf_make(0.0f, 0.0f);
+          f->pv[i * 2 * LN + (size_t)l] = v.re;
+          f->pv[(i * 2 + 1) * LN + (size_t)l] = v.im;
+        }
+        out[l] = row < rx * ps ? f->hp + at * K : NULL;
+      }
+      fused_freq_interpolate_lanes(e->first + (size_t)t * K, e->w + (size_t)t * K * (size_t)e->taps, e->taps, K,
+                                   f->pv, out);
+    }
 }
 
 int fused_frame(const link_params *p, cpu_state *s, fused_scratch *f, uint64_t frame) {
