@@ -25,7 +25,8 @@ typedef struct fused_scratch {
   uint64_t frame;        /* the frame taps, Hk or sos hold */
   cf32 *hp;              /* LS: [links][pilot symbols][K] the estimate on the pilot symbols (DMRS: occasions) */
   cf32 *ypil;            /* LS in frequency: [rx][pilot symbols][K] their received rows (DMRS: its symbols) */
-  cf32 *pv;              /* LS: one antenna's pilots of a row, in order, and the window's wrap */
+  float *pv;             /* LS: FUSED_LANES rows' pilots of one antenna, in order, and the window's wrap
+                          * (fused_freq_interpolate_lanes' layout) */
   cf32 *ls;              /* LS with DMRS: [links][occasions][np] the despread LS estimates */
   uint64_t est_frame;    /* the frame hp holds */
   uint8_t *frame_labels; /* time domain: the frame's labels [tx][R_f] */
@@ -51,5 +52,21 @@ int fused_frame(const link_params *p, cpu_state *s, fused_scratch *f, uint64_t f
 /* The receiver's channel of REs [m0, m0 + n) from the frame's estimate
  * (cpu_estimate_stage's time interpolation and scaling) into f->Hhat. */
 void fused_chunk_estimate(const link_params *p, const cpu_state *s, fused_scratch *f, uint64_t m0, size_t n);
+
+/* The frequency interpolation of one antenna's pilots v (in order) onto
+ * K subcarriers of hp: est_freq's sums, the weights w[k][i] of subcarrier
+ * k against pilots first[k] + i, i = 0, 1, ..., taps - 1; one row at a
+ * time, the form the lanes below are held to (test_fused_interp). */
+void fused_freq_interpolate(const int *first, const cf32 *w, int taps, size_t K, const cf32 *v, cf32 *hp);
+
+/* The same for FUSED_LANES rows of one antenna at once (rows that share
+ * first and w: its rx antennas and pilot symbols), each lane the very
+ * operations of fused_freq_interpolate in the same order, so each row's
+ * result is bit for bit its own: pilot n of lane l is v[2 n L + l] (real)
+ * and v[(2 n + 1) L + l] (imaginary), L = FUSED_LANES; lane l's
+ * subcarriers go to out[l] (NULL: an unused lane). */
+#define FUSED_LANES 8
+void fused_freq_interpolate_lanes(const int *first, const cf32 *w, int taps, size_t K, const float *v,
+                                  cf32 *const out[FUSED_LANES]);
 
 #endif

@@ -11,6 +11,10 @@
 #include "cpu/draws_block.h"
 #include "cpu/fused_cpu.h"
 
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#endif
+
 /* The arrays of one thread, in carve order: bytes of each (0: absent). */
 enum { A_LABELS, A_X, A_H, A_HHAT, A_Y, A_G, A_GINV, A_Z, A_XHAT, A_GDIAG, A_LLR, A_BITS, A_TAPS, A_HK, A_SOS, A_WIN,
        A_HP, A_YPIL, A_PV, A_LS, A_FLABELS, A_FX, A_FY, A_COUNT };
@@ -39,7 +43,7 @@ static void sizes(const link_params *p, size_t *b) {
   b[A_WIN] = b[A_SOS] && !link_is_cdl(p) ? sizeof(float) * tdl_fade_terms(p) : 0;
   b[A_HP] = ls && p->interpolation != INTERP_LMMSE2D ? sizeof(cf32) * links * ps * K : 0;
   b[A_YPIL] = ls && !td ? sizeof(cf32) * rx * ps * K : 0;
-  b[A_PV] = ls ? sizeof(cf32) * (K + EST_LMMSE_TAPS) : 0;
+  b[A_PV] = ls ? sizeof(float) * 2 * FUSED_LANES * (K + EST_LMMSE_TAPS) : 0;
   b[A_LS] = ls && dm ? sizeof(cf32) * links * (size_t)pg.dm.occasions * (size_t)dmrs_pairs(&pg.dm) : 0;
   b[A_FLABELS] = td ? tx * rf : 0;
   b[A_FX] = td ? sizeof(cf32) * tx * rf : 0;
@@ -148,14 +152,11 @@ static void pilot_rows(const link_params *p, cpu_state *s, fused_scratch *f, uin
   }
 }
 
-/* The frequency interpolation of one antenna's pilots v (in order) onto
- * the K subcarriers of hp: est_freq's and est_freq_dmrs's sums (the same
- * products in the same order: the weights w[k][i] of subcarrier k against
- * pilots first[k] + i, i = 0, 1, ...) taken for a block of subcarriers side
- * by side, so that their chains of fused multiply-adds overlap instead of
- * waiting on each other. */
+/* est_freq's and est_freq_dmrs's sums (the same products in the same
+ * order) taken for a block of subcarriers side by side, so that their
+ * chains of fused multiply-adds overlap instead of waiting on each other. */
 #define EST_BLOCK 64
-static void freq_interpolate(const int *first, const cf32 *w, int taps, size_t K, const cf32 *v, cf32 *hp) {
+void fused_freq_interpolate(const int *first, const cf32 *w, int taps, size_t K, const cf32 *v, cf32 *hp) {
   for (size_t k0 = 0; k0 < K; k0 += EST_BLOCK) {
     const size_t nb = K - k0 < EST_BLOCK ? K - k0 : EST_BLOCK;
     float ar[EST_BLOCK], ai[EST_BLOCK];
@@ -171,22 +172,90 @@ static void freq_interpolate(const int *first, const cf32 *w, int taps, size_t K
   }
 }
 
+/* Subcarrier k, every lane: a weight is read once for all the lanes (the
+ * plain C loop; the last subcarriers of the AVX2 one). */
+static void interp_lanes_one(const int *first, const cf32 *w, int taps, size_t k, const float *v,
+                             cf32 *const out[FUSED_LANES]) {
+  enum { L = FUSED_LANES };
+  float ar[L], ai[L];
+  for (int l = 0; l < L; l++) ar[l] = ai[l] = 0.0f;
+  for (int i = 0; i < taps; i++) {
+    const cf32 wk = w[k * (size_t)taps + (size_t)i];
+    const float *y = v + (size_t)(first[k] + i) * 2 * L;
+    for (int l = 0; l < L; l++) {
+      ar[l] = fmaf(wk.re, y[l], fmaf(-wk.im, y[L + l], ar[l]));
+      ai[l] = fmaf(wk.re, y[L + l], fmaf(wk.im, y[l], ai[l]));
+    }
+  }
+  for (int l = 0; l < L; l++)
+    if (out[l]) out[l][k] = cf_make(ar[l], ai[l]);
+}
+
+void fused_freq_interpolate_lanes(const int *first, const cf32 *w, int taps, size_t K, const float *v,
+                                  cf32 *const out[FUSED_LANES]) {
+  size_t k0 = 0;
+#if defined(__AVX2__) && defined(__FMA__) && FUSED_LANES == 8
+  /* Four subcarriers at a time, the eight lanes one register: eight
+   * independent chains. _mm256_fnmadd_ps(a, b, c) is fmaf(-a, b, c) lane by
+   * lane, _mm256_fmadd_ps fmaf: the plain loop's operations. */
+  for (; k0 + 4 <= K; k0 += 4) {
+    __m256 ar[4], ai[4];
+    for (int q = 0; q < 4; q++) ar[q] = ai[q] = _mm256_setzero_ps();
+    for (int i = 0; i < taps; i++)
+      for (int q = 0; q < 4; q++) {
+        const cf32 wk = w[(k0 + (size_t)q) * (size_t)taps + (size_t)i];
+        const float *y = v + (size_t)(first[k0 + (size_t)q] + i) * 2 * FUSED_LANES;
+        const __m256 wr = _mm256_set1_ps(wk.re), wi = _mm256_set1_ps(wk.im);
+        const __m256 yr = _mm256_loadu_ps(y), yi = _mm256_loadu_ps(y + FUSED_LANES);
+        ar[q] = _mm256_fmadd_ps(wr, yr, _mm256_fnmadd_ps(wi, yi, ar[q]));
+        ai[q] = _mm256_fmadd_ps(wr, yi, _mm256_fmadd_ps(wi, yr, ai[q]));
+      }
+    for (int q = 0; q < 4; q++) {
+      float re[FUSED_LANES], im[FUSED_LANES];
+      _mm256_storeu_ps(re, ar[q]);
+      _mm256_storeu_ps(im, ai[q]);
+      for (int l = 0; l < FUSED_LANES; l++)
+        if (out[l]) out[l][k0 + (size_t)q] = cf_make(re[l], im[l]);
+    }
+  }
+#endif
+  for (; k0 < K; k0++) interp_lanes_one(first, w, taps, k0, v, out);
+}
+
 /* LS and the frequency interpolation on each pilot symbol, per link: f->hp
- * (freq_interpolate, the weights wrapping across DC); the antenna's pilots
- * are gathered first, once more past the last for the wrap. */
+ * (the weights wrapping across DC). The rows of one tx antenna (its rx
+ * antennas and pilot symbols) share its weights: FUSED_LANES of them at a
+ * time go through fused_freq_interpolate_lanes, their pilots gathered
+ * first, once more past the last for the wrap. */
 static void estimate_pilots(const link_params *p, const cpu_state *s, fused_scratch *f) {
+  enum { L = FUSED_LANES };
   const est_plan *e = &s->est;
   const size_t K = (size_t)p->subcarriers, rf = (size_t)link_res_per_frame(p);
-  const int tx = p->tx, links = p->rx * p->tx, P = p->pilot_spacing, ps = e->pilot_syms, taps = e->taps;
-  for (int link = 0; link < links; link++) {
-    const int r = link / tx, t = link % tx, np = (int)((K - 1 - (size_t)t) / (size_t)P) + 1;
+  const int tx = p->tx, rx = p->rx, P = p->pilot_spacing, ps = e->pilot_syms, taps = e->taps, rows = rx * ps;
+  for (int t = 0; t < tx; t++) {
+    const int np = (int)((K - 1 - (size_t)t) / (size_t)P) + 1;
     const int *first = e->first + (size_t)t * K;
     const cf32 *w = e->w + (size_t)t * K * (size_t)taps;
-    for (int j = 0; j < ps; j++) {
-      const cf32 *row = f->ypil ? f->ypil + ((size_t)r * ps + j) * K
+    for (int g = 0; g < rows; g += L) {
+      cf32 *out[L];
+      for (int l = 0; l < L; l++) {
+        const int row = g + l, r = row / ps, j = row % ps;
+        if (row >= rows) {
+          out[l] = NULL;
+          for (int i = 0; i < np + taps; i++)
+            f->pv[(size_t)i * 2 * L + (size_t)l] = f->pv[((size_t)i * 2 + 1) * L + (size_t)l] = 0.0f;
+          continue;
+        }
+        const cf32 *y = f->ypil ? f->ypil + ((size_t)r * ps + j) * K
                                 : f->frame_y + (size_t)r * rf + (size_t)pilot_symbol_at(&e->pg, j) * K;
-      for (int i = 0; i < np + taps; i++) f->pv[i] = row[(size_t)t + (size_t)(i % np) * (size_t)P];
-      freq_interpolate(first, w, taps, K, f->pv, f->hp + ((size_t)link * ps + j) * K);
+        for (int i = 0; i < np + taps; i++) {
+          const cf32 v = y[(size_t)t + (size_t)(i % np) * (size_t)P];
+          f->pv[(size_t)i * 2 * L + (size_t)l] = v.re;
+          f->pv[((size_t)i * 2 + 1) * L + (size_t)l] = v.im;
+        }
+        out[l] = f->hp + ((size_t)(r * tx + t) * ps + j) * K;
+      }
+      fused_freq_interpolate_lanes(first, w, taps, K, f->pv, out);
     }
   }
 }
@@ -226,13 +295,25 @@ static void estimate_dmrs(const link_params *p, const cpu_state *s, fused_scratc
       }
   }
   if (e->tt) return;
-  for (int link = 0; link < rx * tx; link++) {
-    const int t = link % tx;
-    for (int j = 0; j < ps; j++)
-      freq_interpolate(e->first + (size_t)t * K, e->w + (size_t)t * K * (size_t)e->taps, e->taps, K,
-                       f->ls + ((size_t)link * (size_t)ps + (size_t)j) * np,
-                       f->hp + ((size_t)link * (size_t)ps + (size_t)j) * K);
-  }
+  /* the rows of one tx antenna (rx antennas and occasions) FUSED_LANES at a
+   * time, as estimate_pilots' */
+  enum { LN = FUSED_LANES };
+  for (int t = 0; t < tx; t++)
+    for (int g = 0; g < rx * ps; g += LN) {
+      cf32 *out[LN];
+      for (int l = 0; l < LN; l++) {
+        const int row = g + l;
+        const size_t at = row < rx * ps ? (size_t)((row / ps) * tx + t) * (size_t)ps + (size_t)(row % ps) : 0;
+        for (size_t i = 0; i < np; i++) {
+          const cf32 v = row < rx * ps ? f->ls[at * np + i] : cf_make(0.0f, 0.0f);
+          f->pv[i * 2 * LN + (size_t)l] = v.re;
+          f->pv[(i * 2 + 1) * LN + (size_t)l] = v.im;
+        }
+        out[l] = row < rx * ps ? f->hp + at * K : NULL;
+      }
+      fused_freq_interpolate_lanes(e->first + (size_t)t * K, e->w + (size_t)t * K * (size_t)e->taps, e->taps, K,
+                                   f->pv, out);
+    }
 }
 
 int fused_frame(const link_params *p, cpu_state *s, fused_scratch *f, uint64_t frame) {
