@@ -222,6 +222,17 @@ void fused_freq_interpolate_lanes(const int *first, const cf32 *w, int taps, siz
   for (; k0 < K; k0++) interp_lanes_one(first, w, taps, k0, v, out);
 }
 
+/* Lane l of fused_freq_interpolate_lanes' pilots: pilot i (i < n) is
+ * src[(i mod count) stride] (the mod: a comb's wrap across DC), all zeros
+ * for src NULL (an unused lane). */
+static void lane_pilots(float *pv, int l, const cf32 *src, size_t stride, size_t count, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    const cf32 v = src ? src[(i % count) * stride] : cf_make(0.0f, 0.0f);
+    pv[i * 2 * FUSED_LANES + (size_t)l] = v.re;
+    pv[(i * 2 + 1) * FUSED_LANES + (size_t)l] = v.im;
+  }
+}
+
 /* LS and the frequency interpolation on each pilot symbol, per link: f->hp
  * (the weights wrapping across DC). The rows of one tx antenna (its rx
  * antennas and pilot symbols) share its weights: FUSED_LANES of them at a
@@ -240,20 +251,11 @@ static void estimate_pilots(const link_params *p, const cpu_state *s, fused_scra
       cf32 *out[L];
       for (int l = 0; l < L; l++) {
         const int row = g + l, r = row / ps, j = row % ps;
-        if (row >= rows) {
-          out[l] = NULL;
-          for (int i = 0; i < np + taps; i++)
-            f->pv[(size_t)i * 2 * L + (size_t)l] = f->pv[((size_t)i * 2 + 1) * L + (size_t)l] = 0.0f;
-          continue;
-        }
-        const cf32 *y = f->ypil ? f->ypil + ((size_t)r * ps + j) * K
-                                : f->frame_y + (size_t)r * rf + (size_t)pilot_symbol_at(&e->pg, j) * K;
-        for (int i = 0; i < np + taps; i++) {
-          const cf32 v = y[(size_t)t + (size_t)(i % np) * (size_t)P];
-          f->pv[(size_t)i * 2 * L + (size_t)l] = v.re;
-          f->pv[((size_t)i * 2 + 1) * L + (size_t)l] = v.im;
-        }
-        out[l] = f->hp + ((size_t)(r * tx + t) * ps + j) * K;
+        const cf32 *y = row >= rows ? NULL
+                        : f->ypil   ? f->ypil + ((size_t)r * ps + j) * K
+                                    : f->frame_y + (size_t)r * rf + (size_t)pilot_symbol_at(&e->pg, j) * K;
+        lane_pilots(f->pv, l, y ? y + t : NULL, (size_t)P, (size_t)np, (size_t)(np + taps));
+        out[l] = y ? f->hp + ((size_t)(r * tx + t) * ps + j) * K : NULL;
       }
       fused_freq_interpolate_lanes(first, w, taps, K, f->pv, out);
     }
@@ -302,14 +304,10 @@ static void estimate_dmrs(const link_params *p, const cpu_state *s, fused_scratc
     for (int g = 0; g < rx * ps; g += LN) {
       cf32 *out[LN];
       for (int l = 0; l < LN; l++) {
-        const int row = g + l;
-        const size_t at = row < rx * ps ? (size_t)((row / ps) * tx + t) * (size_t)ps + (size_t)(row % ps) : 0;
-        for (size_t i = 0; i < np; i++) {
-          const cf32 v = row < rx * ps ? f->ls[at * np + i] : cf_make(0.0f, 0.0f);
-          f->pv[i * 2 * LN + (size_t)l] = v.re;
-          f->pv[(i * 2 + 1) * LN + (size_t)l] = v.im;
-        }
-        out[l] = row < rx * ps ? f->hp + at * K : NULL;
+        const int row = g + l, used = row < rx * ps;
+        const size_t at = used ? (size_t)((row / ps) * tx + t) * (size_t)ps + (size_t)(row % ps) : 0;
+        lane_pilots(f->pv, l, used ? f->ls + at * np : NULL, 1, np, np);
+        out[l] = used ? f->hp + at * K : NULL;
       }
       fused_freq_interpolate_lanes(e->first + (size_t)t * K, e->w + (size_t)t * K * (size_t)e->taps, e->taps, K,
                                    f->pv, out);
