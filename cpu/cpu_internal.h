@@ -117,9 +117,9 @@ uint32_t cpu_chunk_bit_errors(const link_params *p, const pilot_grid *pilots, ui
 /* fused_cpu.c: whether the fused path covers p (zf or mmse, hard decisions
  * or LLRs with the GMI and their export; mmse-sic with hard decisions; the
  * receiver's channel known, with CSI error or LS-estimated from the pilots
- * (comb or NR DMRS), either domain; not the coded link), and a batch on it (errors, fallbacks and losses added to out's,
- * which backend_run zeroed): 0, or -1 when the time-domain modem's scratch
- * cannot be had. Its scratch: fused_cpu.h. */
+ * (comb or NR DMRS), either domain; not the coded link), and a batch on it
+ * (errors, fallbacks and losses added to out's, which backend_run zeroed):
+ * 0, or -1 when the time-domain modem's scratch cannot be had. Its scratch: fused_cpu.h. */
 int cpu_fused_covers(const link_params *p);
 size_t cpu_fused_scratch_bytes(const link_params *p);
 int cpu_fused_run(const link_params *p, cpu_state *s, uint64_t first_frame, uint64_t frames, batch_result *out);
