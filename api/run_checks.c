@@ -1,9 +1,10 @@
 /* The checks before a run (run_checks.h), the command line's since its
  * first version: every message names the option it is about. */
-#define _XOPEN_SOURCE 700 /* realpath */
+#define _GNU_SOURCE /* realpath; O_TMPFILE */
 #include "api/run_checks.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -14,6 +15,31 @@
 
 #include "results/report.h"
 #include "sim/llr_export.h"
+
+/* Whether the folder of `path` takes a new file: 0, or -1 with errno set.
+ * The probe is an unnamed file (O_TMPFILE), so that a run killed right here
+ * leaves nothing behind; where the file system has none, a named one,
+ * removed at once (and by report_remove_stale_temps if a kill lands between
+ * the two). */
+static int folder_takes_a_file(const char *path) {
+#ifdef O_TMPFILE
+  char dir[4200];
+  const char *slash = strrchr(path, '/');
+  if (slash == path) snprintf(dir, sizeof dir, "/");
+  else if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+  else snprintf(dir, sizeof dir, ".");
+  int fd = open(dir, O_TMPFILE | O_WRONLY, 0600);
+  if (fd >= 0) return close(fd), 0;
+  if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) return -1;
+#endif
+  char probe[4200];
+  snprintf(probe, sizeof probe, "%s" REPORT_PROBE_SUFFIX "XXXXXX", path);
+  const int named = mkstemp(probe);
+  if (named < 0) return -1;
+  close(named);
+  unlink(probe);
+  return 0;
+}
 
 /* Every output of -o is checked before any work starts: the CSV, its JSON
  * sidecar and its journal must be plain files (or absent), none of them the
@@ -60,15 +86,10 @@ int run_check_outputs(const char *csv, const char *config_path, int force, int r
              journal);
     return -1;
   }
-  char probe[4200];
-  snprintf(probe, sizeof probe, "%s.probeXXXXXX", csv);
-  int fd = mkstemp(probe);
-  if (fd < 0) {
+  if (folder_takes_a_file(csv)) {
     snprintf(err, errlen, "-o %s: cannot write there: %s", csv, strerror(errno));
     return -1;
   }
-  close(fd);
-  unlink(probe);
   return 0;
 }
 
@@ -160,12 +181,8 @@ int run_check_llr_out(const char *path, const char *csv, const sim_config *cfg, 
   }
   /* the export is written after the whole sweep: a folder that takes no
    * file must be found now, not after hours of work */
-  char probe[4200];
-  snprintf(probe, sizeof probe, "%s.probeXXXXXX", path);
-  const int fd = mkstemp(probe);
-  if (fd < 0) return snprintf(err, errlen, "--llr-out %s: cannot write there: %s", path, strerror(errno)), -1;
-  close(fd);
-  unlink(probe);
+  if (folder_takes_a_file(path))
+    return snprintf(err, errlen, "--llr-out %s: cannot write there: %s", path, strerror(errno)), -1;
   return 0;
 }
 

@@ -300,6 +300,7 @@ typedef struct emit_ctx {
   const char *command_line;
   const run_options *o;
   const char *started;
+  unsigned long saves;
 } emit_ctx;
 
 static int emit_csv(FILE *f, const void *p) {
@@ -312,7 +313,7 @@ static int emit_csv(FILE *f, const void *p) {
 }
 
 int report_write_csv(const char *path, const sim_config *c, const point_result *r, size_t n) {
-  emit_ctx e = {c, r, n, NULL, NULL, NULL};
+  emit_ctx e = {c, r, n, NULL, NULL, NULL, 0};
   return write_atomically(path, emit_csv, &e);
 }
 
@@ -333,11 +334,12 @@ void report_journal_path(const char *csv_path, char *out, size_t outlen) {
   beside(csv_path, ".journal", out, outlen);
 }
 
-/* Temporary files of `path` that a killed run left (the mkstemp names of
- * write_atomically). */
-static void remove_temps_of(const char *path) {
+/* Temporary files of `path` that a killed run left: the mkstemp names of
+ * write_atomically (suffix ".tmp") and of the folder probe before a run
+ * (REPORT_PROBE_SUFFIX, where the file system has no unnamed files). */
+static void remove_temps_of(const char *path, const char *suffix) {
   char pattern[4200];
-  if (snprintf(pattern, sizeof pattern, "%s.tmp??????", path) >= (int)sizeof pattern) return;
+  if (snprintf(pattern, sizeof pattern, "%s%s??????", path, suffix) >= (int)sizeof pattern) return;
   glob_t g;
   if (glob(pattern, GLOB_NOSORT | GLOB_NOESCAPE, NULL, &g) == 0)
     for (size_t i = 0; i < g.gl_pathc; i++) unlink(g.gl_pathv[i]);
@@ -347,8 +349,9 @@ static void remove_temps_of(const char *path) {
 void report_remove_stale_temps(const char *csv_path) {
   char json[4096];
   report_sidecar_path(csv_path, json, sizeof json);
-  remove_temps_of(csv_path);
-  remove_temps_of(json);
+  remove_temps_of(csv_path, ".tmp");
+  remove_temps_of(csv_path, REPORT_PROBE_SUFFIX);
+  remove_temps_of(json, ".tmp");
 }
 
 /* The sidecar's objects. Jansson's pack takes 'o' values as they come, so a
@@ -517,7 +520,7 @@ static json_t *run_json(const emit_ctx *e) {
   char shard[32] = "";
   if (e->c->shards) snprintf(shard, sizeof shard, "%u/%u", e->c->shard, e->c->shards);
   json_t *doc = json_doc_new("run", o ? o->command_line : NULL, e->started);
-  json_t *run = json_pack("{s:o, s:o, s:i, s:i, s:o, s:o, s:o, s:o, s:o}",
+  json_t *run = json_pack("{s:o, s:o, s:i, s:i, s:o, s:o, s:o, s:I, s:o, s:o}",
                           "backend", sim_json_string(o && o->backend ? o->backend : ""),
                           "device", sim_json_string(o && o->device ? o->device : ""),
                           "threads", o ? o->threads : 0,
@@ -525,6 +528,7 @@ static json_t *run_json(const emit_ctx *e) {
                           "rank_stats", ranks,
                           "shard", shard[0] ? json_string(shard) : json_null(),
                           "config_file", sim_json_string(e->c->path),
+                          "saves", (json_int_t)e->saves,
                           "config", sim_config_json(e->c),
                           "points", points);
   if (!doc || !run || json_object_update(doc, run)) {
@@ -547,7 +551,7 @@ static int emit_json(FILE *f, const void *p) {
 }
 
 int report_write_json(const char *path, const sim_config *c, const point_result *r, size_t n,
-                      const run_options *o, const char *started) {
-  emit_ctx e = {c, r, n, o ? o->command_line : NULL, o, started};
+                      const run_options *o, const char *started, unsigned long saves) {
+  emit_ctx e = {c, r, n, o ? o->command_line : NULL, o, started, saves};
   return write_atomically(path, emit_json, &e);
 }

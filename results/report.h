@@ -21,14 +21,19 @@ int report_write_csv(const char *path, const sim_config *c, const point_result *
 void report_sidecar_path(const char *csv_path, char *out, size_t outlen);
 /* The journal next to the CSV (results/journal.h): results.csv -> results.journal. */
 void report_journal_path(const char *csv_path, char *out, size_t outlen);
+/* The suffix (before six mkstemp letters) of the probe that checks, before a
+ * run, that the CSV's folder takes a new file (api/run_checks.c). */
+#define REPORT_PROBE_SUFFIX ".probe"
 /* Removes the temporary files a killed run left beside the CSV and the
  * sidecar; call it only while holding the journal (one writer per -o). */
 void report_remove_stale_temps(const char *csv_path);
 /* The JSON sidecar with the first n results and the run's provenance: the
  * binary (results/json_doc.h's provenance block: version, git commit, build
  * type and flags, when it started and when this was written, the command
- * line), then the backend, device and threads of the run (o). 0, or -1 with errno set. */
+ * line), then the backend, device and threads of the run (o), and `saves`:
+ * how many times this run has written its results, this time included. 0, or
+ * -1 with errno set. */
 int report_write_json(const char *path, const sim_config *c, const point_result *r, size_t n,
-                      const run_options *o, const char *started);
+                      const run_options *o, const char *started, unsigned long saves);
 
 #endif

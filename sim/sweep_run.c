@@ -106,8 +106,9 @@ int sweep_save(run_state *s, size_t n, int now_or_never) {
   const double wait = s->save_cost * 20.0 > 1.0 ? s->save_cost * 20.0 : 1.0;
   if (!now_or_never && t0 - s->last_saved < wait) return 0;
   const char *failed = NULL;
+  s->saves++;
   if (report_write_csv(s->o->csv_path, s->c, s->results, n)) failed = s->o->csv_path;
-  else if (report_write_json(s->json_path, s->c, s->results, n, s->o, s->started)) failed = s->json_path;
+  else if (report_write_json(s->json_path, s->c, s->results, n, s->o, s->started, s->saves)) failed = s->json_path;
   if (failed) {
     sim_error(1, "cannot write %s: %s", failed, strerror(errno));
     return 1;

@@ -35,6 +35,7 @@ typedef struct run_state {
   char started[32];
   double sweep_started;
   double last_saved, save_cost, last_synced;
+  unsigned long saves; /* the times this run has written the CSV and sidecar */
   int show_progress;       /* the engines call sweep_progress (throttled to 5 a second) */
   double progress_every;   /* <0: the live line on a terminal; >=0: a line of its own every so many seconds */
   double last_logged;      /* when the last such line was printed */
