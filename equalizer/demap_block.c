@@ -32,17 +32,47 @@
 #define INLINE static inline
 #endif
 
-/* Below this exponent expf returns +0: e^-104 = 6.8e-46 lies under half the
- * smallest subnormal float (2^-150 = 7.0e-46), so a correctly rounded expf
- * gives +0, and glibc's returns +0 from -103.97 down. At 0 it returns 1.
- * The exact LLRs' sums take these two values without the call, which at
- * high SNR is most terms; every other term calls expf as soft_pam_ does. */
+/* Where the exact LLRs' sums can skip a row of exponentials. A term's
+ * exponent x is <= 0; soft_expf_ (equalizer/soft_math.h) gives exactly 1 at
+ * 0 and +0 below EXP_ZERO_BELOW (e^-104 = 6.8e-46 lies under half the least
+ * subnormal float). A class's sum that already holds its least metric's term
+ * 1 is at least 1, and a term below half its last place, 2^-24, leaves it as
+ * it is: below EXP_ABSORBED (e^-17 = 4.1e-8 < 2^-24 = 6.0e-8) such a term
+ * changes nothing. A row of the step whose lanes are all of these three
+ * kinds takes 1 and 0 without the exponentials, and the sums come out as
+ * soft_pam_'s, which computes every term; at high SNR that is most rows. */
 #define EXP_ZERO_BELOW -104.0f
-/* A class's sum that holds its least metric's term, 1 (x = 0), is at least
- * 1, and a term below half its last place, 2^-24, leaves it as it is; expf
- * below -17 is below 4.2e-8 < 2^-24 = 6.0e-8 (libm's expf is within an ulp
- * or so), so such a term after the 1 in level order need not be computed. */
 #define EXP_ABSORBED -17.0f
+
+/* Whether a lane of a row of exponents x (after: whether its class's sum
+ * holds its 1) is none of EXP_ZERO_BELOW's three kinds. With AVX-512 as
+ * mask compares: GCC reduces the lanes of a plain loop's flag with a chain
+ * of shuffles, which cost more than the test saves. */
+INLINE int row_needs_exp(const float *x, const int *after) {
+#if defined(__AVX512F__)
+  const __m512 v = _mm512_loadu_ps(x);
+  const __mmask16 absorbed = _mm512_mask_cmp_ps_mask(
+      _mm512_cmpneq_epi32_mask(_mm512_loadu_si512((const void *)after), _mm512_setzero_si512()), v,
+      _mm512_set1_ps(EXP_ABSORBED), _CMP_LT_OQ);
+  return (__mmask16) ~(_mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_EQ_OQ) |
+                       _mm512_cmp_ps_mask(v, _mm512_set1_ps(EXP_ZERO_BELOW), _CMP_LT_OQ) | absorbed) != 0;
+#else
+  int need = 0;
+  for (int j = 0; j < DL; j++) need |= x[j] != 0.0f && !(x[j] < EXP_ZERO_BELOW) && !(after[j] && x[j] < EXP_ABSORBED);
+  return need;
+#endif
+}
+
+/* Whether a lane of r is not 1 (or is NaN). */
+INLINE int any_not_one(const float *r) {
+#if defined(__AVX512F__)
+  return _mm512_cmp_ps_mask(_mm512_loadu_ps(r), _mm512_set1_ps(1.0f), _CMP_NEQ_UQ) != 0;
+#else
+  int any = 0;
+  for (int j = 0; j < DL; j++) any |= r[j] != 1.0f;
+  return any;
+#endif
+}
 
 /* soft_demap's clamp of a component by selects (fminf and fmaxf are library
  * calls here): the same value, a NaN to -SOFT_Z_MAX, as the bounds are not
@@ -52,65 +82,10 @@ static inline float clamp_z(float x) {
   return t < SOFT_Z_MAX ? t : SOFT_Z_MAX;
 }
 
-/* w[j] = expf(x[j]) for the lanes j < live, x[j] <= 0, as far as the
- * class's sum can tell: 1 at 0 and +0 below EXP_ZERO_BELOW without the
- * call, and +0 below EXP_ABSORBED where the lane's sum already holds its 1
- * (after[j]). Where the target has AVX-512 the lanes that need a call are
- * only returned, as a mask (exp_calls makes them, a row's or a symbol's
- * together: a branch per lane mispredicts on half of them); elsewhere they
- * are called here. */
-INLINE unsigned exp_row(const float *x, const int *after, float *w, int live) {
-  LANE_LOOP
-  for (int j = 0; j < DL; j++) w[j] = x[j] == 0.0f ? 1.0f : 0.0f;
-#if defined(__AVX512F__)
-  const __m512 v = _mm512_loadu_ps(x);
-  const __mmask16 absorbed = _mm512_mask_cmp_ps_mask(
-      _mm512_cmpneq_epi32_mask(_mm512_loadu_si512((const void *)after), _mm512_setzero_si512()), v,
-      _mm512_set1_ps(EXP_ABSORBED), _CMP_LT_OQ);
-  const unsigned call = (unsigned)(__mmask16)~(_mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_EQ_OQ) |
-                                              _mm512_cmp_ps_mask(v, _mm512_set1_ps(EXP_ZERO_BELOW), _CMP_LT_OQ) |
-                                              absorbed);
-  return call & ((1u << live) - 1u);
-#else
-  for (int j = 0; j < live; j++)
-    if (x[j] != 0.0f && !(x[j] < EXP_ZERO_BELOW) && !(after[j] && x[j] < EXP_ABSORBED)) w[j] = expf(x[j]);
-  return 0u;
-#endif
-}
-
-#if defined(__AVX512F__)
-/* Appends row k's lanes of mask `call` to list[] as flat indices k DL + j
- * (a whole vector stored: room for DL past the count); returns the count. */
-INLINE int exp_list(unsigned call, int k, uint32_t *list, int c) {
-  const __m512i at = _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                                      _mm512_set1_epi32(k * DL));
-  _mm512_storeu_si512((void *)(list + c), _mm512_maskz_compress_epi32((__mmask16)call, at));
-  return c + __builtin_popcount(call);
-}
-#endif
-
-/* g[j] = logf(r[j]) for the lanes j < live: +0 at 1 without the call (logf(1)
- * is +0 in every libm). */
-INLINE void log_row(const float *r, float *g, int live) {
-  LANE_LOOP
-  for (int j = 0; j < DL; j++) g[j] = 0.0f;
-#if defined(__AVX512F__)
-  unsigned call = (unsigned)_mm512_cmp_ps_mask(_mm512_loadu_ps(r), _mm512_set1_ps(1.0f), _CMP_NEQ_UQ);
-  call &= (1u << live) - 1u;
-  for (; call; call &= call - 1u) {
-    const int j = __builtin_ctz(call);
-    g[j] = logf(r[j]);
-  }
-#else
-  for (int j = 0; j < live; j++)
-    if (r[j] != 1.0f) g[j] = logf(r[j]);
-#endif
-}
-
 /* One PAM dimension of a step: soft_pam_ on each lane, v already clamped,
  * the LLR of the dimension's bit j to out[(first + j) * ld + lane]. */
-INLINE void pam_step(const int nb, const float s, const float h, const float *v, const float *iv, int live,
-                     const int exact, float *out, size_t ld, int first) {
+INLINE void pam_step(const int nb, const float s, const float h, const float *v, const float *iv, const int exact,
+                     float *out, size_t ld, int first) {
   const int L = 1 << nb, top = L - 1;
   int d[DL];
   float ad[DL], two_v[DL];
@@ -156,9 +131,12 @@ INLINE void pam_step(const int nb, const float s, const float h, const float *v,
     return;
   }
   /* exact: each class's sum in level order, as soft_pam_ adds it (a term
-   * of the other class adds +0 there), lane by lane */
+   * of the other class adds +0 there), lane by lane, with soft_pam_'s own
+   * exponential and logarithm (equalizer/soft_math.h), vectorised here; a
+   * row of terms that are all 1, 0 or absorbed skips the exponentials, and
+   * a step whose ratios are all 1 the logarithms (ln 1 = +0) */
   for (int b = 0; b < nb; b++) {
-    float m_own[DL], m_cnt[DL], x[SOFT_MAX_LEVELS][DL], w[SOFT_MAX_LEVELS][DL], ratio[DL], lg[DL];
+    float m_own[DL], m_cnt[DL];
     uint32_t bit[DL];
     LANE_LOOP
     for (int j = 0; j < DL; j++) {
@@ -166,35 +144,29 @@ INLINE void pam_step(const int nb, const float s, const float h, const float *v,
       m_own[j] = bit[j] ? m[1][b][j] : m[0][b][j];
       m_cnt[j] = bit[j] ? m[0][b][j] : m[1][b][j];
     }
-    int one_own[DL], one_cnt[DL], after[DL]; /* whether a class's sum holds its 1 yet */
+    float w[SOFT_MAX_LEVELS][DL], ratio[DL], lg[DL];
+    int one_own[DL], one_cnt[DL]; /* whether a class's sum holds its 1 yet */
     for (int j = 0; j < DL; j++) one_own[j] = one_cnt[j] = 0;
-#if defined(__AVX512F__)
-    uint32_t list[SOFT_MAX_LEVELS * DL + DL]; /* the terms that call expf, flat */
-    int calls = 0;
-#endif
     for (int k = 0; k < L; k++) {
       const uint32_t gkb = (qam_gray_encode((uint32_t)k) >> b) & 1u;
+      float x[DL];
+      int after[DL];
       LANE_LOOP
       for (int j = 0; j < DL; j++) {
         const int own = gkb == bit[j];
-        x[k][j] = (own ? m_own[j] : m_cnt[j]) - e[k][j];
         after[j] = own ? one_own[j] : one_cnt[j];
+        x[j] = (own ? m_own[j] : m_cnt[j]) - e[k][j];
+        one_own[j] |= own & (x[j] == 0.0f);
+        one_cnt[j] |= (!own) & (x[j] == 0.0f);
       }
-#if defined(__AVX512F__)
-      calls = exp_list(exp_row(x[k], after, w[k], live), k, list, calls);
-#else
-      exp_row(x[k], after, w[k], live);
-#endif
-      LANE_LOOP
-      for (int j = 0; j < DL; j++) {
-        const int own = gkb == bit[j], one = x[k][j] == 0.0f;
-        one_own[j] |= own & one;
-        one_cnt[j] |= (!own) & one;
+      if (row_needs_exp(x, after)) {
+        LANE_LOOP
+        for (int j = 0; j < DL; j++) w[k][j] = soft_expf_(x[j]);
+      } else {
+        LANE_LOOP
+        for (int j = 0; j < DL; j++) w[k][j] = x[j] == 0.0f ? 1.0f : 0.0f;
       }
     }
-#if defined(__AVX512F__)
-    for (int i = 0; i < calls; i++) (&w[0][0])[list[i]] = expf((&x[0][0])[list[i]]);
-#endif
     LANE_LOOP
     for (int j = 0; j < DL; j++) {
       float s_own = 0.0f, s_cnt = 0.0f;
@@ -205,7 +177,12 @@ INLINE void pam_step(const int nb, const float s, const float h, const float *v,
       }
       ratio[j] = s_own / s_cnt;
     }
-    log_row(ratio, lg, live);
+    if (any_not_one(ratio)) {
+      LANE_LOOP
+      for (int j = 0; j < DL; j++) lg[j] = soft_logf_(ratio[j]);
+    } else {
+      for (int j = 0; j < DL; j++) lg[j] = 0.0f;
+    }
     float *o = out + (size_t)(first + b) * ld;
     LANE_LOOP
     for (int j = 0; j < DL; j++) {
@@ -215,9 +192,8 @@ INLINE void pam_step(const int nb, const float s, const float h, const float *v,
   }
 }
 
-/* One step of DL symbols of a square QAM of 2 nb bits, the first `live` of
- * them wanted (the exact LLRs' scalar part skips the others). */
-INLINE void demap_step(const int nb, const cf32 *z, const float *var, int live, const int exact, float *llr,
+/* One step of DL symbols of a square QAM of 2 nb bits. */
+INLINE void demap_step(const int nb, const cf32 *z, const float *var, const int exact, float *llr,
                        size_t ld) {
   const int bps = 2 * nb;
   const float s = qam_scale(bps), h = 0.5f * qam_inv_scale(bps);
@@ -233,8 +209,8 @@ INLINE void demap_step(const int nb, const cf32 *z, const float *var, int live, 
     iv[j] = w >= 0.0f ? inv : 0.0f;
   }
   /* label bits: Q (Im) 0..nb-1, I (Re) nb..2nb-1 */
-  pam_step(nb, s, h, vr, iv, live, exact, llr, ld, nb);
-  pam_step(nb, s, h, vi, iv, live, exact, llr, ld, 0);
+  pam_step(nb, s, h, vr, iv, exact, llr, ld, nb);
+  pam_step(nb, s, h, vi, iv, exact, llr, ld, 0);
 }
 
 /* Whole steps in place; the tail through padded copies (z = 0, var = 1 in
@@ -242,7 +218,7 @@ INLINE void demap_step(const int nb, const cf32 *z, const float *var, int live, 
 INLINE void demap_all(const int nb, size_t n, const cf32 *z, const float *var, const int exact, float *llr,
                       size_t ld) {
   size_t i = 0;
-  for (; i + DL <= n; i += DL) demap_step(nb, z + i, var + i, DL, exact, llr + i, ld);
+  for (; i + DL <= n; i += DL) demap_step(nb, z + i, var + i, exact, llr + i, ld);
   if (i == n) return;
   const int live = (int)(n - i);
   cf32 zt[DL];
@@ -251,7 +227,7 @@ INLINE void demap_all(const int nb, size_t n, const cf32 *z, const float *var, c
     zt[j] = j < live ? z[i + (size_t)j] : cf_make(0.0f, 0.0f);
     vt[j] = j < live ? var[i + (size_t)j] : 1.0f;
   }
-  demap_step(nb, zt, vt, live, exact, out, DL);
+  demap_step(nb, zt, vt, exact, out, DL);
   for (int k = 0; k < 2 * nb; k++)
     for (int j = 0; j < live; j++) llr[(size_t)k * ld + i + (size_t)j] = out[k * DL + j];
 }

@@ -58,9 +58,10 @@
  * One arithmetic on both backends.  The max-log LLRs take +, -, *, / and min
  * only, every product rounded on its own (mul_rn), so nvcc's -fmad cannot
  * fuse them differently from the host: the CPU and the GPU compute the same
- * values bit for bit from the same z and var.  Exact LLRs also call expf and
- * logf, whose last bits may differ between libm and CUDA's (a few 1e-7
- * absolute). */
+ * values bit for bit from the same z and var.  Exact LLRs also take an
+ * exponential and a logarithm (equalizer/soft_math.h: CUDA's expf and logf on
+ * the device, the host's own vectorisable ones), whose last bits may differ
+ * between the two (a few 1e-7 absolute). */
 #ifndef OFDMSIM_SOFT_H
 #define OFDMSIM_SOFT_H
 
@@ -70,6 +71,7 @@
 #include "core/cplx.h"
 #include "core/gmi_grid.h"
 #include "core/qam.h"
+#include "equalizer/soft_math.h"
 
 /* |LLR| cap before the GMI loss.  The loss of a bit is unbounded in |L| when
  * the bit is wrong (log2(1 + e^|L|) ~ |L| / ln 2), and max-log LLRs at high SNR
@@ -157,11 +159,11 @@ OFDM_HD void soft_pam_(float v, int d, int levels, float s, float ivar, int exac
       for (int k = 0; k < SOFT_MAX_LEVELS; k++) {
         if (k >= levels) continue;
         const int own = ((qam_gray_encode((uint32_t)k) >> j) & 1u) == b;
-        const float w = expf((own ? m_own : m_cnt) - e[k]);
+        const float w = soft_expf_((own ? m_own : m_cnt) - e[k]);
         s_own += own ? w : 0.0f;
         s_cnt += own ? 0.0f : w;
       }
-      lb = gap + logf(s_own / s_cnt);
+      lb = gap + soft_logf_(s_own / s_cnt);
     } else {
       /* clamped at +0 (a plain select, not fmaxf, whose choice between -0
        * and +0 is unspecified): the sign below is then b's exactly */
