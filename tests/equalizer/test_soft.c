@@ -673,6 +673,37 @@ static void test_grid_block_high(void) {
         runs);
 }
 
+/* soft_grid_losses on runs where most right bits sit at the clip (which it
+ * counts rather than computes: at high SNR most bits), beside hostile ones,
+ * over lengths across its 512-bit blocks: the same sums as soft_grid_bit_
+ * bit by bit, the right bits at the clip of either sign of LLR counted. */
+static void test_grid_block_clip(void) {
+  enum { N = 3000 };
+  static float l[N];
+  static uint8_t b[N];
+  hostile_llrs(N, l, b);
+  size_t at_clip = 0;
+  for (int i = 0; i < N; i++)
+    if (test_rng_u64() % 4) { /* three in four: right at the clip, or past it */
+      b[i] = (uint8_t)(test_rng_u64() & 1u);
+      const float mag = (i % 3) ? SOFT_LLR_CLIP : 1e4f;
+      l[i] = b[i] ? mag : -mag;
+      at_clip++;
+    }
+  static const size_t lengths[] = {1, 511, 512, 513, 1600, N};
+  size_t bad = 0;
+  for (size_t t = 0; t < sizeof lengths / sizeof *lengths; t++) {
+    const size_t n = lengths[t];
+    double want[GMI_GRID] = {0};
+    for (size_t i = 0; i < n; i++) soft_grid_bit_(l[i], b[i], want);
+    uint64_t got[GMI_GRID] = {0};
+    soft_grid_losses(n, l, b, got);
+    for (int k = 0; k < GMI_GRID; k++) bad += got[k] != (k == GMI_GRID_S1 ? 0u : (uint64_t)want[k]);
+  }
+  CHECK(bad == 0 && at_clip > N / 2, "%zu grid sums differ from soft_grid_bit_'s with %zu of %d bits at the clip",
+        bad, at_clip, N);
+}
+
 static void test_post_var(void) {
   CHECK(soft_post_var(0, 0.25f, 2.0f) == 0.5f, "ZF n0 g");
   CHECK(soft_post_var(0, 0.0f, 3.0f) == 0.0f, "ZF without noise");
@@ -818,6 +849,7 @@ int main(void) {
   test_log1p_unit();
   test_grid_loss();
   test_grid_block();
+  test_grid_block_clip();
   test_grid_block_high();
   test_loss_block();
   test_loss_block_high();
