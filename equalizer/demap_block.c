@@ -63,6 +63,20 @@ INLINE int row_needs_exp(const float *x, const int *after) {
 #endif
 }
 
+/* Whether a lane of a row of exponents x, in a class that holds its 1, is
+ * neither 0 nor absorbed. */
+INLINE int exp_needed_after_one(const float *x) {
+#if defined(__AVX512F__)
+  const __m512 v = _mm512_loadu_ps(x);
+  return (__mmask16) ~(_mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_EQ_OQ) |
+                       _mm512_cmp_ps_mask(v, _mm512_set1_ps(EXP_ABSORBED), _CMP_LT_OQ)) != 0;
+#else
+  int need = 0;
+  for (int j = 0; j < DL; j++) need |= x[j] != 0.0f && !(x[j] < EXP_ABSORBED);
+  return need;
+#endif
+}
+
 /* Whether a lane of r is not 1 (or is NaN). */
 INLINE int any_not_one(const float *r) {
 #if defined(__AVX512F__)
@@ -80,6 +94,61 @@ INLINE int any_not_one(const float *r) {
 static inline float clamp_z(float x) {
   const float t = x > -SOFT_Z_MAX ? x : -SOFT_Z_MAX;
   return t < SOFT_Z_MAX ? t : SOFT_Z_MAX;
+}
+
+/* The exact LLRs of a 16-QAM dimension (four levels, two in each class of
+ * either bit). soft_pam_ sums a class's two terms in level order from +0:
+ * one is its least metric's, exactly 1 (x = 0), the other w = e^x with x =
+ * m - E of the class's other level, and 1 + w = w + 1 whichever comes
+ * first. So each class needs one exponent, m minus the larger of its two
+ * metrics (the other level's: on a tie both are m, and x = 0 either way),
+ * and one exponential, skipped (as 1 or +0) where x is 0 or below
+ * EXP_ABSORBED, since the class holds its 1: the same sums, ratios and LLRs
+ * as soft_pam_'s, with half the exponentials of the general rows. */
+INLINE void pam_exact_two(float e[][DL], float m[2][SOFT_DIM_BITS][DL], const int *d, float *out, size_t ld,
+                          int first) {
+  for (int b = 0; b < 2; b++) {
+    int lv[2][2], n[2] = {0, 0}; /* the levels of bit b's classes 0 and 1, in level order */
+    for (int k = 0; k < 4; k++) {
+      const int c = (int)((qam_gray_encode((uint32_t)k) >> b) & 1u);
+      lv[c][n[c]++] = k;
+    }
+    float x[2][DL], w[2][DL], lg[DL];
+    uint32_t bit[DL];
+    LANE_LOOP
+    for (int j = 0; j < DL; j++) {
+      bit[j] = (qam_gray_encode((uint32_t)d[j]) >> b) & 1u;
+      const float a0 = e[lv[0][0]][j], b0 = e[lv[0][1]][j], a1 = e[lv[1][0]][j], b1 = e[lv[1][1]][j];
+      const float other0 = a0 < b0 ? b0 : a0, other1 = a1 < b1 ? b1 : a1;
+      x[0][j] = (bit[j] ? m[1][b][j] : m[0][b][j]) - (bit[j] ? other1 : other0); /* own */
+      x[1][j] = (bit[j] ? m[0][b][j] : m[1][b][j]) - (bit[j] ? other0 : other1); /* counter */
+    }
+    for (int c = 0; c < 2; c++) {
+      if (exp_needed_after_one(x[c])) {
+        LANE_LOOP
+        for (int j = 0; j < DL; j++) w[c][j] = soft_expf_(x[c][j]);
+      } else {
+        LANE_LOOP
+        for (int j = 0; j < DL; j++) w[c][j] = x[c][j] == 0.0f ? 1.0f : 0.0f;
+      }
+    }
+    float ratio[DL];
+    LANE_LOOP
+    for (int j = 0; j < DL; j++) ratio[j] = (1.0f + w[0][j]) / (1.0f + w[1][j]);
+    if (any_not_one(ratio)) {
+      LANE_LOOP
+      for (int j = 0; j < DL; j++) lg[j] = soft_logf_(ratio[j]);
+    } else {
+      for (int j = 0; j < DL; j++) lg[j] = 0.0f;
+    }
+    float *o = out + (size_t)(first + b) * ld;
+    LANE_LOOP
+    for (int j = 0; j < DL; j++) {
+      const float m_own = bit[j] ? m[1][b][j] : m[0][b][j], m_cnt = bit[j] ? m[0][b][j] : m[1][b][j];
+      const float lb = (m_cnt - m_own) + lg[j];
+      o[j] = bit[j] ? lb : -lb;
+    }
+  }
 }
 
 /* One PAM dimension of a step: soft_pam_ on each lane, v already clamped,
@@ -128,6 +197,10 @@ INLINE void pam_step(const int nb, const float s, const float h, const float *v,
         o[j] = bit ? lb : -lb;
       }
     }
+    return;
+  }
+  if (nb == 2) { /* 16-QAM: two levels a class */
+    pam_exact_two(e, m, d, out, ld, first);
     return;
   }
   /* exact: each class's sum in level order, as soft_pam_ adds it (a term
