@@ -92,8 +92,11 @@ OFDM_HD float soft_logf_(float x) {
   const int sub = x < 1.17549435e-38f; /* 2^-126: subnormal (or <= 0) */
   const float xs = sub ? x * 16777216.0f : x;
   const uint32_t u = soft_float_bits_(xs);
-  /* k: the exponent of x relative to sqrt(1/2) (0x3f3504f3) */
-  const int32_t k = ((int32_t)u - 0x3f3504f3) >> 23; /* an arithmetic shift (GCC, nvcc) */
+  /* k: the exponent of x relative to sqrt(1/2) (0x3f3504f3): the
+   * difference in unsigned arithmetic (no overflow for any bits, a
+   * negative x's included), read as signed, then an arithmetic shift (GCC,
+   * nvcc) */
+  const int32_t k = (int32_t)(u - 0x3f3504f3u) >> 23;
   const double m = (double)soft_bits_float_(u - ((uint32_t)k << 23));
   const double f = m - 1.0; /* exact */
   const double t = f / (m + 1.0);
