@@ -96,6 +96,25 @@ static inline float clamp_z(float x) {
   return t < SOFT_Z_MAX ? t : SOFT_Z_MAX;
 }
 
+/* A bit's exact LLRs to o: gap (m_cnt - m_own, the max-log LLR towards
+ * the decided bit) plus the logarithm of its classes' sum ratio (skipped
+ * where every ratio is 1: ln 1 = +0), signed by the decided bit, as
+ * soft_pam_ ends. */
+INLINE void exact_llrs_out(const float *ratio, const float *gap, const uint32_t *bit, float *o) {
+  float lg[DL];
+  if (any_not_one(ratio)) {
+    LANE_LOOP
+    for (int j = 0; j < DL; j++) lg[j] = soft_logf_(ratio[j]);
+  } else {
+    for (int j = 0; j < DL; j++) lg[j] = 0.0f;
+  }
+  LANE_LOOP
+  for (int j = 0; j < DL; j++) {
+    const float lb = gap[j] + lg[j];
+    o[j] = bit[j] ? lb : -lb;
+  }
+}
+
 /* The exact LLRs of a 16-QAM dimension (four levels, two in each class of
  * either bit). soft_pam_ sums a class's two terms in level order from +0:
  * one is its least metric's, exactly 1 (x = 0), the other w = e^x with x =
@@ -113,7 +132,7 @@ INLINE void pam_exact_two(float e[][DL], float m[2][SOFT_DIM_BITS][DL], const in
       const int c = (int)((qam_gray_encode((uint32_t)k) >> b) & 1u);
       lv[c][n[c]++] = k;
     }
-    float x[2][DL], w[2][DL], lg[DL];
+    float x[2][DL], w[2][DL];
     uint32_t bit[DL];
     LANE_LOOP
     for (int j = 0; j < DL; j++) {
@@ -132,22 +151,13 @@ INLINE void pam_exact_two(float e[][DL], float m[2][SOFT_DIM_BITS][DL], const in
         for (int j = 0; j < DL; j++) w[c][j] = x[c][j] == 0.0f ? 1.0f : 0.0f;
       }
     }
-    float ratio[DL];
-    LANE_LOOP
-    for (int j = 0; j < DL; j++) ratio[j] = (1.0f + w[0][j]) / (1.0f + w[1][j]);
-    if (any_not_one(ratio)) {
-      LANE_LOOP
-      for (int j = 0; j < DL; j++) lg[j] = soft_logf_(ratio[j]);
-    } else {
-      for (int j = 0; j < DL; j++) lg[j] = 0.0f;
-    }
-    float *o = out + (size_t)(first + b) * ld;
+    float ratio[DL], gap[DL];
     LANE_LOOP
     for (int j = 0; j < DL; j++) {
-      const float m_own = bit[j] ? m[1][b][j] : m[0][b][j], m_cnt = bit[j] ? m[0][b][j] : m[1][b][j];
-      const float lb = (m_cnt - m_own) + lg[j];
-      o[j] = bit[j] ? lb : -lb;
+      ratio[j] = (1.0f + w[0][j]) / (1.0f + w[1][j]);
+      gap[j] = bit[j] ? m[0][b][j] - m[1][b][j] : m[1][b][j] - m[0][b][j]; /* m_cnt - m_own */
     }
+    exact_llrs_out(ratio, gap, bit, out + (size_t)(first + b) * ld);
   }
 }
 
@@ -217,7 +227,7 @@ INLINE void pam_step(const int nb, const float s, const float h, const float *v,
       m_own[j] = bit[j] ? m[1][b][j] : m[0][b][j];
       m_cnt[j] = bit[j] ? m[0][b][j] : m[1][b][j];
     }
-    float w[SOFT_MAX_LEVELS][DL], ratio[DL], lg[DL];
+    float w[SOFT_MAX_LEVELS][DL], ratio[DL], gap[DL];
     int one_own[DL], one_cnt[DL]; /* whether a class's sum holds its 1 yet */
     for (int j = 0; j < DL; j++) one_own[j] = one_cnt[j] = 0;
     for (int k = 0; k < L; k++) {
@@ -249,19 +259,9 @@ INLINE void pam_step(const int nb, const float s, const float h, const float *v,
         s_cnt += own ? 0.0f : w[k][j];
       }
       ratio[j] = s_own / s_cnt;
+      gap[j] = m_cnt[j] - m_own[j];
     }
-    if (any_not_one(ratio)) {
-      LANE_LOOP
-      for (int j = 0; j < DL; j++) lg[j] = soft_logf_(ratio[j]);
-    } else {
-      for (int j = 0; j < DL; j++) lg[j] = 0.0f;
-    }
-    float *o = out + (size_t)(first + b) * ld;
-    LANE_LOOP
-    for (int j = 0; j < DL; j++) {
-      const float lb = (m_cnt[j] - m_own[j]) + lg[j];
-      o[j] = bit[j] ? lb : -lb;
-    }
+    exact_llrs_out(ratio, gap, bit, out + (size_t)(first + b) * ld);
   }
 }
 
