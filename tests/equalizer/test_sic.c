@@ -260,7 +260,7 @@ static void test_single_stream(void) {
         const int bps = all_bps[bi];
         const double n0 = pow(10.0, -(double)(i % 40) / 10.0);
         cf32 h[RMAX], y[RMAX], g, gi, z, x;
-        uint32_t tx, lab;
+        uint32_t tx, lab = 0;
         draw_re(nr, 1, bps, n0, h, &tx, y);
         const int mode = i & 1 ? LLR_EXACT : LLR_MAXLOG;
         float llr[8], want[8];
