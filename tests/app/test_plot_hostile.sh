@@ -183,13 +183,17 @@ refused_value "a theory of 1e300" "th.csv:2: column theory_ber: expected a BER i
 # --- 25: SIGINT/SIGTERM while gnuplot draws. The stand-in gnuplot notes its
 # pid, sends the signal to its parent (ofdmsim) and sleeps; ofdmsim must end
 # it, remove its temporary picture and exit 128 + the signal at once. The
-# stand-in writes PIDFILE.done only if its sleep runs out: ofdmsim ended it
-# rather than waited for it exactly when that file is missing (no clock).
+# stand-in writes PIDFILE.done only if its sleep (ten minutes, far past any
+# load's delay) runs out: ofdmsim ended it rather than waited for it exactly
+# when that file is missing, read without a clock. The sleep's pid goes to
+# PIDFILE.sleep, so that the test ends the sleep the killed shell leaves.
 cat >"$tmp/signalling-gnuplot" <<'SH'
 #!/bin/sh
 echo $$ >"$PIDFILE"
+sleep 600 &
+echo $! >"$PIDFILE.sleep"
 kill -"$SIG" "$PPID"
-sleep 8
+wait $!
 echo "gnuplot ended by itself" >"$PIDFILE.done"
 SH
 chmod +x "$tmp/signalling-gnuplot"
@@ -197,12 +201,14 @@ for sig in INT TERM; do
   want=$((128 + $(kill -l "$sig")))
   mkdir -p "$tmp/sig$sig"
   echo "an old picture" >"$tmp/sig$sig/p.png"
-  rm -f "$tmp/gnuplot.pid" "$tmp/gnuplot.pid.done"
+  rm -f "$tmp/gnuplot.pid" "$tmp/gnuplot.pid.done" "$tmp/gnuplot.pid.sleep"
   PIDFILE=$tmp/gnuplot.pid SIG=$sig GNUPLOT=$tmp/signalling-gnuplot \
     "$OFDMSIM" plot "$eq" -o "$tmp/sig$sig/p.png" >"$tmp/out" 2>"$tmp/err"
   rc=$?
   check "SIG$sig while gnuplot draws: exit $want (got $rc)" test "$rc" -eq "$want"
   check "SIG$sig: ofdmsim ends gnuplot, rather than waiting until it ends by itself" test ! -e "$tmp/gnuplot.pid.done"
+  sleep_pid=$(cat "$tmp/gnuplot.pid.sleep" 2>/dev/null)
+  [ -n "$sleep_pid" ] && kill "$sleep_pid" 2>/dev/null
   gp_pid=$(cat "$tmp/gnuplot.pid" 2>/dev/null)
   check "SIG$sig: gnuplot started" test -n "$gp_pid"
   if [ -n "$gp_pid" ] && kill -0 "$gp_pid" 2>/dev/null; then
