@@ -16,6 +16,16 @@
 #include "results/report.h"
 #include "sim/llr_export.h"
 
+/* The folder of `path` into dir ("/" at the root, "." for a bare name);
+ * returns the name's start in path. */
+static const char *folder_of(const char *path, char *dir, size_t n) {
+  const char *slash = strrchr(path, '/');
+  if (slash == path) snprintf(dir, n, "/");
+  else if (slash) snprintf(dir, n, "%.*s", (int)(slash - path), path);
+  else snprintf(dir, n, ".");
+  return slash ? slash + 1 : path;
+}
+
 /* Whether the folder of `path` takes a new file: 0, or -1 with errno set.
  * The probe is an unnamed file (O_TMPFILE), so that a run killed right here
  * leaves nothing behind; where the file system has none, a named one,
@@ -24,10 +34,7 @@
 static int folder_takes_a_file(const char *path) {
 #ifdef O_TMPFILE
   char dir[4200];
-  const char *slash = strrchr(path, '/');
-  if (slash == path) snprintf(dir, sizeof dir, "/");
-  else if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-  else snprintf(dir, sizeof dir, ".");
+  folder_of(path, dir, sizeof dir);
   int fd = open(dir, O_TMPFILE | O_WRONLY, 0600);
   if (fd >= 0) return close(fd), 0;
   if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) return -1;
@@ -139,11 +146,7 @@ int run_check_threads(int threads, char *err, size_t errlen) {
  * resolve (errno says why). */
 static int resolved_path(const char *path, char *out, size_t n) {
   char dir[4096], real[PATH_MAX];
-  const char *slash = strrchr(path, '/');
-  const char *name = slash ? slash + 1 : path;
-  if (slash == path) snprintf(dir, sizeof dir, "/");
-  else if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-  else snprintf(dir, sizeof dir, ".");
+  const char *name = folder_of(path, dir, sizeof dir);
   /* an existing file resolves whole (a link to one of the results is that result) */
   if (realpath(path, real)) return snprintf(out, n, "%s", real) >= (int)n ? -1 : 0;
   if (!realpath(dir, real)) return -1;
