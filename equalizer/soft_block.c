@@ -141,6 +141,8 @@ void soft_grid_losses(size_t n, const float *llr, const uint8_t *bit, uint64_t *
   double acc[GMI_GRID][LANES] = {{0.0}};
   double a[BLOCK], wrong[BLOCK];
   int cls[BLOCK];
+  /* row 3, the clipped right bits, is written and never read (they are
+   * only counted): a store costs less than a branch in the packing loop */
   double pa[4][BLOCK], pw[4][BLOCK];
   for (size_t i0 = 0; i0 < n; i0 += BLOCK) {
     const size_t len = n - i0 < BLOCK ? n - i0 : BLOCK;
