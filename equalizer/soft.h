@@ -360,6 +360,16 @@ OFDM_HD float soft_llr_clip_(float llr) {
   return l > SOFT_LLR_CLIP ? SOFT_LLR_CLIP : l;
 }
 
+/* A bit whose LLR, clipped and signed towards the sent bit, is at least
+ * this is right with a loss below half a quantum: log2(1 + e^-18) 2^24 =
+ * 0.369 quanta (soft_loss_q's error is some 1e-8 quanta, and the loss falls
+ * with the LLR), so its quanta are 0 (tests/equalizer/test_soft.c checks
+ * every float from 16 to the clip). At high SNR most bits are such (at the
+ * benchmarks' 4x4 16-QAM TDL-A link at Eb/N0 20 dB, 92%), and the CPU's
+ * lanes (equalizer/soft_block.c) and the GPU's warps (cuda/fused_kernel.cuh)
+ * compute the series only for the others, packed. */
+#define SOFT_LOSS_ZERO_FROM 18.0f
+
 /* soft_loss_q's work after the clip: l already a number in
  * [-SOFT_LLR_CLIP, SOFT_LLR_CLIP] (soft_losses_q clips by selects, which GCC
  * vectorises where it does not vectorise fminf/fmaxf). */
@@ -368,6 +378,14 @@ OFDM_HD uint32_t soft_loss_q_clipped_(float l, uint32_t bit) {
   const double nats = (m < 0.0 ? -m : 0.0) + soft_log1p_exp_(fabs(m));
   const double q = mul_rn_d(nats, 1.4426950408889634074 * (double)(1u << SOFT_LOSS_SHIFT));
   return (uint32_t)(q + 0.5);
+}
+
+/* The LLR as soft_loss_q reads it, signed towards the sent bit: the loss of
+ * (llr, bit) is soft_loss_q_clipped_(soft_signed_llr_(llr, bit), 1u), as
+ * -(-l) is l exactly. */
+OFDM_HD float soft_signed_llr_(float llr, uint32_t bit) {
+  const float l = soft_llr_clip_(llr);
+  return (bit & 1u) ? l : -l;
 }
 
 OFDM_HD uint32_t soft_loss_q(float llr, uint32_t bit) {

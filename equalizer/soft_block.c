@@ -24,16 +24,12 @@
 #define LANE_LOOP
 #endif
 
-/* A bit whose LLR, clipped and signed towards the sent bit, is at least
- * this is right with a loss below half a quantum: log2(1 + e^-18) 2^24 =
- * 0.369 quanta (soft_loss_q's error is some 1e-8 quanta, and the loss falls
- * with the LLR), so its quanta are 0 (tests/equalizer/test_soft.c checks
- * every float from 16 to the clip). At high SNR most bits are such, and
- * their series are not computed. The same holds at a grid scaling s with
- * s |m| in place of the LLR (the chain's e^-(s|m|) is within 1e-10 of the
- * true value), and s |m| rounded grows with s: a right bit whose s_K |m| is
- * at least this has 0 quanta at the scalings from K up. */
-#define LOSS_ZERO_FROM 18.0f
+/* Bits at or past SOFT_LOSS_ZERO_FROM (equalizer/soft.h) have 0 quanta. The
+ * same holds at a grid scaling s with s |m| in place of the LLR (the
+ * chain's e^-(s|m|) is within 1e-10 of the true value), and s |m| rounded
+ * grows with s: a right bit whose s_K |m| is at least this has 0 quanta at
+ * the scalings from K up. */
+#define LOSS_ZERO_FROM SOFT_LOSS_ZERO_FROM
 /* The grid's bits go in four groups: right bits at the clip (|m| =
  * SOFT_LLR_CLIP: every such bit has the same losses, so they are counted,
  * and the count times one such bit's quanta added: at high SNR most bits,

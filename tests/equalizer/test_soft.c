@@ -621,6 +621,28 @@ static void test_loss_block_high(void) {
         "soft_losses_q: %zu of %zu quanta differ from soft_loss_q's (%zu zeros)", bad, checked, zeros);
 }
 
+/* What the GPU's packed losses rest on (cuda/fused_kernel.cuh): a bit's
+ * quanta are soft_loss_q_clipped_ of its signed LLR at bit 1, on hostile
+ * LLRs, and 0 for every float signed LLR from SOFT_LOSS_ZERO_FROM to the
+ * clip (and 1 quantum or more just below it, so the bound is not loose by
+ * more than a few ulp: checked at 17). */
+static void test_loss_signed(void) {
+  enum { N = 20000 };
+  static float l[N];
+  static uint8_t b[N];
+  hostile_llrs(N, l, b);
+  size_t bad = 0;
+  for (int i = 0; i < N; i++)
+    bad += soft_loss_q(l[i], b[i]) != soft_loss_q_clipped_(soft_signed_llr_(l[i], b[i]), 1u);
+  CHECK(bad == 0, "soft_loss_q differs from the signed LLR's loss on %zu of %d bits", bad, N);
+  size_t nonzero = 0, count = 0;
+  for (float m = SOFT_LOSS_ZERO_FROM; m <= SOFT_LLR_CLIP; m = nextafterf(m, INFINITY), count++)
+    nonzero += soft_loss_q_clipped_(m, 1u) != 0;
+  CHECK(nonzero == 0 && count > 1000000, "%zu of %zu signed LLRs past SOFT_LOSS_ZERO_FROM have quanta", nonzero,
+        count);
+  CHECK(soft_loss_q_clipped_(17.0f, 1u) > 0, "the loss at 17 is at least a quantum");
+}
+
 static void test_grid_block(void) {
   enum { N = 9000 };
   static float l[N];
@@ -853,6 +875,7 @@ int main(void) {
   test_grid_block_high();
   test_loss_block();
   test_loss_block_high();
+  test_loss_signed();
   test_post_var();
   test_bicm_reference();
   test_gmi_awgn();
