@@ -16,6 +16,7 @@
 #include "equalizer/fallback.h"
 #include "equalizer/sic.h"
 #include "equalizer/soft.h"
+#include "cuda/warp_pack.cuh"
 
 namespace {
 
@@ -156,21 +157,8 @@ __device__ __forceinline__ void soft_streams_packed(const gpu_link &g, bool ok, 
         need |= (ms[k] < SOFT_LOSS_ZERO_FROM ? 1u : 0u) << k;
       }
     }
-    /* each lane's place in the queue: the exclusive prefix of the counts */
-    const int count = __popc(need);
-    int upto = count;
-    OFDM_UNROLL
-    for (int d = 1; d < 32; d <<= 1) {
-      const int below = __shfl_up_sync(0xffffffffu, upto, d);
-      if (lane >= d) upto += below;
-    }
-    const int total = __shfl_sync(0xffffffffu, upto, 31);
+    const int total = gpu_warp_pack(need, ms, wq);
     if (total == 0) continue; /* the warp's bits all right and sure */
-    int at = upto - count;
-    OFDM_UNROLL
-    for (int k = 0; k < SOFT_MAX_BPS; k++)
-      if (k < bps && ((need >> k) & 1u)) wq[at++] = ms[k];
-    __syncwarp();
     for (int i = lane; i < total; i += 32) loss[t] += soft_loss_q_clipped_(wq[i], 1u);
     __syncwarp(); /* the queue is read before the next stream's writes */
   }
