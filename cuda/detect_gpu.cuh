@@ -38,13 +38,13 @@ __device__ __noinline__ unsigned long long soft_stream(int bps, cf32 z, float va
  * every lane of the warp calling (have: whether the lane holds an RE; ms
  * its streams' signed LLRs, SOFT_MAX_BPS a stream). A right bit at the clip
  * (at high SNR most bits: 74% at the benchmarks' 20 dB) has the same losses
- * as any other: such bits are counted, and the count times one's quanta
- * added. The others are packed over the warp's lanes into wq (this warp's
- * 32 SOFT_MAX_BPS floats of shared memory) and shared out a bit a lane, so
- * a warp runs the grid's 21 scalings about as often as its lanes hold such
- * bits, not as often as the lane with the most. Every loss is a whole
- * number of quanta, so the sums are soft_label_loss_grid's bit for bit,
- * whichever lane adds which. */
+ * as any other such bit: they are counted, and the count times one's
+ * quanta added. The others are packed over the warp's lanes into wq (this
+ * warp's 32 SOFT_MAX_BPS floats of shared memory) and shared out a bit a
+ * lane, so a warp runs the grid's 22 series (s = 1's apart) about as often
+ * as its lanes hold such bits, not as often as its busiest lane does. Every
+ * loss is a whole number of quanta, so the sums are soft_label_loss_grid's
+ * bit for bit, whichever lane adds which. */
 template <int NT>
 __device__ __forceinline__ void soft_grid_packed(int bps, bool have, const float *ms, uint64_t *grid, float *wq) {
   const int lane = (int)(threadIdx.x & 31u);
