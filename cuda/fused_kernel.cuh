@@ -93,8 +93,9 @@ int fused_per_thread(uint64_t rf, int block) {
  * x_hat and its post-equalisation variance, their quantised losses summed
  * per frame and stream into `loss` (soft_round: the detect kernel's
  * arithmetic, detect_linear_gpu.cu, the series of a warp's bits packed, so
- * the sums are that kernel's bit for bit). Exact lean links only (gpu_fused_soft_covers); the GMI grid and
- * LLR exports stay on the detect kernel. */
+ * the sums are that kernel's bit for bit). Exact lean links only
+ * (gpu_fused_soft_covers); the GMI grid and LLR exports stay on the detect
+ * kernel. */
 enum fused_mode { kGeneric = 0, kPlain = 1, kPilots = 2 };
 
 /* One stream of a soft RE: its bit errors (x_hat's decision against the sent
