@@ -133,7 +133,10 @@ OFDM_HD ldpc16x2_acc ldpc16x2_acc_start(int degree) {
 /* Edge k's q into the row: ldpc16_mag (|q| <= 31744: no int16 overflow),
  * encoded with k, then min2 before min1 and the sign. */
 OFDM_HD void ldpc16x2_take(ldpc16x2_acc *acc, uint32_t q, int k) {
-  uint32_t a = ldpc16x2_maxs(q, ldpc16x2_sub(0u, q));
+  /* |q| as (q ^ s) - s, s the sign masks: PRMT, LOP3, VIADD.16x2 (nvcc
+   * expands max(q, 0 - q) into per-half scalar negations) */
+  const uint32_t s = ldpc16x2_mask15(q);
+  uint32_t a = ldpc16x2_sub(q ^ s, s);
   a = ldpc16x2_minu(a, (uint32_t)LDPC16_MAG_MAX * 0x10001u);
   /* a <= 1024: a << 5 stays in its half (<= 32768) */
   a = (a << LDPC16X2_IDX_BITS) | (uint32_t)k * 0x10001u;
@@ -171,7 +174,7 @@ OFDM_HD uint32_t ldpc16x2_give(uint32_t q, const ldpc16x2_acc *acc, uint32_t v1,
                                uint32_t *w) {
   const uint32_t s = acc->sg ^ q;
   const uint32_t neg = ldpc16x2_mask15(s), m = ldpc16x2_sel(v1, v2, ldpc16x2_mask7(hot));
-  *w |= (s & LDPC16X2_SIGNS) >> j;
+  *w |= neg & (LDPC16X2_SIGNS >> j); /* one LOP3: neg is all ones where the sign is set */
   return ldpc16x2_sel(ldpc16x2_add(q, m), ldpc16x2_sub(q, m), neg);
 }
 
