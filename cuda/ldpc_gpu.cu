@@ -9,7 +9,9 @@
  * Within a row the lanes touch disjoint LLRs (each entry a different column,
  * the lanes of an entry a permutation of it), so a row needs no barrier
  * inside. Two kernels share this scheme: the row kernel (a barrier after
- * every row) and the grouped one (the default; see ldpc_grouped_kernel).
+ * every row) and the grouped one (the default; see ldpc_grouped_kernel);
+ * a third, the pair kernel (nms16 only, opt-in; see ldpc_pair_kernel),
+ * runs the grouped one's schedule on two code blocks at once.
  *
  * Messages are compressed per row and lane (12 bytes instead of 4 deg):
  * v1 and v2, the message magnitudes for "min1" and "min2" already scaled (or
