@@ -6,25 +6,21 @@
  * blocks read the same slots in the same order: one address, one shared
  * load and one store serve both, and the per-edge work below is 16x2 SIMD
  * (on sm_90 VIADD.16x2, VIMNMX.S16x2 / .U16x2 and PRMT, one instruction
- * each), so a lane's edge costs about the instructions of one block's.
+ * each), so a lane's edge of two blocks costs about 10% more instructions
+ * than one block's edge in the single-block kernel.
  *
  * Exactness: every value a half holds is an int16 that ldpc_msg16.h's int32
  * arithmetic holds (its "no saturation, by a bound": |app| and |q| <= 31744,
- * magnitudes <= 1024), so the 16x2 adds and subtractions never wrap and
- * equal the int32 ones. The scaling, (mag k + 2^14) >> 15, needs 32 bits:
+ * the minima and messages <= 1024), so the 16x2 adds, subtractions and
+ * minima never wrap and equal the int32 ones. The scaling, (mag k + 2^14) >> 15, needs 32 bits:
  * it runs per half in 32-bit integers, once a row. Each function is plain C
  * on the two halves on the host (the reference the CPU test,
  * tests/coding/test_ldpc16_pair.c, runs against the CPU decoder) and the
  * SIMD intrinsics on the device: the same bits.
  *
- * The running minima carry min1's edge in their low bits: a magnitude a
- * (<= 1024 after the clamp) enters as a 16-bit (a << 5) | k, edge k <= 18,
- * so one unsigned 16x2 minimum keeps both the smallest a and, among equal
- * ones, the first edge that reached it: the edge whose update made the
- * last new minimum in ldpc_msg16.h's order (a < min1 replaces it, a tie
- * does not). min2 = min(max(a, min1), min2) on the encoded values decodes
- * to the same min2 (the encoding keeps the order of a). From 1024 << 5:
- * an edge of a >= 1024 never becomes min1's, as in the CPU order.
+ * min1's edge, per half, comes from the predicates of the 16x2 minimum
+ * (VIMNMX.S16x2 sets one a half: which operand it chose), so a tie keeps
+ * the earlier edge as ldpc_msg16.h's order does (a < min1 replaces it).
  *
  * A row's messages of a lane and pair are v1, v2 (alpha min1 and alpha
  * min2, both halves) and flag words, word w for edges 8w .. 8w+7, edge
@@ -41,11 +37,8 @@
 
 #include "coding/ldpc_msg16.h"
 
-/* Both halves' signs (bits 15 and 31), and 16x2 constants. */
+/* Both halves' signs (bits 15 and 31). */
 #define LDPC16X2_SIGNS 0x80008000u
-#define LDPC16X2_IDX_BITS 5
-/* (LDPC16_MAG_MAX << LDPC16X2_IDX_BITS) in both halves: the minima's start */
-#define LDPC16X2_MIN_INIT 0x80008000u
 
 /* The pair of x (block A) and y (block B). */
 OFDM_HD uint32_t ldpc16x2_pack(int16_t x, int16_t y) { return (uint32_t)(uint16_t)x | (uint32_t)(uint16_t)y << 16; }
@@ -56,6 +49,7 @@ OFDM_HD int16_t ldpc16x2_hi(uint32_t p) { return (int16_t)(uint16_t)(p >> 16); }
 OFDM_HD uint32_t ldpc16x2_add(uint32_t a, uint32_t b) { return __vadd2(a, b); }
 OFDM_HD uint32_t ldpc16x2_sub(uint32_t a, uint32_t b) { return __vsub2(a, b); }
 OFDM_HD uint32_t ldpc16x2_maxs(uint32_t a, uint32_t b) { return __vmaxs2(a, b); }
+OFDM_HD uint32_t ldpc16x2_mins(uint32_t a, uint32_t b) { return __vmins2(a, b); }
 OFDM_HD uint32_t ldpc16x2_minu(uint32_t a, uint32_t b) { return __vminu2(a, b); }
 OFDM_HD uint32_t ldpc16x2_maxu(uint32_t a, uint32_t b) { return __vmaxu2(a, b); }
 /* prmt's generic mode with the selector's high bit set replicates the
@@ -82,6 +76,11 @@ OFDM_HD uint32_t ldpc16x2_sub(uint32_t a, uint32_t b) {
 OFDM_HD uint32_t ldpc16x2_maxs(uint32_t a, uint32_t b) {
   const int16_t l = ldpc16x2_lo(a) > ldpc16x2_lo(b) ? ldpc16x2_lo(a) : ldpc16x2_lo(b);
   const int16_t h = ldpc16x2_hi(a) > ldpc16x2_hi(b) ? ldpc16x2_hi(a) : ldpc16x2_hi(b);
+  return ldpc16x2_pack(l, h);
+}
+OFDM_HD uint32_t ldpc16x2_mins(uint32_t a, uint32_t b) {
+  const int16_t l = ldpc16x2_lo(a) < ldpc16x2_lo(b) ? ldpc16x2_lo(a) : ldpc16x2_lo(b);
+  const int16_t h = ldpc16x2_hi(a) < ldpc16x2_hi(b) ? ldpc16x2_hi(a) : ldpc16x2_hi(b);
   return ldpc16x2_pack(l, h);
 }
 OFDM_HD uint32_t ldpc16x2_minu(uint32_t a, uint32_t b) {
@@ -117,31 +116,52 @@ OFDM_HD uint32_t ldpc16x2_q(uint32_t app, uint32_t v1, uint32_t v2, uint32_t f) 
   return ldpc16x2_sel(ldpc16x2_sub(app, m), ldpc16x2_add(app, m), neg);
 }
 
-/* A row's running state over its edges (both halves): the encoded minima
- * and the sign product (bits 15 and 31; the other bits are noise). */
+/* A row's running state over its edges (both halves): the minima, min1's
+ * edge of each half (ia: A, ib: B), and the sign product (bits 15 and 31;
+ * the other bits are noise). */
 typedef struct ldpc16x2_acc {
   uint32_t m1, m2, sg;
+  int ia, ib;
 } ldpc16x2_acc;
 
 OFDM_HD ldpc16x2_acc ldpc16x2_acc_start(int degree) {
   ldpc16x2_acc a;
-  a.m1 = a.m2 = LDPC16X2_MIN_INIT;
+  a.m1 = a.m2 = (uint32_t)LDPC16_MAG_MAX * 0x10001u;
   a.sg = ldpc16_sign_start(degree) ? LDPC16X2_SIGNS : 0u;
+  a.ia = a.ib = 0;
   return a;
 }
 
-/* Edge k's q into the row: ldpc16_mag (|q| <= 31744: no int16 overflow),
- * encoded with k, then min2 before min1 and the sign. */
+/* min1 = min(a, min1) per half, and min1's edge k where a < min1 (strictly:
+ * a tie keeps the earlier edge, as ldpc_msg16.h's order does). One
+ * VIMNMX.S16x2 with its two predicates (m1 <= a, per half) and two SELs. */
+#ifdef __CUDA_ARCH__
+OFDM_HD void ldpc16x2_min1(ldpc16x2_acc *acc, uint32_t a, int k) {
+  bool keep_hi, keep_lo;
+  acc->m1 = __vibmin_s16x2(acc->m1, a, &keep_hi, &keep_lo);
+  acc->ia = keep_lo ? acc->ia : k;
+  acc->ib = keep_hi ? acc->ib : k;
+}
+#else
+OFDM_HD void ldpc16x2_min1(ldpc16x2_acc *acc, uint32_t a, int k) {
+  const int16_t ml = ldpc16x2_lo(acc->m1), mh = ldpc16x2_hi(acc->m1);
+  const int16_t al = ldpc16x2_lo(a), ah = ldpc16x2_hi(a);
+  acc->ia = ml <= al ? acc->ia : k;
+  acc->ib = mh <= ah ? acc->ib : k;
+  acc->m1 = ldpc16x2_pack(ml <= al ? ml : al, mh <= ah ? mh : ah);
+}
+#endif
+
+/* Edge k's q into the row: a = |q| (<= 31744: no int16 overflow; no clamp
+ * to LDPC16_MAG_MAX either, since the minima start there, so min(a, 1024)
+ * and a give the same minima and the same min1 edge), min2 before min1,
+ * the sign. */
 OFDM_HD void ldpc16x2_take(ldpc16x2_acc *acc, uint32_t q, int k) {
-  /* |q| as (q ^ s) - s, s the sign masks: PRMT, LOP3, VIADD.16x2 (nvcc
-   * expands max(q, 0 - q) into per-half scalar negations) */
-  const uint32_t s = ldpc16x2_mask15(q);
-  uint32_t a = ldpc16x2_sub(q ^ s, s);
-  a = ldpc16x2_minu(a, (uint32_t)LDPC16_MAG_MAX * 0x10001u);
-  /* a <= 1024: a << 5 stays in its half (<= 32768) */
-  a = (a << LDPC16X2_IDX_BITS) | (uint32_t)k * 0x10001u;
-  acc->m2 = ldpc16x2_minu(ldpc16x2_maxu(a, acc->m1), acc->m2);
-  acc->m1 = ldpc16x2_minu(a, acc->m1);
+  /* |q| = max(q, ~q + 1): a LOP3 and one VIADDMNMX.S16x2 (nvcc expands
+   * max(q, 0 - q) into per-half scalar negations) */
+  const uint32_t a = ldpc16x2_maxs(ldpc16x2_add(~q, 0x00010001u), q);
+  acc->m2 = ldpc16x2_mins(ldpc16x2_maxs(a, acc->m1), acc->m2);
+  ldpc16x2_min1(acc, a, k);
   acc->sg ^= q;
 }
 
@@ -153,17 +173,13 @@ OFDM_HD uint32_t ldpc16x2_scale(uint32_t m, int32_t k) {
 }
 
 /* The row's new magnitudes: v1 = alpha min1, v2 = alpha min2 (both halves). */
-OFDM_HD uint32_t ldpc16x2_v1(const ldpc16x2_acc *acc, int32_t k) {
-  return ldpc16x2_scale((acc->m1 >> LDPC16X2_IDX_BITS) & 0x07ff07ffu, k);
-}
-OFDM_HD uint32_t ldpc16x2_v2(const ldpc16x2_acc *acc, int32_t k) {
-  return ldpc16x2_scale((acc->m2 >> LDPC16X2_IDX_BITS) & 0x07ff07ffu, k);
-}
+OFDM_HD uint32_t ldpc16x2_v1(const ldpc16x2_acc *acc, int32_t k) { return ldpc16x2_scale(acc->m1, k); }
+OFDM_HD uint32_t ldpc16x2_v2(const ldpc16x2_acc *acc, int32_t k) { return ldpc16x2_scale(acc->m2, k); }
 
 /* Flag word w's min1 bits (bytes 0 and 2): the one edge of each half that
  * gets v2, when it lies in edges 8w .. 8w+7. */
 OFDM_HD uint32_t ldpc16x2_hot(const ldpc16x2_acc *acc, int w) {
-  const uint32_t da = (acc->m1 & 31u) - 8u * (uint32_t)w, db = ((acc->m1 >> 16) & 31u) - 8u * (uint32_t)w;
+  const uint32_t da = (uint32_t)acc->ia - 8u * (uint32_t)w, db = (uint32_t)acc->ib - 8u * (uint32_t)w;
   return (da < 8u ? 0x80u >> da : 0u) | (db < 8u ? 0x800000u >> db : 0u);
 }
 

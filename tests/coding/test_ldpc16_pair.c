@@ -303,6 +303,14 @@ static void test_primitives(void) {
     bad += ldpc16x2_add(x, y) != ldpc16x2_pack((int16_t)(x0 + y0), (int16_t)(x1 + y1));
     bad += ldpc16x2_sub(x, y) != ldpc16x2_pack((int16_t)(x0 - y0), (int16_t)(x1 - y1));
     bad += ldpc16x2_maxs(x, y) != ldpc16x2_pack(x0 > y0 ? x0 : y0, x1 > y1 ? x1 : y1);
+    bad += ldpc16x2_mins(x, y) != ldpc16x2_pack(x0 < y0 ? x0 : y0, x1 < y1 ? x1 : y1);
+    /* min1 and its edge: a strictly smaller value takes edge 7, a tie keeps 3 */
+    ldpc16x2_acc acc = ldpc16x2_acc_start(4);
+    acc.m1 = x;
+    acc.ia = acc.ib = 3;
+    ldpc16x2_min1(&acc, y, 7);
+    bad += acc.m1 != ldpc16x2_pack(x0 < y0 ? x0 : y0, x1 < y1 ? x1 : y1) || acc.ia != (y0 < x0 ? 7 : 3) ||
+           acc.ib != (y1 < x1 ? 7 : 3);
     const uint16_t u0 = (uint16_t)x0, u1 = (uint16_t)x1, w0 = (uint16_t)y0, w1 = (uint16_t)y1;
     bad += ldpc16x2_minu(x, y) != ((uint32_t)(u0 < w0 ? u0 : w0) | (uint32_t)(u1 < w1 ? u1 : w1) << 16);
     bad += ldpc16x2_maxu(x, y) != ((uint32_t)(u0 > w0 ? u0 : w0) | (uint32_t)(u1 > w1 ? u1 : w1) << 16);
