@@ -183,15 +183,34 @@ OFDM_HD uint32_t ldpc16x2_hot(const ldpc16x2_acc *acc, int w) {
   return (da < 8u ? 0x80u >> da : 0u) | (db < 8u ? 0x800000u >> db : 0u);
 }
 
+/* The second pass takes the sign product out of the edge loop: a message
+ * is alpha m with the sign of sgn * sign(q_k), so with the row's sgn put on
+ * v1 and v2 once (ldpc16x2_signed), an edge's message is that signed
+ * magnitude, negated where q_k < 0, and its flag word first gets sign(q_k)
+ * (ldpc16x2_give), then sgn once a word (ldpc16x2_word_signs). */
+
+/* 0xffff in each half whose sign product is negative. */
+OFDM_HD uint32_t ldpc16x2_row_sign(const ldpc16x2_acc *acc) { return ldpc16x2_mask15(acc->sg); }
+
+/* v (magnitudes <= 1024) negated in the halves where sgn is set. */
+OFDM_HD uint32_t ldpc16x2_signed(uint32_t v, uint32_t sgn) { return ldpc16x2_sub(v ^ sgn, sgn); }
+
 /* Edge j (of its flag word) out of the row: the new a posteriori pair
- * q + message, with hot the word's min1 bits shifted left by j; the
- * message's sign bits go into *w (bits 15 - j and 31 - j). */
-OFDM_HD uint32_t ldpc16x2_give(uint32_t q, const ldpc16x2_acc *acc, uint32_t v1, uint32_t v2, uint32_t hot, int j,
-                               uint32_t *w) {
-  const uint32_t s = acc->sg ^ q;
-  const uint32_t neg = ldpc16x2_mask15(s), m = ldpc16x2_sel(v1, v2, ldpc16x2_mask7(hot));
-  *w |= neg & (LDPC16X2_SIGNS >> j); /* one LOP3: neg is all ones where the sign is set */
+ * q + message, with (s1, s2) the row's signed v1 and v2 and hot the word's
+ * min1 bits shifted left by j; q's sign bits go into *w (bits 15 - j and
+ * 31 - j). */
+OFDM_HD uint32_t ldpc16x2_give(uint32_t q, uint32_t s1, uint32_t s2, uint32_t hot, int j, uint32_t *w) {
+  const uint32_t neg = ldpc16x2_mask15(q), m = ldpc16x2_sel(s1, s2, ldpc16x2_mask7(hot));
+  *w |= neg & (LDPC16X2_SIGNS >> j); /* one LOP3: neg is all ones where q < 0 */
   return ldpc16x2_sel(ldpc16x2_add(q, m), ldpc16x2_sub(q, m), neg);
+}
+
+/* A flag word of n edges (1 .. 8) once its edges are out: the sign bits of
+ * its edges flipped in the halves whose sign product is negative (sgn from
+ * ldpc16x2_row_sign), so that each is the message's sign. */
+OFDM_HD uint32_t ldpc16x2_word_signs(uint32_t w, uint32_t sgn, int n) {
+  const uint32_t b = (0xff00u >> n) & 0xffu;
+  return w ^ (sgn & (b << 8 | b << 24));
 }
 
 /* Bits 15 and 31: the halves whose hard decisions (ldpc16_hard_bit: 1

@@ -496,6 +496,8 @@ __device__ __forceinline__ void pair_row(uint32_t *app, const uint2 *ent, int la
     ldpc16x2_take(&acc, q[k], k);
   }
   const uint32_t v1 = ldpc16x2_v1(&acc, sk), v2 = ldpc16x2_v2(&acc, sk);
+  const uint32_t sgn = ldpc16x2_row_sign(&acc);
+  const uint32_t s1 = ldpc16x2_signed(v1, sgn), s2 = ldpc16x2_signed(v2, sgn);
   const uint32_t h0 = ldpc16x2_hot(&acc, 0), h1 = N > 8 ? ldpc16x2_hot(&acc, 1) : 0u,
                  h2 = N > 16 ? ldpc16x2_hot(&acc, 2) : 0u;
   uint32_t w0 = h0, w1 = h1, w2 = h2;
@@ -504,12 +506,12 @@ __device__ __forceinline__ void pair_row(uint32_t *app, const uint2 *ent, int la
     const uint32_t h = k < 8 ? h0 : k < 16 ? h1 : h2;
     uint32_t &w = k < 8 ? w0 : k < 16 ? w1 : w2;
     llr_at(app, cache ? at[k] : slot<uint32_t>(ent[k], lane, z)) =
-        ldpc16x2_give(q[k], &acc, v1, v2, h << (k & 7), k & 7, &w);
+        ldpc16x2_give(q[k], s1, s2, h << (k & 7), k & 7, &w);
   }
   pair_store<true>(mp, make_uint2(v1, v2));
-  msg_store<true>(mw, w0);
-  if (N > 8) msg_store<true>(mw + zp, w1);
-  if (N > 16) msg_store<true>(mw + 2 * zp, w2);
+  msg_store<true>(mw, ldpc16x2_word_signs(w0, sgn, N < 8 ? N : 8));
+  if (N > 8) msg_store<true>(mw + zp, ldpc16x2_word_signs(w1, sgn, N < 16 ? N - 8 : 8));
+  if (N > 16) msg_store<true>(mw + 2 * zp, ldpc16x2_word_signs(w2, sgn, N - 16));
 }
 
 /* Block cb's decisions (half h of the pairs) and results. */
@@ -551,7 +553,7 @@ __global__ void __launch_bounds__(LDPC_Z_MAX, 3) ldpc_pair_kernel(const kargs a)
   /* Both blocks' LLRs into the pairs, and each one's last column past the
    * core with a nonzero LLR (decode_block's rows_used, per block). */
   const float *la = a.llr + (size_t)cb * a.nb * z;
-  const float *lb = la + (size_t)a.nb * z;
+  const float *lb = has_b ? la + (size_t)a.nb * z : la; /* read only with has_b */
   const int n_app = a.scols * z, scan_from = (a.info_cols + 4) * z;
   int last_a = -1, last_b = -1;
   for (int j = lane; j < n_app; j += nthreads) {

@@ -130,14 +130,18 @@ static void pair_row(const ldpc_code *code, int r, int i, uint32_t *app, uint32_
     q[k] = ldpc16x2_q(app[at[k]], m[0], m[1], m[2 + (k >> 3)] << (k & 7));
     ldpc16x2_take(&acc, q[k], k);
   }
-  const uint32_t v1 = ldpc16x2_v1(&acc, sk), v2 = ldpc16x2_v2(&acc, sk);
+  const uint32_t v1 = ldpc16x2_v1(&acc, sk), v2 = ldpc16x2_v2(&acc, sk), sgn = ldpc16x2_row_sign(&acc);
+  const uint32_t s1 = ldpc16x2_signed(v1, sgn), s2 = ldpc16x2_signed(v2, sgn);
   uint32_t hot[3], w[3];
   for (int j = 0; j < 3; j++) hot[j] = w[j] = ldpc16x2_hot(&acc, j);
   for (int k = 0; k < deg; k++)
-    app[at[k]] = ldpc16x2_give(q[k], &acc, v1, v2, hot[k >> 3] << (k & 7), k & 7, &w[k >> 3]);
+    app[at[k]] = ldpc16x2_give(q[k], s1, s2, hot[k >> 3] << (k & 7), k & 7, &w[k >> 3]);
   m[0] = v1;
   m[1] = v2;
-  for (int j = 0; j < 3; j++) m[2 + j] = w[j];
+  for (int j = 0; j < 3; j++) {
+    const int n = deg - 8 * j;
+    m[2 + j] = n > 0 ? ldpc16x2_word_signs(w[j], sgn, n < 8 ? n : 8) : w[j];
+  }
 }
 
 /* Decodes a (and b, or no partner for b NULL) as the pair kernel does. */
