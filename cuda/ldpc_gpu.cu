@@ -530,8 +530,8 @@ __device__ __forceinline__ void pair_finish(const kargs &a, const uint32_t *app,
 
 /* Three thread blocks an SM, as the grouped kernel: 56 registers, with no
  * spills (ptxas -v) and 0.7% more instructions than at two (79 registers);
- * six code blocks an SM where their LLRs fit (BG1 Z 384 R 1/2: 74 KB a
- * thread block). */
+ * six code blocks an SM where their LLRs fit (BG1 Z 384 R 1/2, 46
+ * columns: 72 KiB a thread block with the table). */
 __global__ void __launch_bounds__(LDPC_Z_MAX, 3) ldpc_pair_kernel(const kargs a) {
   extern __shared__ float4 smem_words[];
   const int z = a.z, zp = a.zp, lane = threadIdx.x, nthreads = blockDim.x;
