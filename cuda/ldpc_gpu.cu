@@ -9,7 +9,9 @@
  * Within a row the lanes touch disjoint LLRs (each entry a different column,
  * the lanes of an entry a permutation of it), so a row needs no barrier
  * inside. Two kernels share this scheme: the row kernel (a barrier after
- * every row) and the grouped one (the default; see ldpc_grouped_kernel).
+ * every row) and the grouped one (the default; see ldpc_grouped_kernel);
+ * a third, the pair kernel (nms16 only, opt-in; see ldpc_pair_kernel),
+ * runs the grouped one's schedule on two code blocks at once.
  *
  * Messages are compressed per row and lane (12 bytes instead of 4 deg):
  * v1 and v2, the message magnitudes for "min1" and "min2" already scaled (or
@@ -63,6 +65,7 @@ extern "C" {
 }
 #include "coding/ldpc_msg.h"
 #include "coding/ldpc_msg16.h"
+#include "coding/ldpc_msg16x2.h"
 
 namespace {
 
@@ -163,6 +166,7 @@ struct kargs {
   int rows_max;          /* scols - info_cols: the most rows a block can use */
   int max_iterations;
   int full_iterations;   /* ldpc_decoder_config's: no early termination */
+  int nblocks;           /* code blocks in the launch (the pair kernel's last pair may have one) */
 };
 
 /* The byte offset in the shared LLRs of the one that lane `lane` reads for
@@ -449,6 +453,209 @@ __global__ void __launch_bounds__(LDPC_Z_MAX, 3) ldpc_grouped_kernel(const kargs
   decode_block<ALG, true, GMSG>(a);
 }
 
+/* The pair kernel (LDPC_GPU_KERNEL_PAIR, nms16 only): the grouped kernel's
+ * schedule on two code blocks A and B per thread block, their LLRs one
+ * 32-bit word a slot (A low, B high: coding/ldpc_msg16x2.h), so one table
+ * entry, one slot and one shared load and store serve both blocks and the
+ * per-edge arithmetic is 16x2 SIMD. The messages live in global memory: a
+ * row's are 5 zp words, the (v1, v2) pairs of its lanes (2 zp words: one
+ * 64-bit access a lane) and three flag words of zp each, of which a row of
+ * degree deg reads and writes the first ceil(deg / 8).
+ *
+ * Each block stops where the CPU does: the syndrome is kept per half (over
+ * the half's own rows), and a block that meets it (or reaches the cap) has
+ * its decisions and results written at that iteration; its half then keeps
+ * running with its partner, never read again, which costs nothing per edge
+ * (a select per edge to freeze it would) and stays exact (the bound of
+ * coding/ldpc_msg16.h holds at any iteration). The pair decodes the larger
+ * of its blocks' row counts; a row past a block's own rows has that block's
+ * erased (zero) parity bit, so it sends zero messages to every other bit of
+ * the block and changes only that parity bit's value, which is neither
+ * decided nor checked (coding/ldpc_decode.h; tests/coding/test_ldpc16_pair.c
+ * checks every decoded value). The launch's last pair may have no B: its
+ * half decodes zeros and is never written. */
+constexpr int kPairRowWords = 5;
+
+/* One row of the pair for one lane: layer_row's two passes on 16x2 pairs,
+ * N edges (the row's degree), the old messages (o, ow0..2) in, the new ones
+ * out to mp (v1, v2) and mw (flag words, zp apart). */
+template <int N>
+__device__ __forceinline__ void pair_row(uint32_t *app, const uint2 *ent, int lane, int z, int zp, uint2 o,
+                                         uint32_t ow0, uint32_t ow1, uint32_t ow2, int32_t sk, uint2 *mp,
+                                         uint32_t *mw) {
+  constexpr bool cache = N <= kCacheDeg;
+  ldpc16x2_acc acc = ldpc16x2_acc_start(N);
+  uint32_t q[N];
+  int at[cache ? N : 1];
+#pragma unroll
+  for (int k = 0; k < N; k++) {
+    const int sl = slot<uint32_t>(ent[k], lane, z);
+    if (cache) at[k] = sl;
+    const uint32_t ow = k < 8 ? ow0 : k < 16 ? ow1 : ow2;
+    q[k] = ldpc16x2_q(llr_at(app, sl), o.x, o.y, ow << (k & 7));
+    ldpc16x2_take(&acc, q[k], k);
+  }
+  const uint32_t v1 = ldpc16x2_v1(&acc, sk), v2 = ldpc16x2_v2(&acc, sk);
+  const uint32_t sgn = ldpc16x2_row_sign(&acc);
+  const uint32_t s1 = ldpc16x2_signed(v1, sgn), s2 = ldpc16x2_signed(v2, sgn);
+  const uint32_t h0 = ldpc16x2_hot(&acc, 0), h1 = N > 8 ? ldpc16x2_hot(&acc, 1) : 0u,
+                 h2 = N > 16 ? ldpc16x2_hot(&acc, 2) : 0u;
+  uint32_t w0 = h0, w1 = h1, w2 = h2;
+#pragma unroll
+  for (int k = 0; k < N; k++) {
+    const uint32_t h = k < 8 ? h0 : k < 16 ? h1 : h2;
+    uint32_t &w = k < 8 ? w0 : k < 16 ? w1 : w2;
+    llr_at(app, cache ? at[k] : slot<uint32_t>(ent[k], lane, z)) =
+        ldpc16x2_give(q[k], s1, s2, h << (k & 7), k & 7, &w);
+  }
+  pair_store<true>(mp, make_uint2(v1, v2));
+  msg_store<true>(mw, ldpc16x2_word_signs(w0, sgn, N < 8 ? N : 8));
+  if (N > 8) msg_store<true>(mw + zp, ldpc16x2_word_signs(w1, sgn, N < 16 ? N - 8 : 8));
+  if (N > 16) msg_store<true>(mw + 2 * zp, ldpc16x2_word_signs(w2, sgn, N - 16));
+}
+
+/* Block cb's decisions (half h of the pairs) and results. */
+__device__ __forceinline__ void pair_finish(const kargs &a, const uint32_t *app, int cb, int h, int it, int ok,
+                                            int rows_used) {
+  const int k_sys = a.info_cols * a.z;
+  uint8_t *out = a.bits + (size_t)cb * k_sys;
+  for (int j = threadIdx.x; j < k_sys; j += blockDim.x)
+    out[j] = h ? ldpc16x2_hard_hi(app[j]) : ldpc16x2_hard_lo(app[j]);
+  if (threadIdx.x == 0) {
+    a.res[cb].iterations = it;
+    a.res[cb].syndrome_ok = ok;
+    a.res[cb].rows_used = rows_used;
+  }
+}
+
+/* Three thread blocks an SM, as the grouped kernel: 56 registers, with no
+ * spills (ptxas -v) and 0.7% more instructions than at two (79 registers);
+ * six code blocks an SM where their LLRs fit (BG1 Z 384 R 1/2, 46
+ * columns: 72 KiB a thread block with the table). */
+__global__ void __launch_bounds__(LDPC_Z_MAX, 3) ldpc_pair_kernel(const kargs a) {
+  extern __shared__ float4 smem_words[];
+  const int z = a.z, zp = a.zp, lane = threadIdx.x, nthreads = blockDim.x;
+  const int blk = blockIdx.x, cb = 2 * blk;
+  const bool has_b = cb + 1 < a.nblocks;
+  const bool active = lane < z;
+  const size_t msg_words = kPairRowWords * (size_t)a.rows_max * zp;
+  uint32_t *app = reinterpret_cast<uint32_t *>(smem_words);
+  uint32_t *tab =
+      reinterpret_cast<uint32_t *>(reinterpret_cast<char *>(smem_words) + app_bytes(a.scols, z, (int)sizeof(uint32_t)));
+  uint32_t *msg = a.gmsg + (size_t)blk * msg_words;
+  int *s_last = reinterpret_cast<int *>(tab + kTabWords); /* A's and B's */
+
+  const int ntab = 3 * a.rows + 1 + 2 * a.nnz;
+  for (int j = lane; j < ntab; j += nthreads) tab[j] = a.tab[j];
+  if (lane < 2) s_last[lane] = -1;
+  __syncthreads();
+
+  /* Both blocks' LLRs into the pairs, and each one's last column past the
+   * core with a nonzero LLR (decode_block's rows_used, per block). */
+  const float *la = a.llr + (size_t)cb * a.nb * z;
+  const float *lb = has_b ? la + (size_t)a.nb * z : la; /* read only with has_b */
+  const int n_app = a.scols * z, scan_from = (a.info_cols + 4) * z;
+  int last_a = -1, last_b = -1;
+  for (int j = lane; j < n_app; j += nthreads) {
+    const float va = la[j], vb = has_b ? lb[j] : 0.0f;
+    app[j] = ldpc16x2_quantise(va, vb);
+    if (j >= scan_from && va != 0.0f) last_a = j;
+    if (j >= scan_from && vb != 0.0f) last_b = j;
+  }
+  if (last_a >= 0) atomicMax(&s_last[0], last_a / z);
+  if (last_b >= 0) atomicMax(&s_last[1], last_b / z);
+  __syncthreads();
+  const int rows_a = s_last[0] < 0 ? 4 : s_last[0] - a.info_cols + 1;
+  const int rows_b = s_last[1] < 0 ? 4 : s_last[1] - a.info_cols + 1;
+  const int rows_used = has_b && rows_b > rows_a ? rows_b : rows_a;
+
+  const uint2 *ent = reinterpret_cast<const uint2 *>(tab);
+  const uint32_t *row_start = tab + 2 * a.nnz;
+  uint32_t *check_order = tab + 2 * a.nnz + a.rows + 1;
+  const uint32_t *row_desc = check_order + a.rows;
+  if (lane == 0) {
+    int n = 0;
+    for (int i = 0; i < a.rows; i++)
+      if ((int)check_order[i] < rows_used) check_order[n++] = check_order[i];
+  }
+  __syncthreads();
+  /* done: bit 15 once A has stopped, bit 31 once B has (a missing B: from
+   * the start) */
+  uint32_t done = has_b ? 0u : 0x80000000u;
+  int it = 0;
+  const int row_words = kPairRowWords * zp, row_pairs = row_words / 2;
+  while (done != LDPC16X2_SIGNS) {
+    uint2 p = make_uint2(0u, 0u);
+    uint32_t f0 = 0, f1 = 0, f2 = 0;
+    uint2 *mp = reinterpret_cast<uint2 *>(msg) + lane;
+    uint32_t *mw = msg + 2 * zp + lane;
+    if (it > 0 && active) {
+      const int deg0 = (int)((row_desc[0] & ~kDescSync) >> kDescDegShift);
+      p = pair_load<true>(mp);
+      f0 = msg_load<true>(mw);
+      if (deg0 > 8) f1 = msg_load<true>(mw + zp);
+      if (deg0 > 16) f2 = msg_load<true>(mw + 2 * zp);
+    }
+    for (int r = 0; r < rows_used; r++, mp += row_pairs, mw += row_words) {
+      if (active) {
+        const uint32_t desc = row_desc[r];
+        const int e0 = (int)(desc & 0xffffu), deg = (int)((desc & ~kDescSync) >> kDescDegShift);
+        const uint2 o = p;
+        const uint32_t o0 = f0, o1 = f1, o2 = f2;
+        if (it > 0 && r + 1 < rows_used) {
+          const int degn = (int)((row_desc[r + 1] & ~kDescSync) >> kDescDegShift);
+          p = pair_load<true>(mp + row_pairs);
+          f0 = msg_load<true>(mw + row_words);
+          if (degn > 8) f1 = msg_load<true>(mw + row_words + zp);
+          if (degn > 16) f2 = msg_load<true>(mw + row_words + 2 * zp);
+        }
+        const uint2 *re = ent + e0;
+#define LDPC_PAIR_CASE(D) \
+  case D: pair_row<D>(app, re, lane, z, zp, o, o0, o1, o2, a.scale.k, mp, mw); break;
+        switch (deg) {
+          LDPC_PAIR_CASE(3) LDPC_PAIR_CASE(4) LDPC_PAIR_CASE(5) LDPC_PAIR_CASE(6) LDPC_PAIR_CASE(7)
+          LDPC_PAIR_CASE(8) LDPC_PAIR_CASE(9) LDPC_PAIR_CASE(10) LDPC_PAIR_CASE(11) LDPC_PAIR_CASE(12)
+          LDPC_PAIR_CASE(13) LDPC_PAIR_CASE(14) LDPC_PAIR_CASE(15) LDPC_PAIR_CASE(16) LDPC_PAIR_CASE(17)
+          LDPC_PAIR_CASE(18) LDPC_PAIR_CASE(19)
+          default: break; /* never: ldpc_gpu_create refuses other degrees */
+        }
+#undef LDPC_PAIR_CASE
+      }
+      if (r + 1 == rows_used || (row_desc[r] & kDescSync)) __syncthreads();
+    }
+    it++;
+    /* Each running half's syndrome over its own rows (lowest degree first,
+     * as decode_block's), until both running halves have an unmet row. */
+    const uint32_t want = ~done & LDPC16X2_SIGNS;
+    uint32_t unmet = 0;
+    if (active) {
+      for (int i = 0; i < rows_used && (unmet & want) != want; i++) {
+        const int r = (int)check_order[i];
+        const uint32_t own = (r < rows_a ? 0x8000u : 0u) | (r < rows_b ? 0x80000000u : 0u);
+        if (!(own & want & ~unmet)) continue;
+        uint32_t x = 0;
+        const int e1 = (int)row_start[r + 1];
+        for (int e = (int)row_start[r]; e < e1; e++) x ^= llr_at(app, slot<uint32_t>(ent[e], lane, z));
+        unmet |= ldpc16x2_unmet(x, e1 - (int)row_start[r]) & own;
+      }
+    }
+    const int bad_a = __syncthreads_or((int)(unmet & 0x8000u)), bad_b = __syncthreads_or((int)(unmet >> 31));
+    bool stopped = false;
+    if (!(done & 0x8000u) && ((!bad_a && !a.full_iterations) || it == a.max_iterations)) {
+      pair_finish(a, app, cb, 0, it, !bad_a, rows_a);
+      done |= 0x8000u;
+      stopped = true;
+    }
+    if (!(done & 0x80000000u) && ((!bad_b && !a.full_iterations) || it == a.max_iterations)) {
+      pair_finish(a, app, cb + 1, 1, it, !bad_b, rows_b);
+      done |= 0x80000000u;
+      stopped = true;
+    }
+    /* the decisions were read before the next iteration writes the LLRs */
+    if (stopped && done != LDPC16X2_SIGNS) __syncthreads();
+  }
+}
+
 /* One decode launch of arithmetic ALG on the chosen kernel, specialised for
  * the messages' place (a.gmsg set: global memory). */
 template <int ALG>
@@ -477,6 +684,7 @@ struct ldpc_gpu_decoder {
   int zp;
   size_t smem_max;        /* the device's opt-in shared memory per block */
   uint32_t *tab;          /* device: kTabWords */
+  uint32_t *tab_pair;     /* device: the same with 4-byte LLRs (the pair kernel's), nms16 only */
   uint32_t *scratch;      /* device: global messages */
   size_t scratch_bytes;
   ldpc_gpu_kernel kernel;
@@ -509,7 +717,7 @@ static int set_attributes(size_t smem_max) {
       (const void *)ldpc_grouped_kernel<kOms, true>,    (const void *)ldpc_grouped_kernel<kNms16, true>};
   for (int k = 0; k < 12; k++)
     if (set_kernel_attributes(kernels[k], smem_max) != 0) return -1;
-  return 0;
+  return set_kernel_attributes((const void *)ldpc_pair_kernel, smem_max);
 }
 
 /* Bit r set: a barrier after row r, because row r+1 shares a column with
@@ -589,19 +797,33 @@ ldpc_gpu_decoder *ldpc_gpu_create(int bg, int z, const ldpc_decoder_config *cfg,
               (uint32_t)(g->row_start[r + 1] - g->row_start[r]) << kDescDegShift |
               (((d->sync_after >> r) & 1ull) ? kDescSync : 0u);
   const size_t tab_bytes = sizeof(uint32_t) * (size_t)(3 * g->rows + 1 + 2 * g->nnz);
-  if (cudaMalloc(&d->tab, tab_bytes) != cudaSuccess ||
+  int pair_ok = 0;
+  if (cfg->algorithm == LDPC_LAYERED_NMS16) {
+    /* the pair kernel's table: its LLR slots are 4 bytes (two blocks) */
+    for (int e = 0; e < g->nnz; e++) host_tab[2 * e + 1] = (uint32_t)(g->col[e] * z * (int)sizeof(uint32_t));
+    pair_ok = cudaMalloc(&d->tab_pair, tab_bytes) == cudaSuccess &&
+              cudaMemcpy(d->tab_pair, host_tab, tab_bytes, cudaMemcpyHostToDevice) == cudaSuccess;
+    for (int e = 0; e < g->nnz; e++) host_tab[2 * e + 1] = (uint32_t)(g->col[e] * z * llr_bytes(cfg));
+  }
+  if ((cfg->algorithm == LDPC_LAYERED_NMS16 && !pair_ok) || cudaMalloc(&d->tab, tab_bytes) != cudaSuccess ||
       cudaMemcpy(d->tab, host_tab, tab_bytes, cudaMemcpyHostToDevice) != cudaSuccess ||
       set_attributes(d->smem_max) != 0) {
     snprintf(err, err_len, "ldpc gpu decoder: %s", gpu_last_error()[0] ? gpu_last_error() : "CUDA failure");
     ldpc_gpu_destroy(d);
     return NULL;
   }
+  /* The pair kernel stays opt-in until a device has measured it faster
+   * (tests/cuda/ldpc_gpu_speed.cu prints both); the variable lets a whole
+   * run use it without a code change. */
+  const char *pair_env = getenv("OFDMSIM_LDPC_GPU_PAIR");
+  if (pair_env && strcmp(pair_env, "1") == 0) (void)ldpc_gpu_set_kernel(d, LDPC_GPU_KERNEL_PAIR);
   return d;
 }
 
 void ldpc_gpu_destroy(ldpc_gpu_decoder *d) {
   if (!d) return;
   cudaFree(d->tab);
+  cudaFree(d->tab_pair);
   cudaFree(d->scratch);
   free(d);
 }
@@ -614,10 +836,18 @@ static int shared_cols(const ldpc_gpu_decoder *d, int cols) {
   return cols < g->info_cols + 4 ? g->info_cols + 4 : cols;
 }
 
+/* The pair kernel's shared memory: two blocks' LLRs (4 bytes a slot), the
+ * table and two words (its s_last), rounded to 16. */
+static size_t pair_shared_bytes(int scols, int z, int zp, int rows_max) {
+  return shared_bytes(scols, z, zp, rows_max, 0, (int)sizeof(uint32_t)) + 16;
+}
+
 int ldpc_gpu_placement(const ldpc_gpu_decoder *d, int cols) {
   const int scols = shared_cols(d, cols), rows_max = scols - d->code.g->info_cols;
   const int z = d->code.z;
   const int elem = llr_bytes(&d->cfg);
+  if (d->kernel == LDPC_GPU_KERNEL_PAIR)
+    return pair_shared_bytes(scols, z, d->zp, rows_max) <= d->smem_max ? LDPC_GPU_MSG_GLOBAL : -1;
   const int fits_shared = shared_bytes(scols, z, d->zp, rows_max, 1, elem) <= d->smem_max;
   const int fits_global = shared_bytes(scols, z, d->zp, rows_max, 0, elem) <= d->smem_max;
   switch (d->place) {
@@ -662,8 +892,12 @@ int ldpc_gpu_decode(ldpc_gpu_decoder *d, const float *llr, int nblocks, int cols
   a.rows_max = rows_max;
   a.max_iterations = d->cfg.max_iterations;
   a.full_iterations = d->cfg.full_iterations;
+  a.nblocks = nblocks;
+  const bool pair = d->kernel == LDPC_GPU_KERNEL_PAIR;
+  if (pair) a.tab = d->tab_pair;
   if (place == LDPC_GPU_MSG_GLOBAL) {
-    const size_t need = sizeof(uint32_t) * 3 * (size_t)rows_max * zp * (size_t)nblocks;
+    const size_t need = pair ? sizeof(uint32_t) * kPairRowWords * (size_t)rows_max * zp * (size_t)((nblocks + 1) / 2)
+                             : sizeof(uint32_t) * 3 * (size_t)rows_max * zp * (size_t)nblocks;
     if (need > d->scratch_bytes) {
       /* cudaFree waits for the launches still using the old buffer. */
       CUDA_TRY(cudaFree(d->scratch));
@@ -676,6 +910,11 @@ int ldpc_gpu_decode(ldpc_gpu_decoder *d, const float *llr, int nblocks, int cols
   }
   const size_t smem = shared_bytes(scols, z, zp, rows_max, place == LDPC_GPU_MSG_SHARED, llr_bytes(&d->cfg));
   cudaStream_t s = (cudaStream_t)stream;
+  if (pair) {
+    ldpc_pair_kernel<<<(nblocks + 1) / 2, zp, pair_shared_bytes(scols, z, zp, rows_max), s>>>(a);
+    CUDA_TRY_LAUNCH("ldpc pair kernel<nms16>");
+    return 0;
+  }
   const bool grouped = d->kernel == LDPC_GPU_KERNEL_GROUPED;
   switch (d->cfg.algorithm) {
     case LDPC_LAYERED_OMS:
@@ -692,7 +931,10 @@ int ldpc_gpu_decode(ldpc_gpu_decoder *d, const float *llr, int nblocks, int cols
 }
 
 int ldpc_gpu_set_kernel(ldpc_gpu_decoder *d, ldpc_gpu_kernel kernel) {
-  if (!d || (kernel != LDPC_GPU_KERNEL_GROUPED && kernel != LDPC_GPU_KERNEL_ROW)) return -1;
+  if (!d || (kernel != LDPC_GPU_KERNEL_GROUPED && kernel != LDPC_GPU_KERNEL_ROW && kernel != LDPC_GPU_KERNEL_PAIR))
+    return -1;
+  if (kernel == LDPC_GPU_KERNEL_PAIR && (d->cfg.algorithm != LDPC_LAYERED_NMS16 || d->place == LDPC_GPU_MSG_SHARED))
+    return -1;
   d->kernel = kernel;
   return 0;
 }

@@ -55,6 +55,15 @@ typedef struct ldpc_gpu_decoder ldpc_gpu_decoder;
 typedef enum ldpc_gpu_kernel {
   LDPC_GPU_KERNEL_GROUPED = 0,
   LDPC_GPU_KERNEL_ROW = 1,
+  /* PAIR (nms16 with the messages in global memory only): the grouped
+   * kernel's schedule on two code blocks per thread block, their int16
+   * LLRs interleaved in one 32-bit word a slot and the per-edge work on
+   * int16x2 (coding/ldpc_msg16x2.h); each block still stops at its own
+   * iteration, with the CPU's results. Not the default until measured
+   * faster on a device; a new decoder takes it where the environment has
+   * OFDMSIM_LDPC_GPU_PAIR=1 (and the configuration allows it), so a whole
+   * run can be timed both ways. */
+  LDPC_GPU_KERNEL_PAIR = 2,
 } ldpc_gpu_kernel;
 
 /* A decoder for base graph bg (1, 2), lifting size z and cfg (algorithm
@@ -92,7 +101,8 @@ int ldpc_gpu_decode(ldpc_gpu_decoder *d, const float *llr, int nblocks, int cols
  * when such a block does not fit. */
 int ldpc_gpu_placement(const ldpc_gpu_decoder *d, int cols);
 
-/* Selects the kernel of later launches; -1 on a bad value. */
+/* Selects the kernel of later launches; -1 on a bad value, or PAIR for a
+ * decoder that is not nms16 or keeps its messages in shared memory. */
 int ldpc_gpu_set_kernel(ldpc_gpu_decoder *d, ldpc_gpu_kernel kernel);
 
 /* An upper bound on the columns a block rate matched with p can carry

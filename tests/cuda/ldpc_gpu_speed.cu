@@ -10,7 +10,10 @@
  * make: the LLRs read once and the compressed messages (12 bytes a decoded
  * row and lane, cuda/ldpc_gpu.h) read and written every iteration, a
  * copied byte counting as one read and one write. Each line is timed with
- * both kernels (grouped, the default, and the first, row), the same bits.
+ * both kernels (grouped, the default, and the first, row), the same bits,
+ * and the nms16 lines with global messages also with the pair kernel (two
+ * blocks per thread block as int16x2; its messages take 8 + 4 ceil(deg/8)
+ * bytes a row and lane for two blocks, which its floor counts).
  * Exits 77 without a GPU.
  *
  *   build/tests/ldpc_gpu_speed [blocks per launch for BG1 Z 384, default 2048] */
@@ -83,14 +86,19 @@ static void run(const char *name, int bg, int z, int k_info, int cols_sent, int 
   const double floor_bytes = sizeof(float) * ((double)cols_sent * z + (double)g->row_start[rows] * z);
   static const int iters[3] = {5, 10, 20};
   static const ldpc_gpu_msg_place places[2] = {LDPC_GPU_MSG_SHARED, LDPC_GPU_MSG_GLOBAL};
-  static const char *kernel_names[2] = {"grouped", "row"};
+  static const char *kernel_names[3] = {"grouped", "row", "pair"};
+  /* the pair kernel's message bytes per block, row and lane, summed over
+   * the decoded rows */
+  double pair_row_bytes = 0.0;
+  for (int r = 0; r < rows; r++) pair_row_bytes += (8.0 + 4.0 * ((g->row_start[r + 1] - g->row_start[r] + 7) / 8)) / 2;
   const int zp = (z + 31) / 32 * 32;
   cudaEvent_t e0, e1;
   CUDA_CHECK(cudaEventCreate(&e0));
   CUDA_CHECK(cudaEventCreate(&e1));
-  for (int ki = 0; ki < 2; ki++)
+  for (int ki = 0; ki < 3; ki++)
   for (int pi = 0; pi < 2; pi++)
     for (int t = 0; t < 3; t++) {
+      if (ki == 2 && (alg != LDPC_LAYERED_NMS16 || pi == 0)) break; /* the pair kernel: nms16, global */
       char err[300];
       ldpc_decoder_config cfg;
       ldpc_decoder_config_default(&cfg);
@@ -106,7 +114,8 @@ static void run(const char *name, int bg, int z, int k_info, int cols_sent, int 
         ldpc_gpu_destroy(d);
         break;
       }
-      if (ldpc_gpu_set_kernel(d, ki ? LDPC_GPU_KERNEL_ROW : LDPC_GPU_KERNEL_GROUPED) != 0) exit(1);
+      static const ldpc_gpu_kernel kernels[3] = {LDPC_GPU_KERNEL_GROUPED, LDPC_GPU_KERNEL_ROW, LDPC_GPU_KERNEL_PAIR};
+      if (ldpc_gpu_set_kernel(d, kernels[ki]) != 0) exit(1);
       if (ldpc_gpu_decode(d, d_llr, nblocks, cols_sent, d_bits, d_res, NULL) != 0) {
         fprintf(stderr, "%s\n", gpu_last_error());
         exit(1);
@@ -126,7 +135,8 @@ static void run(const char *name, int bg, int z, int k_info, int cols_sent, int 
       CUDA_CHECK(cudaMemcpy(&r0, d_res, sizeof r0, cudaMemcpyDeviceToHost));
       const double bits = (double)nblocks * k_info;
       const double llr_bytes = alg == LDPC_LAYERED_NMS16 ? sizeof(int16_t) : sizeof(float);
-      const double own_bytes = llr_bytes * (double)cols_sent * z / 2 + 12.0 * rows * zp * iters[t];
+      const double msg_bytes = ki == 2 ? pair_row_bytes * zp : 12.0 * rows * zp;
+      const double own_bytes = llr_bytes * (double)cols_sent * z / 2 + msg_bytes * iters[t];
       printf("%-22s %-7s kernel %-6s messages %2d it (block 0: %2d): %7.2f Gbit/s info   full-message floor "
              "%7.2f Gbit/s (%.0f KiB/iteration/block), compressed-message floor %7.2f Gbit/s (%d blocks)\n",
              name, kernel_names[ki], pi ? "global" : "shared", iters[t], r0.iterations, bits / (best * 1e-3) * 1e-9,

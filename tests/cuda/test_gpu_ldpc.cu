@@ -16,7 +16,13 @@
  * and every column, both normalised and
  * offset min-sum across the cases, and every normalised case once more
  * with the fixed-point decoder (nms16, coding/ldpc_msg16.h), whose int16
- * arithmetic the GPU must also reproduce bit for bit. Also:
+ * arithmetic the GPU must also reproduce bit for bit; the nms16 cases run
+ * twice more on the pair kernel (LDPC_GPU_KERNEL_PAIR: two blocks per
+ * thread block as int16x2, coding/ldpc_msg16x2.h), once on the noisy
+ * blocks with the columns bounded and once on every block with every
+ * column, so that launches have an odd and an even block count, and (with
+ * mixed rv) pairs whose blocks decode different row counts; each block must
+ * still stop at the CPU's iteration with the CPU's decisions. Also:
  *   - noise-free blocks with every unpunctured bit sent decode in one
  *     iteration with the syndrome met and the information bits back;
  *   - ldpc_gpu_cols_for bounds the columns that carry nonzero LLRs;
@@ -113,7 +119,7 @@ static int gpu_decode(int bg, int z, const ldpc_decoder_config *cfg, ldpc_gpu_ms
                       std::vector<ldpc_decode_result> &res) {
   char err[300];
   ldpc_gpu_decoder *d = ldpc_gpu_create(bg, z, cfg, place, err, sizeof err);
-  if (d && ldpc_gpu_placement(d, cols) < 0) {
+  if (d && kernel != LDPC_GPU_KERNEL_PAIR && ldpc_gpu_placement(d, cols) < 0) {
     ldpc_gpu_destroy(d);
     d = ldpc_gpu_create(bg, z, cfg, LDPC_GPU_MSG_GLOBAL, err, sizeof err);
   }
@@ -123,6 +129,11 @@ static int gpu_decode(int bg, int z, const ldpc_decoder_config *cfg, ldpc_gpu_ms
   }
   if (ldpc_gpu_set_kernel(d, kernel) != 0) {
     fprintf(stderr, "ldpc_gpu_set_kernel refused kernel %d\n", (int)kernel);
+    ldpc_gpu_destroy(d);
+    return -1;
+  }
+  if (ldpc_gpu_placement(d, cols) < 0) {
+    fprintf(stderr, "kernel %d: a block does not fit\n", (int)kernel);
     ldpc_gpu_destroy(d);
     return -1;
   }
@@ -209,18 +220,23 @@ static void run_case(int ci, const test_case *tc, int small) {
   }
   ldpc_decoder_destroy(cpu);
 
-  /* Runs 0 and 2: the noisy blocks (from block 1), messages in shared
-   * memory where they fit, only the columns ldpc_gpu_cols_for allows (the
-   * noise-free block sends every column, so it is left out here). Runs 1
-   * and 3: every block, messages in global memory, every column. Runs 0 and
-   * 1 launch the grouped kernel, 2 and 3 the row kernel. */
-  for (int v = 0; v < 4; v++) {
+  /* Runs 0, 2 and 4: the noisy blocks (from block 1), messages in shared
+   * memory where they fit (the pair kernel: global, the only place it
+   * takes), only the columns ldpc_gpu_cols_for allows (the noise-free block
+   * sends every column, so it is left out here). Runs 1, 3 and 5: every
+   * block, messages in global memory, every column. Runs 0 and 1 launch the
+   * grouped kernel, 2 and 3 the row kernel, 4 and 5 (nms16 only) the pair
+   * kernel. */
+  const int runs = tc->fixed ? 6 : 4;
+  for (int v = 0; v < runs; v++) {
     const int first = (v & 1) == 0 ? 1 : 0;
+    const ldpc_gpu_kernel kernel = v < 2 ? LDPC_GPU_KERNEL_GROUPED : v < 4 ? LDPC_GPU_KERNEL_ROW : LDPC_GPU_KERNEL_PAIR;
     std::vector<uint8_t> gbits;
     std::vector<ldpc_decode_result> gres;
-    const int rc = gpu_decode(tc->bg, tc->z, &cfg, (v & 1) == 0 ? LDPC_GPU_MSG_SHARED : LDPC_GPU_MSG_GLOBAL,
-                              (v & 1) == 0 ? cols : 0, v < 2 ? LDPC_GPU_KERNEL_GROUPED : LDPC_GPU_KERNEL_ROW,
-                              llr.data() + (size_t)first * nb_bits, nblocks - first, gbits, gres);
+    const int rc = gpu_decode(tc->bg, tc->z, &cfg,
+                              (v & 1) == 0 && v < 4 ? LDPC_GPU_MSG_SHARED : LDPC_GPU_MSG_GLOBAL,
+                              (v & 1) == 0 ? cols : 0, kernel, llr.data() + (size_t)first * nb_bits, nblocks - first,
+                              gbits, gres);
     CHECK(rc == 0, "case %d run %d: GPU decode failed", ci, v);
     if (rc != 0) continue;
     /* Indexed by block like the CPU's arrays (run 0's block 0 is a copy of
@@ -324,6 +340,14 @@ int main(void) {
     CHECK(ldpc_gpu_decode(d, NULL, -1, 0, NULL, NULL, NULL) == -1, "negative block count accepted");
     CHECK(ldpc_gpu_decode(d, NULL, 0, 0, NULL, NULL, NULL) == 0, "zero blocks refused");
     CHECK(ldpc_gpu_set_kernel(d, (ldpc_gpu_kernel)7) == -1, "kernel 7 accepted");
+    CHECK(ldpc_gpu_set_kernel(d, LDPC_GPU_KERNEL_PAIR) == -1, "the pair kernel accepted for float min-sum");
+    ldpc_gpu_destroy(d);
+  }
+  cfg.algorithm = LDPC_LAYERED_NMS16;
+  d = ldpc_gpu_create(2, 16, &cfg, LDPC_GPU_MSG_SHARED, err, sizeof err);
+  CHECK(d != NULL, "BG2 Z 16 nms16: %s", err);
+  if (d) {
+    CHECK(ldpc_gpu_set_kernel(d, LDPC_GPU_KERNEL_PAIR) == -1, "the pair kernel accepted with shared messages");
     ldpc_gpu_destroy(d);
   }
   return test_finish("test_gpu_ldpc");
