@@ -10,7 +10,7 @@
  * the lanes of an entry a permutation of it), so a row needs no barrier
  * inside. Two kernels share this scheme: the row kernel (a barrier after
  * every row) and the grouped one (the default; see ldpc_grouped_kernel);
- * a third, the pair kernel (nms16 only, opt-in; see ldpc_pair_kernel),
+ * a third, the pair kernel (nms16's default; see ldpc_pair_kernel),
  * runs the grouped one's schedule on two code blocks at once.
  *
  * Messages are compressed per row and lane (12 bytes instead of 4 deg):
@@ -812,11 +812,11 @@ ldpc_gpu_decoder *ldpc_gpu_create(int bg, int z, const ldpc_decoder_config *cfg,
     ldpc_gpu_destroy(d);
     return NULL;
   }
-  /* The pair kernel stays opt-in until a device has measured it faster
-   * (tests/cuda/ldpc_gpu_speed.cu prints both); the variable lets a whole
-   * run use it without a code change. */
-  const char *pair_env = getenv("OFDMSIM_LDPC_GPU_PAIR");
-  if (pair_env && strcmp(pair_env, "1") == 0) (void)ldpc_gpu_set_kernel(d, LDPC_GPU_KERNEL_PAIR);
+  /* nms16 with its messages in global memory takes the pair kernel: on the
+   * H200 it decodes BG1 Z 384 R 1/2 at 10.05 Gbit/s (10 iterations) against
+   * the grouped kernel's 5.67, and BG2 Z 56 R 1/3 at 6.30 against 3.77
+   * (BENCHMARKS.md, twelfth session; tests/cuda/ldpc_gpu_speed.cu). */
+  if (cfg->algorithm == LDPC_LAYERED_NMS16 && place != LDPC_GPU_MSG_SHARED) d->kernel = LDPC_GPU_KERNEL_PAIR;
   return d;
 }
 

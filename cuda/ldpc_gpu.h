@@ -59,10 +59,9 @@ typedef enum ldpc_gpu_kernel {
    * kernel's schedule on two code blocks per thread block, their int16
    * LLRs interleaved in one 32-bit word a slot and the per-edge work on
    * int16x2 (coding/ldpc_msg16x2.h); each block still stops at its own
-   * iteration, with the CPU's results. Not the default until measured
-   * faster on a device; a new decoder takes it where the environment has
-   * OFDMSIM_LDPC_GPU_PAIR=1 (and the configuration allows it), so a whole
-   * run can be timed both ways. */
+   * iteration, with the CPU's results. A new nms16 decoder whose messages
+   * may live in global memory (AUTO, GLOBAL) starts with it: about 1.8x
+   * the grouped kernel on an H200; GROUPED and ROW stay selectable. */
   LDPC_GPU_KERNEL_PAIR = 2,
 } ldpc_gpu_kernel;
 
