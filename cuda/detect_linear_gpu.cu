@@ -32,11 +32,8 @@ __global__ void __launch_bounds__(kBlock)
   uint32_t err[NT] = {};
   unsigned long long loss[NT] = {};
   uint64_t grid[GRID ? GMI_GRID : 1] = {};
-  float ms[GRID ? NT * SOFT_MAX_BPS : 1]; /* GRID: the streams' signed LLRs, for soft_grid_packed */
-  __shared__ float grid_queue[GRID ? kBlock * SOFT_MAX_BPS : 1];
   const int soft = g.llr != LLR_OFF;
-  const bool have = m < g.rf && pilot_antenna(&g.re.pilots, m) < 0;
-  if (have) { /* pilots: nothing to count or export */
+  if (m < g.rf && pilot_antenna(&g.re.pilots, m) < 0) { /* pilots: nothing to count or export */
     const uint64_t i = f * g.rf + m; /* batch index: the stacks' */
     uint32_t lab[NT], dec[NT];
     cf32 h[NR * NT], yv[NR];
@@ -70,22 +67,16 @@ __global__ void __launch_bounds__(kBlock)
       OFDM_UNROLL
       for (int t = 0; t < NT; t++) {
         dec[t] = qam_demap(g.bps, xv[t]);
-        /* GRID: s = 1's quanta here, into grid[GMI_GRID_S1] as
-         * soft_label_loss_grid adds them; the other scalings below,
-         * packed over the warp */
         if (soft)
           loss[t] = soft_stream(g.bps, xv[t], soft_post_var(g.equalizer == EQ_MMSE, g.n0r, gd[t]),
                                 g.llr == LLR_EXACT, NULL, lab[t], out.llr ? out.llr + at + t * g.bps : NULL,
-                                out.bits ? out.bits + at + t * g.bps : NULL, GRID || out.loss != NULL, NULL,
-                                GRID ? ms + t * SOFT_MAX_BPS : NULL);
-        if (GRID) grid[GMI_GRID_S1] += loss[t];
+                                out.bits ? out.bits + at + t * g.bps : NULL, out.loss != NULL, GRID ? grid : NULL);
       }
     }
     OFDM_UNROLL
     for (int t = 0; t < NT; t++) err[t] = (uint32_t)__popc(dec[t] ^ lab[t]);
     if (fallback && out.count) atomicAdd(&out.fallbacks[f], 1u);
   }
-  if (GRID) soft_grid_packed<NT>(g.bps, have && soft, ms, grid, grid_queue + (threadIdx.x & ~31u) * SOFT_MAX_BPS);
   if (out.count) gpu_count_errors<NT>(err, out.errors + f * NT);
   if (out.loss) gpu_count_loss<NT>(loss, out.loss + f * NT);
   if (GRID) gpu_count_loss<GMI_GRID>(grid, out.loss_s + f * GMI_GRID);

@@ -16,7 +16,6 @@
 #include "equalizer/fallback.h"
 #include "equalizer/sic.h"
 #include "equalizer/soft.h"
-#include "cuda/warp_pack.cuh"
 
 namespace {
 
@@ -91,11 +90,10 @@ int fused_per_thread(uint64_t rf, int block) {
  * Soft: zf or mmse with LLRs (max-log or exact) and their GMI loss at s = 1
  * (receiver.gmi = s1), no LLR leaving the kernel: each stream's LLRs from
  * x_hat and its post-equalisation variance, their quantised losses summed
- * per frame and stream into `loss` (soft_round: the detect kernel's
- * arithmetic, detect_linear_gpu.cu, the series of a warp's bits packed, so
- * the sums are that kernel's bit for bit). Exact lean links only
- * (gpu_fused_soft_covers); the GMI grid and LLR exports stay on the detect
- * kernel. */
+ * per frame and stream into `loss` (soft_stream_count: the detect kernel's
+ * arithmetic, detect_linear_gpu.cu, so the sums are that kernel's bit for
+ * bit). Exact lean links only (gpu_fused_soft_covers); the GMI grid and
+ * LLR exports stay on the detect kernel. */
 enum fused_mode { kGeneric = 0, kPlain = 1, kPilots = 2 };
 
 /* One stream of a soft RE: its bit errors (x_hat's decision against the sent
@@ -127,80 +125,6 @@ __device__ __forceinline__ void soft_stream_count(const gpu_link &g, cf32 x, flo
   }
 }
 
-/* The Soft streams of one round of a warp, every lane of the warp calling
- * (a lane without a decided RE with ok = false): each stream's bit errors
- * as soft_stream_bps counts them, and its GMI loss at s = 1 with the series
- * computed only for the bits whose signed LLR lies below
- * SOFT_LOSS_ZERO_FROM (the others' quanta are 0, equalizer/soft.h), those
- * packed over the warp's lanes into wq (this warp's 32 SOFT_MAX_BPS floats
- * of shared memory) and shared out, a bit a lane. At the benchmarks' 20 dB
- * 8% of the bits need the series: a stream's bps serial series a thread
- * become one pass of the warp in most rounds. The quanta are integers, so
- * which lane adds which bit's changes no sum: the counts stay the detect
- * kernel's and the CPU's bit for bit. */
-template <int NT, int BPS>
-__device__ __forceinline__ void soft_streams_packed(const gpu_link &g, bool ok, const cf32 *xv, const float *gd,
-                                                    const uint32_t *lab, uint32_t *err, unsigned long long *loss,
-                                                    float *wq) {
-  const int bps = BPS > 0 ? BPS : g.bps; /* 0: the run-time bps */
-  const int lane = (int)(threadIdx.x & 31u);
-  OFDM_UNROLL
-  for (int t = 0; t < NT; t++) {
-    float ms[SOFT_MAX_BPS];
-    unsigned need = 0;
-    if (ok) {
-      err[t] += (uint32_t)__popc(qam_demap(bps, xv[t]) ^ lab[t]);
-      soft_demap(bps, xv[t], soft_post_var(g.equalizer == EQ_MMSE, g.n0r, gd[t]), g.llr == LLR_EXACT, ms);
-      OFDM_UNROLL
-      for (int k = 0; k < SOFT_MAX_BPS; k++) {
-        if (k >= bps) continue;
-        ms[k] = soft_signed_llr_(ms[k], (lab[t] >> k) & 1u);
-        need |= (ms[k] < SOFT_LOSS_ZERO_FROM ? 1u : 0u) << k;
-      }
-    }
-    const int total = gpu_warp_pack(need, ms, wq);
-    if (total == 0) continue; /* the warp's bits all right and sure */
-    for (int i = lane; i < total; i += 32) loss[t] += soft_loss_q_clipped_(wq[i], 1u);
-    __syncwarp(); /* the queue is read before the next stream's writes */
-  }
-}
-
-/* One round of the Soft instances: RE m (a lane past the frame or on a
- * pilot has none), as the hard path's front, mmse/zf and equalisation, a
- * flagged inverse to the repair list; then the warp's streams together
- * (soft_streams_packed), every lane of the warp here. */
-template <int NT, int NR, int Mode>
-__device__ __forceinline__ void soft_round(const gpu_link &g, const gpu_consts *__restrict__ c,
-                                           const cf32 *__restrict__ Hk, const cf32 *__restrict__ yt, uint32_t f,
-                                           uint32_t m, uint32_t rf, uint32_t *__restrict__ repair, uint32_t *err,
-                                           unsigned long long *loss, float *wq) {
-  bool ok = false;
-  uint32_t lab[NT];
-  cf32 xv[NT];
-  float gd[NT];
-  if (m < rf && (Mode == kPlain || pilot_antenna(&g.re.pilots, m) < 0)) {
-    cf32 h[NR * NT], yv[NR], gm[NT * NT], zv[NT], gi[NT * NT];
-    gpu_re_front<NT, NR>(g, c, Hk, yt, f, m, lab, h, yv);
-    mat_gram(NR, NT, h, g.diag, gm);
-    mat_herm_mulvec(NR, NT, h, yv, zv);
-    mat_inv_herm(NT, gm, gi);
-    /* unbiased always: the LLRs scale with x_hat */
-    mat_equalize(NT, gi, zv, g.diag, xv);
-    OFDM_UNROLL
-    for (int t = 0; t < NT; t++) gd[t] = gi[t * NT + t].re;
-    if (eq_flagged(xv[0])) repair[1 + atomicAdd(&repair[0], 1u)] = f * rf + m;
-    else ok = true;
-  }
-  switch (g.bps) { /* uniform: one branch a warp */
-    case 1: soft_streams_packed<NT, 1>(g, ok, xv, gd, lab, err, loss, wq); break;
-    case 2: soft_streams_packed<NT, 2>(g, ok, xv, gd, lab, err, loss, wq); break;
-    case 4: soft_streams_packed<NT, 4>(g, ok, xv, gd, lab, err, loss, wq); break;
-    case 6: soft_streams_packed<NT, 6>(g, ok, xv, gd, lab, err, loss, wq); break;
-    case 8: soft_streams_packed<NT, 8>(g, ok, xv, gd, lab, err, loss, wq); break;
-    default: soft_streams_packed<NT, 0>(g, ok, xv, gd, lab, err, loss, wq); break;
-  }
-}
-
 template <int NT, int NR, bool Exact, int Mode, bool Sic, bool Soft = false>
 __global__ void __launch_bounds__(kBlock, Sic ? 1 : Soft ? fused_soft_min_blocks(NT, NR) : fused_min_blocks(NT, NR))
     fused_kernel(gpu_link g, const gpu_consts *__restrict__ c, const cf32 *__restrict__ Hk,
@@ -229,15 +153,8 @@ __global__ void __launch_bounds__(kBlock, Sic ? 1 : Soft ? fused_soft_min_blocks
   const uint32_t base = (blockIdx.x - f * bpf) * span + threadIdx.x;
   uint32_t err[NT] = {}; /* stays zero for REs past the frame's end */
   unsigned long long loss[Soft ? NT : 1] = {};
-  /* Soft: each warp's queue of the bits whose loss needs the series */
-  __shared__ float soft_queue[Soft ? kBlock * SOFT_MAX_BPS : 1];
   for (int j = 0; j < per_thread; j++) {
     const uint32_t m = base + (uint32_t)j * blockDim.x;
-    if (Soft) { /* every lane every round: the warp packs its losses */
-      soft_round<NT, NR, Mode>(g, c, Hk, yt, f, m, rf, repair, err, loss,
-                               soft_queue + (threadIdx.x & ~31u) * SOFT_MAX_BPS);
-      continue;
-    }
     if (m >= rf) break;
     if (Mode != kPlain && pilot_antenna(&g.re.pilots, m) >= 0) continue; /* a pilot: no data */
     uint32_t lab[NT];
@@ -257,6 +174,17 @@ __global__ void __launch_bounds__(kBlock, Sic ? 1 : Soft ? fused_soft_min_blocks
     mat_gram(NR, NT, h, g.diag, gm);
     mat_herm_mulvec(NR, NT, h, yv, zv);
     mat_inv_herm(NT, gm, gi);
+    if (Soft) {
+      /* unbiased always: the LLRs scale with x_hat */
+      mat_equalize(NT, gi, zv, g.diag, xv);
+      if (eq_flagged(xv[0])) {
+        repair[1 + atomicAdd(&repair[0], 1u)] = f * rf + m;
+      } else {
+        OFDM_UNROLL
+        for (int t = 0; t < NT; t++) soft_stream_count(g, xv[t], gi[t * NT + t].re, lab[t], &err[t], &loss[t]);
+      }
+      continue;
+    }
     mat_mulvec(NT, gi, zv, xv);
     if (g.unbias) {
       OFDM_UNROLL

@@ -366,8 +366,10 @@ OFDM_HD float soft_llr_clip_(float llr) {
  * with the LLR), so its quanta are 0 (tests/equalizer/test_soft.c checks
  * every float from 16 to the clip). At high SNR most bits are such (at the
  * benchmarks' 4x4 16-QAM TDL-A link at Eb/N0 20 dB, 92%), and the CPU's
- * lanes (equalizer/soft_block.c) and the GPU's warps (cuda/fused_kernel.cuh)
- * compute the series only for the others, packed. */
+ * lanes (equalizer/soft_block.c) compute the series only for the others,
+ * packed. (The GPU's warps did the same for a session and were slower:
+ * 70 -> 57 Gbit/s at s = 1 on an H200, BENCHMARKS.md, twelfth session; a
+ * GPU thread computes its own bits' series.) */
 #define SOFT_LOSS_ZERO_FROM 18.0f
 
 /* soft_loss_q's work after the clip: l already a number in
