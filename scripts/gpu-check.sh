@@ -11,8 +11,9 @@
 #   GPU_CHECK_BUILD_DIR=dir   build folder (default build-gpu)
 #   GPU_CHECK_ALL=1    also run the CPU test suite (ctest -LE gpu)
 #   GPU_CHECK_NO_BENCH=1, GPU_CHECK_NO_SANITIZER=1   skip those steps (the
-#                      bench step also runs scripts/bench-points.sh and
-#                      scripts/bench-coded.sh)
+#                      bench step also runs scripts/bench-points.sh,
+#                      scripts/bench-coded.sh, scripts/bench-paths.sh and the
+#                      LDPC decoder's speed bench)
 #   GPU_CHECK_NO_TESTS=1   skip the GPU tests, the Python GPU tests, the CLI
 #                      cross-check, the kernel choices and resume: with
 #                      GPU_CHECK_NO_BENCH=0 or the sanitizers, a second call on
@@ -250,6 +251,10 @@ if [ "${GPU_CHECK_NO_SANITIZER:-0}" = 0 ]; then
         errs=${errs:-?}
         if [ "$rc" -eq 0 ] && [ "$errs" = 0 ]; then
           pass "$label" "0 errors ($(elapsed "$t0"))"
+        elif [ "$rc" -eq 124 ] && [ "$limit" -lt 180 ]; then
+          # cut short by what was left of the section's budget, not by its own
+          # time: unchecked, which is not a failure of the program
+          note "$label" SKIP "sanitizer budget of ${budget}s spent during the run (${limit}s were left)"
         elif [ "$rc" -eq 124 ]; then
           fail "$label" "timed out after ${limit}s (small mode honoured?)"
         elif [ "$rc" -eq 77 ]; then
@@ -423,6 +428,21 @@ PY
     while read -r l; do note "  coded" "" "$l"; done < "$logs/11-coded.log"
   else
     fail "bench-coded" "see 11-coded.log"
+  fi
+  banner "every realistic path beside the ideal link (scripts/bench-paths.sh, issue 26's table)"
+  if OFDMSIM="$ofdmsim" SECONDS_PER_CASE=1 timeout 300 bash "$root/scripts/bench-paths.sh" cuda 2>&1 |
+    tee "$logs/12-paths.log" && ! grep -q ' failed$' "$logs/12-paths.log"; then
+    while read -r l; do note "  paths" "" "$l"; done < "$logs/12-paths.log"
+  else
+    fail "bench-paths" "see 12-paths.log"
+  fi
+  banner "the LDPC decoder alone at 10 iterations (tests/cuda/ldpc_gpu_speed.cu)"
+  speed=$build/tests/ldpc_gpu_speed
+  if [ -x "$speed" ] && timeout 300 "$speed" > "$logs/13-ldpc-speed.log" 2>&1; then
+    grep -E ' 10 it ' "$logs/13-ldpc-speed.log" | grep -E 'global messages' | sed -E 's/ +full-message.*//' |
+      while read -r l; do note "  ldpc" "" "$l"; done
+  else
+    fail "ldpc_gpu_speed" "missing or failed; see 13-ldpc-speed.log"
   fi
 fi
 
