@@ -126,19 +126,11 @@ static void add_frame_losses(batch_result *out, uint64_t fl, const uint64_t *los
  * REs, its bits in rows of f->llr and f->bits (soft_res' layout): the
  * quanta of a row's bits at once (soft_losses_q, in vector lanes), summed. */
 static void chunk_losses(const fused_scratch *f, size_t nd, int tx, int bps, uint64_t *loss) {
-  enum { STEP = 512 };
   const size_t C = CPU_FUSED_CHUNK;
-  uint32_t q[STEP];
   for (int t = 0; t < tx; t++)
     for (int k = 0; k < bps; k++) {
       const size_t row = (size_t)(t * bps + k) * C;
-      uint64_t sum = 0;
-      for (size_t i0 = 0; i0 < nd; i0 += STEP) {
-        const size_t n = nd - i0 < STEP ? nd - i0 : STEP;
-        soft_losses_q(n, f->llr + row + i0, f->bits + row + i0, q);
-        for (size_t i = 0; i < n; i++) sum += q[i];
-      }
-      loss[t] += sum;
+      loss[t] += soft_losses_sum_q(nd, f->llr + row, f->bits + row);
     }
 }
 

@@ -176,10 +176,12 @@ void soft_grid_losses(size_t n, const float *llr, const uint8_t *bit, uint64_t *
 
 
 /* The signed, clipped LLRs of bits [i0, i0 + len) that LOSS_ZERO_FROM does
- * not settle, packed into m[] with their offsets in at[] (room for 16 more
- * entries past the count: whole vectors are stored), their quanta set to 0
- * meanwhile; returns their count. */
-static size_t pack_losses(const float *llr, const uint8_t *bit, size_t len, uint32_t *q, float *m, uint32_t *at) {
+ * not settle, packed into m[] (room for 16 more entries past the count:
+ * whole vectors are stored), with their offsets in at[] and their quanta in
+ * q[] set to 0 meanwhile where the caller wants them (at, q non-NULL: the
+ * per-bit quanta; NULL: only the sum); returns their count. */
+static inline size_t pack_losses(const float *llr, const uint8_t *bit, size_t len, uint32_t *q, float *m,
+                                 uint32_t *at) {
   size_t c = 0, i = 0;
 #if defined(__AVX512F__)
   /* sixteen bits a step, packed by a compress into a register (a compress
@@ -198,19 +200,23 @@ static size_t pack_losses(const float *llr, const uint8_t *bit, size_t len, uint
     const __m512 neg = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(l), sign));
     const __m512 ms = _mm512_mask_mov_ps(neg, _mm512_test_epi32_mask(b, one), l);
     const __mmask16 need = _mm512_cmp_ps_mask(ms, zero_from, _CMP_LT_OQ);
-    _mm512_storeu_si512((void *)(q + i), _mm512_setzero_si512());
     _mm512_storeu_ps(m + c, _mm512_maskz_compress_ps(need, ms));
-    _mm512_storeu_si512((void *)(at + c),
-                        _mm512_maskz_compress_epi32(need, _mm512_add_epi32(lane, _mm512_set1_epi32((int)i))));
+    if (q) {
+      _mm512_storeu_si512((void *)(q + i), _mm512_setzero_si512());
+      _mm512_storeu_si512((void *)(at + c),
+                          _mm512_maskz_compress_epi32(need, _mm512_add_epi32(lane, _mm512_set1_epi32((int)i))));
+    }
     c += (size_t)__builtin_popcount((unsigned)need);
   }
 #endif
   for (; i < len; i++) {
     const float l = soft_llr_clip_(llr[i]);
     const float ms = (bit[i] & 1u) ? l : -l;
-    q[i] = 0;
     m[c] = ms;
-    at[c] = (uint32_t)i;
+    if (q) {
+      q[i] = 0;
+      at[c] = (uint32_t)i;
+    }
     c += ms < LOSS_ZERO_FROM ? 1u : 0u;
   }
   return c;
@@ -231,4 +237,21 @@ void soft_losses_q(size_t n, const float *llr, const uint8_t *bit, uint32_t *q) 
     for (size_t k = 0; k < c; k++) qq[k] = soft_loss_q_clipped_(m[k], 1u);
     for (size_t k = 0; k < c; k++) q[i0 + at[k]] = qq[k];
   }
+}
+
+/* soft_losses_q's quanta summed: the bits that need the series packed as
+ * there, without the zeros, the offsets and the scatter. */
+uint64_t soft_losses_sum_q(size_t n, const float *llr, const uint8_t *bit) {
+  enum { STEP = 256 };
+  float m[STEP + 16];
+  uint32_t qq[STEP];
+  uint64_t sum = 0;
+  for (size_t i0 = 0; i0 < n; i0 += STEP) {
+    const size_t len = n - i0 < STEP ? n - i0 : STEP;
+    const size_t c = pack_losses(llr + i0, bit + i0, len, NULL, m, NULL);
+    LANE_LOOP
+    for (size_t k = 0; k < c; k++) qq[k] = soft_loss_q_clipped_(m[k], 1u);
+    for (size_t k = 0; k < c; k++) sum += qq[k];
+  }
+  return sum;
 }

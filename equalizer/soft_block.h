@@ -25,4 +25,8 @@ void soft_grid_losses(size_t n, const float *llr, const uint8_t *bit, uint64_t *
  * vector lanes: the same quanta bit for bit (tests/equalizer/test_soft.c). */
 void soft_losses_q(size_t n, const float *llr, const uint8_t *bit, uint32_t *q);
 
+/* The sum of soft_losses_q's n quanta (what the fused path's s = 1 GMI
+ * needs), without writing them. */
+uint64_t soft_losses_sum_q(size_t n, const float *llr, const uint8_t *bit);
+
 #endif

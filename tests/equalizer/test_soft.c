@@ -587,7 +587,15 @@ static void test_loss_block(void) {
     const size_t n = lengths[t], at = t % 3;
     for (size_t i = 0; i < n; i++) q[i] = 0xdeadbeefu;
     soft_losses_q(n, l + at, b + at, q);
-    for (size_t i = 0; i < n; i++, checked++) bad += q[i] != soft_loss_q(l[at + i], b[at + i]);
+    uint64_t want = 0;
+    for (size_t i = 0; i < n; i++, checked++) {
+      const uint32_t one = soft_loss_q(l[at + i], b[at + i]);
+      bad += q[i] != one;
+      want += one;
+    }
+    const uint64_t got = soft_losses_sum_q(n, l + at, b + at);
+    CHECK(got == want, "soft_losses_sum_q of %zu bits: %llu quanta, soft_loss_q's sum %llu", n,
+          (unsigned long long)got, (unsigned long long)want);
   }
   CHECK(bad == 0 && checked > 20000, "soft_losses_q: %zu of %zu quanta differ from soft_loss_q's", bad, checked);
 }
@@ -611,17 +619,20 @@ static void test_loss_block_high(void) {
       l[n + 3] = -x, b[n + 3] = 1;
     }
     soft_losses_q(n, l, b, q);
+    uint64_t sum = 0;
     for (size_t i = 0; i < n; i++, checked++) {
       const uint32_t want = soft_loss_q(l[i], b[i]);
       bad += q[i] != want;
       zeros += want == 0;
+      sum += want;
     }
+    bad += soft_losses_sum_q(n, l, b) != sum;
   }
   CHECK(bad == 0 && checked > 60000000 && zeros > checked / 3,
         "soft_losses_q: %zu of %zu quanta differ from soft_loss_q's (%zu zeros)", bad, checked, zeros);
 }
 
-/* What the GPU's packed losses rest on (cuda/fused_kernel.cuh): a bit's
+/* What the CPU's packed losses rest on (equalizer/soft_block.c): a bit's
  * quanta are soft_loss_q_clipped_ of its signed LLR at bit 1, on hostile
  * LLRs, and 0 for every float signed LLR from SOFT_LOSS_ZERO_FROM to the
  * clip (and 1 quantum or more just below it, so the bound is not loose by
