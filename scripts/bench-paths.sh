@@ -15,38 +15,8 @@
 # OFDMSIM (default build/ofdmsim) is the binary; SECONDS_PER_CASE (default 2).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench-lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/paths-cases.sh"
 bench_setup "${1:?usage: bench-paths.sh cpu|cuda [THREADS]}" "${2:-0}"
-
-base=(--set mimo.tx=4 --set mimo.rx=4 --set modulation=16qam --set equalizer=mmse --set simulation.snr_db=20.0
-      --set channel.delay_spread_ns=100.0
-      --set ofdm.subcarriers=1024 --set ofdm.symbols=14 --set ofdm.subcarrier_spacing=30000.0)
-comb="--set pilots.spacing=4 --set pilots.first_symbol=2 --set pilots.symbol_spacing=7"
-dmrs="--set pilots.type=dmrs --set dmrs.additional_positions=1 --set ofdm.subcarriers=1020"
-ls="--set receiver.channel_estimation=ls"
-dop="--set channel.doppler_hz=389.0"
-time="--set ofdm.domain=time"
-cases=(
-  "ideal (hard, perfect CSI)|"
-  "max-log LLRs, GMI|--set receiver.llr=maxlog"
-  "max-log LLRs, GMI at s=1|--set receiver.llr=maxlog --set receiver.gmi=s1"
-  "max-log LLRs, no GMI|--set receiver.llr=maxlog --set receiver.gmi=none"
-  "exact LLRs, GMI|--set receiver.llr=exact"
-  "exact LLRs, no GMI|--set receiver.llr=exact --set receiver.gmi=none"
-  "exact LLRs, GMI at s = 1|--set receiver.llr=exact --set receiver.gmi=s1"
-  "comb pilots, perfect CSI|$comb"
-  "comb, LS nearest|$comb $ls --set receiver.interpolation=nearest"
-  "comb, LS linear|$comb $ls --set receiver.interpolation=linear"
-  "comb, LS lmmse|$comb $ls --set receiver.interpolation=lmmse"
-  "DMRS, LS linear|$dmrs $ls --set receiver.interpolation=linear"
-  "comb, LS lmmse, max-log|$comb $ls --set receiver.interpolation=lmmse --set receiver.llr=maxlog"
-  "Doppler (frequency)|$dop"
-  "time domain|$time"
-  "time domain, Doppler|$time $dop"
-  "MMSE-SIC|--set equalizer=mmse-sic"
-  "K-best K=16, max-log|--set equalizer=kbest --set receiver.llr=maxlog"
-  "K-best K=16, max-log, no GMI|--set equalizer=kbest --set receiver.llr=maxlog --set receiver.gmi=none"
-  "CDL-C (4x4 arrays)|--set channel.model=cdl-c"
-)
 # One unrecorded run of the ideal link first: the first point of a process
 # pays the device's clocks ramping up and the first launches, which would
 # make the 100% row slow and every share too high.
@@ -55,10 +25,8 @@ printf '%-28s %10s %8s %11s\n' case Gbit/s share ber
 ideal="" doppler=""
 for c in "${cases[@]}"; do
   name=${c%%|*}
-  extra=${c#*|}
-  case $extra in *channel.model=*) ;; *) extra="--set channel.model=tdl --set channel.profile=tdl-a $extra" ;; esac
-  read -r -a extra <<< "$extra"
-  bench_point case "${base[@]}" "${extra[@]}" || { printf '%-28s %10s\n' "$name" failed; continue; }
+  paths_case_args "$c"
+  bench_point case "${base[@]}" "${paths_args[@]}" || { printf '%-28s %10s\n' "$name" failed; continue; }
   r=$(rate_gbit "$tmp/case.csv")
   [ -z "$ideal" ] && ideal=$r
   [ "$name" = "Doppler (frequency)" ] && doppler=$r
