@@ -19,6 +19,8 @@
 #                      GPU_CHECK_NO_BENCH=0 or the sanitizers, a second call on
 #                      a build folder the first call left
 #   GPU_CHECK_SANITIZER_SECONDS=240   time budget of all sanitizer runs together
+#   GPU_CHECK_PROFILE=1   also run scripts/gpu-profile.sh (the kernels'
+#                      share of the GPU time on each of issue 26's paths)
 #   BENCH_ARGS="..."   extra arguments for `ofdmsim bench`
 #   GPU_CHECK_SHAPES="1x1;2x2;4x4"   compile only these (tx, rx) shapes
 #                      (OFDMSIM_CUDA_SHAPES; default all 40): a quicker build
@@ -443,6 +445,14 @@ PY
       while read -r l; do note "  ldpc" "" "$l"; done
   else
     fail "ldpc_gpu_speed" "missing or failed; see 13-ldpc-speed.log"
+  fi
+fi
+if [ "${GPU_CHECK_PROFILE:-0}" = 1 ]; then
+  banner "where the GPU's time goes on each path (scripts/gpu-profile.sh)"
+  if OFDMSIM="$ofdmsim" timeout 400 bash "$root/scripts/gpu-profile.sh" 2>&1 | tee "$logs/14-profile.log"; then
+    pass "gpu-profile" "see 14-profile.log"
+  else
+    fail "gpu-profile" "see 14-profile.log"
   fi
 fi
 

@@ -7,7 +7,8 @@
 #   OFDMSIM=build-gpu/ofdmsim bash scripts/gpu-profile.sh [NAME-REGEX]
 # NAME-REGEX (grep -E, default all) picks the cases by name; TOP (default 6)
 # kernels a case; BITS (default 2e8) the point's bits. Needs nsys (CUDA's
-# bin folder or PATH); OUT=dir keeps each case's report there too.
+# bin folder or PATH; without it ncu, slower: its first LAUNCHES kernels);
+# OUT=dir keeps each case's nsys report there too.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/paths-cases.sh"
@@ -16,8 +17,9 @@ pick=${1:-.}
 top=${TOP:-6}
 bits=${BITS:-2e8}
 nsys=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
-if [ -z "$nsys" ] || [ ! -x "$nsys" ]; then
-  echo "gpu-profile: nsys (Nsight Systems) not found in PATH or /usr/local/cuda/bin" >&2
+ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
+if { [ -z "$nsys" ] || [ ! -x "$nsys" ]; } && { [ -z "$ncu" ] || [ ! -x "$ncu" ]; }; then
+  echo "gpu-profile: neither nsys (Nsight Systems) nor ncu (Nsight Compute) in PATH or /usr/local/cuda/bin" >&2
   exit 2
 fi
 [ -x "$ofdmsim" ] || { echo "gpu-profile: $ofdmsim is not an executable (OFDMSIM=...)" >&2; exit 2; }
@@ -31,6 +33,27 @@ for c in "${cases[@]}"; do
   paths_case_args "$c"
   slug=$(tr -c 'A-Za-z0-9\n' '_' <<< "$name")
   rep=$tmp/$slug
+  if [ -z "$nsys" ] || [ ! -x "$nsys" ]; then
+    # Nsight Compute instead: each kernel's duration, replayed one at a time
+    # (the first LAUNCHES launches, default 400), summed per kernel name
+    printf '\n== %s (ncu, first %s launches)\n' "$name" "${LAUNCHES:-400}"
+    "$ncu" --launch-count "${LAUNCHES:-400}" --metrics gpu__time_duration.sum --csv \
+      "$ofdmsim" "$tmp/point.cfg" -q --force -o "$tmp/case.csv" --set simulation.backend=cuda \
+      --set simulation.target_errors=1000000000000 --set simulation.max_bits="$bits" \
+      "${base[@]}" "${paths_args[@]}" 2> "$tmp/run.log" | python3 -c '
+import csv, sys, collections
+rows = [r for r in csv.DictReader(l for l in sys.stdin if l.startswith("\""))]
+t = collections.Counter(); n = collections.Counter()
+for r in rows:
+    v = float(r["Metric Value"].replace(",", ""))
+    v *= {"nsecond": 1e-6, "usecond": 1e-3, "msecond": 1.0, "second": 1e3}.get(r.get("Metric Unit", "nsecond"), 1e-6)
+    t[r["Kernel Name"]] += v; n[r["Kernel Name"]] += 1
+tot = sum(t.values())
+for k, v in t.most_common(int(sys.argv[1])):
+    print("%6.1f%%  %9.3f ms  %7d launches  %s" % (100 * v / tot, v, n[k], k[:100]))
+' "$top" || tail -5 "$tmp/run.log"
+    continue
+  fi
   if ! "$nsys" profile --trace=cuda --sample=none --cpuctxsw=none --force-overwrite=true -o "$rep" \
     "$ofdmsim" "$tmp/point.cfg" -q --force -o "$tmp/case.csv" --set simulation.backend=cuda \
     --set simulation.target_errors=1000000000000 --set simulation.max_bits="$bits" \
