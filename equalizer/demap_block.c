@@ -305,6 +305,12 @@ INLINE void demap_all(const int nb, size_t n, const cf32 *z, const float *var, c
     for (int j = 0; j < live; j++) llr[(size_t)k * ld + i + (size_t)j] = out[k * DL + j];
 }
 
+float soft_exact_zero_loss_from(int bps) {
+  if (!qam_bps_valid(bps)) return INFINITY;
+  const int nb = bps == 1 ? 1 : bps / 2; /* bits a dimension: L = 2^nb levels */
+  return SOFT_LOSS_ZERO_FROM + (float)(nb - 1) * 0.6931472f + 0.01f;
+}
+
 void soft_demap_block(int bps, size_t n, const cf32 *z, const float *var, int exact, float *llr, size_t ld) {
   switch (bps) { /* nb and exact constants in each: the loops unroll */
     case 2: exact ? demap_all(1, n, z, var, 1, llr, ld) : demap_all(1, n, z, var, 0, llr, ld); return;

@@ -119,6 +119,8 @@ typedef struct outcome {
 /* Runs frames [0, frames) in batches of `batch` frames (at most the
  * backend's) into o (zeroed by the caller; llr and bits allocated with
  * export). Returns whether the backend kept its buffers (-1: failed). */
+static int s1_only; /* run: the s = 1 loss alone (receiver.gmi = "s1": no grid) */
+
 static int run(const link_params *p, int staged, int threads, uint64_t batch, outcome *o) {
   backend *b = tc_cpu_create(p, staged, threads, batch);
   if (!b) return -1;
@@ -133,7 +135,7 @@ static int run(const link_params *p, int staged, int threads, uint64_t batch, ou
     r.fallbacks = o->fallbacks + f;
     if (p->llr != LLR_OFF) {
       r.gmi_loss = o->loss + f * (uint64_t)p->tx;
-      r.gmi_loss_s = o->grid + f * GMI_GRID;
+      r.gmi_loss_s = s1_only ? NULL : o->grid + f * GMI_GRID;
     }
     if (o->llr) r.llr = o->llr + f * per_frame;
     if (o->bits) r.bits = o->bits + f * per_frame;
@@ -167,7 +169,7 @@ static void outcome_free(outcome *o) {
   free(o);
 }
 
-static uint64_t total_fallbacks, soft_fallbacks, sic_fallbacks, dmrs_fallbacks;
+static uint64_t total_fallbacks, soft_fallbacks, sic_fallbacks, dmrs_fallbacks, s1_checked;
 
 static void check_spec(const spec *s, int cdl) {
   const link_params p = point_of(s, cdl);
@@ -214,6 +216,22 @@ static void check_spec(const spec *s, int cdl) {
             "%s (threads %d, batch %llu): exported LLRs or bits differ", what, runs[k].threads,
             (unsigned long long)runs[k].batch);
     outcome_free(ef);
+  }
+  if (p.llr == LLR_EXACT) {
+    /* receiver.gmi = "s1" with exact LLRs and nothing exported: the fused
+     * path leaves out the exact LLRs of symbols whose losses are provably 0
+     * (cpu/fused_cpu.c, exact_s1_loss); the sums must still be the full
+     * exact path's */
+    outcome *e1 = outcome_new(&p, 0);
+    s1_only = 1;
+    const int kept = e1 ? run(&p, 0, 2, 3, e1) : -1;
+    s1_only = 0;
+    CHECK(kept == 0, "%s: s = 1 only: the fused backend kept its buffers (%d)", what, kept);
+    if (e1)
+      CHECK(!memcmp(es->loss, e1->loss, sizeof es->loss) && !memcmp(es->errors, e1->errors, sizeof es->errors),
+            "%s: s = 1 only: GMI losses or bit errors differ from the full exact path's", what);
+    outcome_free(e1);
+    s1_checked++;
   }
   for (int f = 0; f < frames; f++) {
     total_fallbacks += es->fallbacks[f];
@@ -274,6 +292,10 @@ int main(void) {
       {3, 4, 6, EQ_MMSE, CH_TDL, 20, 0.3, 0, 0.02, 0, 0, 0, LLR_EXACT, 0, 0, 0, 0, 0},
       {1, 2, 1, EQ_MMSE, CH_RAYLEIGH, 2, 0, 0, 0, 0, 0, 0, LLR_MAXLOG, 0, 0, 0, 0, 0},
       {2, 2, 8, EQ_MMSE, CH_TDL, 30, 0, 0, 0, 900, 0, 0, LLR_MAXLOG, 0, 0, 0, 0, 0},
+      /* exact LLRs at high SNR, where most symbols' s = 1 losses are 0 */
+      {2, 2, 8, EQ_MMSE, CH_TDL, 34, 0, 0, 0, 0, 0, 0, LLR_EXACT, 0, 0, 0, 0, 0},
+      {2, 2, 2, EQ_ZF, CH_RAYLEIGH, 24, 0, 0, 0, 0, 0, 0, LLR_EXACT, 0, 0, 0, 0, 0},
+      {4, 4, 4, EQ_MMSE, CH_TDL, 22, 0, 0, 0, 0, 0, 0, LLR_EXACT, 0, 0, 0, 0, 0},
       /* LS estimation: each interpolation, with Doppler, with LLRs */
       {2, 2, 4, EQ_MMSE, CH_TDL, 15, 0, 0, 0, 0, 0, 256, LLR_OFF, 1 + INTERP_NEAREST, 0, 14, 0, 0},
       {2, 2, 4, EQ_MMSE, CH_TDL, 15, 0, 0, 0, 0, 0, 256, LLR_MAXLOG, 1 + INTERP_LINEAR, 0, 14, 1, 0},
@@ -326,6 +348,7 @@ int main(void) {
   CHECK(soft_fallbacks > 0, "no RE with LLRs was repaired in double: the repair's variances went untested");
   CHECK(sic_fallbacks > 0, "no mmse-sic stage was solved in double: its fused fallback went untested");
   CHECK(dmrs_fallbacks > 0, "no RE of a DMRS frame was repaired in double: the repair on DMRS went untested");
+  CHECK(s1_checked >= 8, "only %llu exact points ran with the s = 1 loss alone", (unsigned long long)s1_checked);
   fprintf(stderr, "fused = staged on %zu points; %llu REs repaired in double (%llu with LLRs)\n",
           sizeof specs / sizeof *specs + 2, (unsigned long long)total_fallbacks, (unsigned long long)soft_fallbacks);
   check_staged_only();

@@ -137,9 +137,59 @@ static void test_realistic(void) {
   }
 }
 
+/* soft_exact_zero_loss_from's claim: where a max-log LLR signed towards the
+ * sent bit reaches it, the exact LLR signed the same way is at least
+ * SOFT_LOSS_ZERO_FROM and its s = 1 loss 0 quanta; on realistic symbols
+ * whose LLRs lie around the bound and on the hostile inputs. */
+static void test_zero_loss_from(void) {
+  static const int sizes[] = {1, 2, 4, 6, 8};
+  for (int si = 0; si < 5; si++) {
+    const int bps = sizes[si];
+    const float from = soft_exact_zero_loss_from(bps);
+    size_t bad = 0, near = 0, settled = 0;
+    for (int i = 0; i < 400000; i++) {
+      const uint32_t lab = (uint32_t)(test_rng_u64() & ((1u << bps) - 1u));
+      cf32 z;
+      float var;
+      if (i % 8 == 7) { /* hostile */
+        z = cf_make(component(1 << (bps + 1) / 2, qam_scale(bps)), component(1 << bps / 2, qam_scale(bps)));
+        var = variance();
+      } else {
+        const cf32 x = qam_map(bps, lab);
+        /* the adjacent levels' metric gap (2s)^2 / var about 20: LLRs
+         * around the bound */
+        const double s2 = 4.0 * (double)qam_scale(bps) * (double)qam_scale(bps);
+        var = (float)(s2 / 20.0 * pow(10.0, uni(-0.7, 0.7)));
+        double nr, ni;
+        test_rng_cnormal(&nr, &ni);
+        const double sd = sqrt(var);
+        z = cf_make(x.re + (float)(sd * nr), x.im + (float)(sd * ni));
+      }
+      float ml[SOFT_MAX_BPS], ex[SOFT_MAX_BPS];
+      soft_demap(bps, z, var, 0, ml);
+      soft_demap(bps, z, var, 1, ex);
+      for (int k = 0; k < bps; k++) {
+        const int b = (int)((lab >> k) & 1u);
+        const float m = b ? ml[k] : -ml[k], e = b ? ex[k] : -ex[k];
+        if (!(m >= from)) continue;
+        settled++;
+        near += m < from + 1.0f;
+        bad += !(e >= SOFT_LOSS_ZERO_FROM) || soft_loss_q(ex[k], (uint32_t)b) != 0;
+      }
+    }
+    CHECK(bad == 0 && near > 1000 && settled > 100000,
+          "bps %d: %zu of %zu bits past soft_exact_zero_loss_from (%zu within 1 of it) have an exact LLR below "
+          "SOFT_LOSS_ZERO_FROM or a loss",
+          bps, bad, settled, near);
+  }
+  CHECK(isinf(soft_exact_zero_loss_from(3)) && isinf(soft_exact_zero_loss_from(0)),
+        "a constellation size soft_demap does not take has a finite bound");
+}
+
 int main(void) {
   test_rng_seed(0xdea9b10cull);
   test_against_scalar();
   test_realistic();
+  test_zero_loss_from();
   return test_finish("test_demap_block");
 }
