@@ -449,7 +449,7 @@ PY
 fi
 if [ "${GPU_CHECK_PROFILE:-0}" = 1 ]; then
   banner "where the GPU's time goes on each path (scripts/gpu-profile.sh)"
-  if OFDMSIM="$ofdmsim" timeout 400 bash "$root/scripts/gpu-profile.sh" 2>&1 | tee "$logs/14-profile.log"; then
+  if OFDMSIM="$ofdmsim" timeout 540 bash "$root/scripts/gpu-profile.sh" 2>&1 | tee "$logs/14-profile.log"; then
     pass "gpu-profile" "see 14-profile.log"
   else
     fail "gpu-profile" "see 14-profile.log"

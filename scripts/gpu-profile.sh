@@ -1,24 +1,30 @@
 #!/usr/bin/env bash
 # Where the GPU's time goes on each of issue 26's paths (scripts/paths-cases.sh,
-# the list scripts/bench-paths.sh times): one point of each path under Nsight
-# Systems, and per path its kernels (and copies) with their share of the GPU
-# time, largest first. A device call spent on this says which kernel bounds
-# which path before any of them is changed.
+# the list scripts/bench-paths.sh times), and what bounds the kernels that
+# take it: one point of each path under Nsight Systems, its kernels (and
+# copies) with their share of the GPU time, largest first; then the largest
+# NCU_TOP kernels of the path once each under Nsight Compute: duration,
+# instructions a thread, registers, occupancy, the SM's and DRAM's share of
+# their peaks, the issue slots used. A device call spent on this says which
+# kernel bounds which path, and by what, before any of them is changed.
 #   OFDMSIM=build-gpu/ofdmsim bash scripts/gpu-profile.sh [NAME-REGEX]
 # NAME-REGEX (grep -E, default all) picks the cases by name; TOP (default 6)
-# kernels a case; BITS (default 2e8) the point's bits. Needs nsys (CUDA's
-# bin folder or PATH; without it ncu, slower: its first LAUNCHES kernels);
-# OUT=dir keeps each case's nsys report there too.
+# kernels listed a case; NCU_TOP (default 2; 0: none) kernels measured;
+# BITS (default 2e8) the point's bits. Needs nsys (PATH or CUDA's bin
+# folder); without it the kernel list comes from ncu's durations of the
+# first LAUNCHES (default 400) launches. OUT=dir keeps the nsys reports.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/paths-cases.sh"
 ofdmsim=${OFDMSIM:-$here/../build-gpu/ofdmsim}
 pick=${1:-.}
 top=${TOP:-6}
+ncu_top=${NCU_TOP:-2}
 bits=${BITS:-2e8}
-nsys=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
-ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
-if { [ -z "$nsys" ] || [ ! -x "$nsys" ]; } && { [ -z "$ncu" ] || [ ! -x "$ncu" ]; }; then
+find_tool() { command -v "$1" || ls "/usr/local/cuda/bin/$1" /opt/nvidia/nsight-*/*/bin/"$1" 2>/dev/null | head -1; }
+nsys=$(find_tool nsys)
+ncu=$(find_tool ncu)
+if [ -z "$nsys" ] && [ -z "$ncu" ]; then
   echo "gpu-profile: neither nsys (Nsight Systems) nor ncu (Nsight Compute) in PATH or /usr/local/cuda/bin" >&2
   exit 2
 fi
@@ -31,17 +37,60 @@ for c in "${cases[@]}"; do
   name=${c%%|*}
   grep -qE -- "$pick" <<< "$name" || continue
   paths_case_args "$c"
-  slug=$(tr -c 'A-Za-z0-9\n' '_' <<< "$name")
-  rep=$tmp/$slug
-  if [ -z "$nsys" ] || [ ! -x "$nsys" ]; then
-    # Nsight Compute instead: each kernel's duration, replayed one at a time
-    # (the first LAUNCHES launches, default 400), summed per kernel name
+  point=("$ofdmsim" "$tmp/point.cfg" -q --force -o "$tmp/case.csv" --set simulation.backend=cuda
+    --set simulation.target_errors=1000000000000 --set simulation.max_bits="$bits" "${base[@]}" "${paths_args[@]}")
+  : > "$tmp/kernels.txt"
+  if [ -n "$nsys" ]; then
+    rep=$tmp/$(tr -c 'A-Za-z0-9\n' '_' <<< "$name")
+    if ! "$nsys" profile --trace=cuda --sample=none --cpuctxsw=none --force-overwrite=true -o "$rep" \
+      "${point[@]}" > "$tmp/run.log" 2>&1; then
+      printf '\n== %s: failed\n' "$name"
+      tail -5 "$tmp/run.log"
+      continue
+    fi
+    printf '\n== %s\n' "$name"
+    # the kernel and copy summaries as CSV; Python's csv reads the quoted
+    # kernel names, whose template arguments hold commas
+    for r in cuda_gpu_kern_sum cuda_gpu_mem_time_sum; do
+      "$nsys" stats --report "$r" --format csv --output - "$rep.nsys-rep" > "$tmp/$r.csv" 2>/dev/null
+    done
+    python3 - "$tmp/cuda_gpu_kern_sum.csv" "$tmp/cuda_gpu_mem_time_sum.csv" "$top" "$ncu_top" \
+      "$tmp/kernels.txt" <<'PY'
+import csv, re, sys
+def rows(path):
+    try:
+        lines = open(path).read().splitlines()
+    except OSError:
+        return []
+    at = next((i for i, l in enumerate(lines) if l.startswith("Time") or l.startswith('"Time')), None)
+    return [] if at is None else list(csv.DictReader(lines[at:]))
+kern, mem, top, ncu_top = rows(sys.argv[1]), rows(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+total = sum(float(r["Total Time (ns)"]) for r in kern) + sum(float(r["Total Time (ns)"]) for r in mem)
+for r in kern[:top]:
+    t = float(r["Total Time (ns)"])
+    print("%6.1f%%  %9.3f ms  %7s launches  %s" % (100 * t / total if total else 0, t / 1e6, r["Instances"],
+                                                   r["Name"][:100]))
+m = sum(float(r["Total Time (ns)"]) for r in mem)
+print("%6.1f%%  %9.3f ms  copies (%d kinds); GPU time in all: %.3f ms" % (100 * m / total if total else 0, m / 1e6,
+                                                                         len(mem), total / 1e6))
+# the base names ncu matches (--kernel-name-base function): no "void ", no
+# template arguments, no parameters
+with open(sys.argv[5], "w") as out:
+    seen = []
+    for r in kern:
+        base = re.sub(r"^void\s+", "", r["Name"]).split("<")[0].split("(")[0].split("::")[-1].strip()
+        if base and base not in seen:
+            seen.append(base)
+    out.write("\n".join(seen[:ncu_top]) + ("\n" if seen[:ncu_top] else ""))
+PY
+    [ -n "${OUT:-}" ] && cp "$rep.nsys-rep" "$OUT/" 2>/dev/null
+  else
+    # Nsight Compute alone: each kernel's duration, replayed one at a time
+    # (the first LAUNCHES launches), summed per kernel name
     printf '\n== %s (ncu, first %s launches)\n' "$name" "${LAUNCHES:-400}"
-    "$ncu" --launch-count "${LAUNCHES:-400}" --metrics gpu__time_duration.sum --csv \
-      "$ofdmsim" "$tmp/point.cfg" -q --force -o "$tmp/case.csv" --set simulation.backend=cuda \
-      --set simulation.target_errors=1000000000000 --set simulation.max_bits="$bits" \
-      "${base[@]}" "${paths_args[@]}" 2> "$tmp/run.log" | python3 -c '
-import csv, sys, collections
+    "$ncu" --launch-count "${LAUNCHES:-400}" --metrics gpu__time_duration.sum --csv "${point[@]}" \
+      2> "$tmp/run.log" | python3 -c '
+import collections, csv, sys
 rows = [r for r in csv.DictReader(l for l in sys.stdin if l.startswith("\""))]
 t = collections.Counter(); n = collections.Counter()
 for r in rows:
@@ -51,42 +100,40 @@ for r in rows:
 tot = sum(t.values())
 for k, v in t.most_common(int(sys.argv[1])):
     print("%6.1f%%  %9.3f ms  %7d launches  %s" % (100 * v / tot, v, n[k], k[:100]))
-' "$top" || tail -5 "$tmp/run.log"
-    continue
+with open(sys.argv[3], "w") as out:
+    for k, v in t.most_common(int(sys.argv[2])):
+        out.write(k.split("<")[0].split("(")[0] + "\n")
+' "$top" "$ncu_top" "$tmp/kernels.txt" || tail -5 "$tmp/run.log"
   fi
-  if ! "$nsys" profile --trace=cuda --sample=none --cpuctxsw=none --force-overwrite=true -o "$rep" \
-    "$ofdmsim" "$tmp/point.cfg" -q --force -o "$tmp/case.csv" --set simulation.backend=cuda \
-    --set simulation.target_errors=1000000000000 --set simulation.max_bits="$bits" \
-    "${base[@]}" "${paths_args[@]}" > "$tmp/run.log" 2>&1; then
-    printf '\n== %s: failed\n' "$name"
-    tail -5 "$tmp/run.log"
-    continue
-  fi
-  printf '\n== %s\n' "$name"
-  # the kernel and copy summaries as CSV; Python's csv reads the quoted
-  # kernel names, whose template arguments hold commas
-  for r in cuda_gpu_kern_sum cuda_gpu_mem_time_sum; do
-    "$nsys" stats --report "$r" --format csv --output - "$rep.nsys-rep" > "$tmp/$r.csv" 2>/dev/null
-  done
-  python3 - "$tmp/cuda_gpu_kern_sum.csv" "$tmp/cuda_gpu_mem_time_sum.csv" "$top" <<'PY'
+  # what bounds the largest kernels: one launch each (the fourth, past the
+  # first launches' clock ramp), the sections' headline figures
+  [ -n "$ncu" ] || continue
+  while read -r k; do
+    [ -n "$k" ] || continue
+    "$ncu" --kernel-name "$k" --launch-skip 3 --launch-count 1 --kill yes --section SpeedOfLight --section Occupancy \
+      --section LaunchStats --section InstructionStats --section SchedulerStats --csv "${point[@]}" \
+      2> "$tmp/ncu.log" > "$tmp/ncu.csv"
+    python3 - "$tmp/ncu.csv" "$k" <<'PY' || tail -3 "$tmp/ncu.log"
 import csv, sys
-def rows(path):
-    try:
-        lines = open(path).read().splitlines()
-    except OSError:
-        return []
-    at = next((i for i, l in enumerate(lines) if l.startswith("Time") or l.startswith('"Time')), None)
-    return [] if at is None else list(csv.DictReader(lines[at:]))
-kern, mem, top = rows(sys.argv[1]), rows(sys.argv[2]), int(sys.argv[3])
-total = sum(float(r["Total Time (ns)"]) for r in kern) + sum(float(r["Total Time (ns)"]) for r in mem)
-for r in kern[:top]:
-    t = float(r["Total Time (ns)"])
-    print("%6.1f%%  %9.3f ms  %7s launches  %s" % (100 * t / total if total else 0, t / 1e6, r["Instances"],
-                                                   r["Name"][:100]))
-m = sum(float(r["Total Time (ns)"]) for r in mem)
-print("%6.1f%%  %9.3f ms  copies (%d kinds); GPU time in all: %.3f ms" % (100 * m / total if total else 0, m / 1e6,
-                                                                         len(mem), total / 1e6))
+lines = [l for l in open(sys.argv[1]).read().splitlines() if l.startswith('"')]
+rows = list(csv.DictReader(lines))
+if not rows:
+    print("   ncu %s: no launch measured" % sys.argv[2])
+    sys.exit(0)
+want = ["Duration", "Registers Per Thread", "Threads", "Achieved Occupancy", "Theoretical Occupancy",
+        "Compute (SM) Throughput", "Memory Throughput", "DRAM Throughput", "Executed Instructions",
+        "Executed Ipc Active", "Issue Slots Busy", "No Eligible", "Dynamic Shared Memory Per Block",
+        "Local Memory Spilling Requests"]
+got = {r["Metric Name"]: (r["Metric Value"], r.get("Metric Unit", "")) for r in rows}
+parts = ["%s %s%s" % (w, got[w][0], (" " + got[w][1]) if got[w][1] not in ("", "inst") else "")
+         for w in want if w in got]
+try:
+    per = float(got["Executed Instructions"][0].replace(",", "")) * 32 / float(got["Threads"][0].replace(",", ""))
+    parts.append("thread-instructions a thread %.0f" % per)
+except (KeyError, ValueError, ZeroDivisionError):
+    pass
+print("   ncu %s: %s" % (sys.argv[2], "; ".join(parts)))
 PY
-  [ -n "${OUT:-}" ] && cp "$rep.nsys-rep" "$OUT/" 2>/dev/null
+  done < "$tmp/kernels.txt"
 done
 exit 0
