@@ -105,12 +105,13 @@ with open(sys.argv[3], "w") as out:
         out.write(k.split("<")[0].split("(")[0] + "\n")
 ' "$top" "$ncu_top" "$tmp/kernels.txt" || tail -5 "$tmp/run.log"
   fi
-  # what bounds the largest kernels: one launch each (the fourth, past the
-  # first launches' clock ramp), the sections' headline figures
+  # what bounds the largest kernels: the first launch of each (ncu fixes the
+  # clocks at base for its measurement, so no warm-up is needed), the
+  # sections' headline figures; the rest of the point runs unmeasured
   [ -n "$ncu" ] || continue
   while read -r k; do
     [ -n "$k" ] || continue
-    "$ncu" --kernel-name "$k" --launch-skip 3 --launch-count 1 --kill yes --section SpeedOfLight --section Occupancy \
+    "$ncu" --kernel-name "$k" --launch-skip 0 --launch-count 1 --section SpeedOfLight --section Occupancy \
       --section LaunchStats --section InstructionStats --section SchedulerStats --csv "${point[@]}" \
       2> "$tmp/ncu.log" > "$tmp/ncu.csv"
     python3 - "$tmp/ncu.csv" "$k" <<'PY' || tail -3 "$tmp/ncu.log"
