@@ -28,6 +28,7 @@
 #include "coding/ldpc_msg16.h"
 #include "coding/ratematch.h"
 #include "ldpc_agree.h"
+#include "ldpc16_input.h"
 #include "testutil.h"
 
 /* Waterfall points of float nms (25 iterations): its BLER 0.15 and 0.1. */
@@ -38,20 +39,7 @@
 #define BG2_ESN0 (-4.0)
 #endif
 
-/* Half of the format's unit: a tie for the rounding. */
-static const float half_unit = 0.5f / (float)(1 << LDPC16_FRAC_BITS);
-
 static int g_blocks, g_stopped_early, g_failed;
-
-/* A random codeword of `code` whose last `fillers` systematic bits are
- * filler zeros. */
-static void random_codeword(const ldpc_code *code, int fillers, uint8_t *cw) {
-  const int k = ldpc_k(code);
-  uint8_t *info = calloc((size_t)k, 1);
-  for (int j = 0; j < k - fillers; j++) info[j] = (uint8_t)(test_rng_u64() & 1);
-  ldpc_encode(code, info, cw);
-  free(info);
-}
 
 /* 1 when the decisions of d's a posteriori values meet every check of rows
  * 0 .. rows-1 (H c = 0 over those rows). */
@@ -67,36 +55,6 @@ static int checks_met(const ldpc_code *code, const float *app, int rows) {
       if (par) return 0;
     }
   return 1;
-}
-
-/* The kernels' input: a codeword over AWGN at Es/N0 esn0_db, rows 4 .. rows
- * sent, the punctured 2Z erased, plus erasures, extremes and NaN. */
-static void make_input(const ldpc_code *code, int rows, int fillers, double esn0_db, float *llr) {
-  const int z = code->z, k = ldpc_k(code), nbits = ldpc_codeword_bits(code);
-  const int cols_sent = code->g->info_cols + rows;
-  uint8_t *cw = malloc((size_t)nbits);
-  random_codeword(code, fillers, cw);
-  const double sigma2 = 0.5 / pow(10.0, esn0_db / 10.0);
-  for (int j = 0; j < nbits; j++) {
-    double re, im;
-    test_rng_cnormal(&re, &im);
-    float v = (float)(2.0 * ((cw[j] ? 1.0 : -1.0) + sqrt(2.0 * sigma2) * re) / sigma2);
-    const uint64_t u = test_rng_u64() % 1000;
-    const float sgn = cw[j] ? 1.0f : -1.0f;
-    if (u < 40) v = 0.0f;
-    else if (u < 50) v = -0.0f;
-    else if (u < 53) v = sgn * 1.0e30f;
-    else if (u < 54) v = sgn * INFINITY;
-    else if (u < 55) v = NAN;
-    else if (u < 58) v = sgn * 1.0e-6f;
-    else if (u < 60) v = sgn * half_unit * (float)(1 + 2 * (test_rng_u64() % 3)); /* rounds to even */
-    llr[j] = v;
-  }
-  for (int j = 0; j < 2 * z; j++) llr[j] = 0.0f;
-  for (int j = k - fillers; j < k; j++) llr[j] = LDPC_LLR_FILLER;
-  for (int j = cols_sent * z; j < nbits; j++) llr[j] = 0.0f;
-  llr[(size_t)(cols_sent - 1) * z] = cw[(size_t)(cols_sent - 1) * z] ? 2.0f : -2.0f;
-  free(cw);
 }
 
 /* Decodes `llr` with both kernels and compares everything; 1 when equal. */
@@ -154,7 +112,7 @@ static void test_kernels(void) {
       for (int t = 0; t < 3; t++)
         for (int b = 0; b < 4; b++) {
           const int fillers = (b & 1) ? (int)(test_rng_u64() % (uint64_t)(z + 1)) : 0;
-          make_input(&code, rows[t], fillers, esn0[t][b == 3], llr);
+          ldpc16_make_input(&code, rows[t], fillers, esn0[t][b == 3], llr);
           same &= compare_block(gen, avx, &code, llr);
         }
       CHECK(same, "BG%d Z %d alpha %g full %d: the int16 AVX2 kernel differs from the plain C one", bg, z,
@@ -177,7 +135,7 @@ static void test_clean(int bg, int z, float mag, int erase, int max_it, int full
   const int nbits = ldpc_codeword_bits(&code), k = ldpc_k(&code), fillers = z / 3;
   uint8_t *cw = malloc((size_t)nbits), *bits = malloc((size_t)k);
   float *llr = malloc(sizeof(float) * (size_t)nbits);
-  random_codeword(&code, fillers, cw);
+  ldpc16_random_codeword(&code, fillers, cw);
   for (int j = 0; j < nbits; j++) llr[j] = cw[j] ? mag : -mag;
   for (int j = 0; j < 2 * z; j++) llr[j] = 0.0f;
   for (int j = k - fillers; j < k; j++) llr[j] = LDPC_LLR_FILLER;
@@ -229,7 +187,7 @@ typedef struct {
 static void bler_draw(bler_link *l, uint64_t b) {
   const int nbits = ldpc_codeword_bits(&l->code);
   test_rng_seed(0x6d5a11edu + b * 7919u);
-  random_codeword(&l->code, l->fillers, l->cw);
+  ldpc16_random_codeword(&l->code, l->fillers, l->cw);
   for (int j = 0; j < nbits; j += 2) {
     double re, im;
     test_rng_cnormal(&re, &im);
@@ -320,8 +278,8 @@ int main(void) {
   CHECK(ldpc16_scale_k(0.75f) == 24576 && ldpc16_scale(1024, 24576) == 768 && ldpc16_scale(2, 24576) == 2 &&
             ldpc16_scale(1, 24576) == 1 && ldpc16_scale(3, 24576) == 2,
         "scale: 0.75 of 32767, 2, 1, 3");
-  CHECK(ldpc16_quantise(half_unit) == 0 && ldpc16_quantise(3.0f * half_unit) == 2 &&
-            ldpc16_quantise(-5.0f * half_unit) == -2 && ldpc16_quantise(-1e30f) == -LDPC16_MAG_MAX &&
+  CHECK(ldpc16_quantise(ldpc16_half_unit) == 0 && ldpc16_quantise(3.0f * ldpc16_half_unit) == 2 &&
+            ldpc16_quantise(-5.0f * ldpc16_half_unit) == -2 && ldpc16_quantise(-1e30f) == -LDPC16_MAG_MAX &&
             ldpc16_quantise(NAN) == 0 && ldpc16_quantise(LDPC_LLR_FILLER) == -LDPC16_MAG_MAX,
         "quantisation");
   const uint64_t blocks1 = test_scaled(300, 40), blocks2 = test_scaled(600, 60);

@@ -33,49 +33,13 @@
 #include "coding/ldpc_msg16.h"
 #include "coding/ldpc_msg16x2.h"
 #include "coding/ratematch.h"
+#include "ldpc16_input.h"
 #include "testutil.h"
-
-/* Half of the format's unit: a tie for the rounding. */
-static const float half_unit = 0.5f / (float)(1 << LDPC16_FRAC_BITS);
 
 /* Words of a row's messages per lane: v1, v2 and three flag words. */
 #define MSG_WORDS 5
 
 static int g_pairs, g_split_stops, g_split_rows, g_early, g_failed, g_blocks, g_lone;
-
-/* A codeword over AWGN at Es/N0 esn0_db, columns up to info_cols + rows
- * sent, the punctured 2Z erased, the last `fillers` systematic bits
- * fillers, plus erasures, extremes and NaN. */
-static void make_input(const ldpc_code *code, int rows, int fillers, double esn0_db, float *llr) {
-  const int z = code->z, k = ldpc_k(code), nbits = ldpc_codeword_bits(code);
-  const int cols_sent = code->g->info_cols + rows;
-  uint8_t *cw = malloc((size_t)nbits), *info = calloc((size_t)k, 1);
-  for (int j = 0; j < k - fillers; j++) info[j] = (uint8_t)(test_rng_u64() & 1);
-  ldpc_encode(code, info, cw);
-  const double sigma2 = 0.5 / pow(10.0, esn0_db / 10.0);
-  for (int j = 0; j < nbits; j++) {
-    double re, im;
-    test_rng_cnormal(&re, &im);
-    float v = (float)(2.0 * ((cw[j] ? 1.0 : -1.0) + sqrt(2.0 * sigma2) * re) / sigma2);
-    const uint64_t u = test_rng_u64() % 1000;
-    const float sgn = cw[j] ? 1.0f : -1.0f;
-    if (u < 40) v = 0.0f;
-    else if (u < 50) v = -0.0f;
-    else if (u < 53) v = sgn * 1.0e30f;
-    else if (u < 54) v = sgn * INFINITY;
-    else if (u < 55) v = NAN;
-    else if (u < 58) v = sgn * 1.0e-6f;
-    else if (u < 60) v = sgn * half_unit * (float)(1 + 2 * (test_rng_u64() % 3));
-    llr[j] = v;
-  }
-  for (int j = 0; j < 2 * z; j++) llr[j] = 0.0f;
-  for (int j = k - fillers; j < k; j++) llr[j] = LDPC_LLR_FILLER;
-  for (int j = cols_sent * z; j < nbits; j++) llr[j] = 0.0f;
-  /* the last sent column's first bit nonzero: the rows used are `rows` */
-  llr[(size_t)(cols_sent - 1) * z] = cw[(size_t)(cols_sent - 1) * z] ? 2.0f : -2.0f;
-  free(cw);
-  free(info);
-}
 
 /* The rows a block decodes, as the kernels find them: up to the last column
  * past the core with a nonzero LLR (NaN counts: it is != 0), at least 4. */
@@ -267,8 +231,8 @@ static void run_code(int bg, int z, int ci) {
     const double rate_b = (double)(k - fill_b) / ((code.g->info_cols + rows_b - 2) * z);
     const double sa = esn0_limit_db(rate_a) + offsets[test_rng_u64() % 5];
     const double sb = esn0_limit_db(rate_b) + offsets[test_rng_u64() % 5];
-    make_input(&code, rows_a, fill_a, sa, a);
-    make_input(&code, rows_b, fill_b, sb, b);
+    ldpc16_make_input(&code, rows_a, fill_a, sa, a);
+    ldpc16_make_input(&code, rows_b, fill_b, sb, b);
     const int lone = p == 5;
     pair_decode(&code, &cfg, a, lone ? NULL : b, out);
     char what[120];
