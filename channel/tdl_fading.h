@@ -158,12 +158,30 @@ OFDM_HD float tdl_dirichlet(float f, int K) {
  * same values, two double sines a term fewer per symbol). */
 OFDM_HD cf32 tdl_sos_value(const sos_term *terms, const float *win, float amp, double t, int window) {
   float re = 0.0f, im = 0.0f;
-  for (int m = 0; m < TDL_SOS_TERMS; m++) {
-    cf32 z = tdl_rotor(terms[m].freq, terms[m].phase, t);
-    if (window) z = cf_scale(z, win ? win[m] : tdl_dirichlet(terms[m].freq, window));
-    re += z.re;
-    im += z.im;
-  }
+#ifndef __CUDA_ARCH__
+  if (!window || win) {
+    /* on the host the rotors first, in a loop of their own that GCC
+     * vectorises (the sums' fixed order keeps it from vectorising the loop
+     * below), then the same sums in the same order: the same values */
+    float zr[TDL_SOS_TERMS], zi[TDL_SOS_TERMS];
+    for (int m = 0; m < TDL_SOS_TERMS; m++) {
+      cf32 z = tdl_rotor(terms[m].freq, terms[m].phase, t);
+      if (window) z = cf_scale(z, win[m]);
+      zr[m] = z.re;
+      zi[m] = z.im;
+    }
+    for (int m = 0; m < TDL_SOS_TERMS; m++) {
+      re += zr[m];
+      im += zi[m];
+    }
+  } else
+#endif
+    for (int m = 0; m < TDL_SOS_TERMS; m++) {
+      cf32 z = tdl_rotor(terms[m].freq, terms[m].phase, t);
+      if (window) z = cf_scale(z, win ? win[m] : tdl_dirichlet(terms[m].freq, window));
+      re += z.re;
+      im += z.im;
+    }
   const float scale = amp * 0.22360679774997898f; /* sqrt(1/20) */
   return cf_make(re * scale, im * scale);
 }

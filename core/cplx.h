@@ -7,6 +7,8 @@
 #include <stdint.h>
 #ifndef __CUDACC__
 #include <math.h>
+
+#include "core/rng_math.h"
 #endif
 
 #ifdef __CUDACC__
@@ -71,13 +73,17 @@ OFDM_HD cf32 cf_fma_exact(cf32 acc, cf32 a, cf32 b) {
 }
 
 /* sin and cos of 2 pi x for x in turns: sincospif on the device (exact
- * argument reduction), sinf/cosf of the float product on the host. */
+ * argument reduction); on the host core/rng_math.h's rng_sincos_turns (the
+ * reduction to an eighth of a turn exact too, then the series), which GCC
+ * inlines and vectorises where libm's sinf and cosf are two calls a value:
+ * the Doppler paths evaluate one for every symbol, tap, link and sinusoid
+ * (there they were a third of the CPU's time). Both are within a few ulp
+ * of sin and cos of 2 pi x (tests/core/test_rng.c measures the host's). */
 OFDM_HD void sincos_turns(float x, float *s, float *c) {
 #ifdef __CUDA_ARCH__
   sincospif(2.0f * x, s, c);
 #else
-  *s = sinf(6.2831853071795865f * x);
-  *c = cosf(6.2831853071795865f * x);
+  rng_sincos_turns(x, s, c);
 #endif
 }
 
