@@ -7,8 +7,9 @@
 #include <stdint.h>
 #ifndef __CUDACC__
 #include <math.h>
-
-#include "core/rng_math.h"
+#endif
+#ifndef __CUDA_ARCH__
+#include "core/rng_math.h" /* the host's sincos_turns */
 #endif
 
 #ifdef __CUDACC__

@@ -210,8 +210,7 @@ static inline size_t pack_losses(const float *llr, const uint8_t *bit, size_t le
   }
 #endif
   for (; i < len; i++) {
-    const float l = soft_llr_clip_(llr[i]);
-    const float ms = (bit[i] & 1u) ? l : -l;
+    const float ms = soft_signed_llr_(llr[i], bit[i]);
     m[c] = ms;
     if (q) {
       q[i] = 0;
