@@ -159,29 +159,38 @@ OFDM_HD float tdl_dirichlet(float f, int K) {
 OFDM_HD cf32 tdl_sos_value(const sos_term *terms, const float *win, float amp, double t, int window) {
   float re = 0.0f, im = 0.0f;
 #ifndef __CUDA_ARCH__
-  if (!window || win) {
-    /* on the host the rotors first, in a loop of their own that GCC
-     * vectorises (the sums' fixed order keeps it from vectorising the loop
-     * below), then the same sums in the same order: the same values */
-    float zr[TDL_SOS_TERMS], zi[TDL_SOS_TERMS];
-    for (int m = 0; m < TDL_SOS_TERMS; m++) {
-      cf32 z = tdl_rotor(terms[m].freq, terms[m].phase, t);
-      if (window) z = cf_scale(z, win[m]);
-      zr[m] = z.re;
-      zi[m] = z.im;
+  /* on the host the rotors first, in a loop of their own that GCC
+   * vectorises (the sums' fixed order keeps it from vectorising the loop
+   * below), then their window factors (cf_scale's two products), then the
+   * same sums in the same order: the same values */
+  float zr[TDL_SOS_TERMS], zi[TDL_SOS_TERMS], own_win[TDL_SOS_TERMS];
+  for (int m = 0; m < TDL_SOS_TERMS; m++) {
+    const cf32 z = tdl_rotor(terms[m].freq, terms[m].phase, t);
+    zr[m] = z.re;
+    zi[m] = z.im;
+  }
+  if (window) {
+    if (!win) {
+      for (int m = 0; m < TDL_SOS_TERMS; m++) own_win[m] = tdl_dirichlet(terms[m].freq, window);
+      win = own_win;
     }
     for (int m = 0; m < TDL_SOS_TERMS; m++) {
-      re += zr[m];
-      im += zi[m];
+      zr[m] *= win[m];
+      zi[m] *= win[m];
     }
-  } else
+  }
+  for (int m = 0; m < TDL_SOS_TERMS; m++) {
+    re += zr[m];
+    im += zi[m];
+  }
+#else
+  for (int m = 0; m < TDL_SOS_TERMS; m++) {
+    cf32 z = tdl_rotor(terms[m].freq, terms[m].phase, t);
+    if (window) z = cf_scale(z, win ? win[m] : tdl_dirichlet(terms[m].freq, window));
+    re += z.re;
+    im += z.im;
+  }
 #endif
-    for (int m = 0; m < TDL_SOS_TERMS; m++) {
-      cf32 z = tdl_rotor(terms[m].freq, terms[m].phase, t);
-      if (window) z = cf_scale(z, win ? win[m] : tdl_dirichlet(terms[m].freq, window));
-      re += z.re;
-      im += z.im;
-    }
   const float scale = amp * 0.22360679774997898f; /* sqrt(1/20) */
   return cf_make(re * scale, im * scale);
 }

@@ -124,7 +124,7 @@ static void add_frame_losses(batch_result *out, uint64_t fl, const uint64_t *los
 
 /* Each stream's s = 1 loss (soft_label_loss's sum) of the chunk's nd data
  * REs, its bits in rows of f->llr and f->bits (soft_res' layout): the
- * quanta of a row's bits at once (soft_losses_q, in vector lanes), summed. */
+ * quanta of a row's bits at once, in vector lanes, summed (soft_losses_sum_q). */
 static void chunk_losses(const fused_scratch *f, size_t nd, int tx, int bps, uint64_t *loss) {
   const size_t C = CPU_FUSED_CHUNK;
   for (int t = 0; t < tx; t++)

@@ -22,7 +22,10 @@
 void soft_grid_losses(size_t n, const float *llr, const uint8_t *bit, uint64_t *grid);
 
 /* q[i] = soft_loss_q(llr[i], bit[i]) for i < n (bit[i] 0 or 1), the bits in
- * vector lanes: the same quanta bit for bit (tests/equalizer/test_soft.c). */
+ * vector lanes: the same quanta bit for bit (tests/equalizer/test_soft.c).
+ * The fused path wants only their sum (soft_losses_sum_q, below, on the
+ * same packing); this per-bit form is what lets the tests hold that packing
+ * to soft_loss_q lane by lane. */
 void soft_losses_q(size_t n, const float *llr, const uint8_t *bit, uint32_t *q);
 
 /* The sum of soft_losses_q's n quanta (what the fused path's s = 1 GMI
