@@ -892,7 +892,7 @@ extern "C" int backend_cuda_available(char *why, size_t whylen) {
 }
 
 extern "C" int backend_cuda_covers(const link_params *p) {
-  return !link_coded(p) || (p->code.decoder != CODE_DEC_BP && p->llr != LLR_OFF);
+  return !link_coded(p) || p->llr != LLR_OFF;
 }
 
 extern "C" void backend_cuda_describe(char *out, size_t n) {
@@ -968,10 +968,10 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
                                   (int)(sizeof kCudaOptionSpecs / sizeof *kCudaOptionSpecs), &o, err, errlen))
     return NULL;
   if (link_coded(p) && !backend_cuda_covers(p)) {
-    /* flooding BP has no GPU decoder (cuda/ldpc_gpu.h), and the decoder
-     * needs the receiver's LLRs; "auto" runs such a point on the CPU */
-    snprintf(err, errlen, "cuda backend: the coded link runs here with code.decoder nms, oms or nms16 and soft outputs "
-             "(llr maxlog or exact); this point runs on the cpu backend");
+    /* the decoder needs the receiver's LLRs; "auto" runs such a point on
+     * the CPU */
+    snprintf(err, errlen, "cuda backend: the coded link runs here with soft outputs (llr maxlog or exact); this point "
+             "runs on the cpu backend");
     return NULL;
   }
   int joint;

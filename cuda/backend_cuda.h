@@ -22,9 +22,9 @@ extern "C" {
 int backend_cuda_available(char *why, size_t whylen);
 
 /* 1 when the CUDA backend simulates point p: every uncoded point; a coded
- * one (code.type ldpc) with the layered decoders (nms, oms; flooding BP is
- * CPU only) and soft outputs (llr maxlog or exact), which the decoder reads
- * on the device. Others run on the CPU backend ("auto"). */
+ * one (code.type ldpc, any decoder: nms, oms, nms16 or flooding bp) with
+ * soft outputs (llr maxlog or exact), which the decoder reads on the
+ * device. Others run on the CPU backend ("auto"). */
 int backend_cuda_covers(const link_params *p);
 
 /* What runs the CUDA backend, for the results' provenance: the current

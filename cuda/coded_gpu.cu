@@ -83,9 +83,13 @@ size_t gpu_coded_bytes_per_frame(const link_params *p) {
   /* HARQ: the combining buffers, Ncb floats a block */
   const size_t acc = link_harq(p) > 1 ? sizeof(float) * tb_harq_buffer_floats(&pl) : 0;
   const size_t enc = gpu_tb_encoder_bytes_per_frame(&pl);
+  /* flooding BP: its decoder's messages, a float per edge and lane a block
+   * (cuda/ldpc_gpu.h; BG1 Z 384: 474 KiB, 4.6 times the block's input) */
+  const size_t zp = ((size_t)pl.seg.zc + 31) / 32 * 32;
+  const size_t bp = p->code.decoder == CODE_DEC_BP ? sizeof(float) * (pl.seg.bg == 1 ? 316 : 197) * zp : 0;
   tb_plan_free(&pl);
   return (size_t)g + enc + acc + 2 * (sizeof(gpu_tb_counts) + sizeof(int32_t)) +
-         c * (sizeof(float) * nb + kb + sizeof(ldpc_decode_result));
+         c * (sizeof(float) * nb + kb + sizeof(ldpc_decode_result) + bp);
 }
 
 int gpu_coded_init(const link_params *p, uint64_t frames, gpu_coded *c, cudaStream_t st, char *err,

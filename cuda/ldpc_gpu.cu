@@ -1,4 +1,5 @@
-/* The GPU layered min-sum LDPC decoder (plain C face: cuda/ldpc_gpu.h).
+/* The GPU layered min-sum LDPC decoder (plain C face: cuda/ldpc_gpu.h), and
+ * its flooding sum-product (BP) kernel (ldpc_bp_kernel, below).
  *
  * One thread block per code block, one thread per lane (check r*Z + i of a
  * base-graph row r), Z rounded up to a warp. The block's a posteriori LLRs
@@ -656,6 +657,131 @@ __global__ void __launch_bounds__(LDPC_Z_MAX, 3) ldpc_pair_kernel(const kargs a)
   }
 }
 
+/* Flooding sum-product (LDPC_FLOODING_BP): coding/ldpc_decode.c's
+ * row_sum_product, flood_collect and syndrome_zero, one code block per
+ * thread block, one thread per lane, the a posteriori LLRs in shared memory
+ * (as the min-sum kernels keep them) and the full float messages in global
+ * memory (a.gmsg as floats: edge e's lane i at e zp + i, a block's
+ * row_start[rows_max] zp apart): 4 bytes an edge and lane, too many for
+ * shared memory at large Z, and no compression rebuilds sum-product
+ * messages. An iteration:
+ *  - every decoded row's new messages from the app of the previous
+ *    iteration, which this pass only reads, so the rows need no barrier:
+ *    per lane q = app - m_old, ph = ldpc_phi(|q|), the sum of ph in edge
+ *    order from +0, the sign product from ldpc_sign_start, then
+ *    m = ldpc_bp_message, exactly as row_sum_product computes each lane
+ *    (the first iteration's m_old is +0, the CPU's zeroed array);
+ *  - app = the input, then every decoded row's messages added in row order
+ *    (flood_collect's): the rows' lanes add to disjoint LLRs within a row
+ *    (a row's columns differ, an entry's lanes are a permutation), and a
+ *    barrier separates rows that share a column (the row descriptors'
+ *    kDescSync), so each LLR takes its additions in the CPU's order;
+ *  - the syndrome over the decoded rows, as the min-sum kernels check it.
+ * The file is compiled with -fmad=false, so ldpc_phi's products and sums
+ * round as gcc's do (it never contracts them in C11 mode). */
+__global__ void __launch_bounds__(LDPC_Z_MAX) ldpc_bp_kernel(const kargs a) {
+  extern __shared__ float4 smem_words[];
+  const int z = a.z, zp = a.zp, lane = threadIdx.x, nthreads = blockDim.x;
+  const int blk = blockIdx.x;
+  const bool active = lane < z;
+  float *app = reinterpret_cast<float *>(smem_words);
+  uint32_t *tab =
+      reinterpret_cast<uint32_t *>(reinterpret_cast<char *>(smem_words) + app_bytes(a.scols, z, (int)sizeof(float)));
+  int *s_last = reinterpret_cast<int *>(tab + kTabWords);
+
+  const int ntab = 3 * a.rows + 1 + 2 * a.nnz;
+  for (int j = lane; j < ntab; j += nthreads) tab[j] = a.tab[j];
+  if (lane == 0) *s_last = -1;
+  __syncthreads();
+
+  /* The input into shared memory and rows_used, as decode_block finds them. */
+  const float *llr = a.llr + (size_t)blk * a.nb * z;
+  const int n_app = a.scols * z, scan_from = (a.info_cols + 4) * z;
+  int last = -1;
+  for (int j = lane; j < n_app; j += nthreads) {
+    const float v = llr[j];
+    app[j] = v;
+    if (j >= scan_from && v != 0.0f) last = j;
+  }
+  if (last >= 0) atomicMax(s_last, last / z);
+  __syncthreads();
+  const int rows_used = *s_last < 0 ? 4 : *s_last - a.info_cols + 1;
+
+  const uint2 *ent = reinterpret_cast<const uint2 *>(tab);
+  const uint32_t *row_start = tab + 2 * a.nnz;
+  uint32_t *check_order = tab + 2 * a.nnz + a.rows + 1;
+  const uint32_t *row_desc = check_order + a.rows;
+  if (lane == 0) {
+    int n = 0;
+    for (int i = 0; i < a.rows; i++)
+      if ((int)check_order[i] < rows_used) check_order[n++] = check_order[i];
+  }
+  __syncthreads();
+  float *msg = reinterpret_cast<float *>(a.gmsg) + (size_t)blk * row_start[a.rows_max] * zp + lane;
+
+  int it = 0, ok = 0;
+  while (it < a.max_iterations && !(ok && !a.full_iterations)) {
+    if (active) {
+      for (int r = 0; r < rows_used; r++) {
+        const uint32_t desc = row_desc[r];
+        const int e0 = (int)(desc & 0xffffu), deg = (int)((desc & ~kDescSync) >> kDescDegShift);
+        float q[LDPC_ROW_DEGREE_MAX], ph[LDPC_ROW_DEGREE_MAX];
+        float sum = 0.0f;
+        uint32_t sg = ldpc_sign_start(deg);
+#pragma unroll
+        for (int k = 0; k < LDPC_ROW_DEGREE_MAX; k++) {
+          if (k < deg) {
+            const float m = it > 0 ? msg[(size_t)(e0 + k) * zp] : 0.0f;
+            q[k] = llr_at(app, slot<float>(ent[e0 + k], lane, z)) - m;
+            ph[k] = ldpc_phi(fabsf(q[k]));
+            sum += ph[k];
+            sg ^= ldpc_sign_bit(q[k]);
+          }
+        }
+#pragma unroll
+        for (int k = 0; k < LDPC_ROW_DEGREE_MAX; k++)
+          if (k < deg) msg[(size_t)(e0 + k) * zp] = ldpc_bp_message(q[k], ph[k], sum, sg);
+      }
+    }
+    /* every lane has read the old app before it is rebuilt */
+    __syncthreads();
+    for (int j = lane; j < n_app; j += nthreads) app[j] = llr[j];
+    __syncthreads();
+    for (int r = 0; r < rows_used; r++) {
+      if (active) {
+        const uint32_t desc = row_desc[r];
+        const int e0 = (int)(desc & 0xffffu), deg = (int)((desc & ~kDescSync) >> kDescDegShift);
+        for (int k = 0; k < deg; k++) {
+          float &x = llr_at(app, slot<float>(ent[e0 + k], lane, z));
+          x = x + msg[(size_t)(e0 + k) * zp];
+        }
+      }
+      if (r + 1 == rows_used || (row_desc[r] & kDescSync)) __syncthreads();
+    }
+    it++;
+    int bad = 0;
+    if (active) {
+      for (int i = 0; i < rows_used && !bad; i++) {
+        const int r = (int)check_order[i];
+        uint32_t par = 0;
+        for (int e = (int)row_start[r]; e < (int)row_start[r + 1]; e++)
+          par ^= ldpc_hard_bit(llr_at(app, slot<float>(ent[e], lane, z)));
+        bad = (int)par;
+      }
+    }
+    ok = !__syncthreads_or(bad);
+  }
+
+  const int k_sys = a.info_cols * z;
+  uint8_t *out = a.bits + (size_t)blk * k_sys;
+  for (int j = lane; j < k_sys; j += nthreads) out[j] = ldpc_hard_bit(app[j]);
+  if (lane == 0) {
+    a.res[blk].iterations = it;
+    a.res[blk].syndrome_ok = ok;
+    a.res[blk].rows_used = rows_used;
+  }
+}
+
 /* One decode launch of arithmetic ALG on the chosen kernel, specialised for
  * the messages' place (a.gmsg set: global memory). */
 template <int ALG>
@@ -717,6 +843,7 @@ static int set_attributes(size_t smem_max) {
       (const void *)ldpc_grouped_kernel<kOms, true>,    (const void *)ldpc_grouped_kernel<kNms16, true>};
   for (int k = 0; k < 12; k++)
     if (set_kernel_attributes(kernels[k], smem_max) != 0) return -1;
+  if (set_kernel_attributes((const void *)ldpc_bp_kernel, smem_max) != 0) return -1;
   return set_kernel_attributes((const void *)ldpc_pair_kernel, smem_max);
 }
 
@@ -746,11 +873,11 @@ ldpc_gpu_decoder *ldpc_gpu_create(int bg, int z, const ldpc_decoder_config *cfg,
   }
   if (!cfg || cfg->max_iterations < 1 ||
       (cfg->algorithm != LDPC_LAYERED_NMS && cfg->algorithm != LDPC_LAYERED_OMS &&
-       cfg->algorithm != LDPC_LAYERED_NMS16) ||
+       cfg->algorithm != LDPC_LAYERED_NMS16 && cfg->algorithm != LDPC_FLOODING_BP) ||
       !(cfg->alpha > 0.0f) ||
       !(cfg->beta >= 0.0f) || (unsigned)place > LDPC_GPU_MSG_GLOBAL) {
     snprintf(err, err_len,
-             "ldpc gpu decoder: bad configuration (layered min-sum only; max_iterations >= 1, alpha > 0, "
+             "ldpc gpu decoder: bad configuration (nms, oms, nms16 or bp; max_iterations >= 1, alpha > 0, "
              "beta >= 0, a message placement)");
     return NULL;
   }
@@ -848,8 +975,10 @@ int ldpc_gpu_placement(const ldpc_gpu_decoder *d, int cols) {
   const int elem = llr_bytes(&d->cfg);
   if (d->kernel == LDPC_GPU_KERNEL_PAIR)
     return pair_shared_bytes(scols, z, d->zp, rows_max) <= d->smem_max ? LDPC_GPU_MSG_GLOBAL : -1;
-  const int fits_shared = shared_bytes(scols, z, d->zp, rows_max, 1, elem) <= d->smem_max;
   const int fits_global = shared_bytes(scols, z, d->zp, rows_max, 0, elem) <= d->smem_max;
+  /* flooding BP: its messages are always in global memory */
+  if (d->cfg.algorithm == LDPC_FLOODING_BP) return fits_global ? LDPC_GPU_MSG_GLOBAL : -1;
+  const int fits_shared = shared_bytes(scols, z, d->zp, rows_max, 1, elem) <= d->smem_max;
   switch (d->place) {
     case LDPC_GPU_MSG_SHARED: return fits_shared ? LDPC_GPU_MSG_SHARED : -1;
     case LDPC_GPU_MSG_GLOBAL: return fits_global ? LDPC_GPU_MSG_GLOBAL : -1;
@@ -895,8 +1024,11 @@ int ldpc_gpu_decode(ldpc_gpu_decoder *d, const float *llr, int nblocks, int cols
   a.nblocks = nblocks;
   const bool pair = d->kernel == LDPC_GPU_KERNEL_PAIR;
   if (pair) a.tab = d->tab_pair;
+  const bool bp = d->cfg.algorithm == LDPC_FLOODING_BP;
   if (place == LDPC_GPU_MSG_GLOBAL) {
+    /* BP: a float per edge of the rows a block may decode, and lane */
     const size_t need = pair ? sizeof(uint32_t) * kPairRowWords * (size_t)rows_max * zp * (size_t)((nblocks + 1) / 2)
+                        : bp ? sizeof(float) * (size_t)g->row_start[rows_max] * zp * (size_t)nblocks
                              : sizeof(uint32_t) * 3 * (size_t)rows_max * zp * (size_t)nblocks;
     if (need > d->scratch_bytes) {
       /* cudaFree waits for the launches still using the old buffer. */
@@ -910,6 +1042,11 @@ int ldpc_gpu_decode(ldpc_gpu_decoder *d, const float *llr, int nblocks, int cols
   }
   const size_t smem = shared_bytes(scols, z, zp, rows_max, place == LDPC_GPU_MSG_SHARED, llr_bytes(&d->cfg));
   cudaStream_t s = (cudaStream_t)stream;
+  if (bp) {
+    ldpc_bp_kernel<<<nblocks, zp, smem, s>>>(a);
+    CUDA_TRY_LAUNCH("ldpc kernel<bp>");
+    return 0;
+  }
   if (pair) {
     ldpc_pair_kernel<<<(nblocks + 1) / 2, zp, pair_shared_bytes(scols, z, zp, rows_max), s>>>(a);
     CUDA_TRY_LAUNCH("ldpc pair kernel<nms16>");

@@ -1,5 +1,6 @@
 /* The GPU LDPC decoder's plain C face (cuda/ldpc_gpu.cu): layered
- * normalised or offset min-sum over many code blocks of one base graph and
+ * normalised or offset min-sum (float or int16) or flooding sum-product
+ * (BP) over many code blocks of one base graph and
  * lifting size per launch, the LLRs already on the device. C callers include
  * this header only (no CUDA header needed); streams travel as void* (a
  * cudaStream_t, NULL = the default stream).
@@ -8,9 +9,10 @@
  * block's decisions, iteration count, syndrome flag and rows used are those
  * of ldpc_decoder_execute (coding/ldpc_decode.h), bit for bit: the kernel
  * runs coding/ldpc_msg.h's min-sum functions (coding/ldpc_msg16.h's for
- * nms16) in the CPU's order (rows in
- * order, each row's edges in order, the same early termination on a zero
- * syndrome), compiled without fused multiply-add.
+ * nms16; ldpc_phi and ldpc_bp_message for BP) in the CPU's order (rows in
+ * order, each row's edges in order, BP's a posteriori sums in the CPU's
+ * row order, the same early termination on a zero syndrome), compiled
+ * without fused multiply-add.
  *
  * Every int-returning function returns 0 on success and -1 on failure, with
  * the reason kept for gpu_last_error() (cuda/gpu.h) or written to err. */
@@ -36,7 +38,10 @@ extern "C" {
  * R 1/2: 181 KB); GLOBAL keeps them in device memory (mostly L2), leaving
  * room for more thread blocks per SM, and measured faster on an H200 at
  * both BG1 Z 384 and BG2 Z 56 (BENCHMARKS.md: 3.88 against 2.68 Gbit/s at
- * BG1 R 1/2, 10 iterations). AUTO: GLOBAL (it fits wherever SHARED does). */
+ * BG1 R 1/2, 10 iterations). AUTO: GLOBAL (it fits wherever SHARED does).
+ * Flooding BP keeps its messages uncompressed (a float per edge and lane:
+ * sum-product messages have no min1/min2 form), always in global memory,
+ * whatever the placement asked. */
 typedef enum ldpc_gpu_msg_place {
   LDPC_GPU_MSG_AUTO = 0,
   LDPC_GPU_MSG_SHARED = 1,
@@ -51,7 +56,9 @@ typedef struct ldpc_gpu_decoder ldpc_gpu_decoder;
  * GROUPED (the default): a loop specialised for each row degree, the LLR
  * slots of a row's edges computed once for both passes, and no barrier
  * between consecutive rows that share no column. ROW stays selectable so
- * the two can be timed side by side on a device (tests/cuda/ldpc_gpu_speed.cu). */
+ * the two can be timed side by side on a device (tests/cuda/ldpc_gpu_speed.cu).
+ * Flooding BP has one kernel of its own, whichever of GROUPED and ROW is
+ * selected. */
 typedef enum ldpc_gpu_kernel {
   LDPC_GPU_KERNEL_GROUPED = 0,
   LDPC_GPU_KERNEL_ROW = 1,
@@ -66,9 +73,9 @@ typedef enum ldpc_gpu_kernel {
 } ldpc_gpu_kernel;
 
 /* A decoder for base graph bg (1, 2), lifting size z and cfg (algorithm
- * LDPC_LAYERED_NMS, LDPC_LAYERED_OMS or the fixed-point LDPC_LAYERED_NMS16,
- * whose LLRs take 2 bytes of shared memory instead of 4; flooding BP is CPU
- * only) on the
+ * LDPC_LAYERED_NMS, LDPC_LAYERED_OMS, the fixed-point LDPC_LAYERED_NMS16,
+ * whose LLRs take 2 bytes of shared memory instead of 4, or
+ * LDPC_FLOODING_BP) on the
  * current device (cuda/gpu.h's gpu_use_device). NULL with the reason in err
  * on bad input, when even the a posteriori LLRs of one block do not fit the
  * device's shared memory, or on a CUDA failure. */

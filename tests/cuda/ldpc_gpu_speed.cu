@@ -13,7 +13,9 @@
  * both kernels (grouped, the default, and the first, row), the same bits,
  * and the nms16 lines with global messages also with the pair kernel (two
  * blocks per thread block as int16x2; its messages take 8 + 4 ceil(deg/8)
- * bytes a row and lane for two blocks, which its floor counts).
+ * bytes a row and lane for two blocks, which its floor counts). Flooding BP
+ * (its own kernel, full float messages in global memory) has one line per
+ * iteration count, its second floor counting its messages instead.
  * Exits 77 without a GPU.
  *
  *   build/tests/ldpc_gpu_speed [blocks per launch for BG1 Z 384, default 2048] */
@@ -99,6 +101,7 @@ static void run(const char *name, int bg, int z, int k_info, int cols_sent, int 
   for (int pi = 0; pi < 2; pi++)
     for (int t = 0; t < 3; t++) {
       if (ki == 2 && (alg != LDPC_LAYERED_NMS16 || pi == 0)) break; /* the pair kernel: nms16, global */
+      if (alg == LDPC_FLOODING_BP && (ki != 0 || pi == 0)) break;    /* BP: one kernel, global messages */
       char err[300];
       ldpc_decoder_config cfg;
       ldpc_decoder_config_default(&cfg);
@@ -135,7 +138,11 @@ static void run(const char *name, int bg, int z, int k_info, int cols_sent, int 
       CUDA_CHECK(cudaMemcpy(&r0, d_res, sizeof r0, cudaMemcpyDeviceToHost));
       const double bits = (double)nblocks * k_info;
       const double llr_bytes = alg == LDPC_LAYERED_NMS16 ? sizeof(int16_t) : sizeof(float);
-      const double msg_bytes = ki == 2 ? pair_row_bytes * zp : 12.0 * rows * zp;
+      /* BP: a float a decoded edge and lane, read twice (its row, then the
+       * sums) and written once an iteration: 1.5 copies */
+      const double msg_bytes = alg == LDPC_FLOODING_BP ? 1.5 * 4.0 * g->row_start[rows] * zp
+                               : ki == 2               ? pair_row_bytes * zp
+                                                       : 12.0 * rows * zp;
       const double own_bytes = llr_bytes * (double)cols_sent * z / 2 + msg_bytes * iters[t];
       printf("%-22s %-7s kernel %-6s messages %2d it (block 0: %2d): %7.2f Gbit/s info   full-message floor "
              "%7.2f Gbit/s (%.0f KiB/iteration/block), compressed-message floor %7.2f Gbit/s (%d blocks)\n",
@@ -175,5 +182,8 @@ int main(int argc, char **argv) {
   /* BG2 Z 56 R 1/3: K' 560, 1680 bits = 30 Z sent: columns 0..31, rows 0..21. */
   run("BG2 Z56 R1/3 NMS", 2, 56, 560, 32, nblocks * 8, rate, LDPC_LAYERED_NMS);
   run("BG2 Z56 R1/3 NMS16", 2, 56, 560, 32, nblocks * 8, rate, LDPC_LAYERED_NMS16);
+  /* flooding sum-product (the BP kernel; its full messages in global memory) */
+  run("BG1 Z384 R1/2 BP", 1, 384, 8448, 46, nblocks, rate, LDPC_FLOODING_BP);
+  run("BG2 Z56 R1/3 BP", 2, 56, 560, 32, nblocks * 8, rate, LDPC_FLOODING_BP);
   return 0;
 }

@@ -23,12 +23,12 @@
  *   the first transmission, lost TBs after HARQ and transmissions within
  *   2 + 10% (later transmissions' channels may differ in the last ulps as
  *   the first's do);
- * for BPSK, QPSK and 16-QAM, zf, mmse and kbest, nms, oms and nms16, one
- * code block and several, pilots on and off. Exits 77 without a GPU;
- * OFDMSIM_SMALL=1 (compute-sanitizer) runs the waterfall points of four
- * cases alone (BPSK nms, zf oms, 16-QAM with pilots and two code blocks,
- * QPSK nms16: the fixed-point kernel's launches), and HARQ on the first
- * case only. */
+ * for BPSK, QPSK and 16-QAM, zf, mmse and kbest, nms, oms, nms16 and
+ * flooding bp, one code block and several, pilots on and off. Exits 77
+ * without a GPU; OFDMSIM_SMALL=1 (compute-sanitizer) runs the waterfall
+ * points of five cases alone (BPSK nms, zf oms, 16-QAM with pilots and two
+ * code blocks, QPSK nms16: the fixed-point kernel's launches, QPSK zf bp:
+ * the BP kernel's), and HARQ on the first case only. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,14 +229,17 @@ int main(void) {
       {"qpsk 2x2 kbest oms, DMRS, 3 CBs", {2, 2, 600, 14, 2, EQ_KBEST, CODE_DEC_OMS, 0.6}, 2.6},
       {"qpsk 2x2 mmse nms16, one CB", {2, 2, 72, 14, 0, EQ_MMSE, CODE_DEC_NMS16, 0.5}, 1.6},
       {"16qam 4x4 mmse nms16, pilots, 2 CBs", {4, 4, 144, 14, 1, EQ_MMSE, CODE_DEC_NMS16, 0.5}, 6.8},
+      {"qpsk 2x2 zf bp", {2, 2, 72, 14, 0, EQ_ZF, CODE_DEC_BP, 0.5}, 1.4},
+      {"16qam 4x4 mmse bp, pilots, 2 CBs", {4, 4, 144, 14, 1, EQ_MMSE, CODE_DEC_BP, 0.5}, 6.8},
   };
   const bool limits = !test_small_mode();
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     /* small: BPSK nms with HARQ, zf oms, and 16-QAM with pilots and two
      * code blocks; the K-best cases (600 subcarriers, three code blocks) are
      * what kept racecheck from finishing, and their decoder launches are the
-     * same kernels the kept cases run (case 6: the nms16 kernel) */
-    if (!limits && i != 0 && i != 2 && i != 4 && i != 6) continue;
+     * same kernels the kept cases run (case 6: the nms16 kernel, case 8:
+     * flooding BP's) */
+    if (!limits && i != 0 && i != 2 && i != 4 && i != 6 && i != 8) continue;
     const spec &s = cases[i].s;
     CHECK(compare(s, cases[i].mid, cases[i].name) >= 0, "%s: the waterfall point failed", cases[i].name);
     /* small (the sanitizers' run): HARQ on the first case only. Racecheck

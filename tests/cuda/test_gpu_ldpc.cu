@@ -1,4 +1,5 @@
-/* The GPU layered min-sum decoder (cuda/ldpc_gpu.h) equals the CPU's
+/* The GPU LDPC decoder (cuda/ldpc_gpu.h), layered min-sum and flooding
+ * sum-product, equals the CPU's
  * (coding/ldpc_decode.h) block for block: the same decisions on every
  * systematic bit, the same iterations, syndrome flag and rows used.
  *
@@ -29,7 +30,11 @@
  *   - over the whole run some blocks stopped early after several iterations
  *     and some failed at the cap (else the comparison would not have
  *     exercised early termination); not in OFDMSIM_SMALL=1 mode, which runs
- *     three small cases (for compute-sanitizer);
+ *     six small cases (for compute-sanitizer);
+ *   - flooding sum-product (BP) on every other (BG, Z, rate) case, both
+ *     runs (columns bounded, every column), half of its cases with extreme
+ *     LLRs (extreme_llrs: +-1e30, +-inf, +0 and -0 erasures), decodes as
+ *     the CPU's ldpc_decoder_execute bit for bit;
  *   - bad arguments are refused. */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -61,6 +66,8 @@ typedef struct {
   int fixed;          /* normalised in int16 fixed point (nms16) */
   int max_iterations;
   int per_snr;        /* blocks per Es/N0 */
+  int bp;             /* flooding sum-product (LDPC_FLOODING_BP) */
+  int extreme;        /* some noisy LLRs made +-1e30, +-inf, +0 or -0 (extreme_llrs) */
 } test_case;
 
 static int early_stops = 0, failures_at_cap = 0;
@@ -109,6 +116,25 @@ static void make_block(const ldpc_code *code, const ldpc_segmentation *s, const 
   }
   ratematch_accumulate(p, fl.data(), buf.data());
   ratematch_decoder_input(p, buf.data(), llr);
+}
+
+/* Some LLRs of a noisy block made extreme: every 97th nonzero one +-1e30,
+ * every 89th +-inf (its sign kept), every 83rd an erasure (+0) and every
+ * 79th -0, so that phi's clamps, infinite sums and erased columns (which
+ * may also shorten the rows decoded) meet the GPU exactly as the CPU.
+ * Zeros stay zeros: ldpc_gpu_cols_for still bounds the nonzero ones. */
+static void extreme_llrs(float *llr, int n) {
+  for (int k = 0; k < n; k++) {
+    if (llr[k] == 0.0f) continue;
+    if (k % 97 == 0)
+      llr[k] = copysignf(1.0e30f, llr[k]);
+    else if (k % 89 == 0)
+      llr[k] = copysignf(INFINITY, llr[k]);
+    else if (k % 83 == 0)
+      llr[k] = 0.0f;
+    else if (k % 79 == 0)
+      llr[k] = -0.0f; /* an erasure with its sign bit set: decisions are sign bits */
+  }
 }
 
 /* Decodes nblocks of llr on the GPU with (place, cols) and kernel; SHARED
@@ -193,6 +219,7 @@ static void run_case(int ci, const test_case *tc, int small) {
     const double esn0 = clean ? INFINITY : base + offsets[(b - 1) / tc->per_snr];
     float *l = llr.data() + (size_t)b * nb_bits;
     make_block(&code, &s, &p, esn0, &rng, info.data() + (size_t)b * s.k_prime, l);
+    if (tc->extreme && !clean) extreme_llrs(l, nb_bits);
     const int c = ldpc_gpu_cols_for(&p);
     for (int k = c * tc->z; k < nb_bits; k++) cols_ok &= l[k] == 0.0f;
     if (!clean) cols = c > cols ? c : cols;
@@ -201,7 +228,10 @@ static void run_case(int ci, const test_case *tc, int small) {
 
   ldpc_decoder_config cfg;
   ldpc_decoder_config_default(&cfg);
-  cfg.algorithm = tc->fixed ? LDPC_LAYERED_NMS16 : tc->offset ? LDPC_LAYERED_OMS : LDPC_LAYERED_NMS;
+  cfg.algorithm = tc->bp      ? LDPC_FLOODING_BP
+                  : tc->fixed ? LDPC_LAYERED_NMS16
+                  : tc->offset ? LDPC_LAYERED_OMS
+                               : LDPC_LAYERED_NMS;
   cfg.max_iterations = tc->max_iterations;
   ldpc_decoder *cpu = ldpc_decoder_create(tc->bg, tc->z, &cfg, err, sizeof err);
   CHECK(cpu != NULL, "case %d: CPU decoder: %s", ci, err);
@@ -226,8 +256,9 @@ static void run_case(int ci, const test_case *tc, int small) {
    * sends every column, so it is left out here). Runs 1, 3 and 5: every
    * block, messages in global memory, every column. Runs 0 and 1 launch the
    * grouped kernel, 2 and 3 the row kernel, 4 and 5 (nms16 only) the pair
-   * kernel. */
-  const int runs = tc->fixed ? 6 : 4;
+   * kernel. BP has one kernel of its own and keeps its messages in global
+   * memory whatever the placement asked: runs 0 and 1 only. */
+  const int runs = tc->fixed ? 6 : tc->bp ? 2 : 4;
   for (int v = 0; v < runs; v++) {
     const int first = (v & 1) == 0 ? 1 : 0;
     const ldpc_gpu_kernel kernel = v < 2 ? LDPC_GPU_KERNEL_GROUPED : v < 4 ? LDPC_GPU_KERNEL_ROW : LDPC_GPU_KERNEL_PAIR;
@@ -257,7 +288,7 @@ static void run_case(int ci, const test_case *tc, int small) {
     const int br = bad_res < 0 ? 0 : bad_res;
     CHECK(bad_res < 0,
           "case %d (BG%d Z %d R %.3f %s) run %d: block %d: GPU %d iterations, syndrome %d, rows %d; CPU %d, %d, %d",
-          ci, tc->bg, tc->z, tc->rate, tc->fixed ? "NMS16" : tc->offset ? "OMS" : "NMS", v, br, res[br].iterations, res[br].syndrome_ok,
+          ci, tc->bg, tc->z, tc->rate, tc->bp ? "BP" : tc->fixed ? "NMS16" : tc->offset ? "OMS" : "NMS", v, br, res[br].iterations, res[br].syndrome_ok,
           res[br].rows_used, cpu_res[br].iterations, cpu_res[br].syndrome_ok, cpu_res[br].rows_used);
     CHECK(bad_bits < 0, "case %d (BG%d Z %d R %.3f) run %d: block %d: GPU decisions differ from the CPU's", ci,
           tc->bg, tc->z, tc->rate, v, bad_bits);
@@ -283,6 +314,8 @@ int main(void) {
     cases.push_back({2, 15, 1.0 / 3, 6, 1, 1, 0, 5, 3});
     cases.push_back({1, 2, 2.0 / 3, 4, 0, 1, 0, 5, 3});
     cases.push_back({2, 56, 1.0 / 3, 7, 0, 0, 1, 5, 3});
+    cases.push_back({2, 56, 1.0 / 3, 7, 0, 0, 0, 5, 3, 1, 1});
+    cases.push_back({1, 104, 0.5, 0, 1, 0, 0, 5, 2, 1, 0});
   } else {
     static const int zs[6] = {384, 208, 56, 15, 2, 104};
     static const double rates_bg1[4] = {1.0 / 3, 0.5, 2.0 / 3, 8.0 / 9};
@@ -303,9 +336,21 @@ int main(void) {
           tc.fixed = 0;
           tc.max_iterations = iters[n % 3];
           tc.per_snr = tc.z >= 200 ? 4 : 12;
+          tc.bp = 0;
+          tc.extreme = 0;
           cases.push_back(tc);
           if (!tc.offset) {
             tc.fixed = 1;
+            cases.push_back(tc);
+          }
+          /* flooding BP on every other case, half of them with extreme LLRs
+           * (BP's CPU decoder is the slowest, so fewer blocks) */
+          if (ri % 2 == zi % 2) {
+            tc.fixed = 0;
+            tc.offset = 0;
+            tc.bp = 1;
+            tc.extreme = (n / 2) % 2;
+            tc.per_snr = tc.z >= 200 ? 2 : 6;
             cases.push_back(tc);
           }
         }
@@ -324,7 +369,13 @@ int main(void) {
   ldpc_decoder_config cfg;
   ldpc_decoder_config_default(&cfg);
   cfg.algorithm = LDPC_FLOODING_BP;
-  CHECK(ldpc_gpu_create(1, 384, &cfg, LDPC_GPU_MSG_AUTO, err, sizeof err) == NULL, "flooding BP accepted");
+  ldpc_gpu_decoder *bp = ldpc_gpu_create(1, 384, &cfg, LDPC_GPU_MSG_SHARED, err, sizeof err);
+  CHECK(bp != NULL, "BG1 Z 384 flooding BP: %s", err);
+  if (bp) {
+    CHECK(ldpc_gpu_placement(bp, 0) == LDPC_GPU_MSG_GLOBAL, "BP's messages not in global memory");
+    CHECK(ldpc_gpu_set_kernel(bp, LDPC_GPU_KERNEL_PAIR) == -1, "the pair kernel accepted for BP");
+    ldpc_gpu_destroy(bp);
+  }
   cfg.algorithm = LDPC_LAYERED_NMS;
   CHECK(ldpc_gpu_create(1, 17, &cfg, LDPC_GPU_MSG_AUTO, err, sizeof err) == NULL, "Z 17 accepted");
   cfg.max_iterations = 0;
