@@ -74,11 +74,13 @@ m = sum(float(r["Total Time (ns)"]) for r in mem)
 print("%6.1f%%  %9.3f ms  copies (%d kinds); GPU time in all: %.3f ms" % (100 * m / total if total else 0, m / 1e6,
                                                                          len(mem), total / 1e6))
 # the base names ncu matches (--kernel-name-base function): no "void ", no
-# template arguments, no parameters
+# anonymous namespace (nsys names it "<unnamed>::"), no template arguments, no
+# parameters
 with open(sys.argv[5], "w") as out:
     seen = []
     for r in kern:
-        base = re.sub(r"^void\s+", "", r["Name"]).split("<")[0].split("(")[0].split("::")[-1].strip()
+        base = re.sub(r"^void\s+|<unnamed>::|\(anonymous namespace\)::", "", r["Name"])
+        base = base.split("<")[0].split("(")[0].split("::")[-1].strip()
         if base and base not in seen:
             seen.append(base)
     out.write("\n".join(seen[:ncu_top]) + ("\n" if seen[:ncu_top] else ""))
@@ -90,7 +92,7 @@ PY
     printf '\n== %s (ncu, first %s launches)\n' "$name" "${LAUNCHES:-400}"
     "$ncu" --launch-count "${LAUNCHES:-400}" --metrics gpu__time_duration.sum --csv "${point[@]}" \
       2> "$tmp/run.log" | python3 -c '
-import collections, csv, sys
+import collections, csv, re, sys
 rows = [r for r in csv.DictReader(l for l in sys.stdin if l.startswith("\""))]
 t = collections.Counter(); n = collections.Counter()
 for r in rows:
@@ -100,9 +102,14 @@ for r in rows:
 tot = sum(t.values())
 for k, v in t.most_common(int(sys.argv[1])):
     print("%6.1f%%  %9.3f ms  %7d launches  %s" % (100 * v / tot, v, n[k], k[:100]))
+seen = []
+for k, v in t.most_common():
+    base = re.sub(r"^void\s+|<unnamed>::|\(anonymous namespace\)::", "", k)
+    base = base.split("<")[0].split("(")[0].split("::")[-1].strip()
+    if base and base not in seen:
+        seen.append(base)
 with open(sys.argv[3], "w") as out:
-    for k, v in t.most_common(int(sys.argv[2])):
-        out.write(k.split("<")[0].split("(")[0] + "\n")
+    out.write("".join(b + "\n" for b in seen[:int(sys.argv[2])]))
 ' "$top" "$ncu_top" "$tmp/kernels.txt" || tail -5 "$tmp/run.log"
   fi
   # what bounds the largest kernels: the first launch of each (ncu fixes the
