@@ -10,14 +10,15 @@
 #   OFDMSIM=build-gpu/ofdmsim bash scripts/gpu-profile.sh [NAME-REGEX]
 # NAME-REGEX (grep -E, default all) picks the cases by name; TOP (default 6)
 # kernels listed a case; NCU_TOP (default 2; 0: none) kernels measured;
-# BITS (default 2e8) the point's bits. Needs nsys (PATH or CUDA's bin
+# BITS (default 4e9) the point's bits. Needs nsys (PATH or CUDA's bin
 # folder); without it the kernel list comes from ncu's durations of the
-# first LAUNCHES (default 400) launches. NCU_SKIP (default 5) launches of a
-# kernel pass before the one Nsight Compute measures: a point's first batches
-# are small probes (1,792 threads of the fused kernel on the H200 against
-# 57,344 from the sixth launch on), whose occupancy and throughput say
-# nothing about the point's steady state (their instructions a thread are
-# the same). OUT=dir keeps the nsys reports.
+# first LAUNCHES (default 400) launches. NCU_SKIP (default 11) launches of
+# a kernel pass before the one Nsight Compute measures: a point's batches
+# double from one frame (sim/driver.c), so the twelfth is 2,048 frames, a
+# long point's size (the cap is 2^25 REs); the sixth, 32 frames, filled a
+# fraction of an H200 and understated occupancy and throughput (its
+# instructions a thread were the first launch's). BITS must cover those
+# batches: 1 + 2 + ... + 2,048 frames. OUT=dir keeps the nsys reports.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/paths-cases.sh"
@@ -25,7 +26,7 @@ ofdmsim=${OFDMSIM:-$here/../build-gpu/ofdmsim}
 pick=${1:-.}
 top=${TOP:-6}
 ncu_top=${NCU_TOP:-2}
-bits=${BITS:-2e8}
+bits=${BITS:-4e9}
 find_tool() { command -v "$1" || ls "/usr/local/cuda/bin/$1" /opt/nvidia/nsight-*/*/bin/"$1" 2>/dev/null | head -1; }
 nsys=$(find_tool nsys)
 ncu=$(find_tool ncu)
@@ -123,7 +124,7 @@ with open(sys.argv[3], "w") as out:
   [ -n "$ncu" ] || continue
   while read -r k; do
     [ -n "$k" ] || continue
-    "$ncu" --kernel-name "$k" --launch-skip "${NCU_SKIP:-5}" --launch-count 1 --section SpeedOfLight --section Occupancy \
+    "$ncu" --kernel-name "$k" --launch-skip "${NCU_SKIP:-11}" --launch-count 1 --section SpeedOfLight --section Occupancy \
       --section LaunchStats --section InstructionStats --section SchedulerStats --csv "${point[@]}" \
       2> "$tmp/ncu.log" > "$tmp/ncu.csv"
     python3 - "$tmp/ncu.csv" "$k" <<'PY' || tail -3 "$tmp/ncu.log"
