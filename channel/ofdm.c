@@ -22,6 +22,7 @@ struct ofdm_modem {
   float amp[TDL_MAX_TAPS];
   uint64_t key; /* the point's Philox key */
   float scale; /* 1/sqrt(K): both transforms unitary */
+  int transform; /* frames by the CP-aligned transform (ofdm_modem_transform) */
   fftwf_complex *buf;
   fftwf_plan ifft, fft; /* in place on an aligned K-sample block */
 };
@@ -81,8 +82,19 @@ ofdm_modem *ofdm_modem_create(const link_params *p, const tdl_grid *grid, char *
     ofdm_modem_destroy(m);
     return NULL;
   }
+  m->transform = ofdm_transform_applies(m->model, m->fade.nu > 0.0, grid, m->cp);
   return m;
 }
+
+int ofdm_transform_applies(channel_model model, int fading, const tdl_grid *grid, int cp) {
+  return model == CH_TDL && !fading && grid && grid->td_taps > 0 && grid->td_delay[grid->td_taps - 1] <= cp;
+}
+
+void ofdm_modem_set_direct(ofdm_modem *m, int direct) {
+  if (m) m->transform = direct ? 0 : ofdm_transform_applies(m->model, m->fade.nu > 0.0, m->grid, m->cp);
+}
+
+int ofdm_modem_transform(const ofdm_modem *m) { return m ? m->transform : 0; }
 
 /* Modulates antenna t's symbols into its stream: per symbol, CP then body. */
 static void transmit(const ofdm_modem *m, const cf32 *x, cf32 *block, cf32 *stream) {
@@ -360,12 +372,47 @@ static void receive(const ofdm_modem *m, const cf32 *stream, cf32 *block, cf32 *
   }
 }
 
+/* The CP-aligned transform (ofdm.h): y = H x + the receiver's FFT of the
+ * noise alone, H the response of the discrete taps the convolution would
+ * apply (tdl_response on the grid's tables: the receiver's perfect CSI). The
+ * noise is add_noise's draws on a silent stream through receive(); each RE's
+ * H x is core/re.h's re_mix sum, the noise added after it (cf_add), as the
+ * GPU's fused kernels compute it (YSRC_NOISE). */
+static int transform_frame(const ofdm_modem *m, uint64_t frame, const cf32 *x, size_t ldx, const cf32 *taps,
+                           float noise_std, cf32 *y, size_t ldy) {
+  const size_t N = m->frame_samples, K = (size_t)m->K;
+  const int tx = m->tx, rx = m->rx, links = rx * tx;
+  cf32 *block = fftwf_malloc(sizeof(cf32) * (2 * K + (size_t)rx * N + (size_t)links * K));
+  if (!block) return -1;
+  cf32 *got = block + K, *Hk = got + (size_t)rx * N, *restrict acc = Hk + (size_t)links * K;
+  tdl_response(m->grid, links, taps, 0, m->K, Hk, K);
+  memset(got, 0, sizeof *got * (size_t)rx * N);
+  if (noise_std > 0.0f) add_noise(m, frame, N, noise_std, got);
+  for (int r = 0; r < rx; r++) receive(m, got + (size_t)r * N, block, y + (size_t)r * ldy);
+  /* y += H x: each RE's sum as re_mix's (from +0, cf_fma_exact over the
+   * streams in order), then cf_add of its noise; a symbol's subcarriers in
+   * vector loops, the same operations on each */
+  for (int sym = 0; sym < m->symbols; sym++)
+    for (int r = 0; r < rx; r++) {
+      for (size_t k = 0; k < K; k++) acc[k] = cf_make(0.0f, 0.0f);
+      for (int t = 0; t < tx; t++) {
+        const cf32 *restrict h = Hk + (size_t)(r * tx + t) * K, *restrict xt = x + (size_t)t * ldx + (size_t)sym * K;
+        for (size_t k = 0; k < K; k++) acc[k] = cf_fma_exact(acc[k], h[k], xt[k]);
+      }
+      cf32 *restrict yr = y + (size_t)r * ldy + (size_t)sym * K;
+      for (size_t k = 0; k < K; k++) yr[k] = cf_add(acc[k], yr[k]);
+    }
+  fftwf_free(block);
+  return 0;
+}
+
 int ofdm_modem_frame(ofdm_modem *m, uint64_t frame, const cf32 *x, size_t ldx, const cf32 *taps,
                      const sos_term *sos, float noise_std, cf32 *y, size_t ldy) {
   const int fading = m && m->model == CH_TDL && m->fade.nu > 0.0;
   if (!m || !x || !y || (m->model == CH_TDL && !(fading ? (const void *)sos : (const void *)taps)) ||
       !(noise_std >= 0.0f) || !isfinite(noise_std))
     return -1;
+  if (m->transform) return transform_frame(m, frame, x, ldx, taps, noise_std, y, ldy);
   const size_t N = m->frame_samples;
   const int tx = m->tx, rx = m->rx;
   /* One allocation: an aligned block for the transforms, then the streams

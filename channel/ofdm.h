@@ -24,6 +24,27 @@ typedef struct ofdm_modem ofdm_modem;
  * message on error. */
 ofdm_modem *ofdm_modem_create(const link_params *p, const tdl_grid *grid, char *err, size_t errlen);
 
+/* Whether a point's frames take the CP-aligned transform: tdl taps fixed
+ * over the frame (no Doppler) whose last discrete tap's delay is at most the
+ * CP. Then every kept sample's convolution reads only its own symbol's
+ * span, CP included, which the CP makes periodic: the window's convolution
+ * is circular, and after the receiver's FFT it is exactly the product of
+ * the discrete taps' response (with the window rotation and both unitary
+ * scales: the receiver's perfect CSI, tdl_grid.h) and the symbol. So y =
+ * H x + FFT(noise), computed that way: the noise of the very draws the
+ * convolution would add, transformed alone, without the IFFT and the
+ * convolution. Equal up to float rounding to the sample-by-sample link; the
+ * GPU's fused mode computes the same (cuda/ofdm_gpu.cu). */
+int ofdm_transform_applies(channel_model model, int fading, const tdl_grid *grid, int cp);
+
+/* 1: every frame convolves sample by sample, even where the transform
+ * applies (the per-sample reference; the backends' td_direct option);
+ * 0: the transform where it applies (the default). */
+void ofdm_modem_set_direct(ofdm_modem *m, int direct);
+
+/* 1 when m's frames take the transform. */
+int ofdm_modem_transform(const ofdm_modem *m);
+
 /* One frame. x: frequency-domain symbols [tx] (stride ldx) of the frame's
  * symbols*subcarriers REs, RE m = symbol*K + k. Per tx antenna and symbol:
  * unitary IFFT (1/sqrt(K)) and a cyclic prefix of cp_length; the frame's whole
@@ -36,7 +57,9 @@ ofdm_modem *ofdm_modem_create(const link_params *p, const tdl_grid *grid, char *
  * (tdl_draw_sos; taps is then unused and may be NULL), each tap is the cubic
  * of its segment (channel/tap_poly.h), and each goes through its own
  * interpolator (tdl_grid's tap_first/count/coef).
- * (stride ldy). The caller passes noise_std = sqrt(n0). Safe to call
+ * (stride ldy). Where the transform applies (ofdm_modem_transform) y is
+ * computed by it instead: the same y up to float rounding.
+ * The caller passes noise_std = sqrt(n0). Safe to call
  * concurrently (scratch is per call). 0, or -1 on a bad argument or when
  * scratch memory cannot be had. */
 int ofdm_modem_frame(ofdm_modem *m, uint64_t frame, const cf32 *x, size_t ldx, const cf32 *taps,

@@ -180,16 +180,19 @@ typedef struct cpu_options {
   int staged;  /* 1 = one pass per stage over batch-sized buffers (per-stage
                   timing, fetch); 0 = fused where the point allows
                   (cpu/fused_cpu.c) */
+  int td_direct; /* 1 = the time domain convolves sample by sample even where
+                    the CP-aligned transform applies (channel/ofdm.h) */
 } cpu_options;
 
 static const backend_option_spec cpu_option_specs[] = {
     {"threads", offsetof(cpu_options, threads), BACKEND_OPT_INT, 0, 1 << 20},
     {"staged", offsetof(cpu_options, staged), BACKEND_OPT_INT, 0, 1},
+    {"td_direct", offsetof(cpu_options, td_direct), BACKEND_OPT_INT, 0, 1},
 };
 
 backend *backend_cpu_create(const link_params *p, const backend_options *opt, char *err,
                                  size_t errlen) {
-  cpu_options o = {0, 0};
+  cpu_options o = {0, 0, 0};
   if (opt && backend_options_read(opt, "cpu", cpu_option_specs,
                                   (int)(sizeof cpu_option_specs / sizeof *cpu_option_specs), &o, err, errlen))
     return NULL;
@@ -211,7 +214,11 @@ backend *backend_cpu_create(const link_params *p, const backend_options *opt, ch
     d->seq = s->dmrs_seq;
   }
   if (p->model == CH_TDL && tdl_grid_make(p, &s->grid, err, errlen)) goto fail;
-  if (p->domain == DOMAIN_TIME && !(s->modem = ofdm_modem_create(p, &s->grid, err, errlen))) goto fail;
+  if (p->domain == DOMAIN_TIME) {
+    if (!(s->modem = ofdm_modem_create(p, &s->grid, err, errlen))) goto fail;
+    ofdm_modem_set_direct(s->modem, o.td_direct);
+    b->td_path = ofdm_modem_transform(s->modem) ? "CP-aligned transform" : "sample by sample";
+  }
   const int est = p->estimation == EST_LS;
   if (est && (est_plan_make(p, &s->est, err, errlen) || est_plan_matches(&s->est, p, err, errlen))) goto fail;
 

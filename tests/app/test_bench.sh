@@ -19,16 +19,18 @@ inv = d["cpu_invert"]
 good = len(inv) == 4 and all(r["ok"] and r["minv_s"] > 0 and r["max_residual"] < 1e-3 for r in inv)
 sys.exit(0 if good else 1)
 PY
-  check "the JSON keys scripts read: every pipeline column, the GPU's absence" python3 - "$tmp/b.json" <<'PY'
+  check "the JSON keys scripts read: every pipeline column, the GPU's absence, the CPU's direct time-domain row" python3 - "$tmp/b.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 cols = {"draw", "channel", "gram", "invert", "equalize", "demap", "stages", "wall"}
 top = {"program", "tool", "build", "started", "written", "version", "date", "host", "command", "cpu_threads", "reps", "seed", "small", "cpu_invert", "gpu", "pipeline"}
 pipe = d["pipeline"]
 good = (top <= set(d) and d["command"].startswith("ofdmsim bench --small") and d["tool"] == "bench" and
-        d["gpu"]["present"] is False and d["gpu"]["why"] and len(pipe) == 4 and
+        d["gpu"]["present"] is False and d["gpu"]["why"] and len(pipe) == 5 and
         [(p["channel"], p["domain"]) for p in pipe] ==
-        [("rayleigh", "frequency")] * 2 + [("tdl-a", "frequency"), ("tdl-a", "time")] and
+        [("rayleigh", "frequency")] * 2 + [("tdl-a", "frequency"), ("tdl-a", "time"), ("tdl-a", "time")] and
+        pipe[3]["convolution"] in ("CP-aligned transform", "sample by sample") and
+        pipe[4]["convolution"] == "sample by sample" and pipe[4]["link"].endswith("direct") and
         all({"link", "backend", "mode", "available", "ok", "why", "ber"} <= set(p) and
             set(p["seconds"]) == cols and set(p["gbit_s"]) == cols and p["gbit_s"]["wall"] > 0
             for p in pipe))

@@ -16,12 +16,18 @@
  *    which the receiver drops, and must come out the same), draw
  *    RNG_TDNOISE (r/2) N_f + n.
  *
+ * Where the taps fit the CP (no Doppler), the modem's default path is the
+ * CP-aligned transform (ofdm.h), not the convolution: the test sets
+ * td_direct for the bit-for-bit comparison, and holds the transform to the
+ * same reference within float rounding (1e-4 of the frame's rms).
+ *
  * The shapes reach both the modem's multi-term passes and its one-term
  * remainders (delays that do not reach a block's first samples: no CP;
  * tap counts that are no multiple of the pass), odd receive counts and
  * the sample grid. A wrong order, a skipped or doubled term or a moved
  * draw changes bits. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,6 +145,8 @@ static void ref_frame(const link_params *p, const tdl_grid *g, uint64_t frame, c
   fftwf_free(buf);
 }
 
+static int transforms_checked = 0; /* frames the CP-aligned transform was held to the reference on */
+
 static void check_shape(int tx, int rx, int K, int S, int cp, pdp_kind kind, double ds, delay_grid dg, double fd_hz) {
   link_params p = tp_point(tx, rx, 4, CH_TDL, K, S, cp);
   p.profile = kind;
@@ -155,6 +163,14 @@ static void check_shape(int tx, int rx, int K, int S, int cp, pdp_kind kind, dou
   ofdm_modem *m = ofdm_modem_create(&p, &g, err, sizeof err);
   CHECK(m != NULL, "ofdm_modem_create: %s", err);
   if (!m) return;
+  /* the convolution itself first (the reference is per sample); then, where
+   * the CP-aligned transform applies, the transform against the same
+   * reference */
+  const int transform = ofdm_modem_transform(m);
+  CHECK(transform == (fd_hz == 0.0 && g.td_taps > 0 && g.td_delay[g.td_taps - 1] <= cp),
+        "%dx%d K %d cp %d: the transform %s", tx, rx, K, cp, transform ? "taken where it does not apply" : "not taken");
+  ofdm_modem_set_direct(m, 1);
+  CHECK(!ofdm_modem_transform(m), "td_direct did not turn the transform off");
   const chan_spatial s = tp_spatial(&p);
   const size_t rf = (size_t)K * S;
   cf32 *x = malloc(sizeof *x * tx * rf), *y = malloc(sizeof *y * rx * rf), *yr = malloc(sizeof *yr * rx * rf);
@@ -173,6 +189,27 @@ static void check_shape(int tx, int rx, int K, int S, int cp, pdp_kind kind, dou
     CHECK(ofdm_modem_frame(m, (uint64_t)f, x, rf, taps, sos, sd, y, rf) == 0, "ofdm_modem_frame failed");
     ref_frame(&p, &g, (uint64_t)f, x, rf, taps, sos, sd, yr, rf);
     for (size_t i = 0; i < rx * rf; i++) differ += memcmp(&y[i], &yr[i], sizeof y[i]) != 0;
+    if (!transform) continue;
+    /* The transform: the same y up to float rounding. Each y is a sum of
+     * at most 60 taps' products and a unitary FFT's ~log2 K stages, each
+     * rounding by 2^-24 of terms of the size of y's rms: errors of order
+     * 1e-6 of the rms; 1e-4 leaves room, while a wrong response, window
+     * rotation, scale or noise draw is an error of order 1. */
+    ofdm_modem_set_direct(m, 0);
+    CHECK(ofdm_modem_frame(m, (uint64_t)f, x, rf, taps, sos, sd, y, rf) == 0, "ofdm_modem_frame (transform) failed");
+    ofdm_modem_set_direct(m, 1);
+    double ms = 0.0, worst = 0.0;
+    for (size_t i = 0; i < rx * rf; i++) ms += (double)yr[i].re * yr[i].re + (double)yr[i].im * yr[i].im;
+    const double rms = sqrt(ms / (double)(rx * rf));
+    for (size_t i = 0; i < rx * rf; i++) {
+      const double d = hypot((double)y[i].re - yr[i].re, (double)y[i].im - yr[i].im) / rms;
+      if (!(d <= worst)) worst = d;
+    }
+    printf("%dx%d K %d cp %d, grid %d, frame %d: transform within %.2e of the rms of the per-sample frame\n", tx, rx,
+           K, cp, (int)dg, f, worst);
+    CHECK(worst <= 1e-4, "%dx%d K %d cp %d, grid %d: the transform is %.3g of the rms from the per-sample frame", tx,
+          rx, K, cp, (int)dg, worst);
+    transforms_checked++;
   }
   CHECK(differ == 0, "%dx%d K %d cp %d, %d Hz, grid %d: %d REs differ from the per-sample reference", tx, rx, K, cp,
         (int)fd_hz, (int)dg, differ);
@@ -197,5 +234,7 @@ int main(void) {
     check_shape(2, 2, 64, 4, 20, PDP_TDL_B, 4.0, DELAYS_SAMPLE, fd);
     check_shape(1, 1, 512, 2, 36, PDP_TDL_C, 10.0, DELAYS_CONTINUOUS, fd);
   }
+  /* the bench link's shape and the sample grid's fit their CP: two frames each */
+  CHECK(transforms_checked == 4, "the transform was checked on %d frames, expected 4", transforms_checked);
   return test_finish("test_ofdm_blocks");
 }

@@ -235,7 +235,7 @@ static void bad_options_rejected(void) {
   struct {
     const char *option, *expect;
     int64_t value;
-  } cases[] = {{"stagged", "cpu backend: no option 'stagged' (it has threads, staged)", 1},
+  } cases[] = {{"stagged", "cpu backend: no option 'stagged' (it has threads, staged, td_direct)", 1},
                {"staged", "cpu backend: option 'staged': expected 0 to 1, got 2", 2},
                {"threads", "cpu backend: option 'threads': expected 0 to", -1}};
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
