@@ -1,6 +1,7 @@
 /* The CPU backend's time-domain channel stage: each frame through the OFDM
  * modem of channel/ofdm.c (IFFT, CP, convolution with the frame's taps,
- * noise, CP removal, FFT), frames in parallel. */
+ * noise, CP removal, FFT; or, where the taps fit the CP, the CP-aligned
+ * transform: the same y up to float rounding), frames in parallel. */
 #include "cpu/cpu_internal.h"
 
 int cpu_modem_stage(const link_params *p, cpu_state *s, uint64_t first_frame, uint64_t frames) {
