@@ -27,6 +27,13 @@ struct ofdm_modem {
   fftwf_plan ifft, fft; /* in place on an aligned K-sample block */
 };
 
+/* Whether m's frames may take the CP-aligned transform (ofdm.h): tdl taps
+ * fixed over the frame, the last discrete tap's delay at most the CP. */
+static int transform_applies(const ofdm_modem *m) {
+  const tdl_grid *g = m->grid;
+  return m->model == CH_TDL && !(m->fade.nu > 0.0) && g && g->td_taps > 0 && g->td_delay[g->td_taps - 1] <= m->cp;
+}
+
 ofdm_modem *ofdm_modem_create(const link_params *p, const tdl_grid *grid, char *err, size_t errlen) {
   if (!p) {
     snprintf(err, errlen, "ofdm_modem_create: NULL parameters");
@@ -82,16 +89,12 @@ ofdm_modem *ofdm_modem_create(const link_params *p, const tdl_grid *grid, char *
     ofdm_modem_destroy(m);
     return NULL;
   }
-  m->transform = ofdm_transform_applies(m->model, m->fade.nu > 0.0, grid, m->cp);
+  m->transform = transform_applies(m);
   return m;
 }
 
-int ofdm_transform_applies(channel_model model, int fading, const tdl_grid *grid, int cp) {
-  return model == CH_TDL && !fading && grid && grid->td_taps > 0 && grid->td_delay[grid->td_taps - 1] <= cp;
-}
-
 void ofdm_modem_set_direct(ofdm_modem *m, int direct) {
-  if (m) m->transform = direct ? 0 : ofdm_transform_applies(m->model, m->fade.nu > 0.0, m->grid, m->cp);
+  if (m) m->transform = !direct && transform_applies(m);
 }
 
 int ofdm_modem_transform(const ofdm_modem *m) { return m ? m->transform : 0; }
@@ -379,13 +382,15 @@ static void receive(const ofdm_modem *m, const cf32 *stream, cf32 *block, cf32 *
  * H x is core/re.h's re_mix sum, the noise added after it (cf_add), as the
  * GPU's fused kernels compute it (YSRC_NOISE). */
 static int transform_frame(const ofdm_modem *m, uint64_t frame, const cf32 *x, size_t ldx, const cf32 *taps,
-                           float noise_std, cf32 *y, size_t ldy) {
+                           const cf32 *known_Hk, float noise_std, cf32 *y, size_t ldy) {
   const size_t N = m->frame_samples, K = (size_t)m->K;
   const int tx = m->tx, rx = m->rx, links = rx * tx;
-  cf32 *block = fftwf_malloc(sizeof(cf32) * (2 * K + (size_t)rx * N + (size_t)links * K));
+  const size_t own_Hk = known_Hk ? 0 : (size_t)links * K;
+  cf32 *block = fftwf_malloc(sizeof(cf32) * (2 * K + (size_t)rx * N + own_Hk));
   if (!block) return -1;
-  cf32 *got = block + K, *Hk = got + (size_t)rx * N, *restrict acc = Hk + (size_t)links * K;
-  tdl_response(m->grid, links, taps, 0, m->K, Hk, K);
+  cf32 *got = block + K, *restrict acc = got + (size_t)rx * N, *own = acc + K;
+  if (!known_Hk) tdl_response(m->grid, links, taps, 0, m->K, own, K);
+  const cf32 *Hk = known_Hk ? known_Hk : own;
   memset(got, 0, sizeof *got * (size_t)rx * N);
   if (noise_std > 0.0f) add_noise(m, frame, N, noise_std, got);
   for (int r = 0; r < rx; r++) receive(m, got + (size_t)r * N, block, y + (size_t)r * ldy);
@@ -408,11 +413,16 @@ static int transform_frame(const ofdm_modem *m, uint64_t frame, const cf32 *x, s
 
 int ofdm_modem_frame(ofdm_modem *m, uint64_t frame, const cf32 *x, size_t ldx, const cf32 *taps,
                      const sos_term *sos, float noise_std, cf32 *y, size_t ldy) {
+  return ofdm_modem_frame_hk(m, frame, x, ldx, taps, NULL, sos, noise_std, y, ldy);
+}
+
+int ofdm_modem_frame_hk(ofdm_modem *m, uint64_t frame, const cf32 *x, size_t ldx, const cf32 *taps,
+                        const cf32 *Hk, const sos_term *sos, float noise_std, cf32 *y, size_t ldy) {
   const int fading = m && m->model == CH_TDL && m->fade.nu > 0.0;
   if (!m || !x || !y || (m->model == CH_TDL && !(fading ? (const void *)sos : (const void *)taps)) ||
       !(noise_std >= 0.0f) || !isfinite(noise_std))
     return -1;
-  if (m->transform) return transform_frame(m, frame, x, ldx, taps, noise_std, y, ldy);
+  if (m->transform) return transform_frame(m, frame, x, ldx, taps, Hk, noise_std, y, ldy);
   const size_t N = m->frame_samples;
   const int tx = m->tx, rx = m->rx;
   /* One allocation: an aligned block for the transforms, then the streams

@@ -24,20 +24,19 @@ typedef struct ofdm_modem ofdm_modem;
  * message on error. */
 ofdm_modem *ofdm_modem_create(const link_params *p, const tdl_grid *grid, char *err, size_t errlen);
 
-/* Whether a point's frames take the CP-aligned transform: tdl taps fixed
- * over the frame (no Doppler) whose last discrete tap's delay is at most the
- * CP. Then every kept sample's convolution reads only its own symbol's
- * span, CP included, which the CP makes periodic: the window's convolution
- * is circular, and after the receiver's FFT it is exactly the product of
- * the discrete taps' response (with the window rotation and both unitary
- * scales: the receiver's perfect CSI, tdl_grid.h) and the symbol. So y =
- * H x + FFT(noise), computed that way: the noise of the very draws the
- * convolution would add, transformed alone, without the IFFT and the
+/* The CP-aligned transform, which a point's frames take where the tdl taps
+ * are fixed over the frame (no Doppler) and the last discrete tap's delay
+ * is at most the CP. Then every kept sample's convolution reads only its
+ * own symbol's span, CP included, which the CP makes periodic: the window's
+ * convolution is circular, and after the receiver's FFT it is exactly the
+ * product of the discrete taps' response (with the window rotation and both
+ * unitary scales: the receiver's perfect CSI, tdl_grid.h) and the symbol.
+ * So y = H x + FFT(noise), computed that way: the noise of the very draws
+ * the convolution would add, transformed alone, without the IFFT and the
  * convolution. Equal up to float rounding to the sample-by-sample link; the
- * GPU's fused mode computes the same (cuda/ofdm_gpu.cu). */
-int ofdm_transform_applies(channel_model model, int fading, const tdl_grid *grid, int cp);
-
-/* 1: every frame convolves sample by sample, even where the transform
+ * GPU's fused mode computes the same (cuda/ofdm_gpu.cu).
+ *
+ * 1: every frame convolves sample by sample, even where the transform
  * applies (the per-sample reference; the backends' td_direct option);
  * 0: the transform where it applies (the default). */
 void ofdm_modem_set_direct(ofdm_modem *m, int direct);
@@ -64,6 +63,13 @@ int ofdm_modem_transform(const ofdm_modem *m);
  * scratch memory cannot be had. */
 int ofdm_modem_frame(ofdm_modem *m, uint64_t frame, const cf32 *x, size_t ldx, const cf32 *taps,
                      const sos_term *sos, float noise_std, cf32 *y, size_t ldy);
+
+/* ofdm_modem_frame with the taps' response the caller already made: Hk
+ * [links][K] (rows of K), tdl_response of the same taps on the modem's
+ * grid, which the transform would otherwise compute again; NULL: computed
+ * here. Unread on the convolution's path. */
+int ofdm_modem_frame_hk(ofdm_modem *m, uint64_t frame, const cf32 *x, size_t ldx, const cf32 *taps,
+                        const cf32 *Hk, const sos_term *sos, float noise_std, cf32 *y, size_t ldy);
 
 void ofdm_modem_destroy(ofdm_modem *m);
 

@@ -321,7 +321,10 @@ int fused_frame(const link_params *p, cpu_state *s, fused_scratch *f, uint64_t f
     if (p->model == CH_TDL) frame_taps(p, s, f, frame);
     /* the modem convolves with the very taps H is made of */
     const cf32 *taps = p->model == CH_TDL && !f->sos ? f->taps : NULL;
-    if (ofdm_modem_frame(s->modem, frame, f->frame_x, rf, taps, f->sos, s->re.noise_std, f->frame_y, rf)) return -1;
+    /* (frame_taps made the taps' response: the transform reads it) */
+    const cf32 *Hk = p->model == CH_TDL && !f->sos ? f->Hk : NULL;
+    if (ofdm_modem_frame_hk(s->modem, frame, f->frame_x, rf, taps, Hk, f->sos, s->re.noise_std, f->frame_y, rf))
+      return -1;
   }
   if (p->estimation == EST_LS && f->est_frame != frame) {
     if (p->domain != DOMAIN_TIME) pilot_rows(p, s, f, frame);
