@@ -195,17 +195,25 @@ OFDM_HD cf32 tdl_sos_value(const sos_term *terms, const float *win, float amp, d
   return cf_make(re * scale, im * scale);
 }
 
-/* Every antenna pair of tap l at time t (window as tdl_sos_value): the
- * sinusoids of the frame's terms[(e*L + l)*M ...], the spatial mixing, and
- * on the taps with a line of sight (tap 0's LOS path, a custom profile's
- * per-tap K) the turning LOS path (the buffer's last term, one phase for
- * every tap). h: links elements. */
-OFDM_HD void tdl_fading_taps_win(tdl_fade fd, const chan_spatial *s, const sos_term *terms, const float *win, int l,
-                                 float amp, double t, int window, cf32 *h) {
-  for (int e = 0; e < fd.links; e++) {
-    const size_t at = (size_t)(e * fd.L + l) * TDL_SOS_TERMS;
-    h[e] = tdl_sos_value(terms + at, win ? win + at : NULL, amp, t, window);
-  }
+/* Antenna pair e of tap l at time t (window as tdl_sos_value) before the
+ * spatial mixing and the line of sight: the sinusoids of the frame's
+ * terms[(e*L + l)*M ...]. */
+OFDM_HD cf32 tdl_fading_link_value(tdl_fade fd, const sos_term *terms, const float *win, int l, int e, float amp,
+                                   double t, int window) {
+  const size_t at = (size_t)(e * fd.L + l) * TDL_SOS_TERMS;
+  return tdl_sos_value(terms + at, win ? win + at : NULL, amp, t, window);
+}
+
+/* Whether tap l needs tdl_fading_mix after its links' values: the spatial
+ * mixing or a line of sight. */
+OFDM_HD int tdl_fading_needs_mix(tdl_fade fd, const chan_spatial *s, int l) {
+  return s->correlated || fd.los_amp[l] > 0.0f;
+}
+
+/* The spatial mixing and the turning LOS path, on h[0..links) holding tap l's
+ * unmixed link values (tdl_fading_link_value) at time t. */
+OFDM_HD void tdl_fading_mix(tdl_fade fd, const chan_spatial *s, const sos_term *terms, const float *win, int l,
+                            float amp, double t, int window, cf32 *h) {
   if (s->correlated) chan_spatial_mix(s, h, 0, amp);
   if (fd.los_amp[l] > 0.0f) {
     const size_t at = tdl_frame_terms(fd) - 1;
@@ -214,6 +222,18 @@ OFDM_HD void tdl_fading_taps_win(tdl_fade fd, const chan_spatial *s, const sos_t
     if (window) los = cf_scale(los, win ? win[at] : tdl_dirichlet(lt.freq, window));
     for (int e = 0; e < fd.links; e++) h[e] = cf_add(h[e], los);
   }
+}
+
+/* Every antenna pair of tap l at time t (window as tdl_sos_value): each
+ * link's sinusoids (tdl_fading_link_value), the spatial mixing, and on the
+ * taps with a line of sight (tap 0's LOS path, a custom profile's per-tap K)
+ * the turning LOS path (the buffer's last term, one phase for every tap).
+ * h: links elements. The GPU runs the two steps as two kernels, a thread a
+ * link for the first: the same values. */
+OFDM_HD void tdl_fading_taps_win(tdl_fade fd, const chan_spatial *s, const sos_term *terms, const float *win, int l,
+                                 float amp, double t, int window, cf32 *h) {
+  for (int e = 0; e < fd.links; e++) h[e] = tdl_fading_link_value(fd, terms, win, l, e, amp, t, window);
+  tdl_fading_mix(fd, s, terms, win, l, amp, t, window, h);
 }
 
 /* tdl_fading_taps_win with the window factors computed as it goes. */

@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(kBlock)
 /* Doppler: the sinusoids of every (frame, antenna pair, tap), and tap 0's
  * thread the frame's LOS term after them, as tdl_draw_sos; with win (the
  * frequency domain) their window factors too, once a frame instead of once
- * a symbol in symbol_taps_kernel (two double sines a term: they were most
+ * a symbol in symbol_link_taps_kernel (two double sines a term: they were most
  * of that kernel's work). */
 __global__ void __launch_bounds__(kBlock)
     sos_kernel(gpu_link g, sos_term *__restrict__ sos, float *__restrict__ win) {
@@ -151,19 +151,39 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 /* Doppler: every symbol's window-averaged taps, taps[((f*S + s)*links + e)*L
- * + l], one thread a (frame, symbol, tap), as tdl_symbol_taps. */
+ * + l], as tdl_symbol_taps, in two steps. First each link's sinusoids, one
+ * thread a (frame, symbol, link, tap): a thread a (frame, symbol, tap) for
+ * all of a tap's links had too few threads for the machine (10,496 on the
+ * H200 bench batch of 4x4 TDL-A: 12% achieved occupancy, 23% of the batch's
+ * GPU time). */
 __global__ void __launch_bounds__(kBlock)
-    symbol_taps_kernel(gpu_link g, const gpu_consts *__restrict__ c, const sos_term *__restrict__ sos,
-                       const float *__restrict__ win, cf32 *__restrict__ taps) {
+    symbol_link_taps_kernel(gpu_link g, const gpu_consts *__restrict__ c, const sos_term *__restrict__ sos,
+                            const float *__restrict__ win, cf32 *__restrict__ taps) {
+  const uint64_t per = (uint64_t)g.links * g.L;
+  const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= g.frames * (uint64_t)g.S * per) return;
+  const uint64_t fs = j / per, f = fs / g.S;
+  const int q = (int)(j - fs * per), e = q / g.L, l = q - e * g.L, sym = (int)(fs - f * g.S);
+  taps[j] = tdl_fading_link_value(g.fade, sos + f * g.fade_terms, win ? win + f * g.fade_terms : NULL, l, e, c->amp[l],
+                                  tdl_symbol_centre(sym, g.K, g.cp_frame), g.K);
+}
+
+/* Then, on the taps with spatial mixing or a line of sight, the mixing, one
+ * thread a (frame, symbol, tap), as tdl_fading_taps_win's second step. */
+__global__ void __launch_bounds__(kBlock)
+    symbol_mix_kernel(gpu_link g, const gpu_consts *__restrict__ c, const sos_term *__restrict__ sos,
+                      const float *__restrict__ win, cf32 *__restrict__ taps) {
   const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= g.frames * (uint64_t)g.S * g.L) return;
   const uint64_t fs = j / g.L, f = fs / g.S;
   const int l = (int)(j - fs * g.L), sym = (int)(fs - f * g.S);
+  if (!tdl_fading_needs_mix(g.fade, &c->spatial, l)) return;
+  cf32 *t = taps + fs * (uint64_t)g.links * g.L;
   cf32 h[LINK_MAX_RX * LINK_MAX_TX];
-  tdl_fading_taps_win(g.fade, &c->spatial, sos + f * g.fade_terms, win ? win + f * g.fade_terms : NULL, l, c->amp[l],
-                  tdl_symbol_centre(sym, g.K, g.cp_frame), g.K, h);
-  cf32 *out = taps + fs * (uint64_t)g.links * g.L;
-  for (int e = 0; e < g.links; e++) out[e * g.L + l] = h[e];
+  for (int e = 0; e < g.links; e++) h[e] = t[e * g.L + l];
+  tdl_fading_mix(g.fade, &c->spatial, sos + f * g.fade_terms, win ? win + f * g.fade_terms : NULL, l, c->amp[l],
+                 tdl_symbol_centre(sym, g.K, g.cp_frame), g.K, h);
+  for (int e = 0; e < g.links; e++) t[e * g.L + l] = h[e];
 }
 
 /* cdl: ray n*CDL_RAYS + m of every frame's terms, as cdl_draw_terms. One
@@ -198,39 +218,49 @@ __global__ void __launch_bounds__(kBlock)
 
 /* The response Hk[(f*links + e)*span + s*K + k] = sum_l taps[((f*S' + s)*links
  * + e)*L + l] resp[l*K + k] (S' = 1 without Doppler), in tap order with
- * cf_fma_exact as tdl_response. One thread a (frame, group of up to
- * kRespLinks links, symbol, k): each resp word is read once for the group's
- * links instead of once a link (the per-link mapping read L words of resp
- * for each output, 184 bytes on TDL-A: the kernel's whole cost with Doppler,
- * where it runs for every symbol); each output's sum is the same, in the
- * same order. */
-constexpr int kRespLinks = 8;
+ * cf_fma_exact as tdl_response. One thread a (frame, group of up to G links,
+ * symbol, k): each resp word is read once for the group's links instead of
+ * once a link (the per-link mapping read L words of resp for each output,
+ * 184 bytes on TDL-A: the kernel's whole cost with Doppler, where it runs
+ * for every symbol); each output's sum is the same, in the same order, for
+ * any G. G = 8 where the grid fills the machine twice over at that size
+ * (Doppler's response a symbol); G = 2 otherwise: a frame's single response
+ * with G = 8 gave the H200's bench batch of 4x4 TDL-A 65,536 threads, 24%
+ * achieved occupancy and a third of the ideal link's GPU time. */
+constexpr int kRespLinksWide = 8, kRespLinksNarrow = 2;
 
+template <int G>
 __global__ void __launch_bounds__(kBlock)
     response_kernel(gpu_link g, const cf32 *__restrict__ taps, const cf32 *__restrict__ resp,
                     cf32 *__restrict__ Hk) {
   const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  const int groups = (g.links + kRespLinks - 1) / kRespLinks;
+  const int groups = (g.links + G - 1) / G;
   const uint64_t span = g.hk_span, per_frame = (uint64_t)groups * span;
   if (j >= g.frames * per_frame) return;
   const uint64_t f = j / per_frame, rest = j - f * per_frame;
-  const int e0 = (int)(rest / span) * kRespLinks;
-  const uint64_t js = rest - (uint64_t)(e0 / kRespLinks) * span, sym = js / g.K, k = js - sym * g.K;
+  const int e0 = (int)(rest / span) * G;
+  const uint64_t js = rest - (uint64_t)(e0 / G) * span, sym = js / g.K, k = js - sym * g.K;
   const cf32 *t = taps + ((f * (span / g.K) + sym) * g.links + e0) * g.L;
-  const int n = g.links - e0 < kRespLinks ? g.links - e0 : kRespLinks;
-  cf32 acc[kRespLinks];
+  const int n = g.links - e0 < G ? g.links - e0 : G;
+  cf32 acc[G];
   OFDM_UNROLL
-  for (int q = 0; q < kRespLinks; q++) acc[q] = cf_make(0.0f, 0.0f);
+  for (int q = 0; q < G; q++) acc[q] = cf_make(0.0f, 0.0f);
   for (int l = 0; l < g.L; l++) {
     const cf32 r = gpu_load(resp + (uint64_t)l * g.K + k);
     OFDM_UNROLL
-    for (int q = 0; q < kRespLinks; q++)
+    for (int q = 0; q < G; q++)
       if (q < n) acc[q] = cf_fma_exact(acc[q], t[q * g.L + l], r);
   }
   cf32 *out = Hk + (f * g.links + e0) * span + js;
   OFDM_UNROLL
-  for (int q = 0; q < kRespLinks; q++)
+  for (int q = 0; q < G; q++)
     if (q < n) gpu_store(out + (uint64_t)q * span, acc[q]);
+}
+
+template <int G>
+void launch_response(const gpu_link &g, const gpu_tdl &t, cudaStream_t s) {
+  const uint64_t groups = (uint64_t)(g.links + G - 1) / G;
+  response_kernel<G><<<gpu_blocks(g.frames * groups * g.hk_span, kBlock), kBlock, 0, s>>>(g, t.taps, t.resp, t.Hk);
 }
 
 /* The modem's discrete taps, d[(f*links + e)*n + j] = sum_l coef[j*L + l]
@@ -246,6 +276,13 @@ __global__ void __launch_bounds__(kBlock)
   cf32 acc = cf_make(0.0f, 0.0f);
   for (int l = 0; l < g.L; l++) acc = cf_fma_real(acc, __ldg(coef + jj * g.L + l), t[l]);
   d[j] = acc;
+}
+
+/* Whether any tap has a line of sight. */
+bool any_los(const gpu_link &g) {
+  for (int l = 0; l < g.L; l++)
+    if (g.fade.los_amp[l] > 0.0f) return true;
+  return false;
 }
 
 }  // namespace
@@ -271,22 +308,27 @@ int gpu_launch_taps(const gpu_link &g, const gpu_consts *c, const gpu_tdl &t, cu
     const uint64_t n = g.frames * (uint64_t)g.links * g.L;
     sos_kernel<<<gpu_blocks(n, kBlock), kBlock, 0, s>>>(g, t.sos, t.win);
     CUDA_TRY_LAUNCH("sos_kernel");
-    symbol_taps_kernel<<<gpu_blocks(g.frames * (uint64_t)g.S * g.L, kBlock), kBlock, 0, s>>>(g, c, t.sos, t.win,
-                                                                                           t.taps);
-    CUDA_TRY_LAUNCH("symbol_taps_kernel");
+    const uint64_t symbol_taps = g.frames * (uint64_t)g.S * g.L;
+    symbol_link_taps_kernel<<<gpu_blocks(symbol_taps * g.links, kBlock), kBlock, 0, s>>>(g, c, t.sos, t.win, t.taps);
+    CUDA_TRY_LAUNCH("symbol_link_taps_kernel");
+    if (g.re.spatial || any_los(g)) {
+      symbol_mix_kernel<<<gpu_blocks(symbol_taps, kBlock), kBlock, 0, s>>>(g, c, t.sos, t.win, t.taps);
+      CUDA_TRY_LAUNCH("symbol_mix_kernel");
+    }
   } else {
     const uint64_t pairs = ((uint64_t)g.links * g.L + 1) / 2;
     taps_draw_kernel<<<gpu_blocks(g.frames * pairs, kBlock), kBlock, 0, s>>>(g, c, t.taps);
     CUDA_TRY_LAUNCH("taps_draw_kernel");
-    bool los = false;
-    for (int l = 0; l < g.L; l++) los = los || g.fade.los_amp[l] > 0.0f;
-    if (g.re.spatial || los) {
+    if (g.re.spatial || any_los(g)) {
       taps_mix_kernel<<<gpu_blocks(g.frames * g.L, kBlock), kBlock, 0, s>>>(g, c, t.taps);
       CUDA_TRY_LAUNCH("taps_mix_kernel");
     }
   }
-  const uint64_t groups = (uint64_t)(g.links + kRespLinks - 1) / kRespLinks;
-  response_kernel<<<gpu_blocks(g.frames * groups * g.hk_span, kBlock), kBlock, 0, s>>>(g, t.taps, t.resp, t.Hk);
+  /* threads resident at once: 48 registers a thread allow 1,280 a SM */
+  const uint64_t resident = (uint64_t)(g.sm_count > 0 ? g.sm_count : 128) * 1280;
+  const uint64_t wide = g.frames * (uint64_t)((g.links + kRespLinksWide - 1) / kRespLinksWide) * g.hk_span;
+  if (wide >= 2 * resident) launch_response<kRespLinksWide>(g, t, s);
+  else launch_response<kRespLinksNarrow>(g, t, s);
   CUDA_TRY_LAUNCH("response_kernel");
   if (t.dtaps) {
     discrete_taps_kernel<<<gpu_blocks(g.frames * g.links * (uint64_t)g.td_taps, kBlock), kBlock, 0, s>>>(
