@@ -295,6 +295,45 @@ __device__ __forceinline__ void layer_row(typename ops<ALG>::T *app, const uint2
   msg_store<GMSG>(mw, nw);
 }
 
+/* A block's start, shared by the layered kernels and BP: the table into
+ * shared memory; the LLRs into app (as O::load converts them); rows_used,
+ * the rows this block decodes, from the last column past the core with a
+ * nonzero LLR (the CPU's rows_to_decode: j only grows, so a thread's last
+ * hit is its largest); and the syndrome's row order, the host's list (every
+ * row, lowest degree first) less the rows not decoded, compacted in place by
+ * one thread. Every thread of the block calls it: its barriers publish each
+ * step before the next. Returns rows_used. */
+template <typename O>
+__device__ __forceinline__ int block_start(const kargs &a, uint32_t *tab, typename O::T *app) {
+  const int z = a.z, lane = threadIdx.x, nthreads = blockDim.x;
+  int *s_last = reinterpret_cast<int *>(tab + kTabWords);
+  const int ntab = 3 * a.rows + 1 + 2 * a.nnz;
+  for (int j = lane; j < ntab; j += nthreads) tab[j] = a.tab[j];
+  if (lane == 0) *s_last = -1;
+  __syncthreads();
+
+  const float *llr = a.llr + (size_t)blockIdx.x * a.nb * z;
+  const int n_app = a.scols * z, scan_from = (a.info_cols + 4) * z;
+  int last = -1;
+  for (int j = lane; j < n_app; j += nthreads) {
+    const float v = llr[j];
+    app[j] = O::load(v);
+    if (j >= scan_from && v != 0.0f) last = j;
+  }
+  if (last >= 0) atomicMax(s_last, last / z);
+  __syncthreads();
+  const int rows_used = *s_last < 0 ? 4 : *s_last - a.info_cols + 1;
+
+  uint32_t *check_order = tab + 2 * a.nnz + a.rows + 1;
+  if (lane == 0) {
+    int n = 0;
+    for (int i = 0; i < a.rows; i++)
+      if ((int)check_order[i] < rows_used) check_order[n++] = check_order[i];
+  }
+  __syncthreads();
+  return rows_used;
+}
+
 /* One code block per thread block, one lane per row of the lifted layer
  * (Z lanes). GROUPED selects the grouped kernel's two changes, which only
  * remove work and keep the row kernel's schedule and arithmetic bit for bit:
@@ -321,41 +360,12 @@ __device__ __forceinline__ void decode_block(const kargs &a) {
   /* GMSG: the launch passes a.gmsg (the host picks the kernel with it) */
   uint32_t *msg = GMSG ? a.gmsg + (size_t)blk * msg_words : after_app;
   uint32_t *tab = GMSG ? after_app : after_app + msg_words;
-  int *s_last = reinterpret_cast<int *>(tab + kTabWords);
-
-  const int ntab = 3 * a.rows + 1 + 2 * a.nnz;
-  for (int j = lane; j < ntab; j += nthreads) tab[j] = a.tab[j];
-  if (lane == 0) *s_last = -1;
-  __syncthreads();
-
-  /* The LLRs into shared memory, and the last column past the core with a
-   * nonzero LLR (the CPU's rows_to_decode): j only grows, so a thread's last
-   * hit is its largest. */
-  const float *llr = a.llr + (size_t)blk * a.nb * z;
-  const int n_app = a.scols * z, scan_from = (a.info_cols + 4) * z;
-  int last = -1;
-  for (int j = lane; j < n_app; j += nthreads) {
-    const float v = llr[j];
-    app[j] = O::load(v);
-    if (j >= scan_from && v != 0.0f) last = j;
-  }
-  if (last >= 0) atomicMax(s_last, last / z);
-  __syncthreads();
-  const int rows_used = *s_last < 0 ? 4 : *s_last - a.info_cols + 1;
+  const int rows_used = block_start<O>(a, tab, app);
 
   const uint2 *ent = reinterpret_cast<const uint2 *>(tab);
   const uint32_t *row_start = tab + 2 * a.nnz;
-  /* The syndrome's row order: the host's list (every row, lowest degree
-   * first) less the rows this block does not decode, compacted in place by
-   * one thread; the barrier publishes it before the first syndrome. */
-  uint32_t *check_order = tab + 2 * a.nnz + a.rows + 1;
+  const uint32_t *check_order = tab + 2 * a.nnz + a.rows + 1;
   const uint32_t *row_desc = check_order + a.rows;
-  if (lane == 0) {
-    int n = 0;
-    for (int i = 0; i < a.rows; i++)
-      if ((int)check_order[i] < rows_used) check_order[n++] = check_order[i];
-  }
-  __syncthreads();
   int it = 0, ok = 0;
   while (it < a.max_iterations && !(ok && !a.full_iterations)) {
     /* A row's old messages are loaded one row ahead (they are the lane's
@@ -687,36 +697,15 @@ __global__ void __launch_bounds__(LDPC_Z_MAX) ldpc_bp_kernel(const kargs a) {
   float *app = reinterpret_cast<float *>(smem_words);
   uint32_t *tab =
       reinterpret_cast<uint32_t *>(reinterpret_cast<char *>(smem_words) + app_bytes(a.scols, z, (int)sizeof(float)));
-  int *s_last = reinterpret_cast<int *>(tab + kTabWords);
-
-  const int ntab = 3 * a.rows + 1 + 2 * a.nnz;
-  for (int j = lane; j < ntab; j += nthreads) tab[j] = a.tab[j];
-  if (lane == 0) *s_last = -1;
-  __syncthreads();
-
-  /* The input into shared memory and rows_used, as decode_block finds them. */
+  const int rows_used = block_start<ops<kNms> >(a, tab, app);
+  /* the input again each iteration (flood_collect starts from it) */
   const float *llr = a.llr + (size_t)blk * a.nb * z;
-  const int n_app = a.scols * z, scan_from = (a.info_cols + 4) * z;
-  int last = -1;
-  for (int j = lane; j < n_app; j += nthreads) {
-    const float v = llr[j];
-    app[j] = v;
-    if (j >= scan_from && v != 0.0f) last = j;
-  }
-  if (last >= 0) atomicMax(s_last, last / z);
-  __syncthreads();
-  const int rows_used = *s_last < 0 ? 4 : *s_last - a.info_cols + 1;
+  const int n_app = a.scols * z;
 
   const uint2 *ent = reinterpret_cast<const uint2 *>(tab);
   const uint32_t *row_start = tab + 2 * a.nnz;
-  uint32_t *check_order = tab + 2 * a.nnz + a.rows + 1;
+  const uint32_t *check_order = tab + 2 * a.nnz + a.rows + 1;
   const uint32_t *row_desc = check_order + a.rows;
-  if (lane == 0) {
-    int n = 0;
-    for (int i = 0; i < a.rows; i++)
-      if ((int)check_order[i] < rows_used) check_order[n++] = check_order[i];
-  }
-  __syncthreads();
   float *msg = reinterpret_cast<float *>(a.gmsg) + (size_t)blk * row_start[a.rows_max] * zp + lane;
 
   int it = 0, ok = 0;
