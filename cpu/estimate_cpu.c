@@ -6,6 +6,7 @@
  * every RE from the pilots of its window at once (est_2d). */
 #include <omp.h>
 
+#include "channel/estimate_2d_block.h"
 #include "cpu/cpu_internal.h"
 
 void cpu_estimate_stage(const link_params *p, cpu_state *s, uint64_t frames) {
@@ -36,9 +37,12 @@ void cpu_estimate_stage(const link_params *p, cpu_state *s, uint64_t frames) {
       for (int sym = 0; sym < p->symbols; sym++) {
         const int lo = e->sym_lo[sym];
         const cf32 *rows = e->np ? ls0 + (size_t)lo * (size_t)e->np : yf + (size_t)pilot_symbol_at(&e->pg, lo) * K;
-        for (size_t k = 0; k < K; k++)
-          out[(size_t)sym * K + k] = est_2d(e->first, e->w, e->taps, e->tt, p->symbols, (int)K, t, sym, (int)k, np,
-                                            off, step, rows, stride, shrink);
+        for (size_t k = 0; k < K; k += EST_2D_LANES) {
+          const int n = K - k < EST_2D_LANES ? (int)(K - k) : EST_2D_LANES;
+          cf32 *o = out + (size_t)sym * K + k;
+          est_2d_block(e->first, e->w, e->taps, e->tt, p->symbols, (int)K, t, sym, (int)k, n, np, off, step, 1,
+                       &rows, stride, shrink, &o);
+        }
       }
       continue;
     }

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "channel/estimate_2d_block.h"
 #include "cpu/channel_cpu.h"
 #include "cpu/draws_block.h"
 #include "cpu/fused_cpu.h"
@@ -343,26 +344,33 @@ void fused_chunk_estimate(const link_params *p, const cpu_state *s, fused_scratc
   if (e->tt) {
     /* lmmse2d: each RE from its window's pilot rows, est_2d's sums as the
      * staged path's (the rows f->ypil, or the frame's received symbols;
-     * with DMRS the occasions' LS estimates f->ls) */
+     * with DMRS the occasions' LS estimates f->ls), EST_2D_LANES subcarriers
+     * of one symbol and every receive antenna of a transmit antenna at once */
     const size_t rf = (size_t)link_res_per_frame(p), np = (size_t)e->np;
-    for (int link = 0; link < links; link++) {
-      const int r = link / p->tx, t = link % p->tx;
-      cf32 *out = f->Hhat + (size_t)link * C;
-      for (size_t j = 0; j < n; j++) {
-        const uint64_t m = m0 + j;
-        const int sym = (int)(m / K), k = (int)(m % K), lo = e->sym_lo[sym];
-        if (np) {
-          const cf32 *rows = f->ls + ((size_t)link * (size_t)ps + (size_t)lo) * np;
-          out[j] = est_2d(e->first, e->w, e->taps, e->tt, p->symbols, (int)K, t, sym, k, e->np, 0, 1, rows, np,
-                          shrink);
-          continue;
+    const int tx = p->tx;
+    for (size_t j = 0; j < n;) {
+      const uint64_t m = m0 + j;
+      const int sym = (int)(m / K), k = (int)(m % K), lo = e->sym_lo[sym];
+      const int run = (int)(K - (size_t)k < n - j ? K - (size_t)k : n - j);
+      const int w = run < EST_2D_LANES ? run : EST_2D_LANES;
+      for (int t = 0; t < tx; t++) {
+        const cf32 *rows[LINK_MAX_RX];
+        cf32 *outs[LINK_MAX_RX];
+        for (int r = 0; r < p->rx; r++) {
+          const int link = r * tx + t;
+          outs[r] = f->Hhat + (size_t)link * C + j;
+          rows[r] = np ? f->ls + ((size_t)link * (size_t)ps + (size_t)lo) * np
+                  : f->ypil ? f->ypil + ((size_t)r * ps + (size_t)lo) * K
+                            : f->frame_y + (size_t)r * rf + (size_t)pilot_symbol_at(&e->pg, lo) * K;
         }
-        const cf32 *rows = f->ypil ? f->ypil + ((size_t)r * ps + (size_t)lo) * K
-                                   : f->frame_y + (size_t)r * rf + (size_t)pilot_symbol_at(&e->pg, lo) * K;
-        const size_t stride = f->ypil ? K : (size_t)e->pg.every * K;
-        out[j] = est_2d(e->first, e->w, e->taps, e->tt, p->symbols, (int)K, t, sym, k, pilot_count(&e->pg, t), t,
-                        p->pilot_spacing, rows, stride, shrink);
+        if (np)
+          est_2d_block(e->first, e->w, e->taps, e->tt, p->symbols, (int)K, t, sym, k, w, e->np, 0, 1, p->rx, rows, np,
+                       shrink, outs);
+        else
+          est_2d_block(e->first, e->w, e->taps, e->tt, p->symbols, (int)K, t, sym, k, w, pilot_count(&e->pg, t), t,
+                       p->pilot_spacing, p->rx, rows, f->ypil ? K : (size_t)e->pg.every * K, shrink, outs);
       }
+      j += (size_t)w;
     }
     return;
   }

@@ -12,7 +12,8 @@
 # also given as a share of the frequency domain with the same Doppler.
 #   scripts/bench-paths.sh cuda
 #   scripts/bench-paths.sh cpu [THREADS]     (THREADS 1: the per-core rate)
-# OFDMSIM (default build/ofdmsim) is the binary; SECONDS_PER_CASE (default 2).
+# OFDMSIM (default build/ofdmsim) is the binary; SECONDS_PER_CASE (default 2);
+# CASES a regex of the rows to run (default all; the ideal row always runs).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench-lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/paths-cases.sh"
@@ -25,6 +26,8 @@ printf '%-28s %10s %8s %11s\n' case Gbit/s share ber
 ideal="" doppler=""
 for c in "${cases[@]}"; do
   name=${c%%|*}
+  # CASES (a regex): only the matching rows, beside the ideal one they are shares of
+  [ -n "$ideal" ] && ! [[ "$name" =~ ${CASES:-.} ]] && continue
   paths_case_args "$c"
   bench_point case "${base[@]}" "${paths_args[@]}" || { printf '%-28s %10s\n' "$name" failed; continue; }
   r=$(rate_gbit "$tmp/case.csv")

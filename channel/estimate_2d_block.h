@@ -1,0 +1,23 @@
+/* lmmse2d's per-RE sum on the CPU at vector width: est_2d (channel/
+ * estimate.h) for up to EST_2D_LANES subcarriers of one symbol and
+ * transmit antenna, and every receive antenna, at once, the same values
+ * bit for bit (tests/channel/test_estimate_2d_block.c). Both CPU paths
+ * call it (cpu/estimate_cpu.c, cpu/fused_frame_cpu.c); the GPU keeps the
+ * per-RE function. */
+#ifndef OFDMSIM_ESTIMATE_2D_BLOCK_H
+#define OFDMSIM_ESTIMATE_2D_BLOCK_H
+
+#include <stddef.h>
+
+#include "core/cplx.h"
+
+#define EST_2D_LANES 16 /* subcarriers a call: one AVX-512 vector of floats */
+
+/* out[q][i] = est_2d(first, w, taps, tt, S, K, t, s, k0 + i, np, off, step,
+ * rows[q], row_stride, shrink) for i < n (1 <= n <= EST_2D_LANES, k0 + n <=
+ * K) and q < nrows. */
+void est_2d_block(const int *first, const cf32 *w, int taps, int tt, int S, int K, int t, int s, int k0, int n,
+                  int np, int off, int step, int nrows, const cf32 *const *rows, size_t row_stride, float shrink,
+                  cf32 *const *out);
+
+#endif
