@@ -32,16 +32,15 @@ enum { LANES = EST_2D_LANES };
 
 /* The window's weights, lane-major for a pilot loop: ws[c][l] is lane l's
  * weight for pilot cmin + c of window row j (its tap c + cmin - i0[l]), 0
- * where the lane's window does not hold that pilot. */
+ * where the lane's window does not hold that pilot (zeroed once a call:
+ * every row writes the same places). */
 typedef struct {
   float re[2 * EST_LMMSE_TAPS][LANES], im[2 * EST_LMMSE_TAPS][LANES];
 } lane_weights;
 
 static inline __attribute__((always_inline)) void lane_weights_row(lane_weights *ws, const cf32 *w,
                                                                    const size_t *wbase, const int *d, int taps,
-                                                                   int span, int j) {
-  for (int c = 0; c < span; c++)
-    for (int l = 0; l < LANES; l++) ws->re[c][l] = ws->im[c][l] = 0.0f;
+                                                                   int j) {
   for (int l = 0; l < LANES; l++) {
     const cf32 *wl = w + wbase[l] + (size_t)(j * taps);
     for (int i = 0; i < taps; i++) {
@@ -60,8 +59,10 @@ static inline __attribute__((always_inline)) void lane_sums(int NR, const cf32 *
                                                             const cf32 *const *rows, size_t row_stride,
                                                             float (*are)[LANES], float (*aim)[LANES]) {
   lane_weights ws;
+  for (int c = 0; c < span; c++)
+    for (int l = 0; l < LANES; l++) ws.re[c][l] = ws.im[c][l] = 0.0f;
   for (int j = 0; j < tt; j++) {
-    lane_weights_row(&ws, w, wbase, d, taps, span, j);
+    lane_weights_row(&ws, w, wbase, d, taps, j);
     for (int c = 0; c < span; c++) {
       const int cp = cmin + c;
       /* est_2d's wrap across DC (i0 < np and taps <= np: at most once) */

@@ -352,7 +352,7 @@ void fused_chunk_estimate(const link_params *p, const cpu_state *s, fused_scratc
       const uint64_t m = m0 + j;
       const int sym = (int)(m / K), k = (int)(m % K), lo = e->sym_lo[sym];
       const int run = (int)(K - (size_t)k < n - j ? K - (size_t)k : n - j);
-      const int w = run < EST_2D_LANES ? run : EST_2D_LANES;
+      const int width = run < EST_2D_LANES ? run : EST_2D_LANES;
       for (int t = 0; t < tx; t++) {
         const cf32 *rows[LINK_MAX_RX];
         cf32 *outs[LINK_MAX_RX];
@@ -364,13 +364,13 @@ void fused_chunk_estimate(const link_params *p, const cpu_state *s, fused_scratc
                             : f->frame_y + (size_t)r * rf + (size_t)pilot_symbol_at(&e->pg, lo) * K;
         }
         if (np)
-          est_2d_block(e->first, e->w, e->taps, e->tt, p->symbols, (int)K, t, sym, k, w, e->np, 0, 1, p->rx, rows, np,
-                       shrink, outs);
+          est_2d_block(e->first, e->w, e->taps, e->tt, p->symbols, (int)K, t, sym, k, width, e->np, 0, 1, p->rx,
+                       rows, np, shrink, outs);
         else
-          est_2d_block(e->first, e->w, e->taps, e->tt, p->symbols, (int)K, t, sym, k, w, pilot_count(&e->pg, t), t,
+          est_2d_block(e->first, e->w, e->taps, e->tt, p->symbols, (int)K, t, sym, k, width, pilot_count(&e->pg, t), t,
                        p->pilot_spacing, p->rx, rows, f->ypil ? K : (size_t)e->pg.every * K, shrink, outs);
       }
-      j += (size_t)w;
+      j += (size_t)width;
     }
     return;
   }

@@ -151,9 +151,13 @@ int main(void) {
   /* the comb of bench-paths.sh (spacing 4 on symbols 2 and 9) and a dense
    * one (spacing 1), with Doppler, and NR DMRS with an additional position */
   link_params comb = tp_point(4, 4, 4, CH_TDL, 128, 14, 8);
+  static const double delay[3] = {0.0, 1.7, 4.2};
+  static const float power[3] = {0.5f, 0.3f, 0.2f};
   comb.pdp.taps = 3;
-  comb.pdp.delay[0] = 0.0, comb.pdp.delay[1] = 1.7, comb.pdp.delay[2] = 4.2;
-  comb.pdp.power[0] = 0.5f, comb.pdp.power[1] = 0.3f, comb.pdp.power[2] = 0.2f;
+  for (int l = 0; l < 3; l++) {
+    comb.pdp.delay[l] = delay[l];
+    comb.pdp.power[l] = power[l];
+  }
   comb.delays = DELAYS_CONTINUOUS;
   comb.doppler_hz = 0.02 * comb.subcarrier_spacing;
   comb.pilot_spacing = 4;
