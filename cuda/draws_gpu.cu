@@ -218,40 +218,69 @@ __global__ void __launch_bounds__(kBlock)
 
 /* The response Hk[(f*links + e)*span + s*K + k] = sum_l taps[((f*S' + s)*links
  * + e)*L + l] resp[l*K + k] (S' = 1 without Doppler), in tap order with
- * cf_fma_exact as tdl_response. One thread a (frame, group of up to G links,
- * symbol, k): each resp word is read once for the group's links instead of
- * once a link (the per-link mapping read L words of resp for each output,
- * 184 bytes on TDL-A: the kernel's whole cost with Doppler, where it runs
- * for every symbol); each output's sum is the same, in the same order, for
- * any G. G = 8 where the grid fills the machine twice over at that size
- * (Doppler's response a symbol); G = 2 otherwise: a frame's single response
- * with G = 8 gave the H200's bench batch of 4x4 TDL-A 65,536 threads, 24%
- * achieved occupancy and a third of the ideal link's GPU time. */
-constexpr int kRespLinksWide = 8, kRespLinksNarrow = 2;
+ * cf_fma_exact as tdl_response: the same sum, in the same order, for any
+ * tiling below.
+ *
+ * A block of kRespTile threads takes kRespTile subcarriers of one (frame,
+ * symbol, group of G links): blockIdx.x the (frame, symbol, group), blockIdx.y
+ * the tile of subcarriers. The group's taps go to shared memory first,
+ * [l][q] (a tap's G links side by side, zeros past the last link), so that
+ * a thread reads a tap's G values with G/2 128-bit shared loads and each
+ * resp word once for the group: per tap and link 4 FFMA and about one other
+ * instruction. The kernel this replaces took one thread a (frame, group,
+ * symbol, k) over a flat index and read each tap from global memory: per
+ * tap and link a 64-bit address, a global load and a branch on the group's
+ * size beside the 4 FFMA, 15.9 instructions (Nsight Compute on the H200:
+ * 2,924 a thread of 8 outputs on TDL-A's 23 taps), where the Doppler path's
+ * response a symbol is 69% of its GPU time.
+ *
+ * G = 8 where the grid fills the machine twice over at that size (Doppler's
+ * response a symbol); G = 2 otherwise: a frame's single response with G = 8
+ * gave the H200's bench batch of 4x4 TDL-A 65,536 threads, 24% achieved
+ * occupancy and a third of the ideal link's GPU time. */
+constexpr int kRespLinksWide = 8, kRespLinksNarrow = 2, kRespTile = 128;
 
 template <int G>
-__global__ void __launch_bounds__(kBlock)
+__global__ void __launch_bounds__(kRespTile)
     response_kernel(gpu_link g, const cf32 *__restrict__ taps, const cf32 *__restrict__ resp,
                     cf32 *__restrict__ Hk) {
-  const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  const int groups = (g.links + G - 1) / G;
-  const uint64_t span = g.hk_span, per_frame = (uint64_t)groups * span;
-  if (j >= g.frames * per_frame) return;
-  const uint64_t f = j / per_frame, rest = j - f * per_frame;
-  const int e0 = (int)(rest / span) * G;
-  const uint64_t js = rest - (uint64_t)(e0 / G) * span, sym = js / g.K, k = js - sym * g.K;
-  const cf32 *t = taps + ((f * (span / g.K) + sym) * g.links + e0) * g.L;
+  static_assert(G % 2 == 0, "taps are read two links at a time");
+  __shared__ __align__(16) cf32 st[TDL_MAX_TAPS * G];
+  const int L = g.L, K = g.K;
+  const unsigned groups = (unsigned)(g.links + G - 1) / G, S = (unsigned)(g.hk_span / (uint64_t)K);
+  const uint64_t span = g.hk_span;
+  /* blockIdx.x = (f*S' + s)*groups + group: 32-bit, a batch has fewer
+     than 2^25 REs */
+  const unsigned fs = blockIdx.x / groups;
+  const int e0 = (int)(blockIdx.x - fs * groups) * G;
+  const unsigned f = fs / S, sym = fs - f * S;
   const int n = g.links - e0 < G ? g.links - e0 : G;
+  /* 1. the group's taps, transposed to [l][q], zeros for q >= n */
+  const cf32 *t = taps + ((uint64_t)fs * g.links + e0) * L;
+  for (int i = threadIdx.x; i < G * L; i += kRespTile) {
+    const int q = i / L, l = i - q * L;
+    st[l * G + q] = q < n ? t[i] : cf_make(0.0f, 0.0f);
+  }
+  __syncthreads();
+  const int k = (int)blockIdx.y * kRespTile + (int)threadIdx.x;
+  if (k >= K) return;
+  /* 2. the sums, one resp word and G/2 shared loads a tap */
   cf32 acc[G];
   OFDM_UNROLL
   for (int q = 0; q < G; q++) acc[q] = cf_make(0.0f, 0.0f);
-  for (int l = 0; l < g.L; l++) {
-    const cf32 r = gpu_load(resp + (uint64_t)l * g.K + k);
+  const cf32 *r = resp + k;
+  const float4 *sp = reinterpret_cast<const float4 *>(st);
+  for (int l = 0; l < L; l++, r += K, sp += G / 2) {
+    const cf32 rv = gpu_load(r);
     OFDM_UNROLL
-    for (int q = 0; q < G; q++)
-      if (q < n) acc[q] = cf_fma_exact(acc[q], t[q * g.L + l], r);
+    for (int q = 0; q < G / 2; q++) {
+      const float4 v = sp[q];
+      acc[2 * q] = cf_fma_exact(acc[2 * q], cf_make(v.x, v.y), rv);
+      acc[2 * q + 1] = cf_fma_exact(acc[2 * q + 1], cf_make(v.z, v.w), rv);
+    }
   }
-  cf32 *out = Hk + (f * g.links + e0) * span + js;
+  /* 3. the group's outputs */
+  cf32 *out = Hk + ((uint64_t)f * g.links + e0) * span + (uint64_t)sym * K + k;
   OFDM_UNROLL
   for (int q = 0; q < G; q++)
     if (q < n) gpu_store(out + (uint64_t)q * span, acc[q]);
@@ -260,7 +289,8 @@ __global__ void __launch_bounds__(kBlock)
 template <int G>
 void launch_response(const gpu_link &g, const gpu_tdl &t, cudaStream_t s) {
   const uint64_t groups = (uint64_t)(g.links + G - 1) / G;
-  response_kernel<G><<<gpu_blocks(g.frames * groups * g.hk_span, kBlock), kBlock, 0, s>>>(g, t.taps, t.resp, t.Hk);
+  const dim3 grid((unsigned)(g.frames * (g.hk_span / g.K) * groups), (unsigned)((g.K + kRespTile - 1) / kRespTile));
+  response_kernel<G><<<grid, kRespTile, 0, s>>>(g, t.taps, t.resp, t.Hk);
 }
 
 /* The modem's discrete taps, d[(f*links + e)*n + j] = sum_l coef[j*L + l]
@@ -324,8 +354,8 @@ int gpu_launch_taps(const gpu_link &g, const gpu_consts *c, const gpu_tdl &t, cu
       CUDA_TRY_LAUNCH("taps_mix_kernel");
     }
   }
-  /* threads resident at once: 48 registers a thread allow 1,280 a SM */
-  const uint64_t resident = (uint64_t)(g.sm_count > 0 ? g.sm_count : 128) * 1280;
+  /* threads resident at once: 53 registers a thread (56 allocated) allow 1,152 a SM */
+  const uint64_t resident = (uint64_t)(g.sm_count > 0 ? g.sm_count : 128) * 1152;
   const uint64_t wide = g.frames * (uint64_t)((g.links + kRespLinksWide - 1) / kRespLinksWide) * g.hk_span;
   if (wide >= 2 * resident) launch_response<kRespLinksWide>(g, t, s);
   else launch_response<kRespLinksNarrow>(g, t, s);
