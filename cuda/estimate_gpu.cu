@@ -4,8 +4,11 @@
  * The staged mode runs every step over its y stack and writes Hhat; the
  * fused mode runs the steps up to the pilot symbols' estimates over its
  * pilot rows, and its per-RE kernels interpolate in time themselves
- * (gpu_est_channel, gpu_internal.cuh). lmmse2d (staged only): the 2-D
- * filter's sum per RE. */
+ * (gpu_est_channel, gpu_internal.cuh). lmmse2d: the 2-D filter's sum per
+ * RE, in the staged mode est_2d_kernel over the y stack (or DMRS's despread
+ * estimates), in the fused mode the per-RE kernels themselves over the pilot
+ * rows (or the despread estimates of them: the first pass's only step);
+ * gpu_est_channel_2d. */
 #include <stdio.h>
 
 #include "cuda/check.h"
@@ -129,6 +132,14 @@ int gpu_launch_estimate_pilots(const gpu_link &g, const gpu_est &e, cudaStream_t
     gpu_report_failure(__FILE__, __LINE__, "gpu_launch_estimate_pilots", "invalid argument",
                        "the fused mode's pilot rows are missing", 0);
     return -1;
+  }
+  if (e.tt > 0) { /* lmmse2d: the per-RE kernels filter the rows themselves */
+    if (e.np > 0) {
+      const uint64_t nls = g.frames * g.links * (uint64_t)e.pilot_syms * (uint64_t)e.np;
+      est_dmrs_ls_kernel<<<gpu_blocks(nls, kBlock), kBlock, 0, s>>>(g, e, NULL);
+      CUDA_TRY_LAUNCH("est_dmrs_ls_kernel");
+    }
+    return 0;
   }
   return estimate_pilots(g, e, NULL, s);
 }
