@@ -820,9 +820,13 @@ int allocate(cuda_state *s, const link_params *p, const chan_spatial *sp, const 
     float *wl = carve<float>(s->pool, l.est_wl);
     const size_t n = (size_t)e.tx * (size_t)e.K;
     CUDA_TRY(cudaMemcpyAsync(first, e.first, sizeof(int) * n, cudaMemcpyHostToDevice, s->stream));
-    const size_t per = e.tt ? (size_t)p->symbols * (size_t)e.tt : 1;
-    if (e.tt) {
-      CUDA_TRY(cudaMemcpyAsync(w, e.w, sizeof(cf32) * n * (size_t)e.taps * per, cudaMemcpyHostToDevice, s->stream));
+    if (e.tt) { /* lmmse2d: transposed to [tx][S][tt][taps][K] for coalesced reads (est_2d_at) */
+      const size_t S = (size_t)p->symbols, TT = (size_t)e.tt * (size_t)e.taps;
+      std::vector<cf32> wt(n * S * TT);
+      for (size_t ts = 0; ts < (size_t)e.tx * S; ts++)
+        for (size_t k = 0; k < (size_t)e.K; k++)
+          for (size_t q = 0; q < TT; q++) wt[(ts * TT + q) * e.K + k] = e.w[(ts * e.K + k) * TT + q];
+      CUDA_TRY(cudaMemcpy(w, wt.data(), sizeof(cf32) * wt.size(), cudaMemcpyHostToDevice));
     } else { /* transposed to [tx][taps][K] for the kernels' coalesced reads (est_freq_at) */
       std::vector<cf32> wt(n * (size_t)e.taps);
       for (int t = 0; t < e.tx; t++)

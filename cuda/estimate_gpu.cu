@@ -96,14 +96,16 @@ __global__ void __launch_bounds__(kBlock)
   const int s = (int)(m / (uint64_t)g.K), k = (int)(m - (uint64_t)s * g.K);
   const int r = (int)link / g.tx, t = (int)link - r * g.tx, lo = __ldg(e.sym_lo + s);
   const pilot_grid *pg = &g.re.pilots;
+  /* the weights transposed, [tx][S][tt][taps][K] (est_2d_at, step K) */
+  const cf32 *wk = e.w + ((size_t)t * (size_t)g.S + (size_t)s) * (size_t)(e.tt * e.taps) * (size_t)g.K + (size_t)k;
   cf32 h;
   if (e.np > 0) {
     const cf32 *rows = e.ls + ((f * g.links + link) * (uint64_t)e.pilot_syms + (uint64_t)lo) * (uint64_t)e.np;
-    h = est_2d(e.first, e.w, e.taps, e.tt, g.S, g.K, t, s, k, e.np, 0, 1, rows, (size_t)e.np, e.shrink);
+    h = est_2d_at(e.first, wk, (size_t)g.K, e.taps, e.tt, g.K, t, k, e.np, 0, 1, rows, (size_t)e.np, e.shrink);
   } else {
     const cf32 *rows = y + (uint64_t)r * g.R + f * g.rf + (uint64_t)pilot_symbol_at(pg, lo) * (uint64_t)g.K;
-    h = est_2d(e.first, e.w, e.taps, e.tt, g.S, g.K, t, s, k, pilot_count(pg, t), t, e.P, rows,
-               (size_t)pg->every * (size_t)g.K, e.shrink);
+    h = est_2d_at(e.first, wk, (size_t)g.K, e.taps, e.tt, g.K, t, k, pilot_count(pg, t), t, e.P, rows,
+                  (size_t)pg->every * (size_t)g.K, e.shrink);
   }
   gpu_store(Hhat + j, h);
 }

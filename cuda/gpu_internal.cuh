@@ -46,7 +46,8 @@ enum gpu_ysrc { YSRC_COMPUTE = 0, YSRC_BUFFER = 1, YSRC_NOISE = 2 };
 struct gpu_est {
   const int *first;   /* [tx][K] */
   const cf32 *w;      /* [tx][taps][K] (est_plan's [tx][K][taps] transposed: est_freq_at);
-                         lmmse2d [tx][S][K][tt][taps] as the plan's */
+                         lmmse2d [tx][S][tt][taps][K] (the plan's [tx][S][K][tt][taps]
+                         transposed: est_2d_at) */
   const int *sym_lo;  /* [S]; lmmse2d: the first pilot symbol of the window */
   const float *sym_w; /* [S] */
   cf32 *hp;
@@ -223,7 +224,8 @@ __device__ __forceinline__ void gpu_est_channel_2d(const gpu_link &g, uint64_t f
   for (int t = 0; t < NT; t++) {
     const size_t at = (size_t)t * K + k;
     const int i0 = __ldg(e.first + at);
-    const cf32 *wk = e.w + (((size_t)t * (size_t)g.S + s) * K + k) * (size_t)(tt * taps);
+    /* the weights transposed, [tx][S][tt][taps][K]: (j, i) at wk[(j taps + i) K] */
+    const cf32 *wk = e.w + ((size_t)t * (size_t)g.S + s) * (size_t)(tt * taps) * K + k;
     /* the window's first row of each receive antenna, its row stride, the
      * pilots' count, offset and step (est_2d's np, off, step) */
     const cf32 *rows[NR];
@@ -252,7 +254,7 @@ __device__ __forceinline__ void gpu_est_channel_2d(const gpu_link &g, uint64_t f
     for (int jw = 0; jw < tt; jw++) {
       for (int i = 0; i < taps; i++) {
         const int ip = i0 + i < np ? i0 + i : i0 + i - np;
-        const cf32 w = gpu_load(wk + jw * taps + i);
+        const cf32 w = gpu_load(wk + (size_t)(jw * taps + i) * K);
         const size_t col = (size_t)jw * stride + (size_t)off + (size_t)ip * (size_t)step;
         OFDM_UNROLL
         for (int r = 0; r < NR; r++)
