@@ -179,6 +179,25 @@ OFDM_HD cf32 est_freq_dmrs(const int *first, const cf32 *w, int taps, int K, int
   return est_freq_dmrs_at(first, w + at * (size_t)taps, 1, K, taps, t, k, ls);
 }
 
+/* est_2d with the RE's weights of window row j and pilot i at
+ * wk[(j taps + i) wstep]: the GPU keeps them transposed, [tx][S][tt][taps][K]
+ * (wstep K), so that a warp's threads, consecutive k, read consecutive
+ * words (with the plan's [tx][S][K][tt][taps] each of the 64 weight loads
+ * touched 32 sectors a warp). The same sum in the same order. */
+OFDM_HD cf32 est_2d_at(const int *first, const cf32 *wk, size_t wstep, int taps, int tt, int K, int t, int k,
+                       int np, int off, int step, const cf32 *rows, size_t row_stride, float shrink) {
+  const int i0 = first[(size_t)t * (size_t)K + (size_t)k];
+  cf32 acc = cf_make(0.0f, 0.0f);
+  for (int j = 0; j < tt; j++) {
+    const cf32 *row = rows + (size_t)j * row_stride;
+    for (int i = 0; i < taps; i++) {
+      const int ip = i0 + i < np ? i0 + i : i0 + i - np;
+      acc = cf_fma_exact(acc, wk[(size_t)(j * taps + i) * wstep], row[off + ip * step]);
+    }
+  }
+  return cf_scale(acc, shrink);
+}
+
 /* lmmse2d on RE (s, k) for antenna (port) t: sum_j sum_i w_ji h(j, i),
  * pilot symbol j of the window outer, pilot i inner, then the scaling.
  * rows + j row_stride is the window's pilot symbol j; antenna t's window
@@ -187,18 +206,8 @@ OFDM_HD cf32 est_freq_dmrs(const int *first, const cf32 *w, int taps, int K, int
  * est_freq's; DMRS: the LS estimates, off 0, step 1, np the blocks). */
 OFDM_HD cf32 est_2d(const int *first, const cf32 *w, int taps, int tt, int S, int K, int t, int s, int k, int np,
                     int off, int step, const cf32 *rows, size_t row_stride, float shrink) {
-  const size_t at = (size_t)t * (size_t)K + (size_t)k;
-  const int i0 = first[at];
   const cf32 *wk = w + (((size_t)t * (size_t)S + (size_t)s) * (size_t)K + (size_t)k) * (size_t)(tt * taps);
-  cf32 acc = cf_make(0.0f, 0.0f);
-  for (int j = 0; j < tt; j++) {
-    const cf32 *row = rows + (size_t)j * row_stride;
-    for (int i = 0; i < taps; i++) {
-      const int ip = i0 + i < np ? i0 + i : i0 + i - np;
-      acc = cf_fma_exact(acc, wk[j * taps + i], row[off + ip * step]);
-    }
-  }
-  return cf_scale(acc, shrink);
+  return est_2d_at(first, wk, 1, taps, tt, K, t, k, np, off, step, rows, row_stride, shrink);
 }
 
 /* Step 3 and 4's scaling on one RE of symbol s: hp_lo and hp_hi are the

@@ -312,7 +312,7 @@ int fused_front(cuda_state *s, const gpu_link &g) {
   if (tdl_response(s, g)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_DRAW], st));
   if (s->have_fft_td && run_modem(s, g)) return -1;
-  if (g.est.hp && gpu_launch_fused_estimate(g, s->consts, s->tdl.Hk, s->yt, st)) return -1;
+  if (g.est.on && gpu_launch_fused_estimate(g, s->consts, s->tdl.Hk, s->yt, st)) return -1;
   CUDA_TRY(cudaEventRecord(s->ev[EV_CHANNEL], st));
   return 0;
 }
@@ -438,7 +438,7 @@ int launch_batch(backend *b, uint64_t first_frame, uint64_t frames, const batch_
   g.ysrc = s->td_transform ? YSRC_NOISE : s->have_fft_td ? YSRC_BUFFER : YSRC_COMPUTE;
   /* fused with LS: the per-RE kernels take their channel from the batch's
    * estimates (the staged mode's Hhat stack holds it there) */
-  if (!s->staged && s->est.hp) g.est = s->est;
+  if (!s->staged && s->est.on) g.est = s->est;
   sl.g = g;
   s->ev = sl.ev;
   const size_t counters = sizeof(uint32_t) * (size_t)frames * (size_t)g.tx;
@@ -820,9 +820,13 @@ int allocate(cuda_state *s, const link_params *p, const chan_spatial *sp, const 
     float *wl = carve<float>(s->pool, l.est_wl);
     const size_t n = (size_t)e.tx * (size_t)e.K;
     CUDA_TRY(cudaMemcpyAsync(first, e.first, sizeof(int) * n, cudaMemcpyHostToDevice, s->stream));
-    const size_t per = e.tt ? (size_t)p->symbols * (size_t)e.tt : 1;
-    if (e.tt) {
-      CUDA_TRY(cudaMemcpyAsync(w, e.w, sizeof(cf32) * n * (size_t)e.taps * per, cudaMemcpyHostToDevice, s->stream));
+    if (e.tt) { /* lmmse2d: transposed to [tx][S][tt][taps][K] for coalesced reads (est_2d_at) */
+      const size_t S = (size_t)p->symbols, TT = (size_t)e.tt * (size_t)e.taps;
+      std::vector<cf32> wt(n * S * TT);
+      for (size_t ts = 0; ts < (size_t)e.tx * S; ts++)
+        for (size_t k = 0; k < (size_t)e.K; k++)
+          for (size_t q = 0; q < TT; q++) wt[(ts * TT + q) * e.K + k] = e.w[(ts * e.K + k) * TT + q];
+      CUDA_TRY(cudaMemcpy(w, wt.data(), sizeof(cf32) * wt.size(), cudaMemcpyHostToDevice));
     } else { /* transposed to [tx][taps][K] for the kernels' coalesced reads (est_freq_at) */
       std::vector<cf32> wt(n * (size_t)e.taps);
       for (int t = 0; t < e.tx; t++)
@@ -836,7 +840,7 @@ int allocate(cuda_state *s, const link_params *p, const chan_spatial *sp, const 
     const pilot_grid pg = link_pilot_grid(p);
     s->est = gpu_est{first, w, lo, wl, carve<cf32>(s->pool, l.hp), e.taps, e.pilot_syms, p->pilot_spacing,
                      (float)e.shrink, carve<cf32>(s->pool, l.est_ls), e.np, carve<cf32>(s->pool, l.est_yp),
-                     pilot_symbol_count(&pg), e.tt};
+                     pilot_symbol_count(&pg), e.tt, 1};
   }
   if (p->pilot_kind == PILOT_DMRS) {
     /* the DMRS sequence in device memory, where the kernels' re ctx reads it */
@@ -1009,9 +1013,6 @@ extern "C" backend *backend_cuda_create(const link_params *p, const backend_opti
   /* the coded link writes its labels between the staged draw and channel
    * stages, which the fused kernel does not separate */
   if (link_coded(p)) s->staged = 1;
-  /* lmmse2d's estimate of an RE sums a window of pilot symbols (est_2d), a
-   * stage of its own over the staged y stack (gpu_launch_estimate) */
-  if (p->estimation == EST_LS && p->interpolation == INTERP_LMMSE2D) s->staged = 1;
   s->g = make_link(p, &sp, &grid);
   int device = 0;
   if (gpu_cuda_failed(cudaGetDevice(&device), __FILE__, __LINE__, "cudaGetDevice(&device)", 0) ||

@@ -4,8 +4,11 @@
  * The staged mode runs every step over its y stack and writes Hhat; the
  * fused mode runs the steps up to the pilot symbols' estimates over its
  * pilot rows, and its per-RE kernels interpolate in time themselves
- * (gpu_est_channel, gpu_internal.cuh). lmmse2d (staged only): the 2-D
- * filter's sum per RE. */
+ * (gpu_est_channel, gpu_internal.cuh). lmmse2d: the 2-D filter's sum per
+ * RE, in the staged mode est_2d_kernel over the y stack (or DMRS's despread
+ * estimates), in the fused mode the per-RE kernels themselves over the pilot
+ * rows (or the despread estimates of them: the first pass's only step);
+ * gpu_est_channel_2d. */
 #include <stdio.h>
 
 #include "cuda/check.h"
@@ -93,14 +96,16 @@ __global__ void __launch_bounds__(kBlock)
   const int s = (int)(m / (uint64_t)g.K), k = (int)(m - (uint64_t)s * g.K);
   const int r = (int)link / g.tx, t = (int)link - r * g.tx, lo = __ldg(e.sym_lo + s);
   const pilot_grid *pg = &g.re.pilots;
+  /* the weights transposed, [tx][S][tt][taps][K] (est_2d_at, step K) */
+  const cf32 *wk = e.w + ((size_t)t * (size_t)g.S + (size_t)s) * (size_t)(e.tt * e.taps) * (size_t)g.K + (size_t)k;
   cf32 h;
   if (e.np > 0) {
     const cf32 *rows = e.ls + ((f * g.links + link) * (uint64_t)e.pilot_syms + (uint64_t)lo) * (uint64_t)e.np;
-    h = est_2d(e.first, e.w, e.taps, e.tt, g.S, g.K, t, s, k, e.np, 0, 1, rows, (size_t)e.np, e.shrink);
+    h = est_2d_at(e.first, wk, (size_t)g.K, e.taps, e.tt, g.K, t, k, e.np, 0, 1, rows, (size_t)e.np, e.shrink);
   } else {
     const cf32 *rows = y + (uint64_t)r * g.R + f * g.rf + (uint64_t)pilot_symbol_at(pg, lo) * (uint64_t)g.K;
-    h = est_2d(e.first, e.w, e.taps, e.tt, g.S, g.K, t, s, k, pilot_count(pg, t), t, e.P, rows,
-               (size_t)pg->every * (size_t)g.K, e.shrink);
+    h = est_2d_at(e.first, wk, (size_t)g.K, e.taps, e.tt, g.K, t, k, pilot_count(pg, t), t, e.P, rows,
+                  (size_t)pg->every * (size_t)g.K, e.shrink);
   }
   gpu_store(Hhat + j, h);
 }
@@ -129,6 +134,14 @@ int gpu_launch_estimate_pilots(const gpu_link &g, const gpu_est &e, cudaStream_t
     gpu_report_failure(__FILE__, __LINE__, "gpu_launch_estimate_pilots", "invalid argument",
                        "the fused mode's pilot rows are missing", 0);
     return -1;
+  }
+  if (e.tt > 0) { /* lmmse2d: the per-RE kernels filter the rows themselves */
+    if (e.np > 0) {
+      const uint64_t nls = g.frames * g.links * (uint64_t)e.pilot_syms * (uint64_t)e.np;
+      est_dmrs_ls_kernel<<<gpu_blocks(nls, kBlock), kBlock, 0, s>>>(g, e, NULL);
+      CUDA_TRY_LAUNCH("est_dmrs_ls_kernel");
+    }
+    return 0;
   }
   return estimate_pilots(g, e, NULL, s);
 }

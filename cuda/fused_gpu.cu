@@ -29,7 +29,7 @@ template <int NT, int NR>
 __global__ void __launch_bounds__(kBlock)
     pilot_rows_kernel(gpu_link g, const gpu_consts *__restrict__ c, const cf32 *__restrict__ Hk,
                       const cf32 *__restrict__ yt) {
-  g.est.hp = NULL; /* y alone: the receiver's channel is not asked for */
+  g.est.on = 0; /* y alone: the receiver's channel is not asked for */
   const uint64_t K = (uint64_t)g.K, per_frame = (uint64_t)g.est.yp_rows * K;
   const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= g.frames * per_frame) return;

@@ -144,7 +144,7 @@ __global__ void __launch_bounds__(kBlock, Sic ? 1 : Soft ? fused_soft_min_blocks
   if (Mode == kPlain) {
     g.re.pilots.spacing = 0;
     g.re.pilots.kind = PILOT_COMB;
-    g.est.hp = NULL;
+    g.est.on = 0;
   }
   /* 32-bit positions: a frame's REs and a batch's blocks fit in 32 bits */
   const uint32_t rf = (uint32_t)g.rf, span = blockDim.x * (uint32_t)per_thread;

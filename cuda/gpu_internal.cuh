@@ -46,7 +46,8 @@ enum gpu_ysrc { YSRC_COMPUTE = 0, YSRC_BUFFER = 1, YSRC_NOISE = 2 };
 struct gpu_est {
   const int *first;   /* [tx][K] */
   const cf32 *w;      /* [tx][taps][K] (est_plan's [tx][K][taps] transposed: est_freq_at);
-                         lmmse2d [tx][S][K][tt][taps] as the plan's */
+                         lmmse2d [tx][S][tt][taps][K] (the plan's [tx][S][K][tt][taps]
+                         transposed: est_2d_at) */
   const int *sym_lo;  /* [S]; lmmse2d: the first pilot symbol of the window */
   const float *sym_w; /* [S] */
   cf32 *hp;
@@ -58,7 +59,9 @@ struct gpu_est {
                          DMRS symbol) [f][rx][yp_rows][K]; NULL in staged mode,
                          which reads its y stack */
   int yp_rows;        /* pilot_symbol_count: the comb's pilot symbols, DMRS occasions x len */
-  int tt;             /* lmmse2d: pilot symbols of a window (0: hp's two steps); staged only */
+  int tt;             /* lmmse2d: pilot symbols of a window (0: hp's two steps) */
+  int on;             /* fused mode: the per-RE kernels take their channel from the
+                         estimate (gpu_est_channel); 0 in every other copy */
 };
 
 /* One batch of one point, by value in every launch. */
@@ -94,10 +97,11 @@ struct gpu_link {
   int fade_reach;           /* time domain with Doppler: the farthest interpolator term in samples (-1: none) */
   int smem_optin;           /* the device's opt-in shared memory a block, bytes */
   int sm_count;             /* the device's multiprocessors */
-  /* fused mode with LS estimation: the batch's estimates on the pilot
-   * symbols (est.hp), made by gpu_launch_fused_estimate before the per-RE
-   * kernels, which take their channel from them (gpu_re_front); est.hp NULL:
-   * the receiver's channel is the drawn one (or its CSI error) */
+  /* fused mode with LS estimation (est.on): the batch's estimates on the
+   * pilot symbols (est.hp; lmmse2d: the pilot rows est.yp, DMRS's despread
+   * est.ls), made by gpu_launch_fused_estimate before the per-RE kernels,
+   * which take their channel from them (gpu_re_front); est.on 0: the
+   * receiver's channel is the drawn one (or its CSI error) */
   gpu_est est;
 };
 
@@ -201,6 +205,67 @@ __device__ __forceinline__ void gpu_channel_table(const gpu_link &g, const cf32 
     h[e] = e < g.links ? gpu_load(row + (size_t)e * g.hk_span) : cf_make(0.0f, 0.0f);
 }
 
+/* lmmse2d in the fused mode: est_2d's sum for every link of the RE, from
+ * the pilot rows g.est.yp (the comb: row j is pilot symbol j, so a window's
+ * rows are K apart where the staged y stack has them pg.every K apart) or
+ * DMRS's despread LS estimates g.est.ls, as est_2d_kernel reads them in the
+ * staged mode. Transmit antenna t's weights do not depend on the receive
+ * antenna, so each is read once for the t's NR links; each link's sum runs
+ * in est_2d's order (window row j, then pilot i), with its operations, so
+ * the estimate is est_2d's bit for bit. Rows >= rx of h are zeroed. */
+template <int NT, int NR>
+__device__ __forceinline__ void gpu_est_channel_2d(const gpu_link &g, uint64_t f, uint64_t m, cf32 *h) {
+  const gpu_est &e = g.est;
+  const uint32_t K = (uint32_t)g.K;
+  const uint32_t s = (uint32_t)m / K, k = (uint32_t)m - s * K; /* R_f < 2^32 */
+  const int lo = __ldg(e.sym_lo + s), tt = e.tt, taps = e.taps;
+  const pilot_grid *pg = &g.re.pilots;
+  OFDM_UNROLL
+  for (int t = 0; t < NT; t++) {
+    const size_t at = (size_t)t * K + k;
+    const int i0 = __ldg(e.first + at);
+    /* the weights transposed, [tx][S][tt][taps][K]: (j, i) at wk[(j taps + i) K] */
+    const cf32 *wk = e.w + ((size_t)t * (size_t)g.S + s) * (size_t)(tt * taps) * K + k;
+    /* the window's first row of each receive antenna, its row stride, the
+     * pilots' count, offset and step (est_2d's np, off, step) */
+    const cf32 *rows[NR];
+    size_t stride;
+    int np, off, step;
+    if (e.np > 0) {
+      stride = (size_t)e.np;
+      np = e.np;
+      off = 0;
+      step = 1;
+      OFDM_UNROLL
+      for (int r = 0; r < NR; r++)
+        rows[r] = e.ls + ((f * g.links + (uint64_t)(r * NT + t)) * (uint64_t)e.pilot_syms + (uint64_t)lo) * stride;
+    } else {
+      stride = K;
+      np = pilot_count(pg, t);
+      off = t;
+      step = e.P;
+      OFDM_UNROLL
+      for (int r = 0; r < NR; r++)
+        rows[r] = e.yp + ((f * (uint64_t)g.rx + (uint64_t)r) * (uint64_t)e.yp_rows + (uint64_t)lo) * K;
+    }
+    cf32 acc[NR];
+    OFDM_UNROLL
+    for (int r = 0; r < NR; r++) acc[r] = cf_make(0.0f, 0.0f);
+    for (int jw = 0; jw < tt; jw++) {
+      for (int i = 0; i < taps; i++) {
+        const int ip = i0 + i < np ? i0 + i : i0 + i - np;
+        const cf32 w = gpu_load(wk + (size_t)(jw * taps + i) * K);
+        const size_t col = (size_t)jw * stride + (size_t)off + (size_t)ip * (size_t)step;
+        OFDM_UNROLL
+        for (int r = 0; r < NR; r++)
+          if (r < g.rx) acc[r] = cf_fma_exact(acc[r], w, gpu_load(rows[r] + col));
+      }
+    }
+    OFDM_UNROLL
+    for (int r = 0; r < NR; r++) h[r * NT + t] = r < g.rx ? cf_scale(acc[r], e.shrink) : cf_make(0.0f, 0.0f);
+  }
+}
+
 /* The receiver's channel of RE m of batch frame f in the fused mode with LS
  * estimation: the time interpolation of the frame's pilot-symbol estimates
  * g.est.hp and the receiver's scaling (est_time), as the staged mode's
@@ -269,7 +334,10 @@ __device__ __forceinline__ void gpu_re_front(const gpu_link &g, const gpu_consts
   re_csi(g.re, frame, m, NR * NT, h);
   /* LS estimation (fused mode): the receiver's channel is the estimate, the
    * drawn one having made y (the staged mode's Hhat replaces H alike) */
-  if (g.est.hp) gpu_est_channel<NT, NR>(g, f, m, h);
+  if (g.est.on) {
+    if (g.est.tt > 0) gpu_est_channel_2d<NT, NR>(g, f, m, h);
+    else gpu_est_channel<NT, NR>(g, f, m, h);
+  }
 }
 
 /* The register rows of a link with rx receive antennas: rx rounded up to a
@@ -377,7 +445,9 @@ int gpu_launch_estimate(const gpu_link &g, const gpu_est &e, const cf32 *y, cf32
 /* The fused mode's first pass: the batch's estimates on the pilot symbols,
  * e.hp, from the received pilot rows e.yp (gpu_launch_pilot_rows), by the
  * staged mode's steps (LS, DMRS despreading, frequency interpolation); the
- * per-RE kernels then interpolate in time (gpu_est_channel). */
+ * per-RE kernels then interpolate in time (gpu_est_channel). lmmse2d: only
+ * DMRS's despreading (e.ls); the per-RE kernels filter the rows
+ * (gpu_est_channel_2d). */
 int gpu_launch_estimate_pilots(const gpu_link &g, const gpu_est &e, cudaStream_t s);
 /* The symbol of row q of the pilot rows (gpu_est.yp). */
 __device__ __forceinline__ int gpu_pilot_row_symbol(const pilot_grid *pg, int q) {
@@ -546,10 +616,11 @@ int gpu_launch_repair(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, co
                       const uint32_t *repair, uint32_t *errors, uint32_t *fallbacks, unsigned long long *loss,
                       cudaStream_t s);
 
-/* The fused mode's first pass with LS estimation (g.est.hp set): the pilot
+/* The fused mode's first pass with LS estimation (g.est.on): the pilot
  * rows g.est.yp from the draws (or the modem's output, Hk and yt as the
  * fused kernel takes them), then the estimates on the pilot symbols g.est.hp
- * (gpu_launch_estimate_pilots), which the per-RE kernels after it read. */
+ * (gpu_launch_estimate_pilots; lmmse2d: DMRS's despread estimates, or
+ * nothing), which the per-RE kernels after it read. */
 int gpu_launch_fused_estimate(const gpu_link &g, const gpu_consts *c, const cf32 *Hk, const cf32 *yt,
                               cudaStream_t s);
 

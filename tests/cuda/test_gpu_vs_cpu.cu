@@ -461,12 +461,10 @@ void run_spec(const spec &s, uint32_t point) {
         "%s: staged stage times %g %g %g %g %g %g", what, t.draw, t.channel, t.gram, t.invert,
         t.equalize, t.demap);
   CHECK(fused.t.invert > 0, "%s: the fused kernel's time is missing", what);
-  /* every point here is fused (pilots and LS included): no Gram or
-   * equalisation stage of its own, which the staged mode always times;
-   * except lmmse2d, whose per-symbol 2-D estimates the fused kernel does not
-   * read (est_2d_kernel runs in the staged mode only): the fused mode must
-   * hand it to the staged path, and the counts above hold either way */
-  const bool fused_expected = s.interp != INTERP_LMMSE2D;
+  /* every point here is fused (pilots and LS with every interpolation,
+   * lmmse2d's 2-D filter included): no Gram or equalisation stage of its
+   * own, which the staged mode always times */
+  const bool fused_expected = true;
   const bool went_fused = fused.t.gram == 0 && fused.t.equalize == 0 && fused.t.demap == 0;
   CHECK(went_fused == fused_expected, "%s: the fused run went %s, expected %s", what,
         went_fused ? "fused" : "staged", fused_expected ? "fused" : "staged");
