@@ -311,71 +311,99 @@ size_t conv_shared_bytes(const gpu_link &g, int nr) {
 }
 
 /* Doppler, tiled (the common case): the sample-by-sample fading convolution
- * of modem_channel_kernel with one block a (frame, symbol, kFadeBlock window
- * positions) and one thread a window position, every receive antenna in the
- * thread. The block stages once, with the CP's index map and the unitary
- * scale applied (zeros before the frame), the transmitted samples all its
- * outputs read: xs[t][q] = s_t(nbase + w0 - reach + q), reach the farthest
- * interpolator term (g.fade_reach). Per sample and tap each stream goes
- * through the tap's interpolator once (the untiled kernel does it once per
- * receive pair, each term a global read behind a 64-bit division), then the
- * rows take h_rt(tau) u_t. N (a power of two, at least rx and tx) sizes the
- * register arrays. Same operations in the same order as
- * fading_sample (a staged zero adds an exact zero where that one skips the
- * term), the same noise words: the same values. */
+ * of modem_channel_kernel with one block a (frame, symbol, tile of
+ * kFadeBlock * S window positions) and S consecutive window positions a
+ * thread, every receive antenna in the thread.
+ *
+ * Why S samples a thread: the interpolators' terms (2 * TDL_INTERP_HALF a
+ * tap and stream) are almost all of the work, and one sample a thread read
+ * one staged sample from shared memory a term, two FFMA: the kernel ran at
+ * its shared-memory throughput (the fourteenth session's profile). With S
+ * consecutive samples the terms slide over one register window: G terms of
+ * S samples take S + G - 1 staged values, of which only G are new a group.
+ * And a tap's cubic coefficients, read once a thread, serve its S samples.
+ *
+ * The staging: the block stages once, with the CP's index map and the
+ * unitary scale applied (zeros before the frame), the transmitted samples
+ * all its outputs read, xs(t, q) = s_t(nbase + w0 - reach + q), reach the
+ * farthest interpolator term (g.fade_reach). Position q is kept in phase
+ * q mod S, at (q mod S) * P + q / S: then a warp's lanes, S positions
+ * apart, read consecutive words (no bank conflict).
+ *
+ * Per sample the operations are modem_channel_kernel's in its order (tap by
+ * tap, streams inside, each interpolator's terms in order, the rows last)
+ * and fading_sample's values (a staged zero adds an exact zero where that
+ * one skips the term), with the same noise words: the same values.
+ * N (a power of two, at least rx and tx) sizes the register arrays. */
 constexpr int kFadeBlock = 128;
+constexpr int kFadeGroup = 8; /* interpolator terms a register window step (S divides it) */
 
-size_t fade_shared_bytes(const gpu_link &g) {
-  return sizeof(cf32) * (size_t)g.tx * (size_t)(kFadeBlock + g.fade_reach);
+/* Samples a thread for N rows: S * N accumulators in registers. */
+constexpr int fade_samples(int n) { return n <= 4 ? 4 : n == 8 ? 2 : 1; }
+
+size_t fade_shared_bytes(const gpu_link &g, int S) {
+  const size_t width = (size_t)kFadeBlock * S + (size_t)g.fade_reach, P = (width + S - 1) / S;
+  return sizeof(cf32) * (size_t)g.tx * (size_t)S * P;
 }
 
-template <int N>
-__global__ void __launch_bounds__(kFadeBlock)
-    modem_fade_tiled_kernel(gpu_link g, const gpu_consts *__restrict__ c, const cf32 *__restrict__ xt,
-                            const cf32 *__restrict__ poly, cf32 *__restrict__ yt) {
-  extern __shared__ __align__(16) unsigned char fade_smem_bytes[];
-  cf32 *xs = reinterpret_cast<cf32 *>(fade_smem_bytes);
-  const int D = g.fade_reach, width = kFadeBlock + D;
-  /* block -> (frame, symbol, tile); 32-bit: R_f <= 2^24 */
-  const uint32_t tiles = ((uint32_t)g.K + kFadeBlock - 1) / kFadeBlock;
-  const uint32_t fs = blockIdx.x / tiles, tile = blockIdx.x - fs * tiles;
-  const uint32_t f = fs / (uint32_t)g.S, sym = fs - f * (uint32_t)g.S;
-  const int w0 = (int)(tile * kFadeBlock);
-  const int64_t nbase = (int64_t)sym * ((int64_t)g.K + g.cp) + g.cp;
-  const cf32 *xt_frame = xt + (uint64_t)f * g.tx * g.rf;
-  for (int q = threadIdx.x; q < g.tx * width; q += blockDim.x) {
-    const int tt = q / width, j = q - tt * width;
-    const int64_t n = nbase + w0 - D + j;
-    xs[q] = n < 0 || n >= (int64_t)g.nf ? cf_make(0.0f, 0.0f) : sent_sample(g, xt_frame, tt, (uint64_t)n);
-  }
-  __syncthreads();
-  const int w = w0 + (int)threadIdx.x;
-  if (w >= g.K) return;
-  const uint64_t n = (uint64_t)(nbase + w);
-  const uint64_t seg = n / (uint64_t)g.poly_len;
-  const float tau = tap_poly_tau(n, g.poly_len);
-  const cf32 *ps = poly + (f * g.poly_segs + seg) * (uint64_t)g.L * g.links * TAP_POLY_COEFS;
-  cf32 z[N];
-  OFDM_UNROLL
-  for (int r = 0; r < N; r++) z[r] = cf_make(0.0f, 0.0f);
+/* The S samples' rows, z[s][r] += sum over taps and streams; kOneSeg: every
+ * lane's S samples lie on one segment of the cubics (a warp-uniform choice:
+ * the coefficients read once for them all). */
+template <int N, int S, bool kOneSeg>
+__device__ __forceinline__ void fade_rows(const gpu_link &g, const gpu_consts *__restrict__ c, const cf32 *xs,
+                                          int P, int base0, const cf32 *ps, const int64_t *soff,
+                                          const float *tau, cf32 (*z)[N]) {
+  constexpr int G = kFadeGroup, WIN = S + G - 1;
   for (int l = 0; l < g.L; l++) {
     const cf32 *pl = ps + (uint64_t)l * g.links * TAP_POLY_COEFS;
-    /* every stream through tap l's interpolator together (one coefficient
-     * read serves them all; each u_t still sums its terms in order):
-     * s_t(n - first - i) = xs[t][D + threadIdx.x - first - i] */
-    const int count = c->tap_count[l], at = D + (int)threadIdx.x - c->tap_first[l];
-    cf32 u[N];
-    OFDM_UNROLL
-    for (int t = 0; t < N; t++) u[t] = cf_make(0.0f, 0.0f);
-    for (int i = 0; i < count; i++) {
-      const float ci = c->tap_coef[l][i];
+    const int count = c->tap_count[l], base = base0 - c->tap_first[l];
+    const float *coef = c->tap_coef[l];
+    for (int t = 0; t < g.tx; t++) {
+      const cf32 *xt_s = xs + (size_t)t * S * P;
+      /* u[s] = sum_i coef[i] x(base + s - i), i in order */
+      cf32 u[S];
       OFDM_UNROLL
-      for (int t = 0; t < N; t++)
-        if (t < g.tx) u[t] = cf_fma_real(u[t], ci, xs[t * width + at - i]);
-    }
-    OFDM_UNROLL
-    for (int t = 0; t < N; t++) {
-      if (t >= g.tx) break;
+      for (int s = 0; s < S; s++) u[s] = cf_make(0.0f, 0.0f);
+      /* win[m] = x(base - i0 - (G - 1) + m): term i0 + k of sample s is win[s - k + G - 1] */
+      cf32 win[WIN];
+      int i0 = 0;
+      if (count >= G) {
+        /* win[m < G] of the group at i0 is x(q - i0): with S dividing G, the
+         * same phase as the first group's, G / S words lower a group */
+        const cf32 *wp[G];
+        OFDM_UNROLL
+        for (int m = 0; m < WIN; m++) {
+          const int q = base - (G - 1) + m;
+          const cf32 *at = xt_s + ((unsigned)q % S) * P + (unsigned)q / S;
+          if (m < G) wp[m] = at;
+          win[m] = *at;
+        }
+        int back = 0;
+        for (;;) {
+          OFDM_UNROLL
+          for (int k = 0; k < G; k++) {
+            const float ci = coef[i0 + k];
+            OFDM_UNROLL
+            for (int s = 0; s < S; s++) u[s] = cf_fma_real(u[s], ci, win[s - k + G - 1]);
+          }
+          i0 += G;
+          if (i0 + G > count) break;
+          /* slide by G: the S - 1 lowest values stay (at the top), G new below */
+          OFDM_UNROLL
+          for (int m = WIN - 1; m >= G; m--) win[m] = win[m - G];
+          back += G / S;
+          OFDM_UNROLL
+          for (int m = 0; m < G; m++) win[m] = wp[m][-back];
+        }
+      }
+      for (int i = i0; i < count; i++) { /* the terms past the last whole group */
+        const float ci = coef[i];
+        OFDM_UNROLL
+        for (int s = 0; s < S; s++) {
+          const int q = base + s - i;
+          u[s] = cf_fma_real(u[s], ci, xt_s[((unsigned)q % S) * P + (unsigned)q / S]);
+        }
+      }
       OFDM_UNROLL
       for (int r = 0; r < N; r++) {
         if (r >= g.rx) break;
@@ -383,23 +411,92 @@ __global__ void __launch_bounds__(kFadeBlock)
         cf32 cc[TAP_POLY_COEFS];
         OFDM_UNROLL
         for (int k = 0; k < TAP_POLY_COEFS; k++) cc[k] = gpu_load(pe + k);
-        z[r] = cf_fma_exact(z[r], tap_poly_eval(cc, tau), u[t]);
+        OFDM_UNROLL
+        for (int s = 0; s < S; s++) {
+          if (kOneSeg || soff[s] == 0) {
+            z[s][r] = cf_fma_exact(z[s][r], tap_poly_eval(cc, tau[s]), u[s]);
+          } else { /* a sample past a segment's end: its own cubics */
+            cf32 cs[TAP_POLY_COEFS];
+            OFDM_UNROLL
+            for (int k = 0; k < TAP_POLY_COEFS; k++) cs[k] = gpu_load(pe + soff[s] + k);
+            z[s][r] = cf_fma_exact(z[s][r], tap_poly_eval(cs, tau[s]), u[s]);
+          }
+        }
       }
     }
   }
-  td_store_sample<N>(g, f, sym, w, n, z, yt);
+}
+
+template <int N, int S>
+__global__ void __launch_bounds__(kFadeBlock)
+    modem_fade_tiled_kernel(gpu_link g, const gpu_consts *__restrict__ c, const cf32 *__restrict__ xt,
+                            const cf32 *__restrict__ poly, cf32 *__restrict__ yt) {
+  extern __shared__ __align__(16) unsigned char fade_smem_bytes[];
+  cf32 *xs = reinterpret_cast<cf32 *>(fade_smem_bytes);
+  constexpr int kTile = kFadeBlock * S;
+  const int D = g.fade_reach, width = kTile + D, P = (width + S - 1) / S;
+  /* block -> (frame, symbol, tile); 32-bit: R_f <= 2^24 */
+  const uint32_t tiles = ((uint32_t)g.K + kTile - 1) / kTile;
+  const uint32_t fs = blockIdx.x / tiles, tile = blockIdx.x - fs * tiles;
+  const uint32_t f = fs / (uint32_t)g.S, sym = fs - f * (uint32_t)g.S;
+  const int w0 = (int)(tile * kTile);
+  const int64_t nbase = (int64_t)sym * ((int64_t)g.K + g.cp) + g.cp;
+  const cf32 *xt_frame = xt + (uint64_t)f * g.tx * g.rf;
+  for (int q = threadIdx.x; q < g.tx * width; q += blockDim.x) {
+    const int tt = q / width, j = q - tt * width;
+    const int64_t n = nbase + w0 - D + j;
+    xs[(size_t)tt * S * P + (size_t)(j % S) * P + j / S] =
+        n < 0 || n >= (int64_t)g.nf ? cf_make(0.0f, 0.0f) : sent_sample(g, xt_frame, tt, (uint64_t)n);
+  }
+  __syncthreads();
+  /* The thread's samples; those past the window's end (not kept) take its
+   * last sample's segment and offset, so that no read leaves the cubics. */
+  const int wt = w0 + S * (int)threadIdx.x;
+  uint64_t seg[S];
+  float tau[S];
+  OFDM_UNROLL
+  for (int s = 0; s < S; s++) {
+    const uint64_t n = (uint64_t)(nbase + (wt + s < g.K ? wt + s : g.K - 1));
+    seg[s] = n / (uint64_t)g.poly_len;
+    tau[s] = tap_poly_tau(n, g.poly_len);
+  }
+  const uint64_t per_seg = (uint64_t)g.L * g.links * TAP_POLY_COEFS;
+  const cf32 *ps = poly + (f * g.poly_segs + seg[0]) * per_seg;
+  int64_t soff[S];
+  bool one = true;
+  OFDM_UNROLL
+  for (int s = 0; s < S; s++) {
+    soff[s] = (int64_t)(seg[s] - seg[0]) * (int64_t)per_seg;
+    one = one && soff[s] == 0;
+  }
+  cf32 z[S][N];
+  OFDM_UNROLL
+  for (int s = 0; s < S; s++)
+    OFDM_UNROLL
+    for (int r = 0; r < N; r++) z[s][r] = cf_make(0.0f, 0.0f);
+  /* staged position of sample wt: D + S * threadIdx.x (every thread of the block reaches here) */
+  const int base0 = D + S * (int)threadIdx.x;
+  if (__all_sync(0xffffffffu, one)) fade_rows<N, S, true>(g, c, xs, P, base0, ps, soff, tau, z);
+  else fade_rows<N, S, false>(g, c, xs, P, base0, ps, soff, tau, z);
+  OFDM_UNROLL
+  for (int s = 0; s < S; s++) {
+    const int w = wt + s;
+    if (w >= g.K) break;
+    td_store_sample<N>(g, f, sym, w, (uint64_t)(nbase + w), z[s], yt);
+  }
 }
 
 template <int N>
 int launch_fade_tiled(const gpu_link &g, const gpu_consts *c, const cf32 *xt, const gpu_tdl &t, cf32 *yt,
                       cudaStream_t s) {
-  const size_t bytes = fade_shared_bytes(g);
+  constexpr int S = fade_samples(N);
+  const size_t bytes = fade_shared_bytes(g, S);
   if (bytes > 48 * 1024) /* beyond the default: opt in (per kernel and device) */
-    CUDA_TRY(cudaFuncSetAttribute(modem_fade_tiled_kernel<N>,
+    CUDA_TRY(cudaFuncSetAttribute(modem_fade_tiled_kernel<N, S>,
                                   cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
-  const uint64_t tiles = ((uint64_t)g.K + kFadeBlock - 1) / kFadeBlock;
+  const uint64_t tiles = ((uint64_t)g.K + kFadeBlock * S - 1) / (kFadeBlock * S);
   const uint64_t blocks = g.frames * (uint64_t)g.S * tiles;
-  modem_fade_tiled_kernel<N><<<(unsigned)blocks, kFadeBlock, bytes, s>>>(g, c, xt, t.poly, yt);
+  modem_fade_tiled_kernel<N, S><<<(unsigned)blocks, kFadeBlock, bytes, s>>>(g, c, xt, t.poly, yt);
   CUDA_TRY_LAUNCH("modem_fade_tiled_kernel");
   return 0;
 }
@@ -483,9 +580,9 @@ int gpu_launch_modem_channel(const gpu_link &g, const gpu_consts *c, const cf32 
     modem_poly_kernel<<<gpu_blocks(n, kBlock), kBlock, 0, s>>>(g, c, t.sos, t.poly);
     CUDA_TRY_LAUNCH("modem_poly_kernel");
     /* then the samples, tiled where the staged stream fits in shared memory */
-    if (g.model == CH_TDL && g.fade_reach >= 0 && fade_shared_bytes(g) <= (size_t)g.smem_optin) {
-      const int most = g.rx > g.tx ? g.rx : g.tx; /* the kernel's register arrays: N >= rx, tx */
-      const int nr = most <= 1 ? 1 : most <= 2 ? 2 : most <= 4 ? 4 : most <= 8 ? 8 : 16;
+    const int most = g.rx > g.tx ? g.rx : g.tx; /* the kernel's register arrays: N >= rx, tx */
+    const int nr = most <= 1 ? 1 : most <= 2 ? 2 : most <= 4 ? 4 : most <= 8 ? 8 : 16;
+    if (g.model == CH_TDL && g.fade_reach >= 0 && fade_shared_bytes(g, fade_samples(nr)) <= (size_t)g.smem_optin) {
       switch (nr) {
         case 1: return launch_fade_tiled<1>(g, c, xt, t, yt, s);
         case 2: return launch_fade_tiled<2>(g, c, xt, t, yt, s);
