@@ -14,8 +14,11 @@
  * it). Lanes of adjacent subcarriers share most of their windows, so the
  * pilots run is taps + a few (comb of 4: 16 subcarriers span 4 pilots).
  * The lanes' weights go to a lane-major table once a window row and call
- * (lane_weights), shared by every receive antenna; the sums stay in
- * registers for 1, 2 and 4 rows. Measured on one core (AMD EPYC, AVX-512,
+ * (lane_weights_row), shared by every receive antenna; the sums stay in
+ * registers for 1, 2 and 4 rows. est_2d_lanes makes those tables once a
+ * point instead, for the blocks of EST_2D_LANES subcarriers from 0 (the
+ * fifteenth session: the copy was more than half of a call's
+ * instructions, and the weights are the same in every frame). Measured on one core (AMD EPYC, AVX-512,
  * `CASES=lmmse2d scripts/bench-paths.sh cpu 1`, 4x4 16-QAM): lmmse2d on
  * the comb went from 14 to 46 Mbit/s (3% to 10% of the ideal link), on
  * DMRS from 16 to 36. What is left is the filter itself, 64 complex
@@ -23,46 +26,79 @@
  * cycle 128 cycles, more than the ideal link's whole RE (some 100). */
 #include "channel/estimate_2d_block.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "channel/estimate.h"
 #include "core/params.h"
 
 #pragma GCC target("prefer-vector-width=512")
 
-enum { LANES = EST_2D_LANES };
+enum { LANES = EST_2D_LANES, SPAN_MAX = 2 * EST_LMMSE_TAPS };
 
-/* The window's weights, lane-major for a pilot loop: ws[c][l] is lane l's
- * weight for pilot cmin + c of window row j (its tap c + cmin - i0[l]), 0
- * where the lane's window does not hold that pilot (zeroed once a call:
- * every row writes the same places). */
+/* One pilot's weights in the lanes: lane l's weight for pilot cmin + c of a
+ * window row (its tap c + cmin - i0[l]), 0 where the lane's window does
+ * not hold that pilot. */
 typedef struct {
-  float re[2 * EST_LMMSE_TAPS][LANES], im[2 * EST_LMMSE_TAPS][LANES];
-} lane_weights;
+  float re[LANES], im[LANES];
+} lane_pair;
 
-static inline __attribute__((always_inline)) void lane_weights_row(lane_weights *ws, const cf32 *w,
+/* The lanes' windows: lane l is subcarrier k0 + l (past n: the last
+ * subcarrier again, computed, not stored). Sets each lane's weights' start
+ * in w (wbase), its first pilot's place in the run (d), the run's first
+ * pilot (cmin, unwrapped) and length (span), and each pilot's lanes (on).
+ * 0, or -1 where the lanes' windows lie too far apart for one run (one
+ * wrapped across DC): those take est_2d a RE at a time. */
+static int lane_windows(const int *first, int taps, int tt, int S, int K, int t, int s, int k0, int n,
+                        size_t *wbase, int *d, int *cmin, int *span, uint32_t *on) {
+  int i0[LANES], lo = 0, hi = 0;
+  for (int l = 0; l < LANES; l++) {
+    const int k = k0 + (l < n ? l : n - 1);
+    i0[l] = first[(size_t)t * (size_t)K + (size_t)k];
+    wbase[l] = (((size_t)t * (size_t)S + (size_t)s) * (size_t)K + (size_t)k) * (size_t)(tt * taps);
+    if (l == 0 || i0[l] < lo) lo = i0[l];
+    if (l == 0 || i0[l] > hi) hi = i0[l];
+  }
+  *cmin = lo;
+  *span = hi + taps - lo; /* taps + the lanes' spread of firsts */
+  if (*span > SPAN_MAX || taps > EST_LMMSE_TAPS) return -1;
+  for (int l = 0; l < LANES; l++) d[l] = i0[l] - lo;
+  for (int c = 0; c < *span; c++) {
+    on[c] = 0;
+    for (int l = 0; l < LANES; l++)
+      if (c >= d[l] && c < d[l] + taps) on[c] |= 1u << l;
+  }
+  return 0;
+}
+
+/* Window row j's weights into ws[0 .. span), lane-major (the places no
+ * lane's window holds stay as they are: zeros). */
+static inline __attribute__((always_inline)) void lane_weights_row(lane_pair *ws, const cf32 *w,
                                                                    const size_t *wbase, const int *d, int taps,
                                                                    int j) {
   for (int l = 0; l < LANES; l++) {
     const cf32 *wl = w + wbase[l] + (size_t)(j * taps);
     for (int i = 0; i < taps; i++) {
-      ws->re[d[l] + i][l] = wl[i].re;
-      ws->im[d[l] + i][l] = wl[i].im;
+      ws[d[l] + i].re[l] = wl[i].re;
+      ws[d[l] + i].im[l] = wl[i].im;
     }
   }
 }
 
 /* Step 2 for NR receive rows (a constant where it is inlined: the sums then
  * stay in registers): acc[q] += w b for every pilot of every window row,
- * lane by lane under the lanes' masks. */
-static inline __attribute__((always_inline)) void lane_sums(int NR, const cf32 *w, const size_t *wbase,
-                                                            const int *d, const uint32_t *on, int taps, int tt,
-                                                            int cmin, int span, int np, int off, int step,
-                                                            const cf32 *const *rows, size_t row_stride,
+ * lane by lane under the lanes' masks. The weights: tab's rows (tt x span,
+ * made once a point), or copied here a row at a time (tab NULL). */
+static inline __attribute__((always_inline)) void lane_sums(int NR, const lane_pair *tab, const cf32 *w,
+                                                            const size_t *wbase, const int *d, const uint32_t *on,
+                                                            int taps, int tt, int cmin, int span, int np, int off,
+                                                            int step, const cf32 *const *rows, size_t row_stride,
                                                             float (*are)[LANES], float (*aim)[LANES]) {
-  lane_weights ws;
-  for (int c = 0; c < span; c++)
-    for (int l = 0; l < LANES; l++) ws.re[c][l] = ws.im[c][l] = 0.0f;
+  lane_pair local[SPAN_MAX];
+  if (!tab) memset(local, 0, sizeof(lane_pair) * (size_t)span); /* once a call: every row writes the same places */
   for (int j = 0; j < tt; j++) {
-    lane_weights_row(&ws, w, wbase, d, taps, j);
+    const lane_pair *ws = tab ? tab + (size_t)j * (size_t)span : local;
+    if (!tab) lane_weights_row(local, w, wbase, d, taps, j);
     for (int c = 0; c < span; c++) {
       const int cp = cmin + c;
       /* est_2d's wrap across DC (i0 < np and taps <= np: at most once) */
@@ -72,8 +108,8 @@ static inline __attribute__((always_inline)) void lane_sums(int NR, const cf32 *
         const cf32 b = rows[q][col];
         for (int l = 0; l < LANES; l++) {
           /* cf_fma_exact(acc, w, b) where lane l's window holds pilot cp */
-          const float re = fmaf(ws.re[c][l], b.re, fmaf(-ws.im[c][l], b.im, are[q][l]));
-          const float im = fmaf(ws.re[c][l], b.im, fmaf(ws.im[c][l], b.re, aim[q][l]));
+          const float re = fmaf(ws[c].re[l], b.re, fmaf(-ws[c].im[l], b.im, are[q][l]));
+          const float im = fmaf(ws[c].re[l], b.im, fmaf(ws[c].im[l], b.re, aim[q][l]));
           are[q][l] = (m >> l) & 1u ? re : are[q][l];
           aim[q][l] = (m >> l) & 1u ? im : aim[q][l];
         }
@@ -82,43 +118,15 @@ static inline __attribute__((always_inline)) void lane_sums(int NR, const cf32 *
   }
 }
 
-void est_2d_block(const int *first, const cf32 *w, int taps, int tt, int S, int K, int t, int s, int k0, int n,
-                  int np, int off, int step, int nrows, const cf32 *const *rows, size_t row_stride, float shrink,
-                  cf32 *const *out) {
-  /* 1. each lane's first pilot and weights; lanes past n repeat the last
-   * subcarrier (computed, not stored) */
-  int i0[LANES], d[LANES];
-  size_t wbase[LANES];
-  int cmin = 0, cmax = 0;
-  for (int l = 0; l < LANES; l++) {
-    const int k = k0 + (l < n ? l : n - 1);
-    i0[l] = first[(size_t)t * (size_t)K + (size_t)k];
-    wbase[l] = (((size_t)t * (size_t)S + (size_t)s) * (size_t)K + (size_t)k) * (size_t)(tt * taps);
-    if (l == 0 || i0[l] < cmin) cmin = i0[l];
-    if (l == 0 || i0[l] > cmax) cmax = i0[l];
-  }
-  cmax += taps - 1;
-  const int span = cmax - cmin + 1; /* taps + the lanes' spread of firsts */
-  if (span > 2 * EST_LMMSE_TAPS || taps > EST_LMMSE_TAPS) {
-    /* lanes whose windows lie far apart (one wrapped across DC): a RE at a time */
-    for (int q = 0; q < nrows; q++)
-      for (int l = 0; l < n; l++)
-        out[q][l] = est_2d(first, w, taps, tt, S, K, t, s, k0 + l, np, off, step, rows[q], row_stride, shrink);
-    return;
-  }
-  /* each pilot's lanes: those whose window holds it */
-  uint32_t on[2 * EST_LMMSE_TAPS];
-  for (int l = 0; l < LANES; l++) d[l] = i0[l] - cmin;
-  for (int c = 0; c < span; c++) {
-    on[c] = 0;
-    for (int l = 0; l < LANES; l++)
-      if (c >= d[l] && c < d[l] + taps) on[c] |= 1u << l;
-  }
-  /* 2. the sums, pilot by pilot: lane l takes pilot c as its tap c - i0[l] */
+/* Steps 2 and 3: the sums of every lane, then lanes o .. o + n - 1 out
+ * (cf_scale(acc, shrink)) as subcarriers 0 .. n - 1 of out. */
+static void lane_block(const lane_pair *tab, const cf32 *w, const size_t *wbase, const int *d, const uint32_t *on,
+                       int taps, int tt, int cmin, int span, int np, int off, int step, int nrows,
+                       const cf32 *const *rows, size_t row_stride, float shrink, int o, int n, cf32 *const *out) {
   float are[LINK_MAX_RX][LANES], aim[LINK_MAX_RX][LANES];
   for (int q = 0; q < nrows; q++)
     for (int l = 0; l < LANES; l++) are[q][l] = aim[q][l] = 0.0f;
-#define SUMS_(NR) lane_sums(NR, w, wbase, d, on, taps, tt, cmin, span, np, off, step, rows, row_stride, are, aim)
+#define SUMS_(NR) lane_sums(NR, tab, w, wbase, d, on, taps, tt, cmin, span, np, off, step, rows, row_stride, are, aim)
   switch (nrows) {
     case 1: SUMS_(1); break;
     case 2: SUMS_(2); break;
@@ -126,7 +134,108 @@ void est_2d_block(const int *first, const cf32 *w, int taps, int tt, int S, int 
     default: SUMS_(nrows); break;
   }
 #undef SUMS_
-  /* 3. cf_scale(acc, shrink), the lanes that are subcarriers */
   for (int q = 0; q < nrows; q++)
-    for (int l = 0; l < n; l++) out[q][l] = cf_scale(cf_make(are[q][l], aim[q][l]), shrink);
+    for (int l = 0; l < n; l++) out[q][l] = cf_scale(cf_make(are[q][o + l], aim[q][o + l]), shrink);
+}
+
+/* The RE-at-a-time fallback. */
+static void per_re(const int *first, const cf32 *w, int taps, int tt, int S, int K, int t, int s, int k0, int n,
+                   int np, int off, int step, int nrows, const cf32 *const *rows, size_t row_stride, float shrink,
+                   cf32 *const *out) {
+  for (int q = 0; q < nrows; q++)
+    for (int l = 0; l < n; l++)
+      out[q][l] = est_2d(first, w, taps, tt, S, K, t, s, k0 + l, np, off, step, rows[q], row_stride, shrink);
+}
+
+void est_2d_block(const int *first, const cf32 *w, int taps, int tt, int S, int K, int t, int s, int k0, int n,
+                  int np, int off, int step, int nrows, const cf32 *const *rows, size_t row_stride, float shrink,
+                  cf32 *const *out) {
+  /* 1. each lane's first pilot and weights, and each pilot's lanes */
+  size_t wbase[LANES];
+  int d[LANES], cmin, span;
+  uint32_t on[SPAN_MAX];
+  if (lane_windows(first, taps, tt, S, K, t, s, k0, n, wbase, d, &cmin, &span, on)) {
+    per_re(first, w, taps, tt, S, K, t, s, k0, n, np, off, step, nrows, rows, row_stride, shrink, out);
+    return;
+  }
+  /* 2. the sums, pilot by pilot: lane l takes pilot c as its tap c - i0[l];
+   * 3. the lanes that are subcarriers out */
+  lane_block(NULL, w, wbase, d, on, taps, tt, cmin, span, np, off, step, nrows, rows, row_stride, shrink, 0, n, out);
+}
+
+/* A block of LANES subcarriers from a multiple of LANES: its windows and
+ * its weights (span 0: the RE-at-a-time fallback). */
+typedef struct {
+  int cmin, span;
+  size_t at; /* its tt x span lane_pairs in pairs */
+  int d[LANES];
+  uint32_t on[SPAN_MAX];
+} lanes_block;
+
+struct est_2d_lanes {
+  const int *first;
+  const cf32 *w;
+  int taps, tt, S, K, per_ts; /* blocks a (t, s) */
+  lanes_block *blk;           /* [t][s][block] */
+  lane_pair *pairs;
+};
+
+est_2d_lanes *est_2d_lanes_create(const int *first, const cf32 *w, int taps, int tt, int tx, int S, int K) {
+  est_2d_lanes *L = calloc(1, sizeof *L);
+  if (!L) return NULL;
+  *L = (est_2d_lanes){.first = first, .w = w, .taps = taps, .tt = tt, .S = S, .K = K,
+                      .per_ts = (K + LANES - 1) / LANES};
+  const size_t nblk = (size_t)tx * (size_t)S * (size_t)L->per_ts;
+  L->blk = calloc(nblk, sizeof *L->blk);
+  if (!L->blk) goto fail;
+  /* the windows first, to size the weights */
+  size_t total = 0, wbase[LANES];
+  for (int t = 0; t < tx; t++)
+    for (int s = 0; s < S; s++)
+      for (int b = 0; b < L->per_ts; b++) {
+        lanes_block *B = &L->blk[((size_t)t * (size_t)S + (size_t)s) * (size_t)L->per_ts + (size_t)b];
+        const int k0 = b * LANES, n = K - k0 < LANES ? K - k0 : LANES;
+        if (lane_windows(first, taps, tt, S, K, t, s, k0, n, wbase, B->d, &B->cmin, &B->span, B->on)) B->span = 0;
+        B->at = total;
+        total += (size_t)tt * (size_t)B->span;
+      }
+  L->pairs = calloc(total ? total : 1, sizeof *L->pairs);
+  if (!L->pairs) goto fail;
+  for (int t = 0; t < tx; t++)
+    for (int s = 0; s < S; s++)
+      for (int b = 0; b < L->per_ts; b++) {
+        lanes_block *B = &L->blk[((size_t)t * (size_t)S + (size_t)s) * (size_t)L->per_ts + (size_t)b];
+        if (!B->span) continue;
+        const int k0 = b * LANES, n = K - k0 < LANES ? K - k0 : LANES;
+        for (int l = 0; l < LANES; l++) {
+          const int k = k0 + (l < n ? l : n - 1);
+          wbase[l] = (((size_t)t * (size_t)S + (size_t)s) * (size_t)K + (size_t)k) * (size_t)(tt * taps);
+        }
+        for (int j = 0; j < tt; j++)
+          lane_weights_row(L->pairs + B->at + (size_t)j * (size_t)B->span, w, wbase, B->d, taps, j);
+      }
+  return L;
+fail:
+  est_2d_lanes_destroy(L);
+  return NULL;
+}
+
+void est_2d_lanes_destroy(est_2d_lanes *L) {
+  if (!L) return;
+  free(L->blk);
+  free(L->pairs);
+  free(L);
+}
+
+void est_2d_lanes_execute(const est_2d_lanes *L, int t, int s, int k0, int n, int np, int off, int step, int nrows,
+                          const cf32 *const *rows, size_t row_stride, float shrink, cf32 *const *out) {
+  const int b = k0 / LANES, o = k0 - b * LANES;
+  const lanes_block *B = &L->blk[((size_t)t * (size_t)L->S + (size_t)s) * (size_t)L->per_ts + (size_t)b];
+  if (o + n > LANES || !B->span) { /* across two blocks, or their windows too far apart */
+    est_2d_block(L->first, L->w, L->taps, L->tt, L->S, L->K, t, s, k0, n, np, off, step, nrows, rows, row_stride,
+                 shrink, out);
+    return;
+  }
+  lane_block(L->pairs + B->at, NULL, NULL, B->d, B->on, L->taps, L->tt, B->cmin, B->span, np, off, step, nrows, rows,
+             row_stride, shrink, o, n, out);
 }

@@ -20,4 +20,22 @@ void est_2d_block(const int *first, const cf32 *w, int taps, int tt, int S, int 
                   int np, int off, int step, int nrows, const cf32 *const *rows, size_t row_stride, float shrink,
                   cf32 *const *out);
 
+/* The same sums with the lanes' weights made lane-major once a point, for
+ * the blocks of EST_2D_LANES subcarriers from subcarrier 0 of each (t, s):
+ * est_2d_block copies them a call, which was more than half of its
+ * instructions, and the weights are the same in every frame. The table
+ * borrows first and w (lmmse2d's est_plan: they must outlive it) and holds
+ * some 1.2 times w's size. */
+typedef struct est_2d_lanes est_2d_lanes;
+
+/* NULL when out of memory. */
+est_2d_lanes *est_2d_lanes_create(const int *first, const cf32 *w, int taps, int tt, int tx, int S, int K);
+void est_2d_lanes_destroy(est_2d_lanes *lanes);
+
+/* est_2d_block(first, w, taps, tt, S, K, t, s, k0, n, ...) of the table's
+ * plan, the same values; a run within one block takes the table's weights,
+ * any other the copy. */
+void est_2d_lanes_execute(const est_2d_lanes *lanes, int t, int s, int k0, int n, int np, int off, int step,
+                          int nrows, const cf32 *const *rows, size_t row_stride, float shrink, cf32 *const *out);
+
 #endif

@@ -46,6 +46,7 @@ static void cpu_free(cpu_state *s) {
   free(s->hp);
   free(s->fused);
   cpu_coded_free(s);
+  est_2d_lanes_destroy(s->lanes2d);
   est_plan_free(&s->est);
   free(s->dmrs_seq);
   if (s->modem) ofdm_modem_destroy(s->modem);
@@ -221,6 +222,12 @@ backend *backend_cpu_create(const link_params *p, const backend_options *opt, ch
   }
   const int est = p->estimation == EST_LS;
   if (est && (est_plan_make(p, &s->est, err, errlen) || est_plan_matches(&s->est, p, err, errlen))) goto fail;
+  if (est && s->est.tt &&
+      !(s->lanes2d = est_2d_lanes_create(s->est.first, s->est.w, s->est.taps, s->est.tt, p->tx, p->symbols,
+                                         (int)s->est.K))) {
+    snprintf(err, errlen, "cpu backend: no memory for lmmse2d's lane-major weights");
+    goto fail;
+  }
 
   const uint64_t rf = link_res_per_frame(p);
   uint64_t frames = CPU_BATCH_BYTES / (bytes_per_re(p) * rf);

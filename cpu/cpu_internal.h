@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "channel/estimate.h"
+#include "channel/estimate_2d_block.h"
 #include "channel/ofdm.h"
 #include "channel/tdl.h"
 #include "channel/tdl_grid.h"
@@ -45,6 +46,7 @@ typedef struct cpu_state {
   tdl_grid grid;        /* tdl: the response and time-domain tables of the taps */
   ofdm_modem *modem;    /* time domain */
   est_plan est;         /* estimation from pilots: its tables */
+  est_2d_lanes *lanes2d; /* lmmse2d: est's weights lane-major (channel/estimate_2d_block.h) */
   cf32 *hp;             /* its scratch, per thread: est_scratch_elems */
   uint32_t *dmrs_seq;   /* DMRS: the sequence re.pilots.dm.seq points at */
   uint64_t cap_frames;  /* frames the buffers hold */

@@ -40,8 +40,7 @@ void cpu_estimate_stage(const link_params *p, cpu_state *s, uint64_t frames) {
         for (size_t k = 0; k < K; k += EST_2D_LANES) {
           const int n = K - k < EST_2D_LANES ? (int)(K - k) : EST_2D_LANES;
           cf32 *o = out + (size_t)sym * K + k;
-          est_2d_block(e->first, e->w, e->taps, e->tt, p->symbols, (int)K, t, sym, (int)k, n, np, off, step, 1,
-                       &rows, stride, shrink, &o);
+          est_2d_lanes_execute(s->lanes2d, t, sym, (int)k, n, np, off, step, 1, &rows, stride, shrink, &o);
         }
       }
       continue;

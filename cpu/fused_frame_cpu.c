@@ -352,7 +352,8 @@ void fused_chunk_estimate(const link_params *p, const cpu_state *s, fused_scratc
       const uint64_t m = m0 + j;
       const int sym = (int)(m / K), k = (int)(m % K), lo = e->sym_lo[sym];
       const int run = (int)(K - (size_t)k < n - j ? K - (size_t)k : n - j);
-      const int width = run < EST_2D_LANES ? run : EST_2D_LANES;
+      /* up to the next block of EST_2D_LANES subcarriers from 0: the lane-major table's */
+      const int width = run < EST_2D_LANES - k % EST_2D_LANES ? run : EST_2D_LANES - k % EST_2D_LANES;
       for (int t = 0; t < tx; t++) {
         const cf32 *rows[LINK_MAX_RX];
         cf32 *outs[LINK_MAX_RX];
@@ -364,11 +365,10 @@ void fused_chunk_estimate(const link_params *p, const cpu_state *s, fused_scratc
                             : f->frame_y + (size_t)r * rf + (size_t)pilot_symbol_at(&e->pg, lo) * K;
         }
         if (np)
-          est_2d_block(e->first, e->w, e->taps, e->tt, p->symbols, (int)K, t, sym, k, width, e->np, 0, 1, p->rx,
-                       rows, np, shrink, outs);
+          est_2d_lanes_execute(s->lanes2d, t, sym, k, width, e->np, 0, 1, p->rx, rows, np, shrink, outs);
         else
-          est_2d_block(e->first, e->w, e->taps, e->tt, p->symbols, (int)K, t, sym, k, width, pilot_count(&e->pg, t), t,
-                       p->pilot_spacing, p->rx, rows, f->ypil ? K : (size_t)e->pg.every * K, shrink, outs);
+          est_2d_lanes_execute(s->lanes2d, t, sym, k, width, pilot_count(&e->pg, t), t, p->pilot_spacing, p->rx,
+                               rows, f->ypil ? K : (size_t)e->pg.every * K, shrink, outs);
       }
       j += (size_t)width;
     }

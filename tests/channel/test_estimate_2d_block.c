@@ -1,7 +1,9 @@
 /* est_2d_block (channel/estimate_2d_block.h, lmmse2d's sum with the
  * subcarriers in vector lanes) against est_2d RE by RE: every value equal
  * bit for bit (the sign of a zero included; a NaN where est_2d gives a NaN).
- * Two kinds of input:
+ * Both ways: the weights copied lane-major a call (est_2d_block) and
+ * made so once (est_2d_lanes_execute), on runs within one block of its
+ * table and across two. Two kinds of input:
  * - lmmse2d's own tables (est_plan_make) on a comb of spacing 4 and 1 and
  *   on NR DMRS, every (antenna, symbol) and every run of subcarriers, with
  *   runs that end before the vector width, for 1 to 16 receive rows;
@@ -46,21 +48,24 @@ static int same(cf32 a, cf32 b) {
 /* est_2d_block on subcarriers [k0, k0 + n) of (t, s) for nrows rows against
  * est_2d; returns the REs that differ. */
 static int compare(const int *first, const cf32 *w, int taps, int tt, int S, int K, int t, int s, int k0, int n,
-                   int np, int off, int step, int nrows, const cf32 *const *rows, size_t row_stride, float shrink) {
-  cf32 got[LINK_MAX_RX][EST_2D_LANES];
-  cf32 *outs[LINK_MAX_RX];
-  for (int q = 0; q < nrows; q++) outs[q] = got[q];
-  est_2d_block(first, w, taps, tt, S, K, t, s, k0, n, np, off, step, nrows, rows, row_stride, shrink, outs);
+                   int np, int off, int step, int nrows, const cf32 *const *rows, size_t row_stride, float shrink,
+                   const est_2d_lanes *lanes) {
+  cf32 got[2][LINK_MAX_RX][EST_2D_LANES];
+  cf32 *outs[2][LINK_MAX_RX];
+  for (int q = 0; q < nrows; q++) outs[0][q] = got[0][q], outs[1][q] = got[1][q];
+  est_2d_block(first, w, taps, tt, S, K, t, s, k0, n, np, off, step, nrows, rows, row_stride, shrink, outs[0]);
+  est_2d_lanes_execute(lanes, t, s, k0, n, np, off, step, nrows, rows, row_stride, shrink, outs[1]);
   int bad = 0;
   for (int q = 0; q < nrows; q++)
     for (int l = 0; l < n; l++) {
       const cf32 want = est_2d(first, w, taps, tt, S, K, t, s, k0 + l, np, off, step, rows[q], row_stride, shrink);
-      if (!same(got[q][l], want)) {
-        if (bad < 3)
-          fprintf(stderr, "  t %d s %d k %d row %d: block (%a, %a), est_2d (%a, %a)\n", t, s, k0 + l, q,
-                  (double)got[q][l].re, (double)got[q][l].im, (double)want.re, (double)want.im);
-        bad++;
-      }
+      for (int v = 0; v < 2; v++)
+        if (!same(got[v][q][l], want)) {
+          if (bad < 3)
+            fprintf(stderr, "  %s: t %d s %d k %d row %d: (%a, %a), est_2d (%a, %a)\n", v ? "lanes" : "block", t, s,
+                    k0 + l, q, (double)got[v][q][l].re, (double)got[v][q][l].im, (double)want.re, (double)want.im);
+          bad++;
+        }
     }
   return bad;
 }
@@ -82,7 +87,11 @@ static void check_plan(const char *what, link_params p) {
   const cf32 *rows[LINK_MAX_RX];
   for (size_t i = 0; i < LINK_MAX_RX * (size_t)e.tt * row_stride; i++) store[i] = cf_make(plain(), plain());
   for (int q = 0; q < LINK_MAX_RX; q++) rows[q] = store + (size_t)q * (size_t)e.tt * row_stride;
+  est_2d_lanes *lanes = est_2d_lanes_create(e.first, e.w, e.taps, e.tt, p.tx, S, K);
+  CHECK(lanes != NULL, "%s: est_2d_lanes_create", what);
+  if (!lanes) return;
   int bad = 0, res = 0;
+  /* runs of every width, within one block of the table and across two */
   const int widths[] = {EST_2D_LANES, 7, 1, 16, 13};
   for (int t = 0; t < p.tx; t++)
     for (int s = 0; s < S; s++) {
@@ -92,12 +101,13 @@ static void check_plan(const char *what, link_params p) {
         int n = widths[wi % 5];
         if (n > K - k0) n = K - k0;
         bad += compare(e.first, e.w, e.taps, e.tt, S, K, t, s, k0, n, np, off, step, nrows, rows, row_stride,
-                       (float)e.shrink);
+                       (float)e.shrink, lanes);
         res += n * nrows;
         k0 += n;
       }
     }
   CHECK(bad == 0, "%s: %d of %d estimates differ from est_2d", what, bad, res);
+  est_2d_lanes_destroy(lanes);
   free(store);
   est_plan_free(&e);
 }
@@ -129,6 +139,9 @@ static void check_synthetic(int round) {
   const cf32 *rows[LINK_MAX_RX];
   for (int q = 0; q < LINK_MAX_RX; q++) rows[q] = store + (size_t)q * (size_t)tt * row_stride;
   const float shrink = round % 5 == 0 ? 1.0f : (float)uni(0.5, 1.0);
+  est_2d_lanes *lanes = est_2d_lanes_create(first, w, taps, tt, T, S, K);
+  CHECK(lanes != NULL, "synthetic round %d: est_2d_lanes_create", round);
+  if (!lanes) return;
   int bad = 0;
   for (int t = 0; t < T; t++)
     for (int s = 0; s < S; s++)
@@ -136,11 +149,12 @@ static void check_synthetic(int round) {
         int n = 1 + (int)(test_rng_u64() % EST_2D_LANES);
         if (n > K - k0) n = K - k0;
         const int nrows = 1 + (int)(test_rng_u64() % LINK_MAX_RX);
-        bad += compare(first, w, taps, tt, S, K, t, s, k0, n, np, off, step, nrows, rows, row_stride, shrink);
+        bad += compare(first, w, taps, tt, S, K, t, s, k0, n, np, off, step, nrows, rows, row_stride, shrink, lanes);
         k0 += n;
       }
   CHECK(bad == 0, "synthetic round %d (taps %d, tt %d, np %d, firsts kind %d): %d estimates differ", round, taps,
         tt, np, kind, bad);
+  est_2d_lanes_destroy(lanes);
   free(first);
   free(w);
   free(store);
