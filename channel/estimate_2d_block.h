@@ -2,8 +2,8 @@
  * estimate.h) for up to EST_2D_LANES subcarriers of one symbol and
  * transmit antenna, and every receive antenna, at once, the same values
  * bit for bit (tests/channel/test_estimate_2d_block.c). Both CPU paths
- * call it (cpu/estimate_cpu.c, cpu/fused_frame_cpu.c); the GPU keeps the
- * per-RE function. */
+ * call it, through est_2d_lanes_execute below (cpu/estimate_cpu.c,
+ * cpu/fused_frame_cpu.c); the GPU keeps the per-RE function. */
 #ifndef OFDMSIM_ESTIMATE_2D_BLOCK_H
 #define OFDMSIM_ESTIMATE_2D_BLOCK_H
 
