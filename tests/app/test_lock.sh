@@ -52,7 +52,7 @@ check "... and removes its lock file" test ! -e "$tmp/r.lock"
 # a lock left by a killed run (kill -9) does not block: flock died with it
 "$OFDMSIM" "${cfg[@]}" --set simulation.max_bits=1e12 -q -o "$tmp/k.csv" >/dev/null 2>&1 &
 pid=$!
-for i in $(seq 1 300); do [ -e "$tmp/k.lock" ] && break; sleep 0.1; done
+while kill -0 "$pid" 2>/dev/null && [ ! -s "$tmp/k.journal" ]; do sleep 0.1; done
 kill -9 "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
 check "a killed run leaves its lock file" test -e "$tmp/k.lock"
