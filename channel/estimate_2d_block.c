@@ -13,21 +13,21 @@
  * lane weights serve every receive antenna (the weights do not depend on
  * it). Lanes of adjacent subcarriers share most of their windows, so the
  * pilots run is taps + a few (comb of 4: 16 subcarriers span 4 pilots).
- * The lanes' weights go to a lane-major table once a window row and call
- * (lane_weights_row), shared by every receive antenna; the sums stay in
- * registers for 1, 2 and 4 rows. est_2d_lanes makes those tables once a
- * point instead, for the blocks of EST_2D_LANES subcarriers from 0 (the
- * fifteenth session: the copy was more than half of a call's
- * instructions, and the weights are the same in every frame). Measured on one core (AMD EPYC, AVX-512,
- * `CASES=lmmse2d scripts/bench-paths.sh cpu 1`, 4x4 16-QAM): lmmse2d on
- * the comb went from 14 to 46 Mbit/s (3% to 10% of the ideal link), on
- * DMRS from 16 to 36. What is left is the filter itself, 64 complex
- * products a RE and link, 4,096 FMAs a RE: at the core's peak of 32 FMAs a
- * cycle 128 cycles, more than the ideal link's whole RE (some 100). */
+ * The lanes' weights are laid out lane-major once a point (est_2d_lanes),
+ * for the blocks of EST_2D_LANES subcarriers from subcarrier 0, with each
+ * block's windows and masks, and serve every frame and every receive
+ * antenna; the sums stay in registers for 1, 2 and 4 rows. Measured on one
+ * core (AMD EPYC, AVX-512, `CASES=lmmse2d scripts/bench-paths.sh cpu 1`,
+ * 4x4 16-QAM): lmmse2d on the comb went from 14 Mbit/s (est_2d a RE) to
+ * 46 with the lanes, their weights copied lane-major a call, and to 63
+ * with the table made once (the copy had been more than half of a call's
+ * instructions); DMRS from 16 to 36 to 60-65. What is left is the filter
+ * itself, 64 complex products a RE and link, 4,096 FMAs a RE: at the
+ * core's peak of 32 FMAs a cycle 128 cycles, more than the ideal link's
+ * whole RE (some 100). */
 #include "channel/estimate_2d_block.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "channel/estimate.h"
 #include "core/params.h"
@@ -73,9 +73,7 @@ static int lane_windows(const int *first, int taps, int tt, int S, int K, int t,
 
 /* Window row j's weights into ws[0 .. span), lane-major (the places no
  * lane's window holds stay as they are: zeros). */
-static inline __attribute__((always_inline)) void lane_weights_row(lane_pair *ws, const cf32 *w,
-                                                                   const size_t *wbase, const int *d, int taps,
-                                                                   int j) {
+static void lane_weights_row(lane_pair *ws, const cf32 *w, const size_t *wbase, const int *d, int taps, int j) {
   for (int l = 0; l < LANES; l++) {
     const cf32 *wl = w + wbase[l] + (size_t)(j * taps);
     for (int i = 0; i < taps; i++) {
@@ -85,20 +83,16 @@ static inline __attribute__((always_inline)) void lane_weights_row(lane_pair *ws
   }
 }
 
-/* Step 2 for NR receive rows (a constant where it is inlined: the sums then
- * stay in registers): acc[q] += w b for every pilot of every window row,
- * lane by lane under the lanes' masks. The weights: tab's rows (tt x span,
- * made once a point), or copied here a row at a time (tab NULL). */
-static inline __attribute__((always_inline)) void lane_sums(int NR, const lane_pair *tab, const cf32 *w,
-                                                            const size_t *wbase, const int *d, const uint32_t *on,
-                                                            int taps, int tt, int cmin, int span, int np, int off,
-                                                            int step, const cf32 *const *rows, size_t row_stride,
+/* The sums for NR receive rows (a constant where it is inlined: the sums
+ * then stay in registers): acc[q] += w b for every pilot of every window
+ * row, lane by lane under the lanes' masks, the weights tab's rows (tt x
+ * span). */
+static inline __attribute__((always_inline)) void lane_sums(int NR, const lane_pair *tab, const uint32_t *on,
+                                                            int tt, int cmin, int span, int np, int off, int step,
+                                                            const cf32 *const *rows, size_t row_stride,
                                                             float (*are)[LANES], float (*aim)[LANES]) {
-  lane_pair local[SPAN_MAX];
-  if (!tab) memset(local, 0, sizeof(lane_pair) * (size_t)span); /* once a call: every row writes the same places */
   for (int j = 0; j < tt; j++) {
-    const lane_pair *ws = tab ? tab + (size_t)j * (size_t)span : local;
-    if (!tab) lane_weights_row(local, w, wbase, d, taps, j);
+    const lane_pair *ws = tab + (size_t)j * (size_t)span;
     for (int c = 0; c < span; c++) {
       const int cp = cmin + c;
       /* est_2d's wrap across DC (i0 < np and taps <= np: at most once) */
@@ -118,15 +112,15 @@ static inline __attribute__((always_inline)) void lane_sums(int NR, const lane_p
   }
 }
 
-/* Steps 2 and 3: the sums of every lane, then lanes o .. o + n - 1 out
+/* The sums of every lane of a block, then lanes o .. o + n - 1 out
  * (cf_scale(acc, shrink)) as subcarriers 0 .. n - 1 of out. */
-static void lane_block(const lane_pair *tab, const cf32 *w, const size_t *wbase, const int *d, const uint32_t *on,
-                       int taps, int tt, int cmin, int span, int np, int off, int step, int nrows,
-                       const cf32 *const *rows, size_t row_stride, float shrink, int o, int n, cf32 *const *out) {
+static void lane_block(const lane_pair *tab, const uint32_t *on, int tt, int cmin, int span, int np, int off,
+                       int step, int nrows, const cf32 *const *rows, size_t row_stride, float shrink, int o, int n,
+                       cf32 *const *out) {
   float are[LINK_MAX_RX][LANES], aim[LINK_MAX_RX][LANES];
   for (int q = 0; q < nrows; q++)
     for (int l = 0; l < LANES; l++) are[q][l] = aim[q][l] = 0.0f;
-#define SUMS_(NR) lane_sums(NR, tab, w, wbase, d, on, taps, tt, cmin, span, np, off, step, rows, row_stride, are, aim)
+#define SUMS_(NR) lane_sums(NR, tab, on, tt, cmin, span, np, off, step, rows, row_stride, are, aim)
   switch (nrows) {
     case 1: SUMS_(1); break;
     case 2: SUMS_(2); break;
@@ -136,31 +130,6 @@ static void lane_block(const lane_pair *tab, const cf32 *w, const size_t *wbase,
 #undef SUMS_
   for (int q = 0; q < nrows; q++)
     for (int l = 0; l < n; l++) out[q][l] = cf_scale(cf_make(are[q][o + l], aim[q][o + l]), shrink);
-}
-
-/* The RE-at-a-time fallback. */
-static void per_re(const int *first, const cf32 *w, int taps, int tt, int S, int K, int t, int s, int k0, int n,
-                   int np, int off, int step, int nrows, const cf32 *const *rows, size_t row_stride, float shrink,
-                   cf32 *const *out) {
-  for (int q = 0; q < nrows; q++)
-    for (int l = 0; l < n; l++)
-      out[q][l] = est_2d(first, w, taps, tt, S, K, t, s, k0 + l, np, off, step, rows[q], row_stride, shrink);
-}
-
-void est_2d_block(const int *first, const cf32 *w, int taps, int tt, int S, int K, int t, int s, int k0, int n,
-                  int np, int off, int step, int nrows, const cf32 *const *rows, size_t row_stride, float shrink,
-                  cf32 *const *out) {
-  /* 1. each lane's first pilot and weights, and each pilot's lanes */
-  size_t wbase[LANES];
-  int d[LANES], cmin, span;
-  uint32_t on[SPAN_MAX];
-  if (lane_windows(first, taps, tt, S, K, t, s, k0, n, wbase, d, &cmin, &span, on)) {
-    per_re(first, w, taps, tt, S, K, t, s, k0, n, np, off, step, nrows, rows, row_stride, shrink, out);
-    return;
-  }
-  /* 2. the sums, pilot by pilot: lane l takes pilot c as its tap c - i0[l];
-   * 3. the lanes that are subcarriers out */
-  lane_block(NULL, w, wbase, d, on, taps, tt, cmin, span, np, off, step, nrows, rows, row_stride, shrink, 0, n, out);
 }
 
 /* A block of LANES subcarriers from a multiple of LANES: its windows and
@@ -229,13 +198,19 @@ void est_2d_lanes_destroy(est_2d_lanes *L) {
 
 void est_2d_lanes_execute(const est_2d_lanes *L, int t, int s, int k0, int n, int np, int off, int step, int nrows,
                           const cf32 *const *rows, size_t row_stride, float shrink, cf32 *const *out) {
-  const int b = k0 / LANES, o = k0 - b * LANES;
-  const lanes_block *B = &L->blk[((size_t)t * (size_t)L->S + (size_t)s) * (size_t)L->per_ts + (size_t)b];
-  if (o + n > LANES || !B->span) { /* across two blocks, or their windows too far apart */
-    est_2d_block(L->first, L->w, L->taps, L->tt, L->S, L->K, t, s, k0, n, np, off, step, nrows, rows, row_stride,
-                 shrink, out);
-    return;
+  cf32 *piece[LINK_MAX_RX];
+  for (int done = 0; done < n;) { /* the run's part in each block it touches */
+    const int k = k0 + done, b = k / LANES, o = k - b * LANES, m = n - done < LANES - o ? n - done : LANES - o;
+    const lanes_block *B = &L->blk[((size_t)t * (size_t)L->S + (size_t)s) * (size_t)L->per_ts + (size_t)b];
+    for (int q = 0; q < nrows; q++) piece[q] = out[q] + done;
+    if (B->span)
+      lane_block(L->pairs + B->at, B->on, L->tt, B->cmin, B->span, np, off, step, nrows, rows, row_stride, shrink, o,
+                 m, piece);
+    else /* the block's windows lie too far apart for one run (one wrapped across DC): est_2d a RE at a time */
+      for (int q = 0; q < nrows; q++)
+        for (int l = 0; l < m; l++)
+          piece[q][l] = est_2d(L->first, L->w, L->taps, L->tt, L->S, L->K, t, s, k + l, np, off, step, rows[q],
+                               row_stride, shrink);
+    done += m;
   }
-  lane_block(L->pairs + B->at, NULL, NULL, B->d, B->on, L->taps, L->tt, B->cmin, B->span, np, off, step, nrows, rows,
-             row_stride, shrink, o, n, out);
 }

@@ -1,9 +1,8 @@
-/* est_2d_block (channel/estimate_2d_block.h, lmmse2d's sum with the
- * subcarriers in vector lanes) against est_2d RE by RE: every value equal
- * bit for bit (the sign of a zero included; a NaN where est_2d gives a NaN).
- * Both ways: the weights copied lane-major a call (est_2d_block) and
- * made so once (est_2d_lanes_execute), on runs within one block of its
- * table and across two. Two kinds of input:
+/* est_2d_lanes_execute (channel/estimate_2d_block.h, lmmse2d's sum with
+ * the subcarriers in vector lanes) against est_2d RE by RE: every value
+ * equal bit for bit (the sign of a zero included; a NaN where est_2d gives a
+ * NaN), on runs within one block of the table and across two. Two kinds of
+ * input:
  * - lmmse2d's own tables (est_plan_make) on a comb of spacing 4 and 1 and
  *   on NR DMRS, every (antenna, symbol) and every run of subcarriers, with
  *   runs that end before the vector width, for 1 to 16 receive rows;
@@ -45,27 +44,25 @@ static int same(cf32 a, cf32 b) {
   return re && im;
 }
 
-/* est_2d_block on subcarriers [k0, k0 + n) of (t, s) for nrows rows against
- * est_2d; returns the REs that differ. */
-static int compare(const int *first, const cf32 *w, int taps, int tt, int S, int K, int t, int s, int k0, int n,
-                   int np, int off, int step, int nrows, const cf32 *const *rows, size_t row_stride, float shrink,
-                   const est_2d_lanes *lanes) {
-  cf32 got[2][LINK_MAX_RX][EST_2D_LANES];
-  cf32 *outs[2][LINK_MAX_RX];
-  for (int q = 0; q < nrows; q++) outs[0][q] = got[0][q], outs[1][q] = got[1][q];
-  est_2d_block(first, w, taps, tt, S, K, t, s, k0, n, np, off, step, nrows, rows, row_stride, shrink, outs[0]);
-  est_2d_lanes_execute(lanes, t, s, k0, n, np, off, step, nrows, rows, row_stride, shrink, outs[1]);
+/* est_2d_lanes_execute on subcarriers [k0, k0 + n) of (t, s) for nrows
+ * rows against est_2d; returns the REs that differ. */
+static int compare(const est_2d_lanes *lanes, const int *first, const cf32 *w, int taps, int tt, int S, int K, int t,
+                   int s, int k0, int n, int np, int off, int step, int nrows, const cf32 *const *rows,
+                   size_t row_stride, float shrink) {
+  cf32 got[LINK_MAX_RX][EST_2D_LANES];
+  cf32 *outs[LINK_MAX_RX];
+  for (int q = 0; q < nrows; q++) outs[q] = got[q];
+  est_2d_lanes_execute(lanes, t, s, k0, n, np, off, step, nrows, rows, row_stride, shrink, outs);
   int bad = 0;
   for (int q = 0; q < nrows; q++)
     for (int l = 0; l < n; l++) {
       const cf32 want = est_2d(first, w, taps, tt, S, K, t, s, k0 + l, np, off, step, rows[q], row_stride, shrink);
-      for (int v = 0; v < 2; v++)
-        if (!same(got[v][q][l], want)) {
-          if (bad < 3)
-            fprintf(stderr, "  %s: t %d s %d k %d row %d: (%a, %a), est_2d (%a, %a)\n", v ? "lanes" : "block", t, s,
-                    k0 + l, q, (double)got[v][q][l].re, (double)got[v][q][l].im, (double)want.re, (double)want.im);
-          bad++;
-        }
+      if (!same(got[q][l], want)) {
+        if (bad < 3)
+          fprintf(stderr, "  t %d s %d k %d row %d: (%a, %a), est_2d (%a, %a)\n", t, s, k0 + l, q,
+                  (double)got[q][l].re, (double)got[q][l].im, (double)want.re, (double)want.im);
+        bad++;
+      }
     }
   return bad;
 }
@@ -100,8 +97,8 @@ static void check_plan(const char *what, link_params p) {
       for (int k0 = 0, wi = 0; k0 < K; wi++) {
         int n = widths[wi % 5];
         if (n > K - k0) n = K - k0;
-        bad += compare(e.first, e.w, e.taps, e.tt, S, K, t, s, k0, n, np, off, step, nrows, rows, row_stride,
-                       (float)e.shrink, lanes);
+        bad += compare(lanes, e.first, e.w, e.taps, e.tt, S, K, t, s, k0, n, np, off, step, nrows, rows, row_stride,
+                       (float)e.shrink);
         res += n * nrows;
         k0 += n;
       }
@@ -149,7 +146,7 @@ static void check_synthetic(int round) {
         int n = 1 + (int)(test_rng_u64() % EST_2D_LANES);
         if (n > K - k0) n = K - k0;
         const int nrows = 1 + (int)(test_rng_u64() % LINK_MAX_RX);
-        bad += compare(first, w, taps, tt, S, K, t, s, k0, n, np, off, step, nrows, rows, row_stride, shrink, lanes);
+        bad += compare(lanes, first, w, taps, tt, S, K, t, s, k0, n, np, off, step, nrows, rows, row_stride, shrink);
         k0 += n;
       }
   CHECK(bad == 0, "synthetic round %d (taps %d, tt %d, np %d, firsts kind %d): %d estimates differ", round, taps,
