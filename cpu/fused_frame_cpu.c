@@ -352,7 +352,8 @@ void fused_chunk_estimate(const link_params *p, const cpu_state *s, fused_scratc
       const uint64_t m = m0 + j;
       const int sym = (int)(m / K), k = (int)(m % K), lo = e->sym_lo[sym];
       const int run = (int)(K - (size_t)k < n - j ? K - (size_t)k : n - j);
-      /* up to the next block of EST_2D_LANES subcarriers from 0: the lane-major table's */
+      /* up to the next of the lane-major table's blocks of EST_2D_LANES
+       * subcarriers from 0 (a run across two computes both whole) */
       const int width = run < EST_2D_LANES - k % EST_2D_LANES ? run : EST_2D_LANES - k % EST_2D_LANES;
       for (int t = 0; t < tx; t++) {
         const cf32 *rows[LINK_MAX_RX];
